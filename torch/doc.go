@@ -1,0 +1,17 @@
+// Package torch is udocc's only cgo package: a thin, typed Go wrapper over the C header
+// of a small libtorch shim (udocc_torch.h) that runs whole epochs of Deep SVDD work.
+//
+// It is for tensor work only: building K stacked MLP models (a Group), pretraining their
+// autoencoders, setting the centers c, one fine-tuning epoch of the one-class or the
+// soft-boundary loss, and eval-mode distances copied to the host in one copy. It is not
+// for policy: which rows a member trains on, in which order and with which loss is decided
+// by the caller (package training) and handed over as a Plan.
+//
+// Threads: libtorch's intra-op thread count is process-wide and is set here only, with
+// SetNumThreads. Calls on different Groups may run concurrently from different goroutines;
+// a Group itself is not safe for concurrent use. Each call runs on one OS thread for its
+// whole duration, so libtorch's thread-local state (grad mode) never leaks between calls
+// and no runtime.LockOSThread is needed.
+//
+// Every C handle has one owner and an explicit, idempotent Close.
+package torch

@@ -1,0 +1,284 @@
+package torch
+
+/*
+#include <stdlib.h>
+#include "udocc_torch.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Group is K models of one architecture trained in lockstep; a single model is K = 1.
+// Member k has its own initialisation seed, center c, radius R, BatchNorm statistics and
+// Adam state.
+type Group struct {
+	p     *C.udocc_group
+	k     int
+	sizes []int
+	n     int // rows of the data set on the device, 0 before SetData
+}
+
+// NewGroup makes k models with layer sizes (input first, representation last) and,
+// when decoder is true, a mirrored decoder, on device ("cpu", "cuda", "cuda:N"); member
+// i is initialised from seeds[i].
+func NewGroup(sizes []int, k int, decoder bool, device string, seeds []uint64) (*Group, error) {
+	if len(sizes) < 2 {
+		return nil, fmt.Errorf("torch: need at least 2 layer sizes, have %d", len(sizes))
+	}
+	if k < 1 || len(seeds) != k {
+		return nil, fmt.Errorf("torch: %d members need %d seeds, have %d", k, k, len(seeds))
+	}
+	cs := make([]C.int64_t, len(sizes))
+	for i, s := range sizes {
+		cs[i] = C.int64_t(s)
+	}
+	cseeds := make([]C.uint64_t, k)
+	for i, s := range seeds {
+		cseeds[i] = C.uint64_t(s)
+	}
+	dev := C.CString(device)
+	defer C.free(unsafe.Pointer(dev))
+	var p *C.udocc_group
+	dec := C.int(0)
+	if decoder {
+		dec = 1
+	}
+	if err := errorOf(C.udocc_group_new(&cs[0], C.int(len(cs)), C.int(k), dec, dev, &cseeds[0], &p)); err != nil {
+		return nil, err
+	}
+	return &Group{p: p, k: k, sizes: append([]int(nil), sizes...)}, nil
+}
+
+// Derive makes a new group whose member i copies the encoder, center and radius of this
+// group's member members[i]; it shares this group's data and has no decoder or optimizer.
+func (g *Group) Derive(members []int) (*Group, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if len(members) == 0 {
+		return nil, fmt.Errorf("torch: derive needs at least one member")
+	}
+	cm := make([]C.int, len(members))
+	for i, m := range members {
+		cm[i] = C.int(m)
+	}
+	var p *C.udocc_group
+	if err := errorOf(C.udocc_group_from(g.p, &cm[0], C.int(len(cm)), &p)); err != nil {
+		return nil, err
+	}
+	return &Group{p: p, k: len(members), sizes: g.sizes, n: g.n}, nil
+}
+
+// Close frees the group; it is safe to call more than once.
+func (g *Group) Close() {
+	if g.p != nil {
+		C.udocc_group_close(g.p)
+		g.p = nil
+	}
+}
+
+// K is the number of members.
+func (g *Group) K() int { return g.k }
+
+// Sizes are the layer sizes, input first.
+func (g *Group) Sizes() []int { return append([]int(nil), g.sizes...) }
+
+// N is the number of rows of the group's data.
+func (g *Group) N() int { return g.n }
+
+// SetData copies the n x d row-major matrix x to the group's device, once.
+func (g *Group) SetData(x []float32, n, d int) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if n < 1 || d < 1 || len(x) != n*d {
+		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), n, d)
+	}
+	if err := errorOf(C.udocc_group_set_data(g.p, (*C.float)(&x[0]), C.int64_t(n), C.int64_t(d))); err != nil {
+		return err
+	}
+	g.n = n
+	return nil
+}
+
+// ResetAdam starts fresh Adam states with per-member learning rates and L2 weight decay.
+func (g *Group) ResetAdam(phase Phase, lr, wd []float64) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if len(lr) != g.k || len(wd) != g.k {
+		return fmt.Errorf("torch: adam needs %d learning rates and weight decays", g.k)
+	}
+	return errorOf(C.udocc_group_reset_adam(g.p, C.int(phase), (*C.double)(&lr[0]), (*C.double)(&wd[0])))
+}
+
+func planArgs(p *Plan) (*C.int64_t, *C.int32_t, *C.uint8_t) {
+	if len(p.Counts) == 0 {
+		var r C.int64_t
+		var c C.int32_t
+		var t C.uint8_t
+		return &r, &c, &t
+	}
+	return (*C.int64_t)(&p.Rows[0]), (*C.int32_t)(&p.Counts[0]), (*C.uint8_t)(&p.Train[0])
+}
+
+// PretrainEpoch runs one autoencoder epoch (MSE) of the plan and returns each member's
+// mean minibatch loss.
+func (g *Group) PretrainEpoch(p *Plan) ([]float64, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if err := p.check(g.k); err != nil {
+		return nil, err
+	}
+	loss := make([]float64, g.k)
+	rows, counts, train := planArgs(p)
+	err := errorOf(C.udocc_group_pretrain_epoch(g.p, rows, counts, train, C.int64_t(p.Steps),
+		C.int64_t(p.Width), (*C.double)(&loss[0])))
+	return loss, err
+}
+
+// InitCenter sets every member's c to the mean eval-mode output over all rows, with
+// components 0 < |c_j| < eps pushed to ±eps.
+func (g *Group) InitCenter(eps float64) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	return errorOf(C.udocc_group_init_center(g.p, C.double(eps)))
+}
+
+// TrainEpoch runs one fine-tuning epoch of the plan and returns each member's mean
+// minibatch loss. When trainDist is not nil (K x n) it receives the train-mode distance of
+// every row the plan visits.
+func (g *Group) TrainEpoch(p *Plan, obj Objective, trainDist []float32) ([]float64, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if err := p.check(g.k); err != nil {
+		return nil, err
+	}
+	if len(obj.Soft) != g.k || len(obj.Nu) != g.k || len(obj.UpdateR) != g.k {
+		return nil, fmt.Errorf("torch: objective must give %d members", g.k)
+	}
+	var td *C.float
+	if trainDist != nil {
+		if len(trainDist) != g.k*g.n {
+			return nil, fmt.Errorf("torch: train distances need %d values, have %d", g.k*g.n, len(trainDist))
+		}
+		td = (*C.float)(&trainDist[0])
+	}
+	loss := make([]float64, g.k)
+	rows, counts, train := planArgs(p)
+	err := errorOf(C.udocc_group_train_epoch(g.p, rows, counts, train, C.int64_t(p.Steps), C.int64_t(p.Width),
+		(*C.uint8_t)(&obj.Soft[0]), (*C.double)(&obj.Nu[0]), (*C.uint8_t)(&obj.UpdateR[0]),
+		(*C.double)(&loss[0]), td))
+	return loss, err
+}
+
+// Distances returns the K x n eval-mode squared distances ||φ(x)−c||² (Eq. (3)), member
+// after member, copied from the device in one copy.
+func (g *Group) Distances() ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if g.n == 0 {
+		return nil, fmt.Errorf("torch: no data: call SetData first")
+	}
+	out := make([]float32, g.k*g.n)
+	return out, errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0])))
+}
+
+// DistancesOf scores the m x d row-major matrix x, which is not the group's data.
+func (g *Group) DistancesOf(x []float32, m, d int) ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if m < 1 || d < 1 || len(x) != m*d {
+		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
+	}
+	out := make([]float32, g.k*m)
+	return out, errorOf(C.udocc_group_distances_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+}
+
+// Center returns the K x rep centers.
+func (g *Group) Center() ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	out := make([]float32, g.k*g.sizes[len(g.sizes)-1])
+	return out, errorOf(C.udocc_group_get_center(g.p, (*C.float)(&out[0])))
+}
+
+// Radius returns the K radii R of the soft-boundary loss.
+func (g *Group) Radius() ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	out := make([]float32, g.k)
+	return out, errorOf(C.udocc_group_get_radius(g.p, (*C.float)(&out[0])))
+}
+
+// SetRadius sets the K radii R.
+func (g *Group) SetRadius(r []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if len(r) != g.k {
+		return fmt.Errorf("torch: need %d radii, have %d", g.k, len(r))
+	}
+	return errorOf(C.udocc_group_set_radius(g.p, (*C.float)(&r[0])))
+}
+
+// Param copies member k's tensor by name: "enc.I.weight" (in x out, row-major),
+// "enc.I.running_mean", "enc.I.running_var", "dec.I...", "center" or "radius".
+func (g *Group) Param(k int, name string) ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	widest := 1
+	for i := 0; i+1 < len(g.sizes); i++ {
+		widest = max(widest, g.sizes[i]*g.sizes[i+1])
+	}
+	out := make([]float32, widest)
+	var n C.int64_t
+	if err := errorOf(C.udocc_group_get_param(g.p, C.int(k), cname, (*C.float)(&out[0]), C.int64_t(len(out)), &n)); err != nil {
+		return nil, err
+	}
+	return out[:n], nil
+}
+
+// Save writes member k's whole state (encoder, decoder, BatchNorm buffers, center,
+// radius, sizes) to path.
+func (g *Group) Save(k int, path string) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	return errorOf(C.udocc_group_save(g.p, C.int(k), cpath))
+}
+
+// Load reads a file written by Save into a new group of one member on device.
+func Load(path, device string) (*Group, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	cdev := C.CString(device)
+	defer C.free(unsafe.Pointer(cdev))
+	var p *C.udocc_group
+	if err := errorOf(C.udocc_group_load(cpath, cdev, &p)); err != nil {
+		return nil, err
+	}
+	var k, ns C.int
+	sizes := make([]C.int64_t, 64)
+	C.udocc_group_info(p, &k, &ns, &sizes[0], C.int(len(sizes)))
+	g := &Group{p: p, k: int(k)}
+	for i := 0; i < int(ns) && i < len(sizes); i++ {
+		g.sizes = append(g.sizes, int(sizes[i]))
+	}
+	return g, nil
+}

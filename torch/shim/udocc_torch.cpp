@@ -1,0 +1,683 @@
+// udocc_torch.cpp: the libtorch side of udocc (see udocc_torch.h for the contract).
+//
+// K models of one architecture live as stacked tensors: a Linear layer is a K x in x out
+// weight applied with a batched matrix product, a BatchNorm1d layer (affine=false,
+// eps 1e-4, momentum 0.1) keeps K x out running statistics. Minibatches are padded to a
+// common width P; a K x P x 1 mask restricts every BatchNorm statistic and every loss to
+// a member's own valid rows, so a member's numbers do not depend on the other members.
+// Adam is written out on the stacked tensors so a member that sits out a step keeps its
+// weights and moments unchanged (its step count does not advance either).
+#include "udocc_torch.h"
+
+#include <dlfcn.h>
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr double kBNEps = 1e-4;      // BatchNorm1d(eps=1e-4, affine=False), as in Ruff's nets
+constexpr double kBNMomentum = 0.1;  // PyTorch's default running-statistics momentum
+constexpr double kLeaky = 0.01;      // LeakyReLU slope
+constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kAdamEps = 1e-8;  // torch.optim.Adam defaults
+constexpr int64_t kFormat = 1;       // version of the file udocc_group_save writes
+
+char *dup_error(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (p != nullptr) std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+template <typename F>
+char *guard(F &&f) {
+  try {
+    f();
+    return nullptr;
+  } catch (const c10::Error &e) {
+    return dup_error(e.what_without_backtrace());
+  } catch (const std::exception &e) {
+    return dup_error(e.what());
+  } catch (...) {
+    return dup_error("unknown C++ exception");
+  }
+}
+
+bool cuda_compiled() {
+  static const bool linked = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD) != nullptr;
+  return linked;
+}
+
+torch::Device parse_device(const std::string &s) {
+  torch::Device dev(s);  // throws on a malformed string
+  if (dev.is_cuda()) {
+    if (!cuda_compiled()) {
+      throw std::runtime_error("device \"" + s + "\": this libtorch was built without CUDA");
+    }
+    int64_t count = static_cast<int64_t>(torch::cuda::device_count());
+    if (count == 0) throw std::runtime_error("device \"" + s + "\": no visible CUDA device");
+    if (dev.has_index() && dev.index() >= count) {
+      throw std::runtime_error("device \"" + s + "\": only " + std::to_string(count) +
+                               " CUDA device(s) visible");
+    }
+  } else if (!dev.is_cpu()) {
+    throw std::runtime_error("device \"" + s + "\": only cpu and cuda are supported");
+  }
+  return dev;
+}
+
+struct Layer {
+  at::Tensor w;       // K x in x out, requires grad
+  at::Tensor rm, rv;  // K x out running mean/var; undefined for the bare last Linear
+  bool bn() const { return rm.defined(); }
+};
+
+struct Adam {
+  std::vector<at::Tensor> params, m, v;
+  std::vector<int64_t> t;        // steps taken by each member
+  std::vector<double> lr, wd;    // per member
+  at::Tensor wd_dev;             // K, float, on the device
+  bool wd_uniform = true;        // every member has wd[0]
+};
+
+}  // namespace
+
+struct udocc_group {
+  std::vector<int64_t> sizes;  // input, hidden..., representation
+  int64_t K = 0;
+  torch::Device dev{torch::kCPU};
+  std::vector<Layer> enc, dec;
+  at::Tensor c;  // K x rep
+  at::Tensor R;  // K
+  at::Tensor X;  // (n+1) x d; the last row is zeros and serves as padding
+  int64_t n = 0;
+  Adam adam;
+  bool adam_ready = false;
+};
+
+namespace {
+
+at::TensorOptions f32(const torch::Device &d) { return at::TensorOptions().dtype(at::kFloat).device(d); }
+
+// make_layers builds the stacked layers from in to out sizes; every layer but the last
+// has BatchNorm. Weights follow PyTorch's Linear default, U(-1/sqrt(in), 1/sqrt(in)),
+// drawn per member from that member's generator so the seed alone fixes them.
+std::vector<Layer> make_layers(const std::vector<int64_t> &sz, std::vector<at::Generator> &gens,
+                               const torch::Device &dev) {
+  std::vector<Layer> layers;
+  for (size_t i = 0; i + 1 < sz.size(); ++i) {
+    int64_t in = sz[i], out = sz[i + 1];
+    double bound = 1.0 / std::sqrt(static_cast<double>(in));
+    std::vector<at::Tensor> ws;
+    for (auto &g : gens) ws.push_back(torch::empty({in, out}).uniform_(-bound, bound, g));
+    Layer l;
+    l.w = torch::stack(ws).to(dev).set_requires_grad(true);
+    if (i + 2 < sz.size()) {
+      int64_t K = static_cast<int64_t>(gens.size());
+      l.rm = torch::zeros({K, out}, f32(dev));
+      l.rv = torch::ones({K, out}, f32(dev));
+    }
+    layers.push_back(std::move(l));
+  }
+  return layers;
+}
+
+// Batch is one padded step: m is the K x P x 1 validity mask, cnt the K x 1 x 1 row
+// counts (at least 1), upd the K x 1 mask of members whose running statistics move.
+struct Batch {
+  at::Tensor m, cnt, upd;
+  bool dense = false;  // every member trains on P valid rows: no masking needed
+};
+
+// forward_train applies layers in train mode: BatchNorm normalises with each member's
+// batch statistics over its valid rows (biased variance, as PyTorch does) and moves
+// the running statistics of the members in b.upd (unbiased variance, momentum 0.1).
+at::Tensor forward_train(std::vector<Layer> &layers, at::Tensor h, const Batch &b) {
+  for (auto &l : layers) {
+    h = torch::bmm(h, l.w);
+    if (!l.bn()) continue;
+    if (b.dense) {
+      // All members have P rows: PyTorch's fused batch_norm over (P, K*out) gives each
+      // member's statistics and moves the K*out running statistics in place.
+      const int64_t K = h.size(0), P = h.size(1), C = h.size(2);
+      at::Tensor flat = K == 1 ? h.view({P, C}) : h.transpose(0, 1).reshape({P, K * C});
+      at::Tensor rm = l.rm.view({-1}), rv = l.rv.view({-1});
+      flat = torch::batch_norm(flat, {}, {}, rm, rv, true, kBNMomentum, kBNEps, false);
+      h = K == 1 ? flat.view({1, P, C}) : flat.view({P, K, C}).transpose(0, 1);
+      h = torch::leaky_relu(h, kLeaky);
+      continue;
+    }
+    at::Tensor mean = (h * b.m).sum(1, true) / b.cnt;
+    at::Tensor diff = h - mean;
+    at::Tensor var = (diff * diff * b.m).sum(1, true) / b.cnt;
+    if (b.upd.defined()) {
+      torch::NoGradGuard ng;
+      at::Tensor unbiased = var.squeeze(1) * b.cnt.squeeze(1) / (b.cnt.squeeze(1) - 1).clamp_min(1);
+      l.rm.add_(b.upd * kBNMomentum * (mean.squeeze(1) - l.rm));
+      l.rv.add_(b.upd * kBNMomentum * (unbiased - l.rv));
+    }
+    h = torch::leaky_relu(diff * torch::rsqrt(var + kBNEps), kLeaky);
+  }
+  return h;
+}
+
+// forward_eval applies layers in eval mode to x (m x in, shared by all members) or to
+// K x m x in, giving K x m x out.
+at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
+  for (const auto &l : layers) {
+    h = torch::matmul(h, l.w);
+    if (!l.bn()) continue;
+    h = (h - l.rm.unsqueeze(1)) * torch::rsqrt(l.rv.unsqueeze(1) + kBNEps);
+    h = torch::leaky_relu(h, kLeaky);
+  }
+  return h;
+}
+
+void adam_reset(udocc_group *g, std::vector<at::Tensor> params, const double *lr, const double *wd) {
+  Adam a;
+  a.params = std::move(params);
+  for (auto &p : a.params) {
+    a.m.push_back(torch::zeros_like(p));
+    a.v.push_back(torch::zeros_like(p));
+  }
+  a.t.assign(g->K, 0);
+  a.lr.assign(lr, lr + g->K);
+  a.wd.assign(wd, wd + g->K);
+  for (double w : a.wd) a.wd_uniform = a.wd_uniform && w == a.wd[0];
+  std::vector<float> wd32(a.wd.begin(), a.wd.end());
+  a.wd_dev = torch::tensor(wd32, at::kFloat).to(g->dev);
+  g->adam = std::move(a);
+  g->adam_ready = true;
+}
+
+// AdamCoef holds, for one step, each member's step size lr/(1-β1^t) (0 for a member that
+// sits the step out) and sqrt(1-β2^t), as torch.optim.Adam computes them.
+struct AdamCoef {
+  at::Tensor step, bc2s;  // K, float
+};
+
+// adam_step is torch.optim.Adam (L2 weight decay added to the gradient, no amsgrad) for
+// the members in on (K, bool); the others keep parameters and moments. When dense is
+// true every member is on and the moments are updated in place.
+void adam_step(Adam &a, const AdamCoef &c, const at::Tensor &on, bool dense) {
+  torch::NoGradGuard ng;
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    at::Tensor &p = a.params[i];
+    if (!p.grad().defined()) continue;
+    std::vector<int64_t> shape(p.dim(), 1);
+    shape[0] = -1;
+    at::Tensor grad = a.wd_uniform ? p.grad().add(p, a.wd[0]) : p.grad() + a.wd_dev.view(shape) * p;
+    if (dense) {
+      a.m[i].mul_(kBeta1).add_(grad, 1 - kBeta1);
+      a.v[i].mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
+    } else {
+      at::Tensor onv = on.view(shape);
+      a.m[i] = torch::where(onv, a.m[i] * kBeta1 + grad * (1 - kBeta1), a.m[i]);
+      a.v[i] = torch::where(onv, a.v[i] * kBeta2 + grad * grad * (1 - kBeta2), a.v[i]);
+    }
+    at::Tensor denom = (a.v[i].sqrt() / c.bc2s.view(shape)).add_(kAdamEps);
+    p.sub_(a.m[i] / denom * c.step.view(shape));
+    p.mutable_grad().reset();
+  }
+}
+
+// Plan holds one epoch's steps on the device.
+struct Plan {
+  at::Tensor idx;    // K x S x P int64
+  at::Tensor valid;  // K x S x P float
+  at::Tensor cnt;    // K x S float, clamped to >= 1
+  at::Tensor train;  // K x S float: trains at this step
+  at::Tensor upd;    // K x S float: trains with at least 2 rows (running statistics move)
+  at::Tensor step, bc2s;  // K x S float: Adam's coefficients (see AdamCoef)
+  std::vector<bool> any_train;  // S: some member trains at this step
+  std::vector<bool> dense;      // S: every member trains on a full-width minibatch
+  int64_t S = 0, P = 0;
+};
+
+// make_plan checks the host plan, copies it to the device once, and advances the
+// members' Adam step counts over the epoch's training steps.
+Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
+               const uint8_t *flags, int64_t S, int64_t P) {
+  if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+  if (S < 0 || P < 1) throw std::runtime_error("bad plan shape");
+  const int64_t K = g->K;
+  Plan p;
+  p.S = S;
+  p.P = P;
+  p.any_train.assign(S, false);
+  p.dense.assign(S, true);
+  std::vector<float> step(K * S, 0.0f), bc2s(K * S, 1.0f);
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t s = 0; s < S; ++s) {
+      int32_t c = counts[k * S + s];
+      if (c < 0 || c > P) throw std::runtime_error("plan: count out of range");
+      const int64_t *row = plan + (k * S + s) * P;
+      for (int64_t j = 0; j < P; ++j) {
+        if (row[j] < 0 || row[j] > g->n) throw std::runtime_error("plan: row index out of range");
+      }
+      bool trains = flags[k * S + s] != 0 && c > 0;
+      if (trains) p.any_train[s] = true;
+      if (!trains || c != P) p.dense[s] = false;
+      if (trains && g->adam_ready) {
+        double t = static_cast<double>(++g->adam.t[k]);
+        step[k * S + s] = static_cast<float>(g->adam.lr[k] / (1 - std::pow(kBeta1, t)));
+        bc2s[k * S + s] = static_cast<float>(std::sqrt(1 - std::pow(kBeta2, t)));
+      }
+    }
+  }
+  p.step = torch::from_blob(step.data(), {K, S}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+  p.bc2s = torch::from_blob(bc2s.data(), {K, S}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+  if (g->dev.is_cpu()) {
+    p.step = p.step.clone();
+    p.bc2s = p.bc2s.clone();
+  }
+  auto cpu32 = at::TensorOptions().dtype(at::kInt);
+  at::Tensor c = torch::from_blob(const_cast<int32_t *>(counts), {K, S}, cpu32).to(g->dev).to(at::kFloat);
+  at::Tensor f = torch::from_blob(const_cast<uint8_t *>(flags), {K, S}, at::TensorOptions().dtype(at::kByte))
+                     .to(g->dev).to(at::kFloat);
+  p.idx = torch::from_blob(const_cast<int64_t *>(plan), {K, S, P}, at::TensorOptions().dtype(at::kLong)).to(g->dev);
+  p.valid = (torch::arange(P, f32(g->dev)).view({1, 1, P}) < c.unsqueeze(2)).to(at::kFloat);
+  p.train = f * (c > 0).to(at::kFloat);
+  p.upd = f * (c > 1).to(at::kFloat);
+  p.cnt = c.clamp_min(1);
+  return p;
+}
+
+Batch batch_at(const Plan &p, int64_t s) {
+  Batch b;
+  b.m = p.valid.select(1, s).unsqueeze(2);
+  b.cnt = p.cnt.select(1, s).view({-1, 1, 1});
+  if (p.any_train[s]) b.upd = p.upd.select(1, s).unsqueeze(1);
+  b.dense = p.dense[s];
+  return b;
+}
+
+void adam_at(Adam &a, const Plan &p, int64_t s) {
+  AdamCoef c{p.step.select(1, s), p.bc2s.select(1, s)};
+  adam_step(a, c, p.train.select(1, s) > 0, p.dense[s]);
+}
+
+at::Tensor gather_rows(const udocc_group *g, const Plan &p, int64_t s) {
+  at::Tensor idx = p.idx.select(1, s);
+  return g->X.index_select(0, idx.reshape({-1})).view({g->K, p.P, -1});
+}
+
+// masked_quantile is numpy's linear quantile q[k] of each member's valid values.
+at::Tensor masked_quantile(const at::Tensor &vals, const at::Tensor &m, const at::Tensor &cnt,
+                           const at::Tensor &q) {
+  at::Tensor big = torch::full_like(vals, std::numeric_limits<float>::infinity());
+  at::Tensor sorted = std::get<0>(torch::where(m > 0, vals, big).sort(1));
+  at::Tensor last = cnt - 1;
+  at::Tensor pos = q.to(at::kFloat) * last;
+  at::Tensor lo = pos.floor();
+  at::Tensor hi = torch::minimum(lo + 1, last);
+  at::Tensor vlo = sorted.gather(1, lo.to(at::kLong).unsqueeze(1)).squeeze(1);
+  at::Tensor vhi = sorted.gather(1, hi.to(at::kLong).unsqueeze(1)).squeeze(1);
+  return vlo + (pos - lo) * (vhi - vlo);
+}
+
+std::vector<at::Tensor> params_of(const std::vector<Layer> &a, const std::vector<Layer> *b) {
+  std::vector<at::Tensor> ps;
+  for (const auto &l : a) ps.push_back(l.w);
+  if (b != nullptr) {
+    for (const auto &l : *b) ps.push_back(l.w);
+  }
+  return ps;
+}
+
+// named lists every tensor of the state, stacked over members, with its saved name.
+std::vector<std::pair<std::string, at::Tensor>> named(const udocc_group *g) {
+  std::vector<std::pair<std::string, at::Tensor>> out;
+  auto add = [&](const std::string &pre, const std::vector<Layer> &ls) {
+    for (size_t i = 0; i < ls.size(); ++i) {
+      std::string base = pre + "." + std::to_string(i);
+      out.emplace_back(base + ".weight", ls[i].w);
+      if (ls[i].bn()) {
+        out.emplace_back(base + ".running_mean", ls[i].rm);
+        out.emplace_back(base + ".running_var", ls[i].rv);
+      }
+    }
+  };
+  add("enc", g->enc);
+  add("dec", g->dec);
+  out.emplace_back("center", g->c);
+  out.emplace_back("radius", g->R);
+  return out;
+}
+
+void check_data(const float *x, int64_t m, int64_t d, int64_t want_d) {
+  if (m < 1) throw std::runtime_error("data has no rows");
+  if (d != want_d) {
+    throw std::runtime_error("data has " + std::to_string(d) + " features, the model expects " +
+                             std::to_string(want_d));
+  }
+  for (int64_t i = 0; i < m * d; ++i) {
+    if (!std::isfinite(x[i])) {
+      throw std::runtime_error("data: row " + std::to_string(i / d) + ", column " +
+                               std::to_string(i % d) + " is not a finite number");
+    }
+  }
+}
+
+udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
+                       const torch::Device &dev, const uint64_t *seeds) {
+  if (sizes.size() < 2) throw std::runtime_error("need at least an input and an output size");
+  for (int64_t s : sizes) {
+    if (s < 1) throw std::runtime_error("layer sizes must be positive");
+  }
+  if (K < 1) throw std::runtime_error("a group needs at least one member");
+  std::vector<at::Generator> gens;
+  for (int64_t k = 0; k < K; ++k) gens.push_back(at::make_generator<at::CPUGeneratorImpl>(seeds[k]));
+  auto g = std::make_unique<udocc_group>();
+  g->sizes = sizes;
+  g->K = K;
+  g->dev = dev;
+  g->enc = make_layers(sizes, gens, dev);
+  if (dec) {
+    std::vector<int64_t> rev(sizes.rbegin(), sizes.rend());
+    g->dec = make_layers(rev, gens, dev);
+  }
+  g->c = torch::zeros({K, sizes.back()}, f32(dev));
+  g->R = torch::zeros({K}, f32(dev));
+  return g.release();
+}
+
+}  // namespace
+
+extern "C" {
+
+void udocc_free(char *p) { std::free(p); }
+
+void udocc_version(char *buf, size_t len) {
+  std::snprintf(buf, len, "%d.%d.%d", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
+}
+
+int udocc_cuda_compiled(void) { return cuda_compiled() ? 1 : 0; }
+
+int udocc_cuda_device_count(void) {
+  if (!cuda_compiled()) return 0;
+  return static_cast<int>(torch::cuda::device_count());
+}
+
+void udocc_set_num_threads(int n) {
+  if (n > 0) torch::set_num_threads(n);
+}
+
+char *udocc_group_new(const int64_t *sizes, int nsizes, int k, int with_decoder,
+                      const char *device, const uint64_t *seeds, udocc_group **out) {
+  return guard([&] {
+    torch::Device dev = parse_device(device);
+    *out = new_group(std::vector<int64_t>(sizes, sizes + nsizes), k, with_decoder != 0, dev, seeds);
+  });
+}
+
+char *udocc_group_from(const udocc_group *src, const int *src_members, int k, udocc_group **out) {
+  return guard([&] {
+    if (k < 1) throw std::runtime_error("a group needs at least one member");
+    std::vector<int64_t> sel;
+    for (int i = 0; i < k; ++i) {
+      if (src_members[i] < 0 || src_members[i] >= src->K) throw std::runtime_error("member out of range");
+      sel.push_back(src_members[i]);
+    }
+    at::Tensor idx = torch::tensor(sel, at::kLong).to(src->dev);
+    auto g = std::make_unique<udocc_group>();
+    g->sizes = src->sizes;
+    g->K = k;
+    g->dev = src->dev;
+    torch::NoGradGuard ng;
+    for (const auto &l : src->enc) {
+      Layer c;
+      c.w = l.w.index_select(0, idx).clone().set_requires_grad(true);
+      if (l.bn()) {
+        c.rm = l.rm.index_select(0, idx).clone();
+        c.rv = l.rv.index_select(0, idx).clone();
+      }
+      g->enc.push_back(std::move(c));
+    }
+    g->c = src->c.index_select(0, idx).clone();
+    g->R = src->R.index_select(0, idx).clone();
+    g->X = src->X;  // read-only, shared
+    g->n = src->n;
+    *out = g.release();
+  });
+}
+
+void udocc_group_close(udocc_group *g) { delete g; }
+
+char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d) {
+  return guard([&] {
+    check_data(x, n, d, g->sizes.front());
+    at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
+    std::memcpy(h.data_ptr<float>(), x, sizeof(float) * n * d);
+    g->X = h.to(g->dev);
+    g->n = n;
+  });
+}
+
+char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const double *wd) {
+  return guard([&] {
+    if (phase == 0 && g->dec.empty()) throw std::runtime_error("this group has no decoder");
+    adam_reset(g, params_of(g->enc, phase == 0 ? &g->dec : nullptr), lr, wd);
+  });
+}
+
+char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+                                 const uint8_t *flags, int64_t steps, int64_t width, double *loss) {
+  return guard([&] {
+    if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+    if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
+    Plan p = make_plan(g, plan, counts, flags, steps, width);
+    at::Tensor sum = torch::zeros({g->K}, f32(g->dev));
+    at::Tensor nb = torch::zeros({g->K}, f32(g->dev));
+    const double d = static_cast<double>(g->sizes.front());
+    for (int64_t s = 0; s < p.S; ++s) {
+      if (!p.any_train[s]) continue;
+      Batch b = batch_at(p, s);
+      at::Tensor x = gather_rows(g, p, s);
+      at::Tensor xr = forward_train(g->dec, forward_train(g->enc, x, b), b);
+      at::Tensor se = ((xr - x).pow(2) * b.m).sum({1, 2});
+      at::Tensor per = se / (b.cnt.view({-1}) * d);  // MSE over the member's rows and features
+      at::Tensor act = p.train.select(1, s);
+      (per * act).sum().backward();
+      adam_at(g->adam, p, s);
+      sum.add_(per.detach() * act);
+      nb.add_(act);
+    }
+    at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();
+    std::memcpy(loss, mean.data_ptr<double>(), sizeof(double) * g->K);
+  });
+}
+
+char *udocc_group_init_center(udocc_group *g, double eps) {
+  return guard([&] {
+    if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+    torch::NoGradGuard ng;
+    at::Tensor z = forward_eval(g->enc, g->X.narrow(0, 0, g->n));
+    at::Tensor c = z.mean(1);
+    at::Tensor small = c.abs() < eps;
+    c = torch::where(small & (c < 0), torch::full_like(c, -eps), c);
+    c = torch::where(small & (c > 0), torch::full_like(c, eps), c);
+    g->c = c;
+  });
+}
+
+char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+                              const uint8_t *flags, int64_t steps, int64_t width,
+                              const uint8_t *soft, const double *nu, const uint8_t *update_r,
+                              double *loss, float *train_dist) {
+  return guard([&] {
+    if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
+    Plan p = make_plan(g, plan, counts, flags, steps, width);
+    const int64_t K = g->K;
+    auto cpu = at::TensorOptions();
+    at::Tensor sb = torch::from_blob(const_cast<uint8_t *>(soft), {K}, cpu.dtype(at::kByte)).to(g->dev) > 0;
+    at::Tensor nut = torch::from_blob(const_cast<double *>(nu), {K}, cpu.dtype(at::kDouble)).to(g->dev).to(at::kFloat);
+    at::Tensor upr = torch::from_blob(const_cast<uint8_t *>(update_r), {K}, cpu.dtype(at::kByte)).to(g->dev) > 0;
+    bool any_sb = sb.any().item<bool>();
+    bool any_upr = upr.any().item<bool>();
+    at::Tensor inv_nu = torch::where(sb, 1.0 / nut.clamp_min(1e-12), torch::zeros_like(nut));
+    at::Tensor dist_out;
+    if (train_dist != nullptr) {
+      dist_out = torch::zeros({K, g->n + 1}, f32(g->dev));  // column n takes the padding
+      dist_out.narrow(1, 0, g->n).copy_(torch::from_blob(train_dist, {K, g->n}, cpu.dtype(at::kFloat)));
+    }
+    at::Tensor sum = torch::zeros({K}, f32(g->dev));
+    at::Tensor nb = torch::zeros({K}, f32(g->dev));
+    for (int64_t s = 0; s < p.S; ++s) {
+      Batch b = batch_at(p, s);
+      at::Tensor x = gather_rows(g, p, s);
+      if (!p.any_train[s]) {
+        if (dist_out.defined()) {
+          torch::NoGradGuard ng;
+          at::Tensor dist = (forward_train(g->enc, x, b) - g->c.unsqueeze(1)).pow(2).sum(2);
+          dist_out.scatter_(1, p.idx.select(1, s), dist);
+        }
+        continue;
+      }
+      at::Tensor dist = (forward_train(g->enc, x, b) - g->c.unsqueeze(1)).pow(2).sum(2);  // K x P
+      at::Tensor m = b.m.squeeze(2);
+      at::Tensor cnt = b.cnt.view({-1});
+      at::Tensor per = (dist * m).sum(1) / cnt;  // one-class loss, Eq. (2)
+      if (any_sb) {
+        at::Tensor r2 = g->R * g->R;  // soft-boundary loss in Ruff's scaling, Eq. (1) / nu
+        at::Tensor hinge = (torch::relu(dist - r2.unsqueeze(1)) * m).sum(1) / cnt;
+        per = torch::where(sb, r2 + inv_nu * hinge, per);
+      }
+      at::Tensor act = p.train.select(1, s);
+      (per * act).sum().backward();
+      adam_at(g->adam, p, s);
+      at::Tensor dd = dist.detach();
+      if (dist_out.defined()) dist_out.scatter_(1, p.idx.select(1, s), dd);
+      if (any_upr) {
+        at::Tensor r = masked_quantile(dd.sqrt(), m, cnt, 1 - nut);
+        g->R = torch::where(upr & (act > 0), r, g->R);
+      }
+      sum.add_(per.detach() * act);
+      nb.add_(act);
+    }
+    at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();
+    std::memcpy(loss, mean.data_ptr<double>(), sizeof(double) * K);
+    if (dist_out.defined()) {
+      at::Tensor h = dist_out.narrow(1, 0, g->n).contiguous().cpu();
+      std::memcpy(train_dist, h.data_ptr<float>(), sizeof(float) * K * g->n);
+    }
+  });
+}
+
+char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+  return guard([&] {
+    check_data(x, m, d, g->sizes.front());
+    torch::NoGradGuard ng;
+    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+    at::Tensor dist = (forward_eval(g->enc, xt) - g->c.unsqueeze(1)).pow(2).sum(2).contiguous().cpu();
+    std::memcpy(out, dist.data_ptr<float>(), sizeof(float) * g->K * m);
+  });
+}
+
+char *udocc_group_distances(udocc_group *g, float *out) {
+  return guard([&] {
+    if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+    torch::NoGradGuard ng;
+    // Rows go through in chunks so K x chunk x width stays near 2^24 floats.
+    int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
+    int64_t chunk = std::max<int64_t>(1024, (int64_t{1} << 24) / (g->K * widest));
+    at::Tensor dist = torch::empty({g->K, g->n}, f32(g->dev));
+    for (int64_t i = 0; i < g->n; i += chunk) {
+      int64_t len = std::min(chunk, g->n - i);
+      at::Tensor z = forward_eval(g->enc, g->X.narrow(0, i, len));
+      dist.narrow(1, i, len).copy_((z - g->c.unsqueeze(1)).pow(2).sum(2));
+    }
+    at::Tensor h = dist.cpu();  // the one device-to-host copy
+    std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * g->n);
+  });
+}
+
+char *udocc_group_get_center(const udocc_group *g, float *out) {
+  return guard([&] {
+    at::Tensor h = g->c.contiguous().cpu();
+    std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
+  });
+}
+
+char *udocc_group_get_radius(const udocc_group *g, float *out) {
+  return guard([&] {
+    at::Tensor h = g->R.contiguous().cpu();
+    std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
+  });
+}
+
+char *udocc_group_set_radius(udocc_group *g, const float *r) {
+  return guard([&] {
+    g->R = torch::from_blob(const_cast<float *>(r), {g->K}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+  });
+}
+
+char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float *out, int64_t len,
+                            int64_t *n_out) {
+  return guard([&] {
+    if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
+    for (const auto &kv : named(g)) {
+      if (kv.first != name) continue;
+      at::Tensor h = kv.second.detach()[k].contiguous().cpu();
+      *n_out = h.numel();
+      if (h.numel() > len) throw std::runtime_error("buffer too small for " + kv.first);
+      std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
+      return;
+    }
+    throw std::runtime_error(std::string("no tensor named ") + name);
+  });
+}
+
+char *udocc_group_save(const udocc_group *g, int k, const char *path) {
+  return guard([&] {
+    if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
+    torch::serialize::OutputArchive ar;
+    ar.write("format", torch::tensor({kFormat}, at::kLong));
+    ar.write("sizes", torch::tensor(g->sizes, at::kLong));
+    ar.write("has_decoder", torch::tensor({static_cast<int64_t>(!g->dec.empty())}, at::kLong));
+    for (const auto &kv : named(g)) ar.write(kv.first, kv.second.detach()[k].contiguous().cpu());
+    ar.save_to(path);
+  });
+}
+
+char *udocc_group_load(const char *path, const char *device, udocc_group **out) {
+  return guard([&] {
+    torch::Device dev = parse_device(device);
+    torch::serialize::InputArchive ar;
+    ar.load_from(path, torch::kCPU);
+    at::Tensor fmt, sizes, hasdec;
+    ar.read("format", fmt);
+    if (fmt.numel() != 1 || fmt.item<int64_t>() != kFormat) {
+      throw std::runtime_error(std::string(path) + ": model format " + std::to_string(fmt.item<int64_t>()) +
+                               ", this build reads format " + std::to_string(kFormat));
+    }
+    ar.read("sizes", sizes);
+    ar.read("has_decoder", hasdec);
+    std::vector<int64_t> sz(sizes.data_ptr<int64_t>(), sizes.data_ptr<int64_t>() + sizes.numel());
+    uint64_t seed = 0;
+    std::unique_ptr<udocc_group> g(new_group(sz, 1, hasdec.item<int64_t>() != 0, dev, &seed));
+    torch::NoGradGuard ng;
+    for (auto &kv : named(g.get())) {
+      at::Tensor t;
+      ar.read(kv.first, t);
+      if (t.sizes() != kv.second[0].sizes()) {
+        throw std::runtime_error(std::string(path) + ": tensor " + kv.first + " has the wrong shape");
+      }
+      kv.second[0].copy_(t);
+    }
+    *out = g.release();
+  });
+}
+
+void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap) {
+  *k = static_cast<int>(g->K);
+  *nsizes = static_cast<int>(g->sizes.size());
+  for (int i = 0; i < cap && i < *nsizes; ++i) sizes[i] = g->sizes[i];
+}
+
+}  // extern "C"

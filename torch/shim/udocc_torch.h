@@ -1,0 +1,110 @@
+/* udocc_torch.h: the plain C ABI of udocc's libtorch shim.
+ *
+ * A group holds K independent MLP models of one architecture, trained in lockstep with
+ * stacked weights (K x in x out) and batched matrix products; a single model is a group
+ * of K = 1. Each member has its own initialisation seed, center c, radius R, BatchNorm
+ * running statistics and Adam state. The host decides everything that is policy (which
+ * rows each member trains on, in which order, which loss); the shim only runs the tensor
+ * work of whole epochs.
+ *
+ * Every function that can fail returns NULL on success or an error message allocated
+ * with malloc, which the caller frees with udocc_free. No C++ exception crosses this
+ * boundary. Host buffers are only read or written during the call.
+ *
+ * Epoch plans: an epoch is S steps; at step s member k processes the rows
+ * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data; the rest of the P slots hold
+ * the padding index n. flags[k*S + s] is 1 when the member trains at that step (a
+ * gradient step and a BatchNorm running-statistics update) and 0 when the rows are only
+ * scored in train mode. A member with counts 0 at a step sits it out entirely: neither
+ * its weights nor its Adam moments move.
+ */
+#ifndef UDOCC_TORCH_H
+#define UDOCC_TORCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct udocc_group udocc_group;
+
+void udocc_free(char *p);
+
+/* udocc_version writes the libtorch version ("1.13.0") into buf. */
+void udocc_version(char *buf, size_t len);
+/* udocc_cuda_compiled is 1 when the linked libtorch has CUDA support. */
+int udocc_cuda_compiled(void);
+/* udocc_cuda_device_count is the number of visible CUDA devices (0 without CUDA). */
+int udocc_cuda_device_count(void);
+/* udocc_set_num_threads sets libtorch's intra-op thread count. */
+void udocc_set_num_threads(int n);
+
+/* udocc_group_new makes K models with layer sizes sizes[0..nsizes) (input first), an
+ * optional mirrored decoder, on device ("cpu", "cuda", "cuda:N"), member k initialised
+ * from seeds[k]. */
+char *udocc_group_new(const int64_t *sizes, int nsizes, int k, int with_decoder,
+                      const char *device, const uint64_t *seeds, udocc_group **out);
+/* udocc_group_from makes a group of k members whose member i copies the encoder
+ * (weights, BatchNorm buffers), center and radius of src's member src_members[i]. */
+char *udocc_group_from(const udocc_group *src, const int *src_members, int k,
+                       udocc_group **out);
+void udocc_group_close(udocc_group *g);
+
+/* udocc_group_set_data copies the n x d row-major matrix x to the group's device once. */
+char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d);
+
+/* udocc_group_reset_adam starts fresh Adam states (per member lr and L2 weight decay)
+ * over the autoencoder's parameters (phase 0) or the encoder's (phase 1). */
+char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const double *wd);
+
+/* udocc_group_pretrain_epoch runs one autoencoder epoch (MSE over all features) of the
+ * plan; loss[k] receives member k's mean minibatch loss. */
+char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+                                 const uint8_t *flags, int64_t steps, int64_t width,
+                                 double *loss);
+
+/* udocc_group_init_center sets c to the mean eval-mode output over all rows, then pushes
+ * components with 0 < |c_j| < eps to ±eps (Ruff's init_center_c). */
+char *udocc_group_init_center(udocc_group *g, double eps);
+
+/* udocc_group_train_epoch runs one fine-tuning epoch of the plan. soft[k] selects
+ * member k's loss: 0 the one-class loss mean ||phi(x)-c||^2, 1 the soft-boundary loss
+ * R^2 + (1/nu[k]) mean(max(0, ||phi(x)-c||^2 - R^2)). When update_r[k] is 1 the member's
+ * R is set after each of its training steps to the (1-nu) quantile (linear) of the
+ * square-rooted distances of that minibatch (Ruff's get_radius). loss[k] receives the
+ * mean minibatch loss; train_dist, when not NULL, receives K x n train-mode distances of
+ * every row the plan visits (rows it does not visit are left as they were). */
+char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+                              const uint8_t *flags, int64_t steps, int64_t width,
+                              const uint8_t *soft, const double *nu, const uint8_t *update_r,
+                              double *loss, float *train_dist);
+
+/* udocc_group_distances writes the K x n eval-mode squared distances ||phi(x)-c||^2. */
+char *udocc_group_distances(udocc_group *g, float *out);
+/* udocc_group_distances_of scores an m x d matrix that is not the group's data. */
+char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d,
+                               float *out);
+
+char *udocc_group_get_center(const udocc_group *g, float *out);   /* K x rep */
+char *udocc_group_get_radius(const udocc_group *g, float *out);   /* K */
+char *udocc_group_set_radius(udocc_group *g, const float *r);     /* K */
+/* udocc_group_get_param copies the named tensor of member k ("enc.0.weight" as in_x_out,
+ * "enc.0.running_mean", "center", ...) into out (len floats); n_out gets its size. */
+char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float *out,
+                            int64_t len, int64_t *n_out);
+
+/* udocc_group_save writes member k's whole state (encoder, decoder if any, BatchNorm
+ * buffers, center, radius, sizes) to path; udocc_group_load reads such a file into a new
+ * group of one member on device. */
+char *udocc_group_save(const udocc_group *g, int k, const char *path);
+char *udocc_group_load(const char *path, const char *device, udocc_group **out);
+
+/* udocc_group_info reports K, the number of layer sizes and the sizes (up to cap). */
+void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

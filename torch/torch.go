@@ -1,0 +1,81 @@
+package torch
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/shim
+#cgo LDFLAGS: -L${SRCDIR}/../lib -ludocc_torch -Wl,-rpath,${SRCDIR}/../lib
+#include <stdlib.h>
+#include "udocc_torch.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// ErrClosed is returned by the methods of a Group after Close.
+var ErrClosed = errors.New("torch: group is closed")
+
+// errorOf turns the shim's status into a Go error and frees the message.
+func errorOf(msg *C.char) error {
+	if msg == nil {
+		return nil
+	}
+	defer C.udocc_free(msg)
+	return fmt.Errorf("torch: %s", C.GoString(msg))
+}
+
+// Version is the version of the linked libtorch, such as "1.13.0".
+func Version() string {
+	buf := make([]byte, 64)
+	C.udocc_version((*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
+	return C.GoString((*C.char)(unsafe.Pointer(&buf[0])))
+}
+
+// CUDACompiled reports whether the linked libtorch has CUDA support.
+func CUDACompiled() bool { return C.udocc_cuda_compiled() != 0 }
+
+// CUDADeviceCount is the number of visible CUDA devices (0 without CUDA).
+func CUDADeviceCount() int { return int(C.udocc_cuda_device_count()) }
+
+// SetNumThreads sets libtorch's intra-op thread count for the whole process; n < 1 leaves
+// it as it is. Bit-identical CPU results need the same count run after run.
+func SetNumThreads(n int) { C.udocc_set_num_threads(C.int(n)) }
+
+// Phase selects the parameters an Adam state covers.
+type Phase int
+
+const (
+	// Autoencoder covers encoder and decoder (pretraining).
+	Autoencoder Phase = 0
+	// Encoder covers the encoder only (fine-tuning).
+	Encoder Phase = 1
+)
+
+// Plan is one epoch of minibatch steps for every member of a group. At step s member k
+// processes rows Rows[(k*Steps+s)*Width : +Counts[k*Steps+s]]; the remaining slots of the
+// Width hold the padding index n. Train[k*Steps+s] is 1 when that is a training step and
+// 0 when the rows are only scored (train mode, no update). Counts 0 means the member sits
+// the step out: its weights and its Adam moments stay as they are.
+type Plan struct {
+	Steps, Width int
+	Rows         []int64
+	Counts       []int32
+	Train        []uint8
+}
+
+func (p *Plan) check(k int) error {
+	if p.Steps < 0 || p.Width < 1 || len(p.Rows) != k*p.Steps*p.Width ||
+		len(p.Counts) != k*p.Steps || len(p.Train) != k*p.Steps {
+		return fmt.Errorf("torch: plan of %d steps x %d wide does not fit %d members", p.Steps, p.Width, k)
+	}
+	return nil
+}
+
+// Objective is a fine-tuning loss per member.
+type Objective struct {
+	Soft    []uint8   // 1: soft-boundary loss, 0: one-class loss
+	Nu      []float64 // ν of the soft-boundary loss
+	UpdateR []uint8   // 1: set R from each training minibatch (after the warm-up)
+}

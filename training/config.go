@@ -1,0 +1,104 @@
+package training
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/udocc/udocc/dynamics"
+)
+
+// ScoreSource says which anomaly scores the selectors rank each epoch.
+type ScoreSource string
+
+const (
+	// EvalScores are distances from an eval-mode pass over all rows after the epoch
+	// (BatchNorm with running statistics); the default.
+	EvalScores ScoreSource = "eval"
+	// TrainScores are the train-mode distances of the epoch itself: each trained row's
+	// distance in its own minibatch before the step, and every other row's in extra
+	// score-only minibatches of the same size (batch statistics, no update).
+	TrainScores ScoreSource = "train"
+)
+
+// Config is a training run's settings. The zero value is not usable; start from
+// DefaultConfig, which holds the paper's settings (Section V-A).
+type Config struct {
+	Hidden         []int       // layer widths after the input, e.g. 32,16,8
+	PretrainEpochs int         // autoencoder epochs (100); 0 skips pretraining
+	Epochs         int         // fine-tuning epochs E (50)
+	BatchSize      int         // minibatch rows (128)
+	LR             float64     // Adam learning rate, pretraining and fine-tuning (1e-3)
+	WeightDecay    float64     // Adam's L2 weight decay (1e-6)
+	WarmUp         int         // SB: epochs before R is updated (10, as Ruff's code)
+	CenterEps      float64     // components of c with 0 < |c_j| < CenterEps become ±CenterEps (0.1)
+	Device         string      // "cpu", "cuda", "cuda:N"
+	Scores         ScoreSource // which scores the selectors rank (eval)
+}
+
+// DefaultConfig returns the paper's settings with the default architecture.
+func DefaultConfig() Config {
+	return Config{
+		Hidden:         []int{32, 16, 8},
+		PretrainEpochs: 100,
+		Epochs:         50,
+		BatchSize:      128,
+		LR:             1e-3,
+		WeightDecay:    1e-6,
+		WarmUp:         10,
+		CenterEps:      0.1,
+		Device:         "cpu",
+		Scores:         EvalScores,
+	}
+}
+
+// Validate reports the first setting that cannot be used.
+func (c Config) Validate() error {
+	switch {
+	case len(c.Hidden) == 0:
+		return errors.New("training: architecture has no layers")
+	case c.PretrainEpochs < 0:
+		return fmt.Errorf("training: pretrain epochs %d < 0", c.PretrainEpochs)
+	case c.Epochs < 1:
+		return fmt.Errorf("training: epochs %d < 1", c.Epochs)
+	case c.BatchSize < 2:
+		return fmt.Errorf("training: batch size %d < 2 (BatchNorm needs 2 rows)", c.BatchSize)
+	case !(c.LR > 0):
+		return fmt.Errorf("training: learning rate %g is not positive", c.LR)
+	case !(c.WeightDecay >= 0):
+		return fmt.Errorf("training: weight decay %g < 0", c.WeightDecay)
+	case c.WarmUp < 0:
+		return fmt.Errorf("training: warm-up %d < 0", c.WarmUp)
+	case c.Scores != EvalScores && c.Scores != TrainScores:
+		return fmt.Errorf("training: score source %q is not eval or train", c.Scores)
+	}
+	for _, h := range c.Hidden {
+		if h < 1 {
+			return fmt.Errorf("training: layer width %d < 1", h)
+		}
+	}
+	return nil
+}
+
+// Member is one model of a group: its seed and its method. Methods "oc" and "sb" are
+// built in; any other method needs a Selector (package dynamics makes them).
+type Member struct {
+	Seed     uint64
+	Method   string            // "oc", "sb", or the Selector's name
+	Nu       float64           // SB's ν in (0, 1]
+	Selector dynamics.Selector // nil for "oc" and "sb"
+}
+
+func (m Member) validate() error {
+	switch m.Method {
+	case "oc":
+	case "sb":
+		if !(m.Nu > 0 && m.Nu <= 1) {
+			return fmt.Errorf("training: sb needs ν in (0, 1], have %g", m.Nu)
+		}
+	default:
+		if m.Selector == nil {
+			return fmt.Errorf("training: method %q needs a selector", m.Method)
+		}
+	}
+	return nil
+}

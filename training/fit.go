@@ -1,0 +1,289 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/torch"
+)
+
+// Epoch is one fine-tuning epoch of one member.
+type Epoch struct {
+	Epoch     int             // e, 1-based
+	Loss      float64         // mean minibatch loss
+	TrainSize int             // rows trained on in this epoch, |D_N^e|
+	Radius    float64         // SB's R after the epoch (0 for other methods)
+	Seconds   float64         // wall time of the group's epoch, training and scoring
+	Record    dynamics.Record // the selector's record of this epoch
+}
+
+// Result is one member's outcome.
+type Result struct {
+	Member       Member
+	Scores       []float64 // final eval-mode anomaly scores ||φ(x)−c||², Eq. (3)
+	Labels       []bool    // true = anomaly; nil for OC, which has no threshold
+	Threshold    float64   // in score units: a row is anomalous when its score is above it; +Inf for OC
+	PretrainLoss []float64 // autoencoder loss per pretraining epoch of this member's seed
+	History      []Epoch
+}
+
+// Progress reports where a fit is: stage "pretrain" or "finetune", epoch of total.
+type Progress func(stage string, epoch, total int)
+
+// Run is a finished group fit: per-member results and the trained networks.
+type Run struct {
+	Results         []Result
+	PretrainSeconds float64
+	FinetuneSeconds float64
+	group           *torch.Group
+}
+
+// Save writes member k's network (encoder, BatchNorm statistics, center, radius) to path.
+func (r *Run) Save(k int, path string) error { return r.group.Save(k, path) }
+
+// Close frees the networks; it is safe to call more than once.
+func (r *Run) Close() {
+	if r.group != nil {
+		r.group.Close()
+	}
+}
+
+// Fit trains one model on the n x d row-major matrix x (standardised by the caller).
+func Fit(x []float64, n, d int, cfg Config, m Member, progress Progress) (*Run, error) {
+	return FitGroup(x, n, d, cfg, []Member{m}, progress)
+}
+
+// FitGroup trains every member in lockstep on x. Members that share a seed share one
+// pretrained autoencoder; a member's numbers depend only on its own seed, method and
+// the data, not on the other members (up to float rounding of padded batched products).
+func FitGroup(x []float64, n, d int, cfg Config, members []Member, progress Progress) (*Run, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if n < 2 || d < 1 || len(x) != n*d {
+		return nil, fmt.Errorf("training: data of %d values is not %d x %d with n >= 2", len(x), n, d)
+	}
+	if len(members) == 0 {
+		return nil, fmt.Errorf("training: no members")
+	}
+	for _, m := range members {
+		if err := m.validate(); err != nil {
+			return nil, err
+		}
+	}
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("training: row %d, column %d is not a finite number", i/d, i%d)
+		}
+		x32[i] = float32(v)
+	}
+
+	seeds, seedOf := uniqueSeeds(members)
+	run := &Run{}
+	t0 := time.Now()
+	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, progress)
+	if err != nil {
+		return nil, err
+	}
+	run.PretrainSeconds = time.Since(t0).Seconds()
+	ft, err := pre.Derive(seedOf)
+	pre.Close()
+	if err != nil {
+		return nil, err
+	}
+	run.group = ft
+	t1 := time.Now()
+	if err := finetune(ft, run, cfg, members, progress); err != nil {
+		run.Close()
+		return nil, err
+	}
+	run.FinetuneSeconds = time.Since(t1).Seconds()
+	for k := range run.Results {
+		run.Results[k].PretrainLoss = preLoss[seedOf[k]]
+	}
+	return run, nil
+}
+
+// uniqueSeeds lists the members' seeds in order of first appearance and maps each member
+// to its seed's position.
+func uniqueSeeds(members []Member) ([]uint64, []int) {
+	var seeds []uint64
+	pos := map[uint64]int{}
+	of := make([]int, len(members))
+	for k, m := range members {
+		i, ok := pos[m.Seed]
+		if !ok {
+			i = len(seeds)
+			pos[m.Seed] = i
+			seeds = append(seeds, m.Seed)
+		}
+		of[k] = i
+	}
+	return seeds, of
+}
+
+func fill(k int, v float64) []float64 {
+	s := make([]float64, k)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
+// group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
+// each seed's loss per epoch.
+func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, progress Progress) (*torch.Group, [][]float64, error) {
+	k := len(seeds)
+	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (*torch.Group, [][]float64, error) {
+		g.Close()
+		return nil, nil, err
+	}
+	if err := g.SetData(x, n, d); err != nil {
+		return fail(err)
+	}
+	if err := g.ResetAdam(torch.Autoencoder, fill(k, cfg.LR), fill(k, cfg.WeightDecay)); err != nil {
+		return fail(err)
+	}
+	rngs := make([]*rand.Rand, k)
+	for i, s := range seeds {
+		rngs[i] = rand.New(rand.NewPCG(s, pretrainStream))
+	}
+	losses := make([][]float64, k)
+	for e := 1; e <= cfg.PretrainEpochs; e++ {
+		ms := make([]memberBatches, k)
+		for i := range ms {
+			ms[i] = epochBatches(rngs[i], nil, n, cfg.BatchSize, false)
+		}
+		loss, err := g.PretrainEpoch(buildPlan(ms, n))
+		if err != nil {
+			return fail(fmt.Errorf("training: pretraining epoch %d: %w", e, err))
+		}
+		for i, l := range loss {
+			losses[i] = append(losses[i], l)
+		}
+		progress("pretrain", e, cfg.PretrainEpochs)
+	}
+	return g, losses, nil
+}
+
+// finetune runs Algorithm 1 for every member of g: train an epoch on each member's
+// D_N^e, score all rows, let the member's selector pick D_N^{e+1}.
+func finetune(g *torch.Group, run *Run, cfg Config, members []Member, progress Progress) error {
+	k, n := g.K(), g.N()
+	if err := g.InitCenter(cfg.CenterEps); err != nil {
+		return err
+	}
+	if err := g.ResetAdam(torch.Encoder, fill(k, cfg.LR), fill(k, cfg.WeightDecay)); err != nil {
+		return err
+	}
+	sels := make([]dynamics.Selector, k)
+	obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+	rngs := make([]*rand.Rand, k)
+	for i, m := range members {
+		sels[i] = m.Selector
+		if m.Method == "oc" || m.Method == "sb" {
+			sels[i] = &allRows{name: m.Method, nu: m.Nu}
+		}
+		if m.Method == "sb" {
+			obj.Soft[i], obj.Nu[i] = 1, m.Nu
+		}
+		rngs[i] = rand.New(rand.NewPCG(m.Seed, finetuneStream))
+	}
+	run.Results = make([]Result, k)
+	for i, m := range members {
+		run.Results[i].Member = m
+	}
+	masks := make([][]bool, k) // nil: all rows (epochs 1 and 2 of Algorithm 1)
+	var trainDist []float32
+	if cfg.Scores == TrainScores {
+		trainDist = make([]float32, k*n)
+	}
+	var dist []float32
+	for e := 1; e <= cfg.Epochs; e++ {
+		start := time.Now()
+		ms := make([]memberBatches, k)
+		for i := range ms {
+			ms[i] = epochBatches(rngs[i], masks[i], n, cfg.BatchSize, trainDist != nil)
+			// Ruff's code updates R from the epoch after the warm-up on (0-based epoch >= warm-up).
+			if members[i].Method == "sb" && e > cfg.WarmUp {
+				obj.UpdateR[i] = 1
+			}
+		}
+		loss, err := g.TrainEpoch(buildPlan(ms, n), obj, trainDist)
+		if err != nil {
+			return fmt.Errorf("training: epoch %d: %w", e, err)
+		}
+		if dist, err = g.Distances(); err != nil {
+			return fmt.Errorf("training: epoch %d: %w", e, err)
+		}
+		radius, err := g.Radius()
+		if err != nil {
+			return err
+		}
+		secs := time.Since(start).Seconds()
+		for i := range members {
+			src := dist[i*n : (i+1)*n]
+			if trainDist != nil {
+				src = trainDist[i*n : (i+1)*n]
+			}
+			mask, rec, err := sels[i].Next(e, widen(src))
+			if err != nil {
+				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
+			}
+			if c := count(mask, n); c < 2 {
+				return fmt.Errorf("training: member %d epoch %d: the next training set has %d rows, need 2", i, e, c)
+			}
+			run.Results[i].History = append(run.Results[i].History, Epoch{
+				Epoch: e, Loss: loss[i], TrainSize: count(masks[i], n),
+				Radius: float64(radius[i]), Seconds: secs, Record: rec,
+			})
+			masks[i] = mask
+		}
+		progress("finetune", e, cfg.Epochs)
+	}
+	for i := range members {
+		r := &run.Results[i]
+		r.Scores = widen(dist[i*n : (i+1)*n])
+		labels, thr, err := sels[i].Label(r.Scores)
+		if err != nil {
+			return fmt.Errorf("training: member %d: labels: %w", i, err)
+		}
+		r.Labels, r.Threshold = labels, thr
+	}
+	return nil
+}
+
+func widen(xs []float32) []float64 {
+	out := make([]float64, len(xs))
+	for i, v := range xs {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// count is the number of true entries of mask, or n for a nil mask.
+func count(mask []bool, n int) int {
+	if mask == nil {
+		return n
+	}
+	c := 0
+	for _, b := range mask {
+		if b {
+			c++
+		}
+	}
+	return c
+}
