@@ -1,0 +1,266 @@
+package torch
+
+import (
+	"math"
+	"os"
+	"strconv"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// synth makes an n x d matrix of standard normal values.
+func synth(n, d int, seed uint64) []float32 {
+	r := rand.New(rand.NewPCG(seed, 7))
+	x := make([]float32, n*d)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	return x
+}
+
+// fullPlan is one epoch over all n rows for k members in order, minibatches of size.
+func fullPlan(k, n, size int) *Plan {
+	steps := (n + size - 1) / size
+	p := &Plan{Steps: steps, Width: size, Rows: make([]int64, k*steps*size),
+		Counts: make([]int32, k*steps), Train: make([]uint8, k*steps)}
+	for m := 0; m < k; m++ {
+		for s := 0; s < steps; s++ {
+			at := m*steps + s
+			c := 0
+			for j := 0; j < size; j++ {
+				row := s*size + j
+				p.Rows[at*size+j] = int64(n)
+				if row < n {
+					p.Rows[at*size+j] = int64(row)
+					c++
+				}
+			}
+			p.Counts[at], p.Train[at] = int32(c), 1
+		}
+	}
+	return p
+}
+
+func newTrained(t *testing.T, x []float32, n, d int) *Group {
+	t.Helper()
+	g, err := NewGroup([]int{d, 16, 8, 4}, 1, true, "cpu", []uint64{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, g.SetData(x, n, d))
+	must(t, g.ResetAdam(Autoencoder, []float64{1e-3}, []float64{1e-6}))
+	for e := 0; e < 3; e++ {
+		if _, err := g.PretrainEpoch(fullPlan(1, n, 64)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, g.InitCenter(0.1))
+	must(t, g.ResetAdam(Encoder, []float64{1e-3}, []float64{1e-6}))
+	obj := Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}
+	for e := 0; e < 3; e++ {
+		if _, err := g.TrainEpoch(fullPlan(1, n, 64), obj, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	v := Version()
+	if !strings.Contains(v, ".") {
+		t.Fatalf("Version() = %q", v)
+	}
+	if CUDADeviceCount() > 0 && !CUDACompiled() {
+		t.Fatal("devices without CUDA support")
+	}
+}
+
+func TestTrainingLowersLoss(t *testing.T) {
+	n, d := 400, 6
+	x := synth(n, d, 1)
+	g, err := NewGroup([]int{d, 16, 8, 4}, 1, true, "cpu", []uint64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	must(t, g.SetData(x, n, d))
+	must(t, g.ResetAdam(Autoencoder, []float64{1e-3}, []float64{1e-6}))
+	var first, last float64
+	for e := 0; e < 20; e++ {
+		l, err := g.PretrainEpoch(fullPlan(1, n, 64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == 0 {
+			first = l[0]
+		}
+		last = l[0]
+	}
+	if !(last < 0.8*first) {
+		t.Errorf("pretraining loss %g -> %g did not fall by 20%%", first, last)
+	}
+	must(t, g.InitCenter(0.1))
+	must(t, g.ResetAdam(Encoder, []float64{1e-3}, []float64{1e-6}))
+	obj := Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}
+	for e := 0; e < 20; e++ {
+		l, err := g.TrainEpoch(fullPlan(1, n, 64), obj, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == 0 {
+			first = l[0]
+		}
+		last = l[0]
+	}
+	if !(last < 0.5*first) {
+		t.Errorf("one-class loss %g -> %g did not halve", first, last)
+	}
+}
+
+// TestDistancesFromWeights recomputes ||φ(x)−c||² in Go from the saved tensors: bias-free
+// Linear, eval-mode BatchNorm (eps 1e-4, no affine), LeakyReLU(0.01), bare last Linear.
+func TestDistancesFromWeights(t *testing.T) {
+	n, d := 200, 5
+	x := synth(n, d, 2)
+	g := newTrained(t, x, n, d)
+	defer g.Close()
+	got, err := g.Distances()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := g.Sizes()
+	c, err := g.Param(0, "center")
+	must(t, err)
+	for i := 0; i < n; i++ {
+		h := make([]float64, d)
+		for j := range h {
+			h[j] = float64(x[i*d+j])
+		}
+		for l := 0; l+1 < len(sizes); l++ {
+			w, err := g.Param(0, "enc."+strconv.Itoa(l)+".weight")
+			must(t, err)
+			in, out := sizes[l], sizes[l+1]
+			z := make([]float64, out)
+			for o := 0; o < out; o++ {
+				for j := 0; j < in; j++ {
+					z[o] += h[j] * float64(w[j*out+o])
+				}
+			}
+			if l+2 < len(sizes) {
+				rm, _ := g.Param(0, "enc."+strconv.Itoa(l)+".running_mean")
+				rv, _ := g.Param(0, "enc."+strconv.Itoa(l)+".running_var")
+				for o := range z {
+					z[o] = (z[o] - float64(rm[o])) / math.Sqrt(float64(rv[o])+1e-4)
+					if z[o] < 0 {
+						z[o] *= 0.01
+					}
+				}
+			}
+			h = z
+		}
+		var want float64
+		for j, v := range h {
+			want += (v - float64(c[j])) * (v - float64(c[j]))
+		}
+		if diff := math.Abs(float64(got[i]) - want); diff > 1e-4*math.Max(1, want) {
+			t.Fatalf("row %d: shim %g, from weights %g", i, got[i], want)
+		}
+	}
+}
+
+
+func TestSaveLoad(t *testing.T) {
+	n, d := 150, 4
+	x := synth(n, d, 3)
+	g := newTrained(t, x, n, d)
+	defer g.Close()
+	want, err := g.Distances()
+	must(t, err)
+	path := filepath.Join(t.TempDir(), "model.pt")
+	must(t, g.Save(0, path))
+	h, err := Load(path, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	got, err := h.DistancesOf(x, n, d)
+	must(t, err)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("row %d: %g before save, %g after load", i, want[i], got[i])
+		}
+	}
+	if s := h.Sizes(); len(s) != 4 || s[0] != d || s[3] != 4 {
+		t.Errorf("loaded sizes %v", s)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	n, d := 50, 3
+	x := synth(n, d, 4)
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"bad device string", func() error {
+			_, err := NewGroup([]int{d, 4}, 1, false, "gpu:x", []uint64{0})
+			return err
+		}, "gpu:x"},
+		{"cuda without cuda", func() error {
+			if CUDADeviceCount() > 0 {
+				t.Skip("a CUDA device is visible")
+			}
+			_, err := NewGroup([]int{d, 4}, 1, false, "cuda", []uint64{0})
+			return err
+		}, "device \"cuda\""},
+		{"wrong feature count", func() error {
+			g, err := NewGroup([]int{d, 4, 2}, 1, false, "cpu", []uint64{0})
+			must(t, err)
+			defer g.Close()
+			return g.SetData(synth(n, d+1, 1), n, d+1)
+		}, "expects 3"},
+		{"NaN in the input", func() error {
+			g, err := NewGroup([]int{d, 4, 2}, 1, false, "cpu", []uint64{0})
+			must(t, err)
+			defer g.Close()
+			bad := append([]float32(nil), x...)
+			bad[2*d+1] = float32(math.NaN())
+			return g.SetData(bad, n, d)
+		}, "row 2, column 1"},
+		{"plan row out of range", func() error {
+			g, err := NewGroup([]int{d, 4, 2}, 1, false, "cpu", []uint64{0})
+			must(t, err)
+			defer g.Close()
+			must(t, g.SetData(x, n, d))
+			must(t, g.ResetAdam(Encoder, []float64{1e-3}, []float64{0}))
+			p := fullPlan(1, n, 16)
+			p.Rows[3] = int64(n + 5)
+			_, err = g.TrainEpoch(p, Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}, nil)
+			return err
+		}, "out of range"},
+		{"corrupt model file", func() error {
+			path := filepath.Join(t.TempDir(), "bad.pt")
+			must(t, os.WriteFile(path, []byte("not a model"), 0o644))
+			_, err := Load(path, "cpu")
+			return err
+		}, "torch:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.run()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,84 @@
+package training
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/udocc/udocc/torch"
+)
+
+// benchGroup sets up k members of 64-32-16 on a 7603 x 100 matrix (mnist's size).
+func benchGroup(b *testing.B, k int, decoder bool) (*torch.Group, []*rand.Rand) {
+	const n, d = 7603, 100
+	torch.SetNumThreads(1)
+	x, _ := blobs(n, d, 0.09, 1)
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		x32[i] = float32(v)
+	}
+	seeds := make([]uint64, k)
+	rngs := make([]*rand.Rand, k)
+	for i := range seeds {
+		seeds[i] = uint64(i)
+		rngs[i] = rand.New(rand.NewPCG(seeds[i], finetuneStream))
+	}
+	g, err := torch.NewGroup([]int{d, 64, 32, 16}, k, decoder, "cpu", seeds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := g.SetData(x32, n, d); err != nil {
+		b.Fatal(err)
+	}
+	phase := torch.Encoder
+	if decoder {
+		phase = torch.Autoencoder
+	}
+	if err := g.ResetAdam(phase, fill(k, 1e-3), fill(k, 1e-6)); err != nil {
+		b.Fatal(err)
+	}
+	if err := g.InitCenter(0.1); err != nil {
+		b.Fatal(err)
+	}
+	return g, rngs
+}
+
+func plans(rngs []*rand.Rand, n int) *torch.Plan {
+	ms := make([]memberBatches, len(rngs))
+	for i, r := range rngs {
+		ms[i] = epochBatches(r, nil, n, 128, false)
+	}
+	return buildPlan(ms, n)
+}
+
+// BenchmarkFinetuneEpoch is one fine-tuning epoch (training plus the eval-mode scoring
+// of all rows) on 7603 x 100 with 64-32-16, one thread.
+func BenchmarkFinetuneEpoch(b *testing.B) {
+	for _, k := range []int{1} {
+		g, rngs := benchGroup(b, k, false)
+		obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := g.TrainEpoch(plans(rngs, g.N()), obj, nil); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := g.Distances(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/epoch")
+		g.Close()
+	}
+}
+
+// BenchmarkPretrainEpoch is one autoencoder epoch on 7603 x 100 with 64-32-16.
+func BenchmarkPretrainEpoch(b *testing.B) {
+	g, rngs := benchGroup(b, 1, true)
+	defer g.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := g.PretrainEpoch(plans(rngs, g.N())); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/epoch")
+}

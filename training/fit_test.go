@@ -1,0 +1,193 @@
+package training
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/udocc/udocc/dynamics"
+)
+
+// blobs is n rows of d features: a Gaussian cluster with a share of scattered anomalies
+// (labels 1), standardised by construction.
+func blobs(n, d int, ratio float64, seed uint64) ([]float64, []int) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	x := make([]float64, n*d)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		scale := 0.5
+		if r.Float64() < ratio {
+			y[i], scale = 1, 3
+		}
+		for j := 0; j < d; j++ {
+			x[i*d+j] = scale * r.NormFloat64()
+		}
+	}
+	return x, y
+}
+
+func quickConfig() Config {
+	c := DefaultConfig()
+	c.Hidden = []int{16, 8, 4}
+	c.PretrainEpochs = 3
+	c.Epochs = 6
+	c.BatchSize = 64
+	c.WarmUp = 2
+	return c
+}
+
+func TestDeterministic(t *testing.T) {
+	x, _ := blobs(300, 6, 0.1, 1)
+	fit := func(seed uint64) []float64 {
+		run, err := Fit(x, 300, 6, quickConfig(), Member{Seed: seed, Method: "sb", Nu: 0.1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Close()
+		return run.Results[0].Scores
+	}
+	a, b, c := fit(5), fit(5), fit(6)
+	same := true
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			t.Fatalf("row %d: %v then %v with the same seed", i, a[i], b[i])
+		}
+		same = same && a[i] == c[i]
+	}
+	if same {
+		t.Fatal("seeds 5 and 6 gave the same scores")
+	}
+}
+
+func TestSoftBoundaryLabels(t *testing.T) {
+	x, _ := blobs(400, 5, 0.1, 2)
+	run, err := Fit(x, 400, 5, quickConfig(), Member{Seed: 1, Method: "sb", Nu: 0.1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	r := run.Results[0]
+	flagged := 0
+	for i, l := range r.Labels {
+		if l != (r.Scores[i] > r.Threshold) {
+			t.Fatalf("row %d: label %v disagrees with score %g and threshold %g", i, l, r.Scores[i], r.Threshold)
+		}
+		if l {
+			flagged++
+		}
+	}
+	// The (1−ν) quantile leaves ν of the rows outside, up to interpolation.
+	if flagged < 38 || flagged > 42 {
+		t.Errorf("sb with ν = 0.1 flagged %d of 400 rows", flagged)
+	}
+	last := r.History[len(r.History)-1]
+	if last.Radius <= 0 {
+		t.Errorf("R was never updated after the warm-up: %g", last.Radius)
+	}
+	if r.History[0].Radius != 0 {
+		t.Errorf("R moved during the warm-up: %g", r.History[0].Radius)
+	}
+}
+
+// fixedMask is a selector that always returns the same mask.
+type fixedMask struct{ mask []bool }
+
+func (f fixedMask) Name() string { return "fixed" }
+func (f fixedMask) Next(e int, s []float64) ([]bool, dynamics.Record, error) {
+	return f.mask, dynamics.Record{Epoch: e}, nil
+}
+func (f fixedMask) Label(s []float64) ([]bool, float64, error) {
+	return make([]bool, len(s)), math.Inf(1), nil
+}
+
+func TestMaskedTraining(t *testing.T) {
+	n := 200
+	x, _ := blobs(n, 4, 0.1, 3)
+	half := make([]bool, n)
+	for i := 0; i < n/2; i++ {
+		half[i] = true
+	}
+	for _, src := range []ScoreSource{EvalScores, TrainScores} {
+		cfg := quickConfig()
+		cfg.Scores = src
+		run, err := Fit(x, n, 4, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{half}}, nil)
+		if err != nil {
+			t.Fatalf("%s scores: %v", src, err)
+		}
+		h := run.Results[0].History
+		if h[0].TrainSize != n || h[1].TrainSize != n/2 || h[5].TrainSize != n/2 {
+			t.Errorf("%s scores: train sizes %d %d %d, want %d then %d", src, h[0].TrainSize, h[1].TrainSize, h[5].TrainSize, n, n/2)
+		}
+		run.Close()
+	}
+}
+
+func TestErrors(t *testing.T) {
+	x, _ := blobs(100, 3, 0.1, 4)
+	nan := append([]float64(nil), x...)
+	nan[7] = math.NaN()
+	cfg := quickConfig()
+	badDevice := cfg
+	badDevice.Device = "tpu"
+	oc := Member{Seed: 1, Method: "oc"}
+	cases := []struct {
+		name string
+		x    []float64
+		d    int
+		cfg  Config
+		m    Member
+		want string
+	}{
+		{"empty mask", x, 3, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{make([]bool, 100)}}, "has 0 rows"},
+		{"one-row mask", x, 3, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{append([]bool{true}, make([]bool, 99)...)}}, "has 1 rows"},
+		{"NaN in the input", nan, 3, cfg, oc, "row 2, column 1"},
+		{"wrong shape", x, 4, cfg, oc, "not 100 x 4"},
+		{"bad device", x, 3, badDevice, oc, "tpu"},
+		{"sb without nu", x, 3, cfg, Member{Seed: 1, Method: "sb"}, "ν"},
+		{"unknown method", x, 3, cfg, Member{Seed: 1, Method: "magic"}, "needs a selector"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run, err := Fit(c.x, 100, c.d, c.cfg, c.m, nil)
+			if err == nil {
+				run.Close()
+				t.Fatalf("no error, want one containing %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestChunks(t *testing.T) {
+	rows := func(n int) []int64 {
+		r := make([]int64, n)
+		for i := range r {
+			r[i] = int64(i)
+		}
+		return r
+	}
+	cases := []struct {
+		n, size int
+		want    []int
+	}{
+		{10, 4, []int{4, 4, 2}},
+		{9, 4, []int{4, 5}}, // the trailing single row joins the last full minibatch
+		{8, 4, []int{4, 4}},
+		{1, 4, []int{1}},
+		{0, 4, nil},
+	}
+	for _, c := range cases {
+		got := chunks(rows(c.n), c.size)
+		if len(got) != len(c.want) {
+			t.Fatalf("chunks(%d, %d) = %d minibatches, want %v", c.n, c.size, len(got), c.want)
+		}
+		for i, g := range got {
+			if len(g) != c.want[i] {
+				t.Errorf("chunks(%d, %d)[%d] has %d rows, want %d", c.n, c.size, i, len(g), c.want[i])
+			}
+		}
+	}
+}
