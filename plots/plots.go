@@ -1,0 +1,240 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/udocc/udocc/internal/atomicfile"
+)
+
+// Colours used across udocc's figures.
+var (
+	Blue   = color.RGBA{R: 31, G: 119, B: 180, A: 255}
+	Orange = color.RGBA{R: 255, G: 127, B: 14, A: 255}
+	Green  = color.RGBA{R: 44, G: 160, B: 44, A: 255}
+	Red    = color.RGBA{R: 214, G: 39, B: 40, A: 255}
+	Grey   = color.RGBA{R: 127, G: 127, B: 127, A: 255}
+	Purple = color.RGBA{R: 148, G: 103, B: 189, A: 255}
+)
+
+// Series is one line, with an optional ± band (Std, same length as Y).
+type Series struct {
+	Name  string
+	X, Y  []float64
+	Std   []float64
+	Color color.Color
+}
+
+// Mark is a vertical (X) or horizontal (Y) reference line; set one of them, the other NaN.
+type Mark struct {
+	Name   string
+	X, Y   float64
+	Color  color.Color
+	Dashed bool
+}
+
+// VMark is a vertical mark at x.
+func VMark(name string, x float64, c color.Color, dashed bool) Mark {
+	return Mark{Name: name, X: x, Y: math.NaN(), Color: c, Dashed: dashed}
+}
+
+// HMark is a horizontal mark at y.
+func HMark(name string, y float64, c color.Color, dashed bool) Mark {
+	return Mark{Name: name, X: math.NaN(), Y: y, Color: c, Dashed: dashed}
+}
+
+// Figure is a line figure: axes labels, series and marks.
+type Figure struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	Marks                 []Mark
+	LogY                  bool
+}
+
+// Save draws the figure to path as a PNG of 6 x 4 inches.
+func (f Figure) Save(path string) error {
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.X.Label.Text = f.XLabel
+	p.Y.Label.Text = f.YLabel
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	if f.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, s := range f.Series {
+		if len(s.X) != len(s.Y) {
+			return fmt.Errorf("plots: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		if s.Std != nil {
+			band, err := bandPolygon(s)
+			if err != nil {
+				return err
+			}
+			p.Add(band)
+		}
+		xy := make(plotter.XYs, 0, len(s.X))
+		for i := range s.X {
+			if math.IsNaN(s.Y[i]) || math.IsInf(s.Y[i], 0) || (f.LogY && s.Y[i] <= 0) {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: s.X[i], Y: s.Y[i]})
+			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
+			ymin, ymax = math.Min(ymin, s.Y[i]), math.Max(ymax, s.Y[i])
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = s.Color
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		if s.Name != "" {
+			p.Legend.Add(s.Name, l)
+		}
+	}
+	if xmin > xmax {
+		xmin, xmax, ymin, ymax = 0, 1, 0, 1
+	}
+	for _, m := range f.Marks {
+		var pts plotter.XYs
+		switch {
+		case !math.IsNaN(m.X):
+			pts = plotter.XYs{{X: m.X, Y: ymin}, {X: m.X, Y: ymax}}
+		case !math.IsNaN(m.Y):
+			pts = plotter.XYs{{X: xmin, Y: m.Y}, {X: xmax, Y: m.Y}}
+		default:
+			continue
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = m.Color
+		l.Width = vg.Points(1.5)
+		if m.Dashed {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l)
+		if m.Name != "" {
+			p.Legend.Add(m.Name, l)
+		}
+	}
+	return save(p, path)
+}
+
+func bandPolygon(s Series) (*plotter.Polygon, error) {
+	var pts plotter.XYs
+	for i := range s.X {
+		if !math.IsNaN(s.Y[i]) && !math.IsNaN(s.Std[i]) {
+			pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i] + s.Std[i]})
+		}
+	}
+	for i := len(s.X) - 1; i >= 0; i-- {
+		if !math.IsNaN(s.Y[i]) && !math.IsNaN(s.Std[i]) {
+			pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i] - s.Std[i]})
+		}
+	}
+	poly, err := plotter.NewPolygon(pts)
+	if err != nil {
+		return nil, err
+	}
+	r, g, b, _ := s.Color.RGBA()
+	poly.Color = color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 60}
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
+
+// Histogram is a histogram of one or more groups of values (such as the scores of rows
+// labelled normal and anomalous) with reference marks.
+type Histogram struct {
+	Title, XLabel string
+	Groups        []Series // Name, Y (the values) and Color are used
+	Bins          int
+	Marks         []Mark // vertical marks only
+}
+
+// Save draws the histogram to path as a PNG of 6 x 4 inches.
+func (h Histogram) Save(path string) error {
+	p := plot.New()
+	p.Title.Text = h.Title
+	p.X.Label.Text = h.XLabel
+	p.Y.Label.Text = "rows"
+	p.Legend.Top = true
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, g := range h.Groups {
+		for _, v := range g.Y {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		return fmt.Errorf("plots: histogram %q has no values", h.Title)
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	bins := max(h.Bins, 10)
+	width := (hi - lo) / float64(bins)
+	ymax := 0.0
+	for _, g := range h.Groups {
+		counts := make([]float64, bins)
+		for _, v := range g.Y {
+			counts[min(bins-1, int((v-lo)/width))]++
+		}
+		var hb []plotter.HistogramBin
+		for i, c := range counts {
+			hb = append(hb, plotter.HistogramBin{Min: lo + float64(i)*width, Max: lo + float64(i+1)*width, Weight: c})
+			ymax = math.Max(ymax, c)
+		}
+		hist := &plotter.Histogram{Bins: hb, Width: width, FillColor: fade(g.Color), LineStyle: draw.LineStyle{Color: g.Color, Width: vg.Points(0.5)}}
+		p.Add(hist)
+		if g.Name != "" {
+			p.Legend.Add(fmt.Sprintf("%s (%d)", g.Name, len(g.Y)), hist)
+		}
+	}
+	for _, m := range h.Marks {
+		if math.IsNaN(m.X) || math.IsInf(m.X, 0) {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: 0}, {X: m.X, Y: ymax}})
+		if err != nil {
+			return err
+		}
+		l.Color = m.Color
+		l.Width = vg.Points(1.5)
+		if m.Dashed {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l)
+		p.Legend.Add(m.Name, l)
+	}
+	return save(p, path)
+}
+
+func fade(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 110}
+}
+
+func save(p *plot.Plot, path string) error {
+	w, err := p.WriterTo(6*vg.Inch, 4*vg.Inch, "png")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(f io.Writer) error {
+		_, err := w.WriteTo(f)
+		return err
+	})
+}
