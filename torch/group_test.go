@@ -2,10 +2,10 @@ package torch
 
 import (
 	"math"
-	"os"
-	"strconv"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -176,7 +176,6 @@ func TestDistancesFromWeights(t *testing.T) {
 		}
 	}
 }
-
 
 func TestSaveLoad(t *testing.T) {
 	n, d := 150, 4
