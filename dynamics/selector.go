@@ -29,6 +29,6 @@ type Record struct {
 	SelectedRatio float64   // selected anomaly ratio, (n−δ̄)/n for the rank-based rules
 	NextTrainSize int       // |D_N^{e+1}|, rows the next epoch trains on
 	Threshold     float64   // the threshold in score units, NaN when not applicable
-	Floored       bool      // the selected set had fewer rows than the floor and was replaced by the floor rows of lowest rank
+	Floored       bool      // the selected set was below the floor and replaced by the lowest-ranked rows
 	Curve         []float64 // Eq. (5) for δ = 0..n (NaN outside the searched range), only for requested epochs
 }

@@ -1,0 +1,83 @@
+package dynamics
+
+import (
+	"fmt"
+	"math"
+)
+
+// MinTrainRows is the fewest rows a selector ever trains on: the networks' BatchNorm
+// layers need two rows in a batch.
+const MinTrainRows = 2
+
+// checkNext validates a call Next(e, scores) after epoch last: the Selector contract
+// has epochs 1, 2, 3, … in order and one finite score per row.
+func checkNext(last, e, n int, scores []float64) error {
+	if e != last+1 {
+		return fmt.Errorf("dynamics: epoch %d after epoch %d: %w", e, last, ErrEpoch)
+	}
+	return checkScores(n, scores)
+}
+
+// checkScores validates the scores passed to Next or Label.
+func checkScores(n int, scores []float64) error {
+	if len(scores) != n {
+		return fmt.Errorf("dynamics: %d scores for %d rows: %w", len(scores), n, ErrLength)
+	}
+	for i, s := range scores {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return fmt.Errorf("dynamics: score of row %d is %v: %w", i, s, ErrNonFinite)
+		}
+	}
+	return nil
+}
+
+// newRecord is the record of epoch e with every float field not applicable yet.
+func newRecord(e, nextTrain int) Record {
+	nan := math.NaN()
+	return Record{Epoch: e, DeltaBar: nan, MinScaled: nan, SelectedRatio: nan,
+		NextTrainSize: nextTrain, Threshold: nan}
+}
+
+func allRows(n int) []bool {
+	mask := make([]bool, n)
+	for i := range mask {
+		mask[i] = true
+	}
+	return mask
+}
+
+// lowestRanks selects the k most normal rows: those ranked 1..k.
+func lowestRanks(ranks []int, k int) []bool {
+	mask := make([]bool, len(ranks))
+	for i, r := range ranks {
+		mask[i] = r <= k
+	}
+	return mask
+}
+
+// rankCut is the threshold in score units between the rows ranked below k and those
+// ranked k or above (2 ≤ k ≤ n): a value t with s_(k−1) ≤ t < s_(k), where s_(r) is the
+// score of rank r. A score is above t exactly when its rank is at least k, unless
+// s_(k−1) = s_(k) (equal scores split by row index), when t is that common score.
+func rankCut(scores []float64, ranks []int, k int) float64 {
+	var lo, hi float64
+	for i, r := range ranks {
+		switch r {
+		case k - 1:
+			lo = scores[i]
+		case k:
+			hi = scores[i]
+		}
+	}
+	return between(lo, hi)
+}
+
+// between returns the midpoint of a ≤ b, moved down to a when rounding would land it on
+// b (adjacent floats), so that a ≤ t < b whenever a < b.
+func between(a, b float64) float64 {
+	t := a + (b-a)/2
+	if t >= b {
+		return a
+	}
+	return t
+}

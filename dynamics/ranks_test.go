@@ -1,0 +1,65 @@
+package dynamics
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// ranksSlow is the definition: 1 + the number of rows ordered before row i, where a row
+// comes first when its score is lower, or equal with a lower index. O(n²).
+func ranksSlow(scores []float64) []int {
+	ranks := make([]int, len(scores))
+	for i, s := range scores {
+		ranks[i] = 1
+		for j, o := range scores {
+			if compareScores(o, s) < 0 || compareScores(o, s) == 0 && j < i {
+				ranks[i]++
+			}
+		}
+	}
+	return ranks
+}
+
+func TestRanks(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	tests := []struct {
+		name   string
+		scores []float64
+		want   []int
+	}{
+		{"empty", nil, []int{}},
+		{"one row", []float64{3}, []int{1}},
+		{"ascending, rank 1 lowest", []float64{0.1, 0.5, 0.3}, []int{1, 3, 2}},
+		{"equal scores by row index", []float64{2, 1, 2, 1}, []int{3, 1, 4, 2}},
+		{"collapsed scores give the identity", []float64{0, 0, 0, 0}, []int{1, 2, 3, 4}},
+		{"NaN after +Inf", []float64{nan, inf, -inf, nan, 0}, []int{4, 3, 1, 5, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Ranks(tt.scores); !slices.Equal(got, tt.want) {
+				t.Errorf("Ranks(%v) = %v, want %v", tt.scores, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRanksMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for rep := range 300 {
+		n := 1 + rng.IntN(200)
+		levels := 1 + rng.IntN(2*n) // few levels: many equal scores
+		scores := make([]float64, n)
+		for i := range scores {
+			scores[i] = float64(rng.IntN(levels)) / 7
+			if rng.IntN(50) == 0 {
+				scores[i] = math.NaN()
+			}
+		}
+		got, want := Ranks(scores), ranksSlow(scores)
+		if !slices.Equal(got, want) {
+			t.Fatalf("rep %d: Ranks(%v) = %v, want %v", rep, scores, got, want)
+		}
+	}
+}
