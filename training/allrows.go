@@ -2,7 +2,6 @@ package training
 
 import (
 	"math"
-	"sort"
 
 	"github.com/udocc/udocc/dynamics"
 )
@@ -39,21 +38,14 @@ func (a *allRows) Label(scores []float64) ([]bool, float64, error) {
 	for i, s := range scores {
 		roots[i] = math.Sqrt(s)
 	}
-	r := quantile(roots, 1-a.nu)
+	r, err := dynamics.Quantile(roots, 1-a.nu)
+	if err != nil {
+		return nil, 0, err
+	}
 	thr := r * r
 	labels := make([]bool, len(scores))
 	for i, s := range scores {
 		labels[i] = s > thr
 	}
 	return labels, thr, nil
-}
-
-// quantile is numpy's linear-interpolation quantile q of xs.
-func quantile(xs []float64, q float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	pos := q * float64(len(s)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(s)-1)
-	return s[lo] + (pos-float64(lo))*(s[hi]-s[lo])
 }

@@ -1,6 +1,7 @@
 package training
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -31,8 +32,20 @@ type Result struct {
 	History      []Epoch
 }
 
-// Progress reports where a fit is: stage "pretrain" or "finetune", epoch of total.
-type Progress func(stage string, epoch, total int)
+// Hooks are optional callbacks of a fit; nil fields are skipped.
+type Hooks struct {
+	// Progress reports where a fit is: stage "pretrain" or "finetune", epoch of total.
+	Progress func(stage string, epoch, total int)
+	// Epoch sees member k's eval-mode scores after fine-tuning epoch e and the labels its
+	// selector would give them now (nil for OC). The slices are the hook's to keep.
+	Epoch func(k, e int, scores []float64, labels []bool)
+}
+
+func (h *Hooks) progress(stage string, e, total int) {
+	if h != nil && h.Progress != nil {
+		h.Progress(stage, e, total)
+	}
+}
 
 // Run is a finished group fit: per-member results and the trained networks.
 type Run struct {
@@ -53,14 +66,14 @@ func (r *Run) Close() {
 }
 
 // Fit trains one model on the n x d row-major matrix x (standardised by the caller).
-func Fit(x []float64, n, d int, cfg Config, m Member, progress Progress) (*Run, error) {
-	return FitGroup(x, n, d, cfg, []Member{m}, progress)
+func Fit(x []float64, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error) {
+	return FitGroup(x, n, d, cfg, []Member{m}, hooks)
 }
 
 // FitGroup trains every member in lockstep on x. Members that share a seed share one
 // pretrained autoencoder; a member's numbers depend only on its own seed, method and
 // the data, not on the other members (up to float rounding of padded batched products).
-func FitGroup(x []float64, n, d int, cfg Config, members []Member, progress Progress) (*Run, error) {
+func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -75,9 +88,6 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, progress Prog
 			return nil, err
 		}
 	}
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
 	x32 := make([]float32, len(x))
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -89,7 +99,7 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, progress Prog
 	seeds, seedOf := uniqueSeeds(members)
 	run := &Run{}
 	t0 := time.Now()
-	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, progress)
+	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +111,7 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, progress Prog
 	}
 	run.group = ft
 	t1 := time.Now()
-	if err := finetune(ft, run, cfg, members, progress); err != nil {
+	if err := finetune(ft, run, cfg, members, hooks); err != nil {
 		run.Close()
 		return nil, err
 	}
@@ -141,7 +151,7 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, progress Progress) (*torch.Group, [][]float64, error) {
+func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (*torch.Group, [][]float64, error) {
 	k := len(seeds)
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
@@ -174,14 +184,14 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, progress Progre
 		for i, l := range loss {
 			losses[i] = append(losses[i], l)
 		}
-		progress("pretrain", e, cfg.PretrainEpochs)
+		hooks.progress("pretrain", e, cfg.PretrainEpochs)
 	}
 	return g, losses, nil
 }
 
 // finetune runs Algorithm 1 for every member of g: train an epoch on each member's
 // D_N^e, score all rows, let the member's selector pick D_N^{e+1}.
-func finetune(g *torch.Group, run *Run, cfg Config, members []Member, progress Progress) error {
+func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hooks) error {
 	k, n := g.K(), g.N()
 	if err := g.InitCenter(cfg.CenterEps); err != nil {
 		return err
@@ -251,8 +261,19 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, progress P
 				Radius: float64(radius[i]), Seconds: secs, Record: rec,
 			})
 			masks[i] = mask
+			if hooks != nil && hooks.Epoch != nil {
+				scores := widen(dist[i*n : (i+1)*n])
+				labels, _, err := sels[i].Label(scores)
+				if errors.Is(err, dynamics.ErrNotReady) {
+					labels, err = nil, nil // no threshold before the first search
+				}
+				if err != nil {
+					return fmt.Errorf("training: member %d epoch %d: labels: %w", i, e, err)
+				}
+				hooks.Epoch(i, e, scores, labels)
+			}
 		}
-		progress("finetune", e, cfg.Epochs)
+		hooks.progress("finetune", e, cfg.Epochs)
 	}
 	for i := range members {
 		r := &run.Results[i]

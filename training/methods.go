@@ -39,18 +39,29 @@ func NewMember(method string, seed uint64, n int, opt MethodOptions) (Member, er
 		return Member{}, fmt.Errorf("training: method %s takes no ratio", method)
 	}
 	m := Member{Seed: seed, Method: method}
-	var err error
 	switch method {
 	case "sb":
 		m.Nu = opt.Ratio
 	case "tar":
-		m.Selector, err = dynamics.NewTAR(n, opt.Ratio)
+		s, err := dynamics.NewTAR(n, opt.Ratio)
+		if err != nil {
+			return Member{}, err
+		}
+		m.Selector = s
 	case "otsu":
-		m.Selector, err = dynamics.NewOtsu(n)
+		s, err := dynamics.NewOtsu(n)
+		if err != nil {
+			return Member{}, err
+		}
+		m.Selector = s
 	case "proposed":
-		m.Selector, err = dynamics.NewProposed(n, dynamics.ProposedOptions{
+		s, err := dynamics.NewProposed(n, dynamics.ProposedOptions{
 			Rule: opt.Rule, CurveEpochs: opt.CurveEpochs, CurveAll: opt.CurveAll,
 		})
+		if err != nil {
+			return Member{}, err
+		}
+		m.Selector = s
 	}
-	return m, err
+	return m, nil
 }

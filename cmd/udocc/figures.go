@@ -1,0 +1,159 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/udocc/udocc/plots"
+	"github.com/udocc/udocc/training"
+)
+
+// figures draws the fit's four figures into dir: the Eq. (5) curve of the last epoch,
+// the selected ratio over epochs, the score histogram and the losses. With several
+// seeds the first two show the first member. A figure with nothing to show (the curve of
+// a method that searches no δ) is not drawn.
+func (f *fitted) figures(dir string) error {
+	r := f.run.Results[0]
+	trueRatio := math.NaN()
+	if f.summary.TrueRatio != nil {
+		trueRatio = *f.summary.TrueRatio
+	}
+	n := float64(f.ds.N)
+	var drawn []string
+	save := func(name string, err error) error {
+		if err != nil {
+			return fmt.Errorf("figure %s: %w", name, err)
+		}
+		drawn = append(drawn, name)
+		return nil
+	}
+	if fig, ok := curveFigure(r, n, trueRatio, f.ds.Name); ok {
+		if err := save("delta_curve.png", fig.Save(filepath.Join(dir, "delta_curve.png"))); err != nil {
+			return err
+		}
+	}
+	if fig, ok := ratioFigure(r, trueRatio, f.ds.Name); ok {
+		if err := save("selected_ratio.png", fig.Save(filepath.Join(dir, "selected_ratio.png"))); err != nil {
+			return err
+		}
+	}
+	if err := save("scores.png", f.histogram().Save(filepath.Join(dir, "scores.png"))); err != nil {
+		return err
+	}
+	return save("loss.png", lossFigure(r, f.ds.Name).Save(filepath.Join(dir, "loss.png")))
+}
+
+// curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
+// true boundary n(1 − true ratio) marked.
+func curveFigure(r training.Result, n, trueRatio float64, name string) (plots.Figure, bool) {
+	for j := len(r.History) - 1; j >= 0; j-- {
+		rec := r.History[j].Record
+		if rec.Curve == nil {
+			continue
+		}
+		var xs, ys []float64
+		for d, v := range rec.Curve {
+			if !math.IsNaN(v) {
+				xs, ys = append(xs, float64(d)), append(ys, v)
+			}
+		}
+		marks := []plots.Mark{
+			plots.VMark(fmt.Sprintf("δ* = %d", rec.DeltaStar), float64(rec.DeltaStar), plots.Orange, false),
+			plots.VMark(fmt.Sprintf("δ̄ = %.1f", rec.DeltaBar), rec.DeltaBar, plots.Green, false),
+		}
+		if !math.IsNaN(trueRatio) {
+			marks = append(marks, plots.VMark(fmt.Sprintf("true boundary n(1−%.3f)", trueRatio), n*(1-trueRatio), plots.Red, true))
+		}
+		return plots.Figure{
+			Title:  fmt.Sprintf("%s: Eq. (5) at epoch %d", name, rec.Epoch),
+			XLabel: "rank threshold δ", YLabel: "crossings / (δ(n−δ))",
+			Series: []plots.Series{{Name: "scaled crossings", X: xs, Y: ys, Color: plots.Blue}},
+			Marks:  marks,
+		}, true
+	}
+	return plots.Figure{}, false
+}
+
+// ratioFigure is the selected anomaly ratio (n − δ̄)/n over epochs, with the ratio of
+// each epoch's own δ* and the true ratio.
+func ratioFigure(r training.Result, trueRatio float64, name string) (plots.Figure, bool) {
+	var ep, sel, star []float64
+	n := 0.0
+	if len(r.Scores) > 0 {
+		n = float64(len(r.Scores))
+	}
+	for _, h := range r.History {
+		ep = append(ep, float64(h.Epoch))
+		sel = append(sel, h.Record.SelectedRatio)
+		s := math.NaN()
+		if h.Record.DeltaStar > 0 {
+			s = (n - float64(h.Record.DeltaStar)) / n
+		}
+		star = append(star, s)
+	}
+	any := false
+	for _, v := range sel {
+		any = any || !math.IsNaN(v)
+	}
+	if !any {
+		return plots.Figure{}, false
+	}
+	fig := plots.Figure{
+		Title:  name + ": selected anomaly ratio over epochs",
+		XLabel: "fine-tuning epoch", YLabel: "anomaly ratio",
+		Series: []plots.Series{
+			{Name: "selected, (n − δ̄)/n", X: ep, Y: sel, Color: plots.Blue},
+			{Name: "this epoch's δ*, (n − δ*)/n", X: ep, Y: star, Color: plots.Grey},
+		},
+	}
+	if !math.IsNaN(trueRatio) {
+		fig.Marks = []plots.Mark{plots.HMark(fmt.Sprintf("true ratio %.3f", trueRatio), trueRatio, plots.Red, true)}
+	}
+	return fig, true
+}
+
+// histogram shows log10 scores, split by the true label where known, with the threshold.
+func (f *fitted) histogram() plots.Histogram {
+	logs := func(keep func(i int) bool) []float64 {
+		var out []float64
+		for i, s := range f.scores {
+			if keep(i) {
+				out = append(out, math.Log10(math.Max(s, 1e-12)))
+			}
+		}
+		return out
+	}
+	h := plots.Histogram{Title: f.ds.Name + ": anomaly scores", XLabel: "log10 anomaly score", Bins: 60}
+	if f.ds.Y != nil {
+		h.Groups = []plots.Series{
+			{Name: "true normal", Y: logs(func(i int) bool { return f.ds.Y[i] == 0 }), Color: plots.Blue},
+			{Name: "true anomaly", Y: logs(func(i int) bool { return f.ds.Y[i] == 1 }), Color: plots.Red},
+		}
+	} else {
+		h.Groups = []plots.Series{{Name: "all rows", Y: logs(func(int) bool { return true }), Color: plots.Blue}}
+	}
+	if t := f.summary.Threshold; t != nil && *t > 0 {
+		h.Marks = []plots.Mark{plots.VMark(fmt.Sprintf("threshold (%d flagged)", f.summary.Flagged), math.Log10(*t), plots.Orange, true)}
+	}
+	return h
+}
+
+// lossFigure shows the pretraining and fine-tuning losses per epoch.
+func lossFigure(r training.Result, name string) plots.Figure {
+	var pe, pl, fe, fl []float64
+	for i, l := range r.PretrainLoss {
+		pe, pl = append(pe, float64(i+1)), append(pl, l)
+	}
+	for _, h := range r.History {
+		fe, fl = append(fe, float64(h.Epoch)), append(fl, h.Loss)
+	}
+	return plots.Figure{
+		Title:  name + ": training loss",
+		XLabel: "epoch (of each stage)", YLabel: "mean minibatch loss (log scale)", LogY: true,
+		Series: []plots.Series{
+			{Name: "pretraining (autoencoder MSE)", X: pe, Y: pl, Color: plots.Purple},
+			{Name: "fine-tuning (Deep SVDD)", X: fe, Y: fl, Color: plots.Blue},
+		},
+	}
+}

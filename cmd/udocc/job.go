@@ -1,0 +1,247 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/metrics"
+	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/training"
+)
+
+// fitted is a finished fit of one table: the trained run, the final scores and labels
+// (of the ensemble when there are several seeds), the per-epoch metrics and the summary.
+type fitted struct {
+	ds      *data.Dataset
+	scaler  *data.Scaler
+	cfg     training.Config
+	run     *training.Run
+	scores  []float64 // final scores, the ensemble's with several seeds
+	labels  []bool    // nil without a threshold
+	epochs  [][]epochMetrics
+	summary summary
+	dir     string
+}
+
+// epochMetrics are a member's metrics after one epoch, where labels are known.
+type epochMetrics struct {
+	rocauc, prauc, f1 float64
+}
+
+// fitTable standardises ds, trains every seed in lockstep and scores the rows.
+func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
+	seeds, err := parseSeeds(o.seeds)
+	if err != nil {
+		return nil, err
+	}
+	hidden, _ := models.Preset(ds.Name)
+	if o.arch != "" {
+		if hidden, err = models.ParseHidden(o.arch); err != nil {
+			return nil, usagef("--arch: %v", err)
+		}
+	}
+	cfg := o.Config
+	cfg.Hidden = hidden
+	cfg.Scores = training.ScoreSource(o.scores)
+	scaler, err := data.FitScaler(ds)
+	if err != nil {
+		return nil, err
+	}
+	std, err := scaler.Transform(ds)
+	if err != nil {
+		return nil, err
+	}
+	rule, err := ruleFor(o.threshold, o.ties)
+	if err != nil {
+		return nil, err
+	}
+	opt := training.MethodOptions{Ratio: o.ratio, CurveEpochs: []int{cfg.Epochs}}
+	if o.method == "proposed" {
+		opt.Rule = rule
+	}
+	if cfg.Epochs < 2 {
+		opt.CurveEpochs = nil
+	}
+	members := make([]training.Member, len(seeds))
+	for i, s := range seeds {
+		if members[i], err = training.NewMember(o.method, s, ds.N, opt); err != nil {
+			return nil, err
+		}
+	}
+	torch.SetNumThreads(o.threads)
+	f := &fitted{ds: ds, scaler: scaler, cfg: cfg, epochs: make([][]epochMetrics, len(seeds))}
+	hooks := &training.Hooks{Progress: prog.update}
+	if ds.Y != nil {
+		hooks.Epoch = func(k, e int, scores []float64, labels []bool) {
+			f.epochs[k] = append(f.epochs[k], evaluateEpoch(ds.Y, scores, labels))
+		}
+	}
+	start := time.Now()
+	run, err := training.FitGroup(std.X, std.N, std.D, cfg, members, hooks)
+	if err != nil {
+		return nil, err
+	}
+	f.run = run
+	f.scores, f.labels = ensemble(memberScores(run.Results), thresholds(run.Results))
+	f.summary = f.summarise(o, seeds, time.Since(start).Seconds())
+	return f, nil
+}
+
+// ensemble combines the members' final scores. One member is returned as it is. With
+// several, each member's score is divided by its own threshold (by its median score
+// when it has none, as OC), so 1 is every member's boundary, and the quotients are
+// averaged; a row is anomalous when that average is above 1. Rows are labelled only when
+// every member has a threshold (thresholds +Inf marks one without).
+func ensemble(scores [][]float64, thr []float64) ([]float64, []bool) {
+	labelled := true
+	for _, t := range thr {
+		labelled = labelled && !math.IsInf(t, 0)
+	}
+	label := func(s []float64, t float64) []bool {
+		if !labelled {
+			return nil
+		}
+		out := make([]bool, len(s))
+		for i, v := range s {
+			out[i] = v > t
+		}
+		return out
+	}
+	if len(scores) == 1 {
+		return scores[0], label(scores[0], thr[0])
+	}
+	out := make([]float64, len(scores[0]))
+	for k, s := range scores {
+		div := thr[k]
+		if !labelled || !(div > 0) {
+			div, _ = dynamics.Quantile(s, 0.5)
+		}
+		for i, v := range s {
+			out[i] += v / div / float64(len(scores))
+		}
+	}
+	return out, label(out, 1)
+}
+
+// ensembleThreshold is the threshold of ensemble's scores in their own units.
+func ensembleThreshold(thr []float64) float64 {
+	if len(thr) == 1 {
+		return thr[0]
+	}
+	for _, t := range thr {
+		if math.IsInf(t, 0) {
+			return math.Inf(1)
+		}
+	}
+	return 1
+}
+
+func memberScores(rs []training.Result) [][]float64 {
+	out := make([][]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.Scores
+	}
+	return out
+}
+
+func thresholds(rs []training.Result) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.Threshold
+		if r.Labels == nil {
+			out[i] = math.Inf(1)
+		}
+	}
+	return out
+}
+
+func toInts(b []bool) []int {
+	out := make([]int, len(b))
+	for i, v := range b {
+		if v {
+			out[i] = 1
+		}
+	}
+	return out
+}
+
+// evaluation is the field's metrics of scores and labels against the truth y.
+type evaluation struct {
+	ROCAUC, PRAUC, TrueRatio float64
+	F1, Precision, Recall    float64
+	hasLabels                bool
+}
+
+func evaluate(y []int, scores []float64, labels []bool) (evaluation, error) {
+	var ev evaluation
+	var err error
+	if ev.ROCAUC, err = metrics.ROCAUC(y, scores); err != nil {
+		return ev, err
+	}
+	if ev.PRAUC, err = metrics.PRAUC(y, scores); err != nil {
+		return ev, err
+	}
+	pos := 0
+	for _, v := range y {
+		pos += v
+	}
+	ev.TrueRatio = float64(pos) / float64(len(y))
+	if labels != nil {
+		c, err := metrics.Count(y, toInts(labels))
+		if err != nil {
+			return ev, err
+		}
+		ev.F1, ev.Precision, ev.Recall, ev.hasLabels = c.F1(), c.Precision(), c.Recall(), true
+	}
+	return ev, nil
+}
+
+func evaluateEpoch(y []int, scores []float64, labels []bool) epochMetrics {
+	ev, err := evaluate(y, scores, labels)
+	if err != nil {
+		return epochMetrics{math.NaN(), math.NaN(), math.NaN()}
+	}
+	m := epochMetrics{ev.ROCAUC, ev.PRAUC, math.NaN()}
+	if ev.hasLabels {
+		m.f1 = ev.F1
+	}
+	return m
+}
+
+// deltaBar is a member's final δ̄ and selected ratio, NaN for methods without them.
+func deltaBar(r training.Result) (float64, float64) {
+	if len(r.History) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	rec := r.History[len(r.History)-1].Record
+	return rec.DeltaBar, rec.SelectedRatio
+}
+
+// ratioSpread is the mean, std, min and max of the selected ratio over the search epochs.
+func ratioSpread(r training.Result) *spread {
+	var xs []float64
+	for _, h := range r.History {
+		if !math.IsNaN(h.Record.SelectedRatio) {
+			xs = append(xs, h.Record.SelectedRatio)
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	s := spread{Min: xs[0], Max: xs[0]}
+	for _, x := range xs {
+		s.Mean += x / float64(len(xs))
+		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
+	}
+	for _, x := range xs {
+		s.Std += (x - s.Mean) * (x - s.Mean) / float64(len(xs))
+	}
+	s.Std = math.Sqrt(s.Std)
+	return &s
+}
+
+func fmtErr(what string, err error) error { return fmt.Errorf("%s: %w", what, err) }

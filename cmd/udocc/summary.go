@@ -1,0 +1,159 @@
+package main
+
+import (
+	"math"
+
+	"github.com/udocc/udocc/torch"
+)
+
+// summary is summary.json. Keys with labels-only meaning are omitted without labels;
+// thresholds and ratios are null for methods that have none.
+type summary struct {
+	Udocc         string          `json:"udocc"`
+	Libtorch      string          `json:"libtorch"`
+	Data          string          `json:"data"`
+	Source        string          `json:"source"`
+	Method        string          `json:"method"`
+	N             int             `json:"n"`
+	D             int             `json:"d"`
+	Config        configJSON      `json:"config"`
+	Seed          uint64          `json:"seed"`
+	Seeds         []uint64        `json:"seeds"`
+	Device        string          `json:"device"`
+	DeltaBar      *float64        `json:"delta_bar"`
+	SelectedRatio *float64        `json:"selected_ratio"`
+	RatioEpochs   *spread         `json:"selected_ratio_epochs"`
+	Threshold     *float64        `json:"threshold"`
+	Flagged       int             `json:"flagged"`
+	Timings       timings         `json:"timings"`
+	ROCAUC        *float64        `json:"rocauc,omitempty"`
+	PRAUC         *float64        `json:"prauc,omitempty"`
+	F1            *float64        `json:"f1,omitempty"`
+	Precision     *float64        `json:"precision,omitempty"`
+	Recall        *float64        `json:"recall,omitempty"`
+	TrueRatio     *float64        `json:"true_ratio,omitempty"`
+	Constant      []int           `json:"constant_columns,omitempty"`
+	Members       []memberSummary `json:"members,omitempty"`
+}
+
+type configJSON struct {
+	Arch           []int   `json:"arch"`
+	PretrainEpochs int     `json:"pretrain_epochs"`
+	Epochs         int     `json:"epochs"`
+	BatchSize      int     `json:"batch_size"`
+	LR             float64 `json:"lr"`
+	WeightDecay    float64 `json:"weight_decay"`
+	Ratio          float64 `json:"ratio,omitempty"`
+	Threshold      string  `json:"threshold_rule,omitempty"`
+	RankScores     string  `json:"rank_scores"`
+	Threads        int     `json:"threads"`
+}
+
+type timings struct {
+	PretrainSeconds float64 `json:"pretrain_seconds"`
+	FinetuneSeconds float64 `json:"finetune_seconds"`
+	TotalSeconds    float64 `json:"total_seconds"`
+}
+
+// spread summarises a value over epochs.
+type spread struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+}
+
+// memberSummary is one seed of an ensemble.
+type memberSummary struct {
+	Seed          uint64   `json:"seed"`
+	DeltaBar      *float64 `json:"delta_bar"`
+	SelectedRatio *float64 `json:"selected_ratio"`
+	Threshold     *float64 `json:"threshold"`
+	Flagged       int      `json:"flagged"`
+	ROCAUC        *float64 `json:"rocauc,omitempty"`
+	PRAUC         *float64 `json:"prauc,omitempty"`
+	F1            *float64 `json:"f1,omitempty"`
+}
+
+// num is a JSON number, or null for NaN and ±Inf.
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func flagged(labels []bool) int {
+	c := 0
+	for _, l := range labels {
+		if l {
+			c++
+		}
+	}
+	return c
+}
+
+func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary {
+	rs := f.run.Results
+	s := summary{
+		Udocc: Version, Libtorch: torch.Version(), Data: f.ds.Name, Source: f.ds.Path,
+		Method: o.method, N: f.ds.N, D: f.ds.D, Seed: seeds[0], Seeds: seeds, Device: o.Device,
+		Config: configJSON{
+			Arch: f.cfg.Hidden, PretrainEpochs: f.cfg.PretrainEpochs, Epochs: f.cfg.Epochs,
+			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
+			RankScores: string(f.cfg.Scores), Threads: o.threads,
+		},
+		Threshold: num(ensembleThreshold(thresholds(rs))),
+		Flagged:   flagged(f.labels),
+		Timings: timings{PretrainSeconds: f.run.PretrainSeconds, FinetuneSeconds: f.run.FinetuneSeconds,
+			TotalSeconds: total},
+		Constant: f.scaler.ConstantColumns,
+	}
+	if o.method == "proposed" {
+		s.Config.Threshold = o.threshold
+		if o.threshold == "paper" {
+			s.Config.Threshold += "/" + o.ties
+		}
+	}
+	var bars, ratios []float64
+	for _, r := range rs {
+		b, q := deltaBar(r)
+		bars, ratios = append(bars, b), append(ratios, q)
+	}
+	s.DeltaBar, s.SelectedRatio = num(mean(bars)), num(mean(ratios))
+	if len(rs) == 1 {
+		s.RatioEpochs = ratioSpread(rs[0])
+	}
+	if f.ds.Y != nil {
+		if ev, err := evaluate(f.ds.Y, f.scores, f.labels); err == nil {
+			s.ROCAUC, s.PRAUC, s.TrueRatio = num(ev.ROCAUC), num(ev.PRAUC), num(ev.TrueRatio)
+			if ev.hasLabels {
+				s.F1, s.Precision, s.Recall = num(ev.F1), num(ev.Precision), num(ev.Recall)
+			}
+		}
+	}
+	if len(rs) > 1 {
+		for i, r := range rs {
+			m := memberSummary{Seed: seeds[i], DeltaBar: num(bars[i]), SelectedRatio: num(ratios[i]),
+				Threshold: num(r.Threshold), Flagged: flagged(r.Labels)}
+			if f.ds.Y != nil {
+				if ev, err := evaluate(f.ds.Y, r.Scores, r.Labels); err == nil {
+					m.ROCAUC, m.PRAUC = num(ev.ROCAUC), num(ev.PRAUC)
+					if ev.hasLabels {
+						m.F1 = num(ev.F1)
+					}
+				}
+			}
+			s.Members = append(s.Members, m)
+		}
+	}
+	return s
+}
+
+func mean(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}

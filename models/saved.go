@@ -1,0 +1,112 @@
+package models
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/atomicfile"
+)
+
+// Format is the version of the saved-model folder this build writes and reads.
+const Format = 1
+
+// MetaFile is the name of the description inside a saved-model folder.
+const MetaFile = "model.json"
+
+// ErrFormat reports a saved model of another format version or a corrupt description.
+var ErrFormat = errors.New("not a udocc model of this format")
+
+// Meta describes a saved model: everything but the networks, which lie beside it, one
+// file per member (written by the torch shim).
+type Meta struct {
+	Format   int         `json:"format"`
+	Udocc    string      `json:"udocc"`
+	Libtorch string      `json:"libtorch"`
+	Method   string      `json:"method"`
+	Data     string      `json:"data"`
+	Sizes    []int       `json:"sizes"` // input width first
+	Features []string    `json:"features"`
+	Scaler   data.Scaler `json:"scaler"`
+	Members  []Member    `json:"members"`
+}
+
+// Member is one network of a saved model.
+type Member struct {
+	Seed    uint64 `json:"seed"`
+	Network string `json:"network"` // file name inside the folder
+	// Threshold is in the member's score units; null when the method has none (OC).
+	Threshold *float64 `json:"threshold"`
+}
+
+// HasThreshold reports whether every member has a threshold, so rows can be labelled.
+func (m *Meta) HasThreshold() bool {
+	for _, mem := range m.Members {
+		if mem.Threshold == nil {
+			return false
+		}
+	}
+	return len(m.Members) > 0
+}
+
+// Thresholds lists the members' thresholds, +Inf where a member has none.
+func (m *Meta) Thresholds() []float64 {
+	out := make([]float64, len(m.Members))
+	for i, mem := range m.Members {
+		out[i] = math.Inf(1)
+		if mem.Threshold != nil {
+			out[i] = *mem.Threshold
+		}
+	}
+	return out
+}
+
+// Validate checks the description's consistency.
+func (m *Meta) Validate() error {
+	switch {
+	case m.Format != Format:
+		return fmt.Errorf("format %d, this build reads format %d: %w", m.Format, Format, ErrFormat)
+	case len(m.Sizes) < 2:
+		return fmt.Errorf("%d layer sizes: %w", len(m.Sizes), ErrFormat)
+	case len(m.Members) == 0:
+		return fmt.Errorf("no networks: %w", ErrFormat)
+	case len(m.Scaler.Mean) != m.Sizes[0] || len(m.Scaler.Scale) != m.Sizes[0]:
+		return fmt.Errorf("scaler of %d columns for %d inputs: %w", len(m.Scaler.Mean), m.Sizes[0], ErrFormat)
+	}
+	for _, mem := range m.Members {
+		if mem.Network == "" || filepath.Base(mem.Network) != mem.Network {
+			return fmt.Errorf("network file %q: %w", mem.Network, ErrFormat)
+		}
+	}
+	return m.Scaler.Validate()
+}
+
+// WriteMeta writes m into dir atomically.
+func WriteMeta(dir string, m *Meta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(filepath.Join(dir, MetaFile), append(b, '\n'))
+}
+
+// ReadMeta reads and validates the description of the saved model in dir.
+func ReadMeta(dir string) (*Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("models: %w", err)
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("models: %s: %v: %w", path, err, ErrFormat)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("models: %s: %w", path, err)
+	}
+	return &m, nil
+}
