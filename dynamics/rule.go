@@ -50,3 +50,19 @@ func (p Paper) Pick(d Dynamics) (SearchResult, error) {
 // Of the literal readings it is the one that does not starve training (it behaves much
 // like plain OC); it is a placeholder until a rule that reproduces the paper exists.
 func DefaultRule() Rule { return Paper{Ties: TieLargest} }
+
+// RuleNames lists the δ rules by their flag spelling, the default first.
+func RuleNames() []string { return []string{"paper"} }
+
+// NewRule returns the δ rule called name; ties applies to the paper rule only.
+func NewRule(name string, ties TieRule) (Rule, error) {
+	switch name {
+	case "paper":
+		p := Paper{Ties: ties}
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("dynamics: unknown δ rule %q (one of %v): %w", name, RuleNames(), ErrOption)
+}

@@ -42,7 +42,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.StringVar(&o.method, "method", "proposed", "method: proposed, oc, sb, otsu or tar")
 	fs.Float64Var(&o.ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
-	fs.StringVar(&o.threshold, "threshold", dynamics.DefaultRule().Name(), "proposed's δ rule: "+strings.Join(ruleNames(), ", "))
+	fs.StringVar(&o.threshold, "threshold", dynamics.DefaultRule().Name(), "proposed's δ rule: "+strings.Join(dynamics.RuleNames(), ", "))
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.scores, "rank-scores", "eval", "scores the selectors rank each epoch: eval (eval-mode pass after the epoch) or train (the training pass)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", d.PretrainEpochs, "autoencoder pretraining epochs")
@@ -57,19 +57,17 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 }
 
-func ruleNames() []string { return []string{"paper"} }
-
 // ruleFor builds proposed's δ rule from the flags.
 func ruleFor(name, ties string) (dynamics.Rule, error) {
 	t, err := dynamics.ParseTieRule(ties)
 	if err != nil {
 		return nil, usagef("--ties: %v", err)
 	}
-	switch name {
-	case "paper":
-		return dynamics.Paper{Ties: t}, nil
+	r, err := dynamics.NewRule(name, t)
+	if err != nil {
+		return nil, usagef("--threshold: %v", err)
 	}
-	return nil, usagef("--threshold %q: one of %s", name, strings.Join(ruleNames(), ", "))
+	return r, nil
 }
 
 // parseSeeds reads "3", "0-9" or "1,4,7".
