@@ -264,7 +264,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			if hooks != nil && hooks.Epoch != nil {
 				scores := widen(dist[i*n : (i+1)*n])
 				labels, _, err := sels[i].Label(scores)
-				if errors.Is(err, dynamics.ErrNotReady) {
+				if errors.Is(err, dynamics.ErrNotReady) || errors.Is(err, dynamics.ErrNoThreshold) {
 					labels, err = nil, nil // no threshold before the first search
 				}
 				if err != nil {
@@ -279,6 +279,9 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		r := &run.Results[i]
 		r.Scores = widen(dist[i*n : (i+1)*n])
 		labels, thr, err := sels[i].Label(r.Scores)
+		if errors.Is(err, dynamics.ErrNoThreshold) {
+			labels, thr, err = nil, math.Inf(1), nil // OC and other rankers without a threshold
+		}
 		if err != nil {
 			return fmt.Errorf("training: member %d: labels: %w", i, err)
 		}
