@@ -133,6 +133,9 @@ func (p *Proposed) Next(e int, scores []float64) ([]bool, Record, error) {
 	rec.Threshold = rankCut(scores, cur, int(math.Ceil(bar)))
 	if p.curves == nil || p.curves[e] {
 		rec.Curve = ScaledCurve(counts)
+		if c, ok := p.rule.(interface{ Curve() []float64 }); ok {
+			rec.Curve = c.Curve() // the rule's own objective, such as Accumulated's
+		}
 	}
 	for d, c := range counts {
 		p.acc[d] += c

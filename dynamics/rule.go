@@ -52,11 +52,13 @@ func (p Paper) Pick(d Dynamics) (SearchResult, error) {
 func DefaultRule() Rule { return Paper{Ties: TieLargest} }
 
 // RuleNames lists the δ rules by their flag spelling, the default first.
-func RuleNames() []string { return []string{"paper"} }
+func RuleNames() []string { return []string{"accumulated", "paper"} }
 
 // NewRule returns the δ rule called name; ties applies to the paper rule only.
 func NewRule(name string, ties TieRule) (Rule, error) {
 	switch name {
+	case "accumulated":
+		return &Accumulated{}, nil
 	case "paper":
 		p := Paper{Ties: ties}
 		if err := p.Validate(); err != nil {

@@ -30,5 +30,5 @@ type Record struct {
 	NextTrainSize int       // |D_N^{e+1}|, rows the next epoch trains on
 	Threshold     float64   // the threshold in score units, NaN when not applicable
 	Floored       bool      // the selected set was below the floor and replaced by the lowest-ranked rows
-	Curve         []float64 // Eq. (5) for δ = 0..n (NaN outside the searched range), only for requested epochs
+	Curve         []float64 // the rule's objective for δ = 0..n (Eq. (5) for the paper rule; NaN outside [2, n−1]), only for requested epochs
 }
