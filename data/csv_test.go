@@ -1,0 +1,120 @@
+package data
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCSVRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, delim := range []string{",", ";", "\t"} {
+		t.Run(strconv.Quote(delim), func(t *testing.T) {
+			n, d := 5, 3
+			x := make([]float64, n*d)
+			for i := range x {
+				x[i] = rng.NormFloat64() * 1e-3
+			}
+			y := []int{0, 1, 0, 0, 1}
+			var sb strings.Builder
+			sb.WriteString(strings.Join([]string{"f a", "label", "f,b", "f3"}, delim) + "\n")
+			for i := 0; i < n; i++ {
+				row := []string{
+					strconv.FormatFloat(x[i*d], 'g', -1, 64), strconv.Itoa(y[i]),
+					strconv.FormatFloat(x[i*d+1], 'g', -1, 64), strconv.FormatFloat(x[i*d+2], 'e', -1, 64),
+				}
+				sb.WriteString(strings.Join(row, delim) + "\r\n")
+			}
+			csvText := strings.Replace(sb.String(), "f,b", `"f,b"`, 1)
+			for _, opts := range []LoadOptions{
+				{LabelColumn: "label", LabelIndex: -1},
+				{LabelIndex: 1},
+				{LabelIndex: 1, Delimiter: rune(delim[0])},
+			} {
+				ds, err := Load(writeTemp(t, "rt.csv", []byte(csvText)), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ds.N != n || ds.D != d || !slices.Equal(ds.X, x) || !slices.Equal(ds.Y, y) {
+					t.Fatalf("read %d×%d %v %v, wrote %v %v", ds.N, ds.D, ds.X, ds.Y, x, y)
+				}
+				if want := []string{"f a", "f,b", "f3"}; !slices.Equal(ds.Features, want) {
+					t.Errorf("features %q, want %q", ds.Features, want)
+				}
+			}
+		})
+	}
+}
+
+func TestCSVErrors(t *testing.T) {
+	def := DefaultLoadOptions()
+	label := LoadOptions{LabelColumn: "y", LabelIndex: -1}
+	tests := []struct {
+		name string
+		text string
+		opts LoadOptions
+		want error
+		// where is the position the message must give.
+		where string
+	}{
+		{"empty cell", "a,b\n1,2\n3,\n", def, ErrEmptyCell, `line 3, column 2 ("b")`},
+		{"not a number", "a,b\n1,2\n3,x4\n", def, ErrNotNumeric, `line 3, column 2 ("b")`},
+		{"decimal comma", "a;b\n1;2,5\n", def, ErrNotNumeric, `line 2, column 2`},
+		{"NaN", "a,b\n1,NaN\n", def, ErrNonFinite, `line 2, column 2`},
+		{"Inf", "a,b\n-inf,1\n", def, ErrNonFinite, `line 2, column 1`},
+		{"overflow", "a,b\n1e999,1\n", def, ErrNotNumeric, `line 2, column 1`},
+		{"ragged short", "a,b,c\n1,2,3\n\n4,5\n", def, ErrRagged, `line 4`},
+		{"ragged long", "a,b\n1,2,3\n", def, ErrRagged, `line 2`},
+		{"bare quote", "a,b\n1,2\"\n", def, ErrFormat, `line 2`},
+		{"no rows", "a,b\n", def, ErrEmpty, ""},
+		{"empty file", "", def, ErrEmpty, ""},
+		{"only the label column", "y\n1\n", label, ErrEmpty, ""},
+		{"label 2", "a,y\n1,0\n2,2\n", label, ErrLabel, `line 3, column 2 ("y")`},
+		{"label -1", "a,y\n1,-1\n", label, ErrLabel, `line 2`},
+		{"no such label column", "a,b\n1,2\n", label, ErrMissingVariable, `"y"`},
+		{"label index past the header", "a,b\n1,2\n", LoadOptions{LabelIndex: 2}, ErrMissingVariable, "index 2"},
+		{"both label options", "a,y\n1,0\n", LoadOptions{LabelColumn: "y", LabelIndex: 0}, ErrOptions, ""},
+		{"bad delimiter option", "a,y\n1,0\n", LoadOptions{LabelIndex: -1, Delimiter: '|'}, ErrOptions, ""},
+		{"ambiguous delimiter", "a,b;c\n1,2;3\n", def, ErrFormat, "line 1"},
+		{"duplicate label name", "y,y\n1,0\n", label, ErrOptions, "column 1 and 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(writeTemp(t, "bad.csv", []byte(tc.text)), tc.opts)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("error %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.where) || (tc.want != ErrOptions && !strings.Contains(err.Error(), "bad.csv")) {
+				t.Errorf("error %q does not give the file and %q", err, tc.where)
+			}
+		})
+	}
+}
+
+func TestCSVAccepts(t *testing.T) {
+	tests := []struct {
+		name  string
+		text  string
+		wantX []float64
+	}{
+		{"byte-order mark and spaces", "\uFEFFa, b\n 1 , 2\n", []float64{1, 2}},
+		{"single column", "a\n1\n2\n", []float64{1, 2}},
+		{"quoted numbers", "\"a\",\"b\"\n\"1\",\"-2.5e1\"\n", []float64{1, -25}},
+		{"blank lines", "a,b\n\n1,2\n\n3,4", []float64{1, 2, 3, 4}},
+		{"tab with commas in the header's quotes", "\"x,1\"\t\"x,2\"\n1\t2\n", []float64{1, 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := Load(writeTemp(t, "ok.csv", []byte(tc.text)), DefaultLoadOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ds.X, tc.wantX) || ds.Y != nil {
+				t.Errorf("X %v Y %v, want %v", ds.X, ds.Y, tc.wantX)
+			}
+		})
+	}
+}

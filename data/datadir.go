@@ -1,0 +1,39 @@
+package data
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// FindDataDir returns the directory holding the ODDS files: $UDOCC_DATA if
+// it is set and non-empty (and "" if that is not a directory), else the first
+// "shared/data/odds" directory found in the working directory or one of its
+// parents — the checkout's sibling ../shared/data/odds when run from
+// anywhere inside the repository — else "".
+func FindDataDir() string {
+	if dir := os.Getenv("UDOCC_DATA"); dir != "" {
+		if isDir(dir) {
+			return dir
+		}
+		return ""
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if cand := filepath.Join(dir, "shared", "data", "odds"); isDir(cand) {
+			return cand
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,261 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Sentinel errors. Every error returned by this package wraps one of these
+// (or an os / io error) with the file and the place that is wrong, so callers
+// branch with errors.Is.
+var (
+	// ErrFormat reports a file that is malformed for its format: a bad
+	// header, a truncated element, an unsupported structure.
+	ErrFormat = errors.New("malformed file")
+	// ErrUnknownFormat reports a file extension Load has no reader for.
+	ErrUnknownFormat = errors.New("unknown file format (want .mat, .csv, .npy or .npz)")
+	// ErrMATv73 reports a MATLAB v7.3 MAT-file, which is HDF5 inside and not
+	// read by this package.
+	ErrMATv73 = errors.New("MATLAB v7.3 (HDF5) MAT-file is not supported; " +
+		"re-save it in MATLAB with save(file, 'X', 'y', '-v7') or export X and y to CSV or NPZ")
+	// ErrMissingVariable reports that the requested variable (MAT, NPZ) or
+	// label column (CSV) is not in the file.
+	ErrMissingVariable = errors.New("variable not found")
+	// ErrNotNumeric reports a variable or cell that holds no number.
+	ErrNotNumeric = errors.New("not a number")
+	// ErrEmptyCell reports an empty CSV cell.
+	ErrEmptyCell = errors.New("empty cell")
+	// ErrNonFinite reports a NaN or ±Inf value.
+	ErrNonFinite = errors.New("value is NaN or infinite")
+	// ErrRagged reports a row with a different number of columns than the
+	// header or the first row.
+	ErrRagged = errors.New("ragged row")
+	// ErrEmpty reports a data set with zero rows or zero columns.
+	ErrEmpty = errors.New("no rows or no columns")
+	// ErrLabel reports a label other than 0 or 1.
+	ErrLabel = errors.New("label is not 0 or 1")
+	// ErrLengthMismatch reports labels whose count differs from the rows of X.
+	ErrLengthMismatch = errors.New("label count differs from row count")
+	// ErrTooLarge reports a declared size that exceeds the bytes present.
+	ErrTooLarge = errors.New("declared size exceeds the data present")
+	// ErrOptions reports contradictory or invalid LoadOptions.
+	ErrOptions = errors.New("invalid load options")
+)
+
+// Dataset is an n×d data matrix with optional anomaly labels.
+type Dataset struct {
+	// Name is the file name without directory and extension ("pima").
+	Name string
+	// Path is the file the data set was read from ("" if built in memory).
+	Path string
+	// N is the number of rows (points), D the number of columns (features).
+	N, D int
+	// X holds the N×D values in row-major order: X[i*D+j] is row i, column j.
+	X []float64
+	// Y holds N labels, 1 = anomaly and 0 = normal, or is nil when the file
+	// has no labels.
+	Y []int
+	// Features holds D column names: the CSV header, or "x1"…"xD".
+	Features []string
+}
+
+// Row returns row i of X (a slice of X, not a copy).
+func (ds *Dataset) Row(i int) []float64 { return ds.X[i*ds.D : (i+1)*ds.D] }
+
+// Anomalies returns the number of rows labelled 1 (0 when Y is nil).
+func (ds *Dataset) Anomalies() int {
+	k := 0
+	for _, y := range ds.Y {
+		k += y
+	}
+	return k
+}
+
+// Validate checks the invariants every loader guarantees: N, D ≥ 1,
+// len(X) = N·D, every value finite, len(Features) = D, and Y nil or of
+// length N with values in {0, 1}.
+func (ds *Dataset) Validate() error {
+	where := ds.Path
+	if where == "" {
+		where = ds.Name
+	}
+	switch {
+	case ds.N <= 0 || ds.D <= 0:
+		return fmt.Errorf("data: %s: %d rows, %d columns: %w", where, ds.N, ds.D, ErrEmpty)
+	case len(ds.X) != ds.N*ds.D:
+		return fmt.Errorf("data: %s: %d values for %d×%d: %w", where, len(ds.X), ds.N, ds.D, ErrFormat)
+	case len(ds.Features) != ds.D:
+		return fmt.Errorf("data: %s: %d feature names for %d columns: %w", where, len(ds.Features), ds.D, ErrFormat)
+	case ds.Y != nil && len(ds.Y) != ds.N:
+		return fmt.Errorf("data: %s: %d labels for %d rows: %w", where, len(ds.Y), ds.N, ErrLengthMismatch)
+	}
+	for k, v := range ds.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("data: %s: row %d, column %d: %v: %w", where, k/ds.D+1, k%ds.D+1, v, ErrNonFinite)
+		}
+	}
+	for i, y := range ds.Y {
+		if y != 0 && y != 1 {
+			return fmt.Errorf("data: %s: label of row %d is %d: %w", where, i+1, y, ErrLabel)
+		}
+	}
+	return nil
+}
+
+// LoadOptions selects what Load reads from a file. The zero value is not
+// the default for CSV (it takes column 0 as the label); start from
+// DefaultLoadOptions.
+type LoadOptions struct {
+	// XVar names the data matrix in a MAT or NPZ file; "" means "X".
+	XVar string
+	// YVar names the label vector in a MAT or NPZ file; "" means "y", which
+	// is optional (a file without it loads with Y = nil). A YVar set
+	// explicitly must be present. "-" reads no labels.
+	YVar string
+	// LabelColumn names the CSV label column by its header; "" means none.
+	LabelColumn string
+	// LabelIndex is the 0-based index of the CSV label column; -1 means
+	// none. At most one of LabelColumn and LabelIndex may be set.
+	LabelIndex int
+	// Delimiter separates CSV cells: ',', ';' or '\t'; 0 detects it from
+	// the header line.
+	Delimiter rune
+}
+
+// DefaultLoadOptions returns options that read X and the optional y from
+// MAT and NPZ files and no label column from CSV files, detecting the CSV
+// delimiter.
+func DefaultLoadOptions() LoadOptions { return LoadOptions{LabelIndex: -1} }
+
+// Validate reports contradictory or out-of-range options.
+func (o LoadOptions) Validate() error {
+	switch {
+	case o.LabelColumn != "" && o.LabelIndex >= 0:
+		return fmt.Errorf("data: both LabelColumn %q and LabelIndex %d set: %w", o.LabelColumn, o.LabelIndex, ErrOptions)
+	case o.LabelIndex < -1:
+		return fmt.Errorf("data: LabelIndex %d (want -1 or a 0-based column): %w", o.LabelIndex, ErrOptions)
+	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t':
+		return fmt.Errorf("data: delimiter %q (want ',', ';' or tab): %w", o.Delimiter, ErrOptions)
+	}
+	return nil
+}
+
+func (o LoadOptions) xVar() string {
+	if o.XVar == "" {
+		return "X"
+	}
+	return o.XVar
+}
+
+// yVar returns the label variable name and whether it must be present;
+// name "" means no labels are read.
+func (o LoadOptions) yVar() (name string, required bool) {
+	switch o.YVar {
+	case "":
+		return "y", false
+	case "-":
+		return "", false
+	}
+	return o.YVar, true
+}
+
+// Load reads a data set, choosing the reader by the file extension
+// (case-insensitive): ".mat" (MAT v5), ".csv", ".npy" (X only) or ".npz".
+// The result has passed Dataset.Validate.
+//
+// Errors start with "data: <path>:" and give the place: for CSV "line N,
+// column M" counted from 1 as an editor shows them (the header is line 1,
+// blank lines count, the label column counts); for MAT files the variable
+// and the byte offset of its element; for NPY/NPZ the array and the byte
+// or element offset; for values, 1-based row and column of X.
+func Load(path string, opts LoadOptions) (*Dataset, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".mat", ".csv", ".npy", ".npz":
+	default:
+		return nil, fmt.Errorf("data: %s: extension %q: %w", path, ext, ErrUnknownFormat)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	var ds *Dataset
+	switch ext {
+	case ".mat":
+		ds, err = decodeMAT(b, opts)
+	case ".csv":
+		ds, err = decodeCSV(b, opts)
+	case ".npy":
+		ds, err = decodeNPY(b)
+	case ".npz":
+		ds, err = decodeNPZ(b, opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	ds.Path = path
+	ds.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// newDataset assembles a Dataset from a row-major n×d matrix, optional
+// float labels and optional feature names (nil gives "x1"…"xd"), checking
+// the values and the labels.
+func newDataset(n, d int, x []float64, y []float64, features []string) (*Dataset, error) {
+	if n <= 0 || d <= 0 {
+		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, ErrEmpty)
+	}
+	for k, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("row %d, column %d: %v: %w", k/d+1, k%d+1, v, ErrNonFinite)
+		}
+	}
+	ds := &Dataset{N: n, D: d, X: x, Features: features}
+	if ds.Features == nil {
+		ds.Features = defaultFeatures(d)
+	}
+	if y != nil {
+		if len(y) != n {
+			return nil, fmt.Errorf("%d labels for %d rows: %w", len(y), n, ErrLengthMismatch)
+		}
+		labels, err := toLabels(y)
+		if err != nil {
+			return nil, err
+		}
+		ds.Y = labels
+	}
+	return ds, nil
+}
+
+// toLabels converts float labels that are exactly 0 or 1.
+func toLabels(y []float64) ([]int, error) {
+	out := make([]int, len(y))
+	for i, v := range y {
+		switch v {
+		case 0:
+		case 1:
+			out[i] = 1
+		default:
+			return nil, fmt.Errorf("label of row %d is %v: %w", i+1, v, ErrLabel)
+		}
+	}
+	return out, nil
+}
+
+func defaultFeatures(d int) []string {
+	f := make([]string, d)
+	for j := range f {
+		f[j] = fmt.Sprintf("x%d", j+1)
+	}
+	return f
+}

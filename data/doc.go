@@ -1,0 +1,24 @@
+// Package data loads tabular anomaly-detection benchmarks into memory and
+// standardises them.
+//
+// A caller starts from Load, which picks a reader by file extension (MATLAB
+// MAT v5 ".mat", ".csv", NumPy ".npy" and ".npz") and returns a Dataset: an
+// n×d float64 matrix in row-major order with optional 0/1 labels
+// (1 = anomaly). Every reader checks what it reads (finite values, a
+// rectangular matrix, at least one row and column, labels in {0, 1}) and its
+// errors name the file and the place in it that is wrong; callers branch on
+// the sentinel errors (ErrMATv73, ErrNonFinite, ErrLabel, …) with errors.Is.
+//
+// FitScaler fits a Scaler (per-column mean and population standard
+// deviation, like scikit-learn's StandardScaler) whose Transform applies the
+// same standardisation to new data; a Scaler is JSON-serialisable so a trained
+// model can carry it.
+//
+// The ODDS registry (ODDSSets, LookupODDS) lists the ten ODDS data sets of the
+// paper's Table I with their expected shapes and SHA-256 digests; Fetch
+// downloads them with verification, resuming partial downloads, and
+// FindDataDir locates a local copy.
+//
+// The package does no learning and no scoring (see metrics for AUCs), and it
+// never imports torch: it is pure Go and tests without cgo.
+package data

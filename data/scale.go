@@ -1,0 +1,100 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrColumns reports data whose column count differs from the Scaler's.
+var ErrColumns = errors.New("column count differs from the fitted scaler")
+
+// Scaler standardises columns to zero mean and unit variance, the paper's
+// preprocessing, exactly as scikit-learn's StandardScaler does: the scale
+// is the population standard deviation (ddof = 0, divide by n), and a
+// constant column keeps scale 1, so it transforms to exactly zero.
+//
+// The fields are exported and JSON-tagged so a Scaler fitted on training
+// data can be saved with a model and applied to new data.
+type Scaler struct {
+	// Mean holds the fitted mean of each column.
+	Mean []float64 `json:"mean"`
+	// Scale holds the divisor of each column: the population standard
+	// deviation, or 1 for a constant column.
+	Scale []float64 `json:"scale"`
+	// ConstantColumns lists the 0-based columns whose values were all
+	// equal when fitted (nil if none).
+	ConstantColumns []int `json:"constant_columns,omitempty"`
+}
+
+// FitScaler fits a Scaler to the columns of ds.
+func FitScaler(ds *Dataset) (*Scaler, error) {
+	if ds.N <= 0 || ds.D <= 0 || len(ds.X) != ds.N*ds.D {
+		return nil, fmt.Errorf("data: FitScaler: %s: %d×%d with %d values: %w", ds.Name, ds.N, ds.D, len(ds.X), ErrEmpty)
+	}
+	s := &Scaler{Mean: make([]float64, ds.D), Scale: make([]float64, ds.D)}
+	for j := 0; j < ds.D; j++ {
+		first, constant := ds.X[j], true
+		sum := 0.0
+		for i := 0; i < ds.N; i++ {
+			v := ds.X[i*ds.D+j]
+			sum += v
+			constant = constant && v == first
+		}
+		if constant {
+			// The mean of equal values is that value; summing could round it.
+			s.Mean[j], s.Scale[j] = first, 1
+			s.ConstantColumns = append(s.ConstantColumns, j)
+			continue
+		}
+		mean := sum / float64(ds.N)
+		// Two-pass variance: the centred sum of squares keeps precision
+		// where E[x²] − E[x]² would cancel.
+		ss := 0.0
+		for i := 0; i < ds.N; i++ {
+			dv := ds.X[i*ds.D+j] - mean
+			ss += dv * dv
+		}
+		s.Mean[j], s.Scale[j] = mean, math.Sqrt(ss/float64(ds.N))
+		if s.Scale[j] == 0 || math.IsInf(s.Scale[j], 0) || math.IsNaN(s.Scale[j]) {
+			return nil, fmt.Errorf("data: FitScaler: %s: column %d: standard deviation %v: %w", ds.Name, j+1, s.Scale[j], ErrNonFinite)
+		}
+	}
+	return s, nil
+}
+
+// Validate checks a Scaler read back from JSON: equal, non-zero lengths,
+// finite means and finite positive scales.
+func (s *Scaler) Validate() error {
+	if len(s.Mean) == 0 || len(s.Mean) != len(s.Scale) {
+		return fmt.Errorf("data: scaler: %d means, %d scales: %w", len(s.Mean), len(s.Scale), ErrColumns)
+	}
+	for j := range s.Mean {
+		m, sc := s.Mean[j], s.Scale[j]
+		if math.IsNaN(m) || math.IsInf(m, 0) || !(sc > 0) || math.IsInf(sc, 0) {
+			return fmt.Errorf("data: scaler: column %d: mean %v, scale %v: %w", j+1, m, sc, ErrNonFinite)
+		}
+	}
+	return nil
+}
+
+// Transform returns a copy of ds with each column standardised as
+// (x − Mean[j]) / Scale[j]. Labels and names are copied. ds must have as
+// many columns as the data the Scaler was fitted on.
+func (s *Scaler) Transform(ds *Dataset) (*Dataset, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if ds.D != len(s.Mean) || len(ds.X) != ds.N*ds.D {
+		return nil, fmt.Errorf("data: scaler: %s has %d columns, fitted on %d: %w", ds.Name, ds.D, len(s.Mean), ErrColumns)
+	}
+	out := *ds
+	out.X = make([]float64, len(ds.X))
+	for k, v := range ds.X {
+		j := k % ds.D
+		out.X[k] = (v - s.Mean[j]) / s.Scale[j]
+	}
+	out.Y = append([]int(nil), ds.Y...)
+	out.Features = append([]string(nil), ds.Features...)
+	return &out, nil
+}

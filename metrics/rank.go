@@ -1,0 +1,102 @@
+package metrics
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Sentinel errors, wrapped with details; branch with errors.Is.
+var (
+	// ErrOneClass reports labels that are all 0 or all 1: ROC AUC and
+	// average precision are undefined (scikit-learn raises or returns NaN).
+	ErrOneClass = errors.New("labels hold only one class")
+	// ErrLength reports inputs of different lengths, or empty ones.
+	ErrLength = errors.New("input lengths differ or are zero")
+	// ErrLabel reports a label or prediction other than 0 or 1.
+	ErrLabel = errors.New("label is not 0 or 1")
+	// ErrNonFinite reports a NaN or infinite score.
+	ErrNonFinite = errors.New("score is NaN or infinite")
+)
+
+// ROCAUC returns the area under the ROC curve of scores against labels,
+// equal to scikit-learn's roc_auc_score: the trapezoidal area over the
+// curve's points at each distinct score, so a tie between a positive and a
+// negative counts one half (the Mann–Whitney U statistic over P·N).
+func ROCAUC(labels []int, scores []float64) (float64, error) {
+	steps, pos, neg, err := curve(labels, scores)
+	if err != nil {
+		return 0, err
+	}
+	// Twice the area in units of one positive × one negative, summed in
+	// integers so the result is exact until the one division.
+	var area2, tp, fp int64
+	for _, s := range steps {
+		area2 += (s.fp - fp) * (s.tp + tp)
+		tp, fp = s.tp, s.fp
+	}
+	return float64(area2) / (2 * float64(pos) * float64(neg)), nil
+}
+
+// PRAUC returns the area under the precision–recall curve as average
+// precision, equal to scikit-learn's average_precision_score:
+// AP = Σₖ (Rₖ − Rₖ₋₁)·Pₖ over the distinct scores from the highest down,
+// where Pₖ and Rₖ are the precision and recall of predicting every score
+// ≥ the k-th as anomalous. It is a step-wise sum, not the trapezoid, which
+// would be optimistic.
+func PRAUC(labels []int, scores []float64) (float64, error) {
+	steps, pos, _, err := curve(labels, scores)
+	if err != nil {
+		return 0, err
+	}
+	var ap float64
+	var tp int64
+	for _, s := range steps {
+		ap += float64(s.tp-tp) * (float64(s.tp) / float64(s.tp+s.fp))
+		tp = s.tp
+	}
+	return ap / float64(pos), nil
+}
+
+// step is one point of the ROC / PR curves: the true and false positives
+// when every score ≥ some distinct score is predicted positive.
+type step struct{ tp, fp int64 }
+
+// curve checks the inputs and returns the cumulative counts at each
+// distinct score, highest first, and the class sizes.
+func curve(labels []int, scores []float64) ([]step, int64, int64, error) {
+	if len(labels) != len(scores) || len(labels) == 0 {
+		return nil, 0, 0, fmt.Errorf("metrics: %d labels, %d scores: %w", len(labels), len(scores), ErrLength)
+	}
+	var pos int64
+	for i, y := range labels {
+		if y != 0 && y != 1 {
+			return nil, 0, 0, fmt.Errorf("metrics: labels[%d] = %d: %w", i, y, ErrLabel)
+		}
+		if s := scores[i]; math.IsNaN(s) || math.IsInf(s, 0) {
+			return nil, 0, 0, fmt.Errorf("metrics: scores[%d] = %v: %w", i, s, ErrNonFinite)
+		}
+		pos += int64(y)
+	}
+	neg := int64(len(labels)) - pos
+	if pos == 0 || neg == 0 {
+		return nil, 0, 0, fmt.Errorf("metrics: %d anomalies and %d normal points: %w", pos, neg, ErrOneClass)
+	}
+	order := make([]int, len(scores))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	var steps []step
+	var tp, fp int64
+	for k, i := range order {
+		tp += int64(labels[i])
+		fp += int64(1 - labels[i])
+		if k+1 == len(order) || scores[order[k+1]] != scores[i] {
+			steps = append(steps, step{tp, fp})
+		}
+	}
+	return steps, pos, neg, nil
+}
