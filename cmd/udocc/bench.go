@@ -1,7 +1,67 @@
 package main
 
-import "io"
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/udocc/udocc/bench"
+	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/torch"
+)
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	return usagef("bench is not built yet")
+	o := bench.DefaultOptions()
+	fs := newFlags("bench", "[flags]",
+		"Run the paper's benchmark grid (data sets x methods x seeds) with the paper's settings, append one\n"+
+			"JSON line per finished run to OUT/"+bench.ResultsFile+" (a rerun skips the runs already there) and write\n"+
+			"OUT/"+bench.ReportFile+" with its figures, ours beside the paper's Tables II-IV and Figs. 3-4.", stdout)
+	fs.StringVar(&o.DataDir, "data", o.DataDir, "folder of the data files (the ODDS .mat files; other names are read from NAME.mat or NAME.npz)")
+	datasets := fs.String("datasets", strings.Join(o.Datasets, ","), "data sets, comma-separated")
+	methods := fs.String("methods", strings.Join(o.Methods, ","),
+		"methods, comma-separated: sb, oc, otsu, tar, proposed (the default δ rule), or proposed:RULE[/TIES] with RULE one of "+
+			strings.Join(dynamics.RuleNames(), ", ")+" and TIES smallest, largest (default) or median")
+	seeds := fs.String("seeds", "0-9", "seeds: a range such as 0-9, a list such as 1,4,7, or both")
+	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "data sets trained concurrently (each group on one libtorch thread)")
+	group := fs.String("group", string(o.Group), "lockstep groups: dataset (all pending runs of a data set in one group), seed (one per data set and seed) or run (one per run)")
+	fs.StringVar(&o.Train.Device, "device", o.Train.Device, "cpu, cuda or cuda:N")
+	fs.StringVar(&o.Out, "out", o.Out, "output folder: "+bench.ResultsFile+", "+bench.SessionsFile+", "+bench.ReportFile+", "+bench.FiguresDir+"/")
+	fs.IntVar(&o.Train.PretrainEpochs, "pretrain-epochs", o.Train.PretrainEpochs, "autoencoder pretraining epochs (the paper: 100)")
+	fs.IntVar(&o.Train.Epochs, "epochs", o.Train.Epochs, "fine-tuning epochs (the paper: 50)")
+	reportOnly := fs.Bool("report-only", false, "train nothing: regenerate the report from OUT/"+bench.ResultsFile+" alone")
+	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("unexpected arguments %q", fs.Args())
+	}
+	if *reportOnly {
+		path, err := bench.WriteReport(o.Out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "udocc bench: report in %s\n", path)
+		return nil
+	}
+	var err error
+	if o.Seeds, err = bench.ParseSeeds(*seeds); err != nil {
+		return usagef("--seeds: %v", err)
+	}
+	o.Datasets, o.Methods, o.Group = bench.ParseList(*datasets), bench.ParseList(*methods), bench.GroupMode(*group)
+	o.Version, o.Args, o.Progress = Version, append([]string{"udocc", "bench"}, args...), stderr
+	if err := o.Validate(); err != nil {
+		return usageError{err}
+	}
+	torch.SetNumThreads(o.Threads)
+	sum, err := bench.Run(context.Background(), o)
+	if sum != nil {
+		fmt.Fprintf(stdout, "udocc bench: %d runs in the grid: %d already done, %d trained now, %d failed\n",
+			sum.Planned, sum.Skipped, sum.Trained, sum.Failed)
+		if sum.Report != "" {
+			fmt.Fprintf(stdout, "udocc bench: report in %s\n", sum.Report)
+		}
+	}
+	return err
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/udocc/udocc/bench"
+	"github.com/udocc/udocc/data"
+)
+
+// benchCLI runs "udocc bench args" in this process and returns its exit status and
+// output streams.
+func benchCLI(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"bench"}, args...), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestBenchFlags checks that mistakes on the command line exit 2 with one line naming
+// them, and that a missing results file is a runtime error.
+func TestBenchFlags(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown method", []string{"--methods", "sb,svm"}, 2, `"svm"`},
+		{"rule on a baseline", []string{"--methods", "oc:paper"}, 2, "only proposed"},
+		{"unknown rule", []string{"--methods", "proposed:guess"}, 2, `"guess"`},
+		{"seed range backwards", []string{"--seeds", "3-1"}, 2, "--seeds"},
+		{"unknown group mode", []string{"--group", "member"}, 2, "group"},
+		{"zero jobs", []string{"--jobs", "0"}, 2, "jobs"},
+		{"zero epochs", []string{"--epochs", "0"}, 2, "epochs"},
+		{"an argument", []string{"extra"}, 2, "extra"},
+		{"report of nothing", []string{"--report-only", "--out", out}, 1, bench.ResultsFile},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := benchCLI(append([]string{"--data", out}, c.args...)...)
+			if code != c.code || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line naming %q", code, stdout, stderr, c.code, c.want)
+			}
+		})
+	}
+}
+
+// TestBenchRun trains a one-data-set grid through the command line, reruns it (nothing
+// left to train) and regenerates the report alone.
+func TestBenchRun(t *testing.T) {
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "results")
+	const n, d = 120, 3
+	x, y := make([]float64, n*d), make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x[i*d+j] = float64((i*7+j*13)%17) / 17
+			if i < 12 {
+				x[i*d+j] += 3
+				y[i] = 1
+			}
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "gamma.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = data.WriteMAT(f, []data.MATVar{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, data.MATWriteOptions{})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--data", dir, "--datasets", "gamma", "--methods", "oc,tar,proposed:paper/smallest", "--seeds", "0-1",
+		"--pretrain-epochs", "1", "--epochs", "3", "--quiet", "--out", out}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"first run trains the grid", args, "6 runs in the grid: 0 already done, 6 trained now, 0 failed"},
+		{"second run skips it", args, "6 runs in the grid: 6 already done, 0 trained now, 0 failed"},
+		{"report only", []string{"--report-only", "--out", out}, "report in " + filepath.Join(out, bench.ReportFile)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := benchCLI(c.args...)
+			if code != 0 || !strings.Contains(stdout, c.want) || stderr != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 0, %q and a quiet stderr", code, stdout, stderr, c.want)
+			}
+		})
+	}
+	md, err := os.ReadFile(filepath.Join(out, bench.ReportFile))
+	if err != nil || !strings.Contains(string(md), "| gamma | proposed:paper/smallest | 2 |") {
+		t.Errorf("report (%v) lacks gamma's proposed:paper/smallest row", err)
+	}
+}
