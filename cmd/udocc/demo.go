@@ -73,7 +73,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ds := demoTable(*rows, *features, *ratio, 2024)
-	f, err := fitTable(ds, o, newProgress(stderr, o.quiet || o.json))
+	f, err := fitTable(ds, o, newProgress(stderr, o.quiet))
 	if err != nil {
 		return err
 	}

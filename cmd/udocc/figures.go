@@ -11,10 +11,18 @@ import (
 
 // figures draws the fit's four figures into dir: the Eq. (5) curve of the last epoch,
 // the selected ratio over epochs, the score histogram and the losses. With several
-// seeds the first two show the first member. A figure with nothing to show (the curve of
-// a method that searches no δ) is not drawn.
+// seeds the curve, ratio and loss figures show the first member, and say so in their
+// titles. A figure with nothing to show (the curve of a method that searches no δ) is
+// not drawn.
+//
+// Labels write δ̄ as "mean δ*": gonum/plot draws a combining macron (U+0304) as a glyph
+// of its own after the δ, or not at all, so "δ̄" would read as δ.
 func (f *fitted) figures(dir string) error {
 	r := f.run.Results[0]
+	member := f.ds.Name
+	if len(f.run.Results) > 1 {
+		member = fmt.Sprintf("%s, seed %d of %d", f.ds.Name, r.Member.Seed, len(f.run.Results))
+	}
 	trueRatio := math.NaN()
 	if f.summary.TrueRatio != nil {
 		trueRatio = *f.summary.TrueRatio
@@ -28,12 +36,12 @@ func (f *fitted) figures(dir string) error {
 		drawn = append(drawn, name)
 		return nil
 	}
-	if fig, ok := curveFigure(r, n, trueRatio, f.ds.Name); ok {
+	if fig, ok := curveFigure(r, n, trueRatio, member); ok {
 		if err := save("delta_curve.png", fig.Save(filepath.Join(dir, "delta_curve.png"))); err != nil {
 			return err
 		}
 	}
-	if fig, ok := ratioFigure(r, trueRatio, f.ds.Name); ok {
+	if fig, ok := ratioFigure(r, trueRatio, member); ok {
 		if err := save("selected_ratio.png", fig.Save(filepath.Join(dir, "selected_ratio.png"))); err != nil {
 			return err
 		}
@@ -41,7 +49,7 @@ func (f *fitted) figures(dir string) error {
 	if err := save("scores.png", f.histogram().Save(filepath.Join(dir, "scores.png"))); err != nil {
 		return err
 	}
-	return save("loss.png", lossFigure(r, f.ds.Name).Save(filepath.Join(dir, "loss.png")))
+	return save("loss.png", lossFigure(r, member).Save(filepath.Join(dir, "loss.png")))
 }
 
 // curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
@@ -60,7 +68,7 @@ func curveFigure(r training.Result, n, trueRatio float64, name string) (plots.Fi
 		}
 		marks := []plots.Mark{
 			plots.VMark(fmt.Sprintf("δ* = %d", rec.DeltaStar), float64(rec.DeltaStar), plots.Orange, false),
-			plots.VMark(fmt.Sprintf("δ̄ = %.1f", rec.DeltaBar), rec.DeltaBar, plots.Green, false),
+			plots.VMark(fmt.Sprintf("mean δ* = %.1f", rec.DeltaBar), rec.DeltaBar, plots.Green, false),
 		}
 		if !math.IsNaN(trueRatio) {
 			marks = append(marks, plots.VMark(fmt.Sprintf("true boundary n(1−%.3f)", trueRatio), n*(1-trueRatio), plots.Red, true))
@@ -103,7 +111,7 @@ func ratioFigure(r training.Result, trueRatio float64, name string) (plots.Figur
 		Title:  name + ": selected anomaly ratio over epochs",
 		XLabel: "fine-tuning epoch", YLabel: "anomaly ratio",
 		Series: []plots.Series{
-			{Name: "selected, (n − δ̄)/n", X: ep, Y: sel, Color: plots.Blue},
+			{Name: "selected, (n − mean δ*)/n", X: ep, Y: sel, Color: plots.Blue},
 			{Name: "this epoch's δ*, (n − δ*)/n", X: ep, Y: star, Color: plots.Grey},
 		},
 	}

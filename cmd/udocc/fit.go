@@ -92,6 +92,20 @@ func parseSeeds(s string) ([]uint64, error) {
 	return out, nil
 }
 
+// checkDevice accepts the --device forms udocc documents: cpu, cuda or cuda:N. Whether
+// that device exists is libtorch's to say, at run time.
+func checkDevice(dev string) error {
+	if dev == "cpu" || dev == "cuda" {
+		return nil
+	}
+	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
+		if _, err := strconv.ParseUint(n, 10, 31); err == nil {
+			return nil
+		}
+	}
+	return usagef("--device %q: want cpu, cuda or cuda:N", dev)
+}
+
 // check validates the flags that do not depend on the data.
 func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	o.Config.Scores = training.ScoreSource(o.scores)
@@ -118,6 +132,9 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 		if _, err := models.ParseHidden(o.arch); err != nil {
 			return usagef("--arch: %v", err)
 		}
+	}
+	if err := checkDevice(o.Device); err != nil {
+		return err
 	}
 	if o.threads < 1 || o.threads > 4*runtime.NumCPU() {
 		return usagef("--threads %d: want 1..%d", o.threads, 4*runtime.NumCPU())
@@ -150,7 +167,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if o.out == "" {
 		o.out = filepath.Join("udocc-out", ds.Name)
 	}
-	f, err := fitTable(ds, o, newProgress(stderr, o.quiet || o.json))
+	f, err := fitTable(ds, o, newProgress(stderr, o.quiet))
 	if err != nil {
 		return err
 	}

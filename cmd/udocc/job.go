@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -243,5 +242,3 @@ func ratioSpread(r training.Result) *spread {
 	s.Std = math.Sqrt(s.Std)
 	return &s
 }
-
-func fmtErr(what string, err error) error { return fmt.Errorf("%s: %w", what, err) }

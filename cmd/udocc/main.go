@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -87,10 +88,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case errors.Is(err, pflag.ErrHelp):
 			return 0
 		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "udocc %s: %v (see 'udocc %s -h')\n", c.name, err, c.name)
+			fmt.Fprintf(stderr, "udocc %s: %s (see 'udocc %s -h')\n", c.name, oneLine(err), c.name)
 			return 2
 		default:
-			fmt.Fprintf(stderr, "udocc %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "udocc %s: %s\n", c.name, oneLine(err))
 			return 1
 		}
 	}
@@ -112,14 +113,26 @@ func newFlags(name, args, summary string, stdout io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-// parse parses args, turning flag errors into usage errors.
+// parse parses args, turning flag errors into usage errors. On -h pflag has already
+// called fs.Usage, so ErrHelp is returned as it is.
 func parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
 			return err
 		}
 		return usageError{err}
 	}
 	return nil
+}
+
+// oneLine is err's message on one line: libtorch's messages may span several, and the
+// command promises one line on stderr per error.
+func oneLine(err error) string {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -141,6 +141,9 @@ func (f *fitted) writeModel(dir string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return err
+	}
 	meta := &models.Meta{
 		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: f.summary.Method,
 		Data: f.ds.Name, Sizes: append([]int{f.ds.D}, f.cfg.Hidden...), Features: f.ds.Features, Scaler: *f.scaler,

@@ -17,7 +17,6 @@ type progress struct {
 	tty   bool
 	quiet bool
 	start time.Time
-	last  string
 }
 
 func newProgress(w io.Writer, quiet bool) *progress {

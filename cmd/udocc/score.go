@@ -50,6 +50,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return usagef("want one DATA file, have %d arguments", fs.NArg())
 	}
+	if err := checkDevice(*device); err != nil {
+		return err
+	}
 	meta, err := models.ReadMeta(*model)
 	if err != nil {
 		return err
@@ -122,14 +125,15 @@ func scoreMembers(meta *models.Meta, dir, device string, ds *data.Dataset) ([][]
 	}
 	var out [][]float64
 	for _, m := range meta.Members {
-		g, err := torch.Load(filepath.Join(dir, m.Network), device)
+		path := filepath.Join(dir, m.Network)
+		g, err := torch.Load(path, device)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("model network %s: %w", path, err)
 		}
 		d, err := g.DistancesOf(x, ds.N, ds.D)
 		g.Close()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("model network %s: %w", path, err)
 		}
 		s := make([]float64, len(d))
 		for i, v := range d {

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors checks that mistakes in the command line exit 2 with one line on
+// stderr, before anything is trained or written: every case in process, and a few through
+// the binary.
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir) // run resolves table.csv and udocc-out from here
+	writeTable(t, filepath.Join(dir, "table.csv"), 50, 3, true, 10)
+	cases := []struct {
+		name string
+		args []string
+		want string // a part of the message
+	}{
+		{"unknown flag", []string{"fit", "--bogus", "table.csv"}, "unknown flag: --bogus"},
+		{"--ratio with proposed", []string{"fit", "--ratio", "0.1", "table.csv"}, "--ratio"},
+		{"--ratio with oc", []string{"fit", "--method", "oc", "--ratio", "0.1", "table.csv"}, "--ratio"},
+		{"tar without --ratio", []string{"fit", "--method", "tar", "table.csv"}, "--ratio"},
+		{"sb with --ratio 1.5", []string{"fit", "--method", "sb", "--ratio", "1.5", "table.csv"}, "--ratio"},
+		{"--ratio not a number", []string{"fit", "--method", "sb", "--ratio", "a tenth", "table.csv"}, "--ratio"},
+		{"missing DATA", []string{"fit"}, "DATA"},
+		{"two DATA files", []string{"fit", "table.csv", "table.csv"}, "DATA"},
+		{"unknown method", []string{"fit", "--method", "svm", "table.csv"}, "--method"},
+		{"seed not a number", []string{"fit", "--seed", "abc", "table.csv"}, "--seed"},
+		{"seed range backwards", []string{"fit", "--seed", "3-1", "table.csv"}, "--seed"},
+		{"empty seed in a list", []string{"fit", "--seed", "0,,2", "table.csv"}, "--seed"},
+		{"unknown device", []string{"fit", "--device", "tpu", "table.csv"}, "--device"},
+		{"device index not a number", []string{"fit", "--device", "cuda:x", "table.csv"}, "--device"},
+		{"arch with a zero width", []string{"fit", "--arch", "32,0", "table.csv"}, "--arch"},
+		{"zero epochs", []string{"fit", "--epochs", "0", "table.csv"}, "epochs"},
+		{"--threshold with oc", []string{"fit", "--method", "oc", "--threshold", "paper", "table.csv"}, "--threshold"},
+		{"score without --model", []string{"score", "table.csv"}, "--model"},
+		{"score without DATA", []string{"score", "--model", "m"}, "DATA"},
+		{"score on an unknown device", []string{"score", "--model", "m", "--device", "gpu", "table.csv"}, "--device"},
+		{"demo with an argument", []string{"demo", "table.csv"}, "no arguments"},
+		{"datasets without list or fetch", []string{"datasets"}, "list or fetch"},
+		{"version with an argument", []string{"version", "now"}, "no arguments"},
+		{"unknown subcommand", []string{"train", "table.csv"}, `unknown command "train"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			oneErrorLine(t, inProcess(c.args...), 2, c.want)
+			if _, err := os.Stat(filepath.Join(dir, "udocc-out")); err == nil {
+				t.Fatal("a usage error wrote udocc-out")
+			}
+		})
+	}
+	for _, i := range []int{0, 1, 3, len(cases) - 1} {
+		c := cases[i]
+		t.Run(c.name+", through the binary", func(t *testing.T) {
+			oneErrorLine(t, udocc(t, dir, c.args...), 2, c.want)
+		})
+	}
+	t.Run("no command prints the usage to stderr", func(t *testing.T) {
+		r := inProcess()
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "Usage:") {
+			t.Errorf("exit %d, stdout %q, stderr %q; want 2 and the usage on stderr", r.code, r.stdout, r.stderr)
+		}
+	})
+}
+
+// TestRuntimeErrors checks that a failure that is not the command line's exits 1 with one
+// line on stderr, and that no output is written.
+func TestRuntimeErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 50, 3, true, 11)
+	os.WriteFile(filepath.Join(dir, "table.txt"), []byte("a,b\n1,2\n"), 0o644)
+	cases := []struct {
+		name string
+		args []string // after fit and the tiny training flags
+		want string
+	}{
+		{"missing DATA file", []string{"absent.csv"}, "absent.csv"},
+		{"unknown DATA extension", []string{"table.txt"}, `".txt"`},
+		{"label column that is not there", []string{"--label", "class", "table.csv"}, `"class"`},
+	}
+	if v := inProcess("version"); strings.Contains(v.stdout, "no CUDA") {
+		cases = append(cases, struct {
+			name string
+			args []string
+			want string
+		}{"cuda on a libtorch without CUDA", []string{"--device", "cuda", "table.csv"}, "cuda"})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := udocc(t, dir, fitArgs(c.args...)...)
+			oneErrorLine(t, r, 1, c.want)
+			if _, err := os.Stat(filepath.Join(dir, "udocc-out")); err == nil {
+				t.Fatal("a failed fit wrote udocc-out")
+			}
+		})
+	}
+}
+
+// TestBadCells checks that a table with a cell that is not a finite number exits 1 with
+// an error naming the line and column, and leaves the output folder as it was. NaN runs
+// through the binary, the other cells in process.
+func TestBadCells(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, true, 12)
+	out, fresh, bad := filepath.Join(dir, "o"), filepath.Join(dir, "fresh"), filepath.Join(dir, "bad.csv")
+	mustUdocc(t, dir, fitArgs("--label", "y", "--out", out, "table.csv")...)
+	before := snapshot(t, out)
+	good, err := os.ReadFile(filepath.Join(dir, "table.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(good), "\n")
+	const row = 17 // 0-based data row; line row+2 of the file
+	cases := []struct {
+		name, cell string
+		binary     bool
+	}{
+		{"NaN", "NaN", true},
+		{"lower-case nan", "nan", false},
+		{"infinity", "Inf", false},
+		{"overflow to infinity", "1e999", false},
+		{"empty cell", "", false},
+		{"text", "n/a", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cells := strings.Split(lines[row+1], ",")
+			cells[2] = c.cell // column 3 of the file, feature b
+			lines := slices.Clone(lines)
+			lines[row+1] = strings.Join(cells, ",")
+			if err := os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []string{out, fresh} {
+				r := udoccOrInProcess(t, c.binary, dir, fitArgs("--label", "y", "--out", o, bad)...)
+				oneErrorLine(t, r, 1, `line 19, column 3 ("b")`)
+			}
+			if after := snapshot(t, out); len(after) != len(before) {
+				t.Errorf("the output folder had %d files, now %d", len(before), len(after))
+			} else {
+				for path, content := range before {
+					if after[path] != content {
+						t.Errorf("%s changed", path)
+					}
+				}
+			}
+			if l := leftovers(t, out); len(l) > 0 {
+				t.Errorf("temporary files left: %v", l)
+			}
+			if _, err := os.Stat(fresh); err == nil {
+				t.Error("a failed fit made its output folder")
+			}
+		})
+	}
+}
+
+// TestHelp checks that -h prints each command's flags with their defaults to stdout,
+// once, and exits 0: every case in process, and fit -h through the binary.
+func TestHelp(t *testing.T) {
+	fitDefaults := []string{
+		`udocc fit \[flags\] DATA`, `\.mat, \.csv, \.npy or \.npz`,
+		`--method string .*proposed, oc, sb, otsu or tar \(default "proposed"\)`,
+		`--ratio float .*sb.*tar`,
+		`--arch string .*32,16,8`,
+		`--pretrain-epochs int .*\(default 100\)`,
+		`--epochs int .*\(default 50\)`,
+		`--batch-size int .*\(default 128\)`,
+		`--lr float .*\(default 0\.001\)`,
+		`--weight-decay float .*\(default 1e-06\)`,
+		`--seed string .*\(default "0"\)`,
+		`--device string .*cpu, cuda or cuda:N \(default "cpu"\)`,
+		`--json `, `--quiet `,
+	}
+	cases := []struct {
+		name string
+		args []string
+		want []string // regular expressions, each matching somewhere in stdout
+	}{
+		{"fit -h", []string{"fit", "-h"}, append(fitDefaults,
+			`--out string .*\(default udocc-out/<data name>\)`, `--label string `)},
+		{"fit --help", []string{"fit", "--help"}, fitDefaults},
+		{"score -h", []string{"score", "-h"}, []string{
+			`udocc score --model DIR`, `--model string `, `--device string .*\(default "cpu"\)`,
+			`--out string .*udocc-out/<data name>-scored`, `--label string `, `--json `}},
+		{"demo -h", []string{"demo", "-h"}, append(fitDefaults[2:],
+			`--rows int .*\(default 2000\)`, `--anomaly-ratio float .*\(default 0\.05\)`,
+			`--out string .*\(default "udocc-out/demo"\)`)},
+		{"datasets -h", []string{"datasets", "-h"}, []string{`udocc datasets list\|fetch`, `--dir string `}},
+		{"version -h", []string{"version", "-h"}, []string{`udocc version`}},
+		{"udocc -h", []string{"-h"}, []string{`udocc fit +\[flags\] DATA`, `udocc score `, `udocc demo `,
+			`udocc datasets `, `udocc version `}},
+		{"udocc help", []string{"help"}, []string{`Usage:`}},
+	}
+	check := func(t *testing.T, r result, want []string) {
+		t.Helper()
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+		}
+		for _, w := range want {
+			if !regexp.MustCompile(w).MatchString(r.stdout) {
+				t.Errorf("stdout lacks %q:\n%s", w, r.stdout)
+			}
+		}
+		first := strings.SplitN(r.stdout, "\n", 2)[0]
+		if n := strings.Count(r.stdout, first+"\n"); n != 1 {
+			t.Errorf("the help is printed %d times:\n%s", n, r.stdout)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { check(t, inProcess(c.args...), c.want) })
+	}
+	t.Run("fit -h through the binary", func(t *testing.T) {
+		check(t, udocc(t, t.TempDir(), cases[0].args...), cases[0].want)
+	})
+}
+
+// TestVersion checks that version names udocc's and libtorch's versions.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	r := mustUdocc(t, t.TempDir(), "version")
+	for _, w := range []string{`(?m)^udocc ` + regexp.QuoteMeta(Version) + `$`, `(?m)^libtorch \d+\.\d+\.\d+ \(`} {
+		if !regexp.MustCompile(w).MatchString(r.stdout) {
+			t.Errorf("stdout %q lacks %q", r.stdout, w)
+		}
+	}
+}

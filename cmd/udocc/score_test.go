@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sameScores checks that columns cols of two scores.csv files agree: score columns to a
+// relative 1e-6, the others exactly.
+func sameScores(t *testing.T, a, b csvFile, cols ...string) {
+	t.Helper()
+	if len(a.rows) != len(b.rows) {
+		t.Fatalf("%d rows and %d rows", len(a.rows), len(b.rows))
+	}
+	for _, c := range cols {
+		if c == "score" || strings.HasPrefix(c, "score_") {
+			x, y := a.floats(t, c), b.floats(t, c)
+			for i := range x {
+				if !closeEnough(x[i], y[i]) {
+					t.Fatalf("column %s, row %d: %v and %v", c, i, x[i], y[i])
+				}
+			}
+			continue
+		}
+		if x, y := a.col(t, c), b.col(t, c); !slices.Equal(x, y) {
+			t.Errorf("column %s differs", c)
+		}
+	}
+}
+
+// TestScoreMatchesFit scores the fitted table with the saved model, which must give the
+// scores, ranks and labels of the fit, and then scores new rows.
+func TestScoreMatchesFit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, true, 5)
+	mustUdocc(t, dir, fitArgs("--label", "y", "--out", "fit", "table.csv")...)
+	r := mustUdocc(t, dir, "score", "--model", "fit/model", "--label", "y", "--out", "scored", "--json", "table.csv")
+
+	t.Run("same scores, ranks and labels as fit", func(t *testing.T) {
+		fit, scored := readCSV(t, filepath.Join(dir, "fit", "scores.csv")), readCSV(t, filepath.Join(dir, "scored", "scores.csv"))
+		if !slices.Equal(fit.header, scored.header) {
+			t.Fatalf("header %v, fit's %v", scored.header, fit.header)
+		}
+		sameScores(t, fit, scored, fit.header...)
+	})
+	t.Run("same threshold, flagged and metrics as fit", func(t *testing.T) {
+		var s map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+			t.Fatalf("--json stdout %q: %v", r.stdout, err)
+		}
+		f := readSummary(t, filepath.Join(dir, "fit", "summary.json"))
+		for _, k := range []string{"threshold", "flagged", "n", "d", "rocauc", "prauc", "f1", "true_ratio"} {
+			if !closeEnough(number(t, s, k), number(t, f, k)) {
+				t.Errorf("%s: score %v, fit %v", k, s[k], f[k])
+			}
+		}
+	})
+	t.Run("new rows without labels", func(t *testing.T) {
+		writeTable(t, filepath.Join(dir, "new.csv"), 37, 3, false, 6)
+		mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "new.csv")
+		sc := readCSV(t, filepath.Join(dir, "new", "scores.csv"))
+		if want := []string{"row", "score", "rank", "label"}; !slices.Equal(sc.header, want) || len(sc.rows) != 37 {
+			t.Errorf("header %v with %d rows, want %v with 37", sc.header, len(sc.rows), want)
+		}
+		checkLabels(t, sc, readSummary(t, filepath.Join(dir, "new", "summary.json")), "score", "label")
+	})
+}
+
+// TestSeedEnsemble fits --seed 0-2 in lockstep and scores with the ensemble's model.
+func TestSeedEnsemble(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 160, 3, true, 7)
+	mustUdocc(t, dir, fitArgs("--label", "y", "--seed", "0-2", "--out", "ens", "table.csv")...)
+	s := readSummary(t, filepath.Join(dir, "ens", "summary.json"))
+	sc := readCSV(t, filepath.Join(dir, "ens", "scores.csv"))
+	seeds := []uint64{0, 1, 2}
+
+	t.Run("summary lists the seeds and members", func(t *testing.T) {
+		got, _ := json.Marshal(s["seeds"])
+		if string(got) != "[0,1,2]" {
+			t.Errorf("seeds %s, want [0,1,2]", got)
+		}
+		members, _ := s["members"].([]any)
+		if len(members) != len(seeds) {
+			t.Fatalf("%d members, want %d", len(members), len(seeds))
+		}
+		for k, m := range members {
+			mm := m.(map[string]any)
+			if number(t, mm, "seed") != float64(seeds[k]) {
+				t.Errorf("member %d has seed %v", k, mm["seed"])
+			}
+			number(t, mm, "threshold")
+		}
+		if number(t, s, "threshold") != 1 {
+			t.Errorf("ensemble threshold %v, want 1 (each member's score over its threshold)", s["threshold"])
+		}
+	})
+	t.Run("every member is saved and scored", func(t *testing.T) {
+		for _, seed := range seeds {
+			if _, err := os.Stat(filepath.Join(dir, "ens", "model", fmt.Sprintf("member-%d.pt", seed))); err != nil {
+				t.Error(err)
+			}
+			sc.col(t, fmt.Sprintf("score_seed%d", seed))
+			sc.col(t, fmt.Sprintf("label_seed%d", seed))
+		}
+		checkLabels(t, sc, s, "score", "label")
+		h := readCSV(t, filepath.Join(dir, "ens", "history.csv"))
+		if len(h.rows) != len(seeds)*tinyEpochs {
+			t.Errorf("history.csv has %d rows, want %d", len(h.rows), len(seeds)*tinyEpochs)
+		}
+	})
+	t.Run("score with the ensemble's model matches", func(t *testing.T) {
+		mustUdocc(t, dir, "score", "--model", "ens/model", "--label", "y", "--out", "scored", "table.csv")
+		scored := readCSV(t, filepath.Join(dir, "scored", "scores.csv"))
+		if !slices.Equal(sc.header, scored.header) {
+			t.Fatalf("header %v, fit's %v", scored.header, sc.header)
+		}
+		sameScores(t, sc, scored, sc.header...)
+	})
+	t.Run("member seed 0 trains as a lone seed 0 does", func(t *testing.T) {
+		mustUdocc(t, dir, fitArgs("--label", "y", "--out", "one", "table.csv")...)
+		one := readCSV(t, filepath.Join(dir, "one", "scores.csv"))
+		a, b := sc.floats(t, "score_seed0"), one.floats(t, "score")
+		for i := range a {
+			if !closeEnough(a[i], b[i]) {
+				t.Fatalf("row %d: %v in the ensemble, %v alone", i, a[i], b[i])
+			}
+		}
+	})
+}
+
+// TestScoreBadModel checks that a damaged model, one of another format or data of the
+// wrong width is a runtime error with one line on stderr, and that nothing is written.
+func TestScoreBadModel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 100, 3, false, 8)
+	writeTable(t, filepath.Join(dir, "narrow.csv"), 20, 2, false, 9)
+	writeTable(t, filepath.Join(dir, "wide.csv"), 20, 4, false, 9)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	good := filepath.Join(dir, "fit", "model")
+
+	editMeta := func(edit func(m map[string]any)) func(string) error {
+		return func(model string) error {
+			path := filepath.Join(model, "model.json")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				return err
+			}
+			edit(m)
+			if b, err = json.Marshal(m); err != nil {
+				return err
+			}
+			return os.WriteFile(path, b, 0o644)
+		}
+	}
+	network := func(model string) string { return filepath.Join(model, "member-0.pt") }
+	cases := []struct {
+		name   string
+		damage func(model string) error
+		data   string
+		want   string
+		binary bool // through the binary; the others run in process
+	}{
+		{"truncated network", func(m string) error {
+			fi, err := os.Stat(network(m))
+			if err != nil {
+				return err
+			}
+			return os.Truncate(network(m), fi.Size()/2)
+		}, "table.csv", "member-0.pt", true},
+		{"empty network", func(m string) error { return os.Truncate(network(m), 0) }, "table.csv", "member-0.pt", false},
+		{"network of random bytes", func(m string) error {
+			return os.WriteFile(network(m), []byte("PK\x03\x04 is where a zip archive starts, and ends"), 0o644)
+		}, "table.csv", "member-0.pt", false},
+		{"missing network", func(m string) error { return os.Remove(network(m)) }, "table.csv", "member-0.pt", false},
+		{"format 99", editMeta(func(m map[string]any) { m["format"] = 99 }), "table.csv", "format 99", true},
+		{"model.json not JSON", func(m string) error {
+			return os.WriteFile(filepath.Join(m, "model.json"), []byte("{\"format\": 1,"), 0o644)
+		}, "table.csv", "model.json", false},
+		{"no model folder", func(m string) error { return os.RemoveAll(m) }, "table.csv", "model.json", false},
+		{"one column too few", nil, "narrow.csv", "2 columns", true},
+		{"one column too many", nil, "wide.csv", "4 columns", false},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			model := filepath.Join(dir, fmt.Sprintf("model%d", i))
+			if err := os.CopyFS(model, os.DirFS(good)); err != nil {
+				t.Fatal(err)
+			}
+			if c.damage != nil {
+				if err := c.damage(model); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(dir, fmt.Sprintf("out%d", i))
+			r := udoccOrInProcess(t, c.binary, dir, "score", "--model", model, "--out", out, filepath.Join(dir, c.data))
+			oneErrorLine(t, r, 1, c.want)
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a failed score made %s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSeeds(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []uint64 // nil: a usage error
+	}{
+		{"0", []uint64{0}},
+		{"7", []uint64{7}},
+		{"0-2", []uint64{0, 1, 2}},
+		{"1,4,7", []uint64{1, 4, 7}},
+		{"0-1, 5", []uint64{0, 1, 5}},
+		{"3-3", []uint64{3}},
+		{"", nil},
+		{"abc", nil},
+		{"-1", nil},
+		{"3-1", nil},
+		{"0-", nil},
+		{"0,,1", nil},
+		{"0-2000", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := parseSeeds(c.in)
+			var ue usageError
+			switch {
+			case c.want == nil && !errors.As(err, &ue):
+				t.Errorf("parseSeeds(%q) = %v, %v; want a usage error", c.in, got, err)
+			case c.want != nil && (err != nil || !slices.Equal(got, c.want)):
+				t.Errorf("parseSeeds(%q) = %v, %v; want %v", c.in, got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestCheckDevice(t *testing.T) {
+	cases := []struct {
+		dev string
+		ok  bool
+	}{
+		{"cpu", true}, {"cuda", true}, {"cuda:0", true}, {"cuda:12", true},
+		{"", false}, {"CPU", false}, {"gpu", false}, {"cuda:", false}, {"cuda:-1", false},
+		{"cuda:x", false}, {"cpu:0", false}, {"cuda:0 ", false},
+	}
+	for _, c := range cases {
+		t.Run(c.dev, func(t *testing.T) {
+			err := checkDevice(c.dev)
+			var ue usageError
+			if c.ok != (err == nil) || (err != nil && !errors.As(err, &ue)) {
+				t.Errorf("checkDevice(%q) = %v, want ok %v (or a usage error)", c.dev, err, c.ok)
+			}
+		})
+	}
+}
+
+// TestEnsemble checks how members' scores combine: one member as it is; several divided
+// by their thresholds (or medians when one has none) and averaged, labelled above 1.
+func TestEnsemble(t *testing.T) {
+	inf := math.Inf(1)
+	cases := []struct {
+		name       string
+		scores     [][]float64
+		thr        []float64
+		want       []float64
+		wantLabels []bool // nil: no labels
+	}{
+		{"one member", [][]float64{{1, 2, 3}}, []float64{2.5}, []float64{1, 2, 3}, []bool{false, false, true}},
+		{"one member without threshold", [][]float64{{1, 2, 3}}, []float64{inf}, []float64{1, 2, 3}, nil},
+		{"two members in their threshold units", [][]float64{{1, 2, 4}, {3, 6, 3}}, []float64{2, 3},
+			[]float64{0.75, 1.5, 1.5}, []bool{false, true, true}},
+		{"a member without threshold: medians, no labels", [][]float64{{1, 2, 4}, {3, 6, 3}}, []float64{2, inf},
+			[]float64{0.75, 1.5, 1.5}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, labels := ensemble(c.scores, c.thr)
+			for i := range c.want {
+				if math.Abs(got[i]-c.want[i]) > 1e-12 {
+					t.Fatalf("scores %v, want %v", got, c.want)
+				}
+			}
+			if !slices.Equal(labels, c.wantLabels) || (labels == nil) != (c.wantLabels == nil) {
+				t.Errorf("labels %v, want %v", labels, c.wantLabels)
+			}
+			if thr := ensembleThreshold(c.thr); len(c.thr) > 1 && c.wantLabels != nil && thr != 1 {
+				t.Errorf("ensembleThreshold %v, want 1", thr)
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"torch: shape mismatch\nException raised from forward\n", "torch: shape mismatch; Exception raised from forward"},
+		{"a\r\n\n  b  ", "a; b"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			if got := oneLine(errors.New(c.in)); got != c.want {
+				t.Errorf("oneLine(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestProgressBar checks the two forms of progress: a bar redrawn in place on a terminal,
+// a line every tenth of a stage otherwise, and nothing when quiet.
+func TestProgressBar(t *testing.T) {
+	cases := []struct {
+		name       string
+		tty, quiet bool
+		want       []string // in the output, in order
+		lines      int      // newlines in the output
+	}{
+		{"terminal: one bar redrawn, ended by a newline", true, false,
+			[]string{"\rfinetune  [=  ", "]   1/20", "\rfinetune  [" + strings.Repeat("=", 30) + "]  20/20"}, 1},
+		{"no terminal: a line every tenth", false, false,
+			[]string{"finetune epoch 2/20", "finetune epoch 20/20"}, 10},
+		{"quiet: nothing", false, true, nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			p := &progress{w: &b, tty: c.tty, quiet: c.quiet, start: time.Now()}
+			for e := 1; e <= 20; e++ {
+				p.update("finetune", e, 20)
+			}
+			out := b.String()
+			rest := out
+			for _, w := range c.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("output %q lacks %q (in order)", out, w)
+				}
+				rest = rest[i+len(w):]
+			}
+			if n := strings.Count(out, "\n"); n != c.lines {
+				t.Errorf("%d lines, want %d: %q", n, c.lines, out)
+			}
+			if c.quiet && out != "" {
+				t.Errorf("quiet, but %q", out)
+			}
+		})
+	}
+}
