@@ -86,14 +86,10 @@ func (r *report) ratioFigure(ds string) (plots.Figure, bool) {
 	return fig, true
 }
 
-// banded splits s into an unnamed band series and a plain line to draw over it. plots fills a band with
-// the series colour's 8-bit components and alpha 60 in a premultiplied color.RGBA, so the
-// band series gets the colour scaled by 60/255: the band then shows s's colour at 24%
-// opacity instead of an invalid premultiplied colour.
+// banded splits s into an unnamed band series and a plain line to draw over it, so that
+// no band of a later series covers an earlier series' line.
 func banded(s plots.Series) (band, line plots.Series) {
-	r, g, b, _ := s.Color.RGBA()
-	scale := func(v uint32) uint8 { return uint8((v >> 8) * 60 / 255) }
-	band = plots.Series{X: s.X, Y: s.Y, Std: s.Std, Color: color.RGBA{R: scale(r), G: scale(g), B: scale(b), A: 255}}
+	band = plots.Series{X: s.X, Y: s.Y, Std: s.Std, Color: s.Color}
 	s.Std = nil
 	return band, s
 }

@@ -151,8 +151,7 @@ func bandPolygon(s Series) (*plotter.Polygon, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, g, b, _ := s.Color.RGBA()
-	poly.Color = color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 60}
+	poly.Color = withAlpha(s.Color, 60)
 	poly.LineStyle.Width = 0
 	return poly, nil
 }
@@ -223,9 +222,14 @@ func (h Histogram) Save(path string) error {
 	return save(p, path)
 }
 
-func fade(c color.Color) color.Color {
-	r, g, b, _ := c.RGBA()
-	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 110}
+func fade(c color.Color) color.Color { return withAlpha(c, 110) }
+
+// withAlpha is c, made opaque, at opacity a: a non-premultiplied colour, since the
+// colour values of an opaque c exceed a (a premultiplied color.RGBA would be invalid).
+func withAlpha(c color.Color, a uint8) color.Color {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A = a
+	return n
 }
 
 func save(p *plot.Plot, path string) error {
