@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -109,6 +110,11 @@ func (f Figure) Save(path string) error {
 		xmin, xmax, ymin, ymax = 0, 1, 0, 1
 	}
 	for _, m := range f.Marks {
+		if !math.IsNaN(m.Y) && !math.IsInf(m.Y, 0) {
+			ymin, ymax = math.Min(ymin, m.Y), math.Max(ymax, m.Y)
+		}
+	}
+	for _, m := range f.Marks {
 		var pts plotter.XYs
 		switch {
 		case !math.IsNaN(m.X):
@@ -132,7 +138,39 @@ func (f Figure) Save(path string) error {
 			p.Legend.Add(m.Name, l)
 		}
 	}
+	pad(p, xmin, xmax, ymin, ymax, f.LogY)
 	return save(p, path)
+}
+
+// pad widens the axes around the data: 2% on the sides and below, and room above for
+// the legend, which sits at the top, so it never covers a mark at the edge.
+func pad(p *plot.Plot, xmin, xmax, ymin, ymax float64, logY bool) {
+	dx := math.Max(xmax-xmin, 1e-12)
+	p.X.Min, p.X.Max = xmin-0.02*dx, xmax+0.02*dx
+	p.X.Tick.Marker = plainTicks{}
+	if logY {
+		if ymin > 0 {
+			p.Y.Min, p.Y.Max = ymin/1.2, ymax*math.Pow(ymax/ymin, 0.35)
+		}
+		return
+	}
+	dy := math.Max(ymax-ymin, 1e-12)
+	p.Y.Min, p.Y.Max = ymin-0.02*dy, ymax+0.35*dy
+	p.Y.Tick.Marker = plainTicks{}
+}
+
+// plainTicks are gonum's default ticks labelled in the shortest exact form ("250", not
+// "250.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }
 
 func bandPolygon(s Series) (*plotter.Polygon, error) {
@@ -203,6 +241,7 @@ func (h Histogram) Save(path string) error {
 			p.Legend.Add(fmt.Sprintf("%s (%d)", g.Name, len(g.Y)), hist)
 		}
 	}
+	p.Y.Min, p.Y.Max = 0, ymax*1.35 // room for the legend above the bars
 	for _, m := range h.Marks {
 		if math.IsNaN(m.X) || math.IsInf(m.X, 0) {
 			continue

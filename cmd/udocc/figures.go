@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 	"path/filepath"
 
 	"github.com/udocc/udocc/plots"
@@ -28,15 +29,13 @@ func (f *fitted) figures(dir string) error {
 		trueRatio = *f.summary.TrueRatio
 	}
 	n := float64(f.ds.N)
-	var drawn []string
 	save := func(name string, err error) error {
 		if err != nil {
 			return fmt.Errorf("figure %s: %w", name, err)
 		}
-		drawn = append(drawn, name)
 		return nil
 	}
-	if fig, ok := curveFigure(r, n, trueRatio, member); ok {
+	if fig, ok := curveFigure(r, n, trueRatio, member, f.summary.Config.Threshold); ok {
 		if err := save("delta_curve.png", fig.Save(filepath.Join(dir, "delta_curve.png"))); err != nil {
 			return err
 		}
@@ -54,7 +53,7 @@ func (f *fitted) figures(dir string) error {
 
 // curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
 // true boundary n(1 − true ratio) marked.
-func curveFigure(r training.Result, n, trueRatio float64, name string) (plots.Figure, bool) {
+func curveFigure(r training.Result, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
 	for j := len(r.History) - 1; j >= 0; j-- {
 		rec := r.History[j].Record
 		if rec.Curve == nil {
@@ -74,8 +73,8 @@ func curveFigure(r training.Result, n, trueRatio float64, name string) (plots.Fi
 			marks = append(marks, plots.VMark(fmt.Sprintf("true boundary n(1−%.3f)", trueRatio), n*(1-trueRatio), plots.Red, true))
 		}
 		return plots.Figure{
-			Title:  fmt.Sprintf("%s: Eq. (5) at epoch %d", name, rec.Epoch),
-			XLabel: "rank threshold δ", YLabel: "crossings / (δ(n−δ))",
+			Title:  fmt.Sprintf("%s: δ rule %s at epoch %d", name, rule, rec.Epoch),
+			XLabel: "rank threshold δ", YLabel: curveLabel(rule),
 			Series: []plots.Series{{Name: "scaled crossings", X: xs, Y: ys, Color: plots.Blue}},
 			Marks:  marks,
 		}, true
@@ -164,4 +163,12 @@ func lossFigure(r training.Result, name string) plots.Figure {
 			{Name: "fine-tuning (Deep SVDD)", X: fe, Y: fl, Color: plots.Blue},
 		},
 	}
+}
+
+// curveLabel names the objective a δ rule minimises.
+func curveLabel(rule string) string {
+	if strings.HasPrefix(rule, "paper") {
+		return "Eq. (5): crossings / (δ(n−δ))"
+	}
+	return "bounded crossings so far / random expectation"
 }
