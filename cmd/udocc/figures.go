@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
-	"strings"
 	"path/filepath"
+	"strings"
 
 	"github.com/udocc/udocc/plots"
 	"github.com/udocc/udocc/training"
