@@ -4,10 +4,17 @@
 #   ./build.sh          build the shim (only when its sources changed) and bin/udocc
 #   ./build.sh test     build, then go vet ./... and the whole test suite
 #   ./build.sh shim     build only lib/libudocc_torch.so
+#   ./build.sh flags    print the libtorch found and the shim's compile and link flags
 #
-# libtorch is looked for in this order: $LIBTORCH (an official libtorch folder or a pip
-# wheel's site-packages/torch), third_party/libtorch, the system (Debian's libtorch-dev).
-# Where none is found and this runs as root on Debian, libtorch-dev is installed with apt.
+# libtorch is looked for in this order: $LIBTORCH (an official libtorch folder, a pip
+# wheel's site-packages/torch or the site-packages holding it, or "system"),
+# third_party/libtorch, the system (Debian's libtorch-dev). Where none is found and this
+# runs as root on Debian, libtorch-dev is installed with apt.
+#
+# CUDA (docs/cuda.md): a libtorch with lib/libtorch_cuda.so gives a shim with CUDA; one
+# binary then runs on --device cpu and cuda. The libstdc++ ABI is read from libc10's
+# exported names (TorchConfig.cmake, which some wheels lack, only where nm is missing);
+# the C++ standard is c++17, or c++20 for libtorch 2.12 and later, and CXXSTD overrides it.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
@@ -15,9 +22,17 @@ root=$(pwd)
 log() { printf 'build.sh: %s\n' "$*" >&2; }
 
 find_libtorch() {
+  if [ "${LIBTORCH:-}" = system ]; then
+    echo system; return
+  fi
   if [ -n "${LIBTORCH:-}" ]; then
-    [ -d "$LIBTORCH/include/torch" ] || { log "LIBTORCH=$LIBTORCH has no include/torch"; exit 1; }
-    echo "$LIBTORCH"; return
+    local lt=$LIBTORCH
+    if [ ! -d "$lt/include/torch" ] && [ -d "$lt/torch/include/torch" ]; then
+      lt=$lt/torch  # a site-packages folder
+    fi
+    [ -d "$lt/include/torch" ] || { log "LIBTORCH=$LIBTORCH has no include/torch"; exit 1; }
+    [ -e "$lt/lib/libtorch.so" ] || { log "LIBTORCH=$LIBTORCH has no lib/libtorch.so"; exit 1; }
+    (cd "$lt" && pwd); return
   fi
   if [ -d third_party/libtorch/include/torch ]; then
     echo "$root/third_party/libtorch"; return
@@ -36,27 +51,58 @@ find_libtorch() {
   exit 1
 }
 
+# cxx11_abi prints 1 or 0, the _GLIBCXX_USE_CXX11_ABI that libc10 in $1 was built with:
+# only under the new ABI do its exported names mention std::__cxx11. Where nm is
+# missing it reads the TorchConfig.cmake $2; it prints nothing when neither tells.
+cxx11_abi() {
+  local libdir=$1 config=$2 n
+  if command -v nm >/dev/null && [ -e "$libdir/libc10.so" ]; then
+    n=$(nm -D --defined-only "$libdir/libc10.so" | grep -c __cxx11 || true)
+    if [ "${n:-0}" -gt 0 ]; then echo 1; else echo 0; fi
+    return
+  fi
+  grep -ho 'D_GLIBCXX_USE_CXX11_ABI=[01]' "$config" 2>/dev/null | head -n 1 | cut -d= -f2 || true
+}
+
+# cxx_std prints the -std= value for the libtorch whose headers are in $1: c++20 from
+# libtorch 2.12 on (its ATen headers require it), c++17 before; CXXSTD overrides.
+cxx_std() {
+  local h=$1/torch/csrc/api/include/torch/version.h major minor
+  if [ -n "${CXXSTD:-}" ]; then echo "$CXXSTD"; return; fi
+  major=$(sed -n 's/^#define TORCH_VERSION_MAJOR \([0-9]*\).*/\1/p' "$h" 2>/dev/null)
+  minor=$(sed -n 's/^#define TORCH_VERSION_MINOR \([0-9]*\).*/\1/p' "$h" 2>/dev/null)
+  if [ "${major:-0}" -gt 2 ] || { [ "${major:-0}" -eq 2 ] && [ "${minor:-0}" -ge 12 ]; }; then
+    echo c++20
+  else
+    echo c++17
+  fi
+}
+
 # shim_flags sets CXXFLAGS_T and LDFLAGS_T for the libtorch in $1.
 shim_flags() {
-  local lt=$1 libdir abi
+  local lt=$1 inc libdir config abi cuda=()
   if [ "$lt" = system ]; then
-    CXXFLAGS_T=(-I/usr/include/torch/csrc/api/include)
+    inc=/usr/include
     libdir=$(dirname "$(ls /usr/lib/*/libtorch.so /usr/lib/libtorch.so 2>/dev/null | head -n 1)")
+    config=$(ls /usr/lib/*/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n 1 || true)
+    CXXFLAGS_T=(-I/usr/include/torch/csrc/api/include)
     LDFLAGS_T=(-L"$libdir")
   else
+    inc=$lt/include
+    libdir=$lt/lib
+    config=$lt/share/cmake/Torch/TorchConfig.cmake
     CXXFLAGS_T=(-isystem "$lt/include" -isystem "$lt/include/torch/csrc/api/include")
-    libdir="$lt/lib"
-    LDFLAGS_T=(-L"$libdir" -Wl,-rpath,"$libdir")
+    LDFLAGS_T=(-L"$libdir" -Wl,-rpath,"$libdir")  # RUNPATH: the shim finds this libtorch from anywhere
   fi
-  abi=$(grep -ho 'D_GLIBCXX_USE_CXX11_ABI=[01]' \
-    "$lt"/share/cmake/Torch/TorchConfig.cmake /usr/lib/*/cmake/Torch/TorchConfig.cmake 2>/dev/null | head -n 1 || true)
-  [ -n "$abi" ] && CXXFLAGS_T+=("-$abi")
-  LDFLAGS_T+=(-Wl,--no-as-needed)
-  if [ -e "$libdir/libtorch_cuda.so" ]; then
-    LDFLAGS_T+=(-ltorch_cuda)  # kept with --no-as-needed, or CUDA is never registered
-    log "linking libtorch_cuda from $libdir"
-  fi
-  LDFLAGS_T+=(-ltorch -ltorch_cpu -lc10 -Wl,--as-needed)
+  CXXFLAGS_T=("-std=$(cxx_std "$inc")" "${CXXFLAGS_T[@]}")
+  abi=$(cxx11_abi "$libdir" "$config")
+  [ -n "$abi" ] && CXXFLAGS_T+=("-D_GLIBCXX_USE_CXX11_ABI=$abi")
+  # libtorch_cuda (and libc10_cuda) are kept with --no-as-needed although the shim calls
+  # nothing in them by name: their static initialisers are what register CUDA.
+  [ -e "$libdir/libtorch_cuda.so" ] && cuda+=(-ltorch_cuda)
+  [ -e "$libdir/libc10_cuda.so" ] && cuda+=(-lc10_cuda)
+  [ ${#cuda[@]} -gt 0 ] && log "linking CUDA (${cuda[*]}) from $libdir"
+  LDFLAGS_T+=(-Wl,--no-as-needed "${cuda[@]}" -ltorch -ltorch_cpu -lc10 -Wl,--as-needed)
 }
 
 build_shim() {
@@ -64,13 +110,13 @@ build_shim() {
   lt=$(find_libtorch)
   shim_flags "$lt"
   key=$(cat torch/shim/udocc_torch.cpp torch/shim/udocc_torch.h build.sh | sha256sum | cut -c1-16)
-  key="$key $lt"
+  key="$key $lt ${CXXFLAGS_T[*]}"
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
   fi
   mkdir -p lib
   log "compiling the shim against libtorch: $lt"
-  g++ -std=c++17 -O2 -fPIC -shared -Wall -Wno-unused-parameter "${CXXFLAGS_T[@]}" \
+  g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${CXXFLAGS_T[@]}" \
     torch/shim/udocc_torch.cpp -o "$out.tmp" "${LDFLAGS_T[@]}"
   mv "$out.tmp" "$out"
   echo "$key" > "$stamp"
@@ -85,11 +131,16 @@ build_go() {
 case "${1:-build}" in
   build) build_shim; build_go ;;
   shim) build_shim ;;
+  flags)
+    lt=$(find_libtorch)
+    shim_flags "$lt"
+    printf 'libtorch: %s\ncompile: %s\nlink: %s\n' "$lt" "${CXXFLAGS_T[*]}" "${LDFLAGS_T[*]}"
+    ;;
   test)
     build_shim
     build_go
     go vet ./...
     go test -count=1 -timeout 20m ./...
     ;;
-  *) log "unknown command $1 (use: build, test, shim)"; exit 2 ;;
+  *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;
 esac

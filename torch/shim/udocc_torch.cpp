@@ -7,15 +7,33 @@
 // a member's own valid rows, so a member's numbers do not depend on the other members.
 // Adam is written out on the stacked tensors so a member that sits out a step keeps its
 // weights and moments unchanged (its step count does not advance either).
+//
+// CUDA: this file includes no CUDA header, so one source builds against a CPU and a CUDA
+// libtorch; build.sh links libtorch_cuda when the libtorch has it, and parse_device says
+// why "cuda" cannot be used where it cannot. The data is copied to the device once
+// (set_data). On CUDA the host waits for the device only where a buffer crosses: the
+// epoch's plan goes over in a few copies before its first step (synchronous, since the
+// caller's buffers are only valid during the call), and results come back after its last
+// (the K losses, the train-mode distances when asked for), in Distances (one copy of
+// K x n) and in the small getters. The steps in between queue without a sync: every
+// per-step branch (does a member train, is the batch dense) is decided on the host from
+// the host plan, never from a device value. Points where the host waits say "sync".
 #include "udocc_torch.h"
 
 #include <dlfcn.h>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,19 +66,56 @@ char *guard(F &&f) {
   }
 }
 
+// cuda_compiled is true when libtorch_cuda is loaded: build.sh links it (with
+// --no-as-needed) when the libtorch has it, and its static initialisers register CUDA.
 bool cuda_compiled() {
   static const bool linked = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD) != nullptr;
   return linked;
+}
+
+// cuda_unavailable_reason asks the CUDA runtime that libtorch_cuda loaded why it sees no
+// device ("no CUDA-capable device is detected", "CUDA driver version is insufficient
+// ..."), looked up by name so this file needs no CUDA header; empty when it cannot tell.
+std::string cuda_unavailable_reason() {
+  using count_fn = int (*)(int *);
+  using string_fn = const char *(*)(int);
+  auto count = reinterpret_cast<count_fn>(dlsym(RTLD_DEFAULT, "cudaGetDeviceCount"));
+  auto text = reinterpret_cast<string_fn>(dlsym(RTLD_DEFAULT, "cudaGetErrorString"));
+  std::string why;
+  int n = 0;
+  if (count != nullptr && text != nullptr) {
+    int err = count(&n);
+    if (err != 0 && text(err) != nullptr) why = text(err);
+  }
+  if (const char *vis = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    why += (why.empty() ? "" : "; ") + std::string("CUDA_VISIBLE_DEVICES=\"") + vis + "\"";
+  }
+  return why;
+}
+
+int64_t cuda_device_count() {
+  if (!cuda_compiled()) return 0;
+  try {
+    return static_cast<int64_t>(torch::cuda::device_count());
+  } catch (...) {
+    return 0;
+  }
 }
 
 torch::Device parse_device(const std::string &s) {
   torch::Device dev(s);  // throws on a malformed string
   if (dev.is_cuda()) {
     if (!cuda_compiled()) {
-      throw std::runtime_error("device \"" + s + "\": this libtorch was built without CUDA");
+      throw std::runtime_error("device \"" + s + "\": no CUDA in this build: the shim is linked against a "
+                               "libtorch without CUDA (build it with LIBTORCH set to a CUDA libtorch, "
+                               "see docs/cuda.md)");
     }
-    int64_t count = static_cast<int64_t>(torch::cuda::device_count());
-    if (count == 0) throw std::runtime_error("device \"" + s + "\": no visible CUDA device");
+    int64_t count = cuda_device_count();
+    if (count == 0) {
+      std::string why = cuda_unavailable_reason();
+      throw std::runtime_error("device \"" + s + "\": libtorch has CUDA but no CUDA device is visible" +
+                               (why.empty() ? std::string() : " (" + why + ")"));
+    }
     if (dev.has_index() && dev.index() >= count) {
       throw std::runtime_error("device \"" + s + "\": only " + std::to_string(count) +
                                " CUDA device(s) visible");
@@ -239,8 +294,9 @@ struct Plan {
   int64_t S = 0, P = 0;
 };
 
-// make_plan checks the host plan, copies it to the device once, and advances the
-// members' Adam step counts over the epoch's training steps.
+// make_plan checks the host plan, copies it to the device once (sync: small pageable
+// copies before the first step), and advances the members' Adam step counts over the
+// epoch's training steps; Adam's bias corrections are computed here on the host.
 Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
                const uint8_t *flags, int64_t S, int64_t P) {
   if (g->n == 0) throw std::runtime_error("no data: call set_data first");
@@ -399,10 +455,7 @@ void udocc_version(char *buf, size_t len) {
 
 int udocc_cuda_compiled(void) { return cuda_compiled() ? 1 : 0; }
 
-int udocc_cuda_device_count(void) {
-  if (!cuda_compiled()) return 0;
-  return static_cast<int>(torch::cuda::device_count());
-}
+int udocc_cuda_device_count(void) { return static_cast<int>(cuda_device_count()); }
 
 void udocc_set_num_threads(int n) {
   if (n > 0) torch::set_num_threads(n);
@@ -488,7 +541,7 @@ char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int3
       sum.add_(per.detach() * act);
       nb.add_(act);
     }
-    at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();
+    at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();  // sync: the epoch's one copy back
     std::memcpy(loss, mean.data_ptr<double>(), sizeof(double) * g->K);
   });
 }
@@ -515,11 +568,13 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
     Plan p = make_plan(g, plan, counts, flags, steps, width);
     const int64_t K = g->K;
     auto cpu = at::TensorOptions();
+    // sync: the objective (and below the previous train distances) go over before the first step.
     at::Tensor sb = torch::from_blob(const_cast<uint8_t *>(soft), {K}, cpu.dtype(at::kByte)).to(g->dev) > 0;
     at::Tensor nut = torch::from_blob(const_cast<double *>(nu), {K}, cpu.dtype(at::kDouble)).to(g->dev).to(at::kFloat);
     at::Tensor upr = torch::from_blob(const_cast<uint8_t *>(update_r), {K}, cpu.dtype(at::kByte)).to(g->dev) > 0;
-    bool any_sb = sb.any().item<bool>();
-    bool any_upr = upr.any().item<bool>();
+    // Read from the host arrays: a device reduction here would be a host sync.
+    const bool any_sb = std::any_of(soft, soft + K, [](uint8_t v) { return v != 0; });
+    const bool any_upr = std::any_of(update_r, update_r + K, [](uint8_t v) { return v != 0; });
     at::Tensor inv_nu = torch::where(sb, 1.0 / nut.clamp_min(1e-12), torch::zeros_like(nut));
     at::Tensor dist_out;
     if (train_dist != nullptr) {
@@ -560,10 +615,10 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
       sum.add_(per.detach() * act);
       nb.add_(act);
     }
-    at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();
+    at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();  // sync: end of the epoch
     std::memcpy(loss, mean.data_ptr<double>(), sizeof(double) * K);
     if (dist_out.defined()) {
-      at::Tensor h = dist_out.narrow(1, 0, g->n).contiguous().cpu();
+      at::Tensor h = dist_out.narrow(1, 0, g->n).contiguous().cpu();  // sync: one K x n copy
       std::memcpy(train_dist, h.data_ptr<float>(), sizeof(float) * K * g->n);
     }
   });
@@ -592,7 +647,7 @@ char *udocc_group_distances(udocc_group *g, float *out) {
       at::Tensor z = forward_eval(g->enc, g->X.narrow(0, i, len));
       dist.narrow(1, i, len).copy_((z - g->c.unsqueeze(1)).pow(2).sum(2));
     }
-    at::Tensor h = dist.cpu();  // the one device-to-host copy
+    at::Tensor h = dist.cpu();  // sync: the one device-to-host copy
     std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * g->n);
   });
 }

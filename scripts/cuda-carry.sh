@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# cuda-carry.sh: build here, where Go is, everything a CUDA machine without Go needs to
+# run udocc's CUDA tests and timings; there, scripts/cuda-run.sh builds the shim against
+# that machine's libtorch and runs them (docs/cuda.md).
+#
+#   scripts/cuda-carry.sh [DIR]      DIR defaults to .carry (git ignores it)
+#
+# DIR then holds:
+#   bin/udocc                  the CLI, built by ./build.sh
+#   test/NAME.test             go test -c -tags cuda of every package with CUDA tests
+#                              (NAME is the package's path with - for /; NAME.dir names it)
+#   pkg/PATH/                  each test's working folder (with the package's testdata/)
+#   build.sh, torch/shim/      the shim's source and the one script that holds its flags
+#   data/odds/                 the ODDS .mat files, when found ($ODDS or ../shared/data/odds)
+#   scripts/cuda-run.sh        run there: bash scripts/cuda-run.sh
+#   MANIFEST                   the commit, the Go version and what was built
+#
+# The Go binaries reach libtorch only through the shim's plain C ABI (udocc_torch.h) and
+# need just libudocc_torch.so, so the shim that cuda-run.sh builds there against a CUDA
+# libtorch takes the place of the CPU one they were linked against here. They need glibc
+# 2.34 or later there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-.carry}
+
+log() { printf 'cuda-carry: %s\n' "$*" >&2; }
+
+./build.sh  # the shim the binaries link against here, and bin/udocc
+
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/test" "$dir/pkg" "$dir/torch/shim" "$dir/scripts"
+cp bin/udocc "$dir/bin/"
+
+# Packages with CUDA tests are those whose test files change with the cuda tag.
+list() { go list -e "$@" -f '{{.Dir}}|{{join .TestGoFiles ","}}|{{join .XTestGoFiles ","}}' ./...; }
+pkgs=$({ diff <(list) <(list -tags cuda) || true; } | sed -n 's/^> \([^|]*\)|.*/\1/p')
+[ -n "$pkgs" ] || { log "no package has tests with the cuda build tag"; exit 1; }
+for abs in $pkgs; do
+  rel=${abs#"$(pwd)/"}
+  name=${rel//\//-}
+  log "go test -c -tags cuda ./$rel -> test/$name.test"
+  # RUNPATH $ORIGIN/../lib after cgo's absolute one; cuda-run.sh also sets LD_LIBRARY_PATH.
+  go test -c -tags cuda -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/test/$name.test" "./$rel"
+  echo "$rel" > "$dir/test/$name.dir"  # the folder cuda-run.sh runs it in: pkg/$rel
+  mkdir -p "$dir/pkg/$rel"
+  if [ -d "$rel/testdata" ]; then cp -r "$rel/testdata" "$dir/pkg/$rel/"; fi
+done
+
+# The ODDS files, for a short 'udocc bench --device cuda' there (about 2 MB).
+odds=${ODDS:-$(pwd)/../shared/data/odds}
+if [ -d "$odds" ]; then
+  mkdir -p "$dir/data/odds"
+  cp "$odds"/*.mat "$dir/data/odds/"
+else
+  log "no ODDS files in $odds (set ODDS): cuda-run.sh will skip udocc bench"
+fi
+
+cp build.sh "$dir/"
+cp torch/shim/udocc_torch.h torch/shim/udocc_torch.cpp "$dir/torch/shim/"
+cp scripts/cuda-run.sh "$dir/scripts/"
+
+{
+  echo "udocc carry for a CUDA machine: bash scripts/cuda-run.sh (docs/cuda.md)"
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) with $(go version)"
+  echo "built against: libtorch $(bin/udocc version | sed -n 's/^libtorch //p')"
+  echo "packages: $(for abs in $pkgs; do printf '%s ' "${abs#"$(pwd)/"}"; done)"
+  echo "files:"
+  (cd "$dir" && find . -type f ! -name MANIFEST | sort | sed 's/^\.\//  /')
+} > "$dir/MANIFEST"
+log "$(du -sh "$dir" | cut -f1) in $dir; there: bash $dir/scripts/cuda-run.sh"

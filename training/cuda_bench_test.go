@@ -1,0 +1,120 @@
+//go:build cuda
+
+package training
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/udocc/udocc/torch"
+)
+
+// epochShapes are the benchmark grid's two largest tables, as synthetic data of the same
+// size, with the architectures udocc uses for them (mnist's preset, the default).
+var epochShapes = []struct {
+	name   string
+	n, d   int
+	hidden []int
+}{
+	{"mnist", 7603, 100, []int{64, 32, 16}},
+	{"satellite", 6435, 36, []int{32, 16, 8}},
+}
+
+// epochGroup sets up k members on device for one phase: with a decoder and the
+// autoencoder's Adam for pretraining, else the encoder's with the center set. The CPU
+// runs on one thread, the CLI's default.
+func epochGroup(b *testing.B, n, d int, hidden []int, k int, pretrain bool, device string) (*torch.Group, []*rand.Rand) {
+	b.Helper()
+	torch.SetNumThreads(1)
+	x, _ := blobs(n, d, 0.05, 1)
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		x32[i] = float32(v)
+	}
+	seeds := make([]uint64, k)
+	rngs := make([]*rand.Rand, k)
+	for i := range seeds {
+		seeds[i] = uint64(i)
+		rngs[i] = rand.New(rand.NewPCG(seeds[i], finetuneStream))
+	}
+	g, err := torch.NewGroup(append([]int{d}, hidden...), k, pretrain, device, seeds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	phase := torch.Encoder
+	if pretrain {
+		phase = torch.Autoencoder
+	}
+	for _, err := range []error{
+		g.SetData(x32, n, d),
+		g.InitCenter(0.1),
+		g.ResetAdam(phase, fill(k, 1e-3), fill(k, 1e-6)),
+	} {
+		if err != nil {
+			g.Close()
+			b.Fatal(err)
+		}
+	}
+	return g, rngs
+}
+
+// epoch runs one epoch as the training loop does: the host draws the plan, the shim
+// trains; a fine-tuning epoch also copies back the eval-mode distances and the radii.
+func epoch(g *torch.Group, rngs []*rand.Rand, pretrain bool, obj torch.Objective) error {
+	n := g.N()
+	ms := make([]memberBatches, len(rngs))
+	for i, r := range rngs {
+		ms[i] = epochBatches(r, nil, n, 128, false)
+	}
+	if pretrain {
+		_, err := g.PretrainEpoch(buildPlan(ms, n))
+		return err
+	}
+	if _, err := g.TrainEpoch(buildPlan(ms, n), obj, nil); err != nil {
+		return err
+	}
+	if _, err := g.Distances(); err != nil {
+		return err
+	}
+	_, err := g.Radius()
+	return err
+}
+
+// BenchmarkCUDAEpoch times one pretraining and one fine-tuning epoch (minibatches of 128,
+// Adam) of K = 1 and K = 10 members on mnist- and satellite-sized data, on the CPU and on
+// CUDA; ms/epoch is wall time including the host's plan and the copies back, samples/s
+// counts K·n rows per epoch. Every setup runs one untimed epoch first (CUDA context,
+// cuBLAS handles, the caching allocator). Run with -test.bench CUDAEpoch.
+func BenchmarkCUDAEpoch(b *testing.B) {
+	for _, s := range epochShapes {
+		for _, phase := range []string{"pretrain", "finetune"} {
+			for _, device := range []string{"cpu", "cuda"} {
+				for _, k := range []int{1, 10} {
+					name := fmt.Sprintf("data=%s/phase=%s/device=%s/k=%d", s.name, phase, device, k)
+					b.Run(name, func(b *testing.B) {
+						if device == "cuda" {
+							needCUDA(b)
+						}
+						pretrain := phase == "pretrain"
+						g, rngs := epochGroup(b, s.n, s.d, s.hidden, k, pretrain, device)
+						defer g.Close()
+						obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+						if err := epoch(g, rngs, pretrain, obj); err != nil {
+							b.Fatal(err)
+						}
+						b.ResetTimer()
+						for i := 0; i < b.N; i++ {
+							if err := epoch(g, rngs, pretrain, obj); err != nil {
+								b.Fatal(err)
+							}
+						}
+						secs := b.Elapsed().Seconds() / float64(b.N)
+						b.ReportMetric(secs*1e3, "ms/epoch")
+						b.ReportMetric(float64(k*s.n)/secs, "samples/s")
+					})
+				}
+			}
+		}
+	}
+}
