@@ -134,6 +134,9 @@ func (g *Group) PretrainEpoch(p *Plan) ([]float64, error) {
 	if err := p.check(g.k); err != nil {
 		return nil, err
 	}
+	if p.Extra != nil {
+		return nil, fmt.Errorf("torch: pretraining takes no passengers")
+	}
 	loss := make([]float64, g.k)
 	rows, counts, train := planArgs(p)
 	err := errorOf(C.udocc_group_pretrain_epoch(g.p, rows, counts, train, C.int64_t(p.Steps),
@@ -172,7 +175,11 @@ func (g *Group) TrainEpoch(p *Plan, obj Objective, trainDist []float32) ([]float
 	}
 	loss := make([]float64, g.k)
 	rows, counts, train := planArgs(p)
-	err := errorOf(C.udocc_group_train_epoch(g.p, rows, counts, train, C.int64_t(p.Steps), C.int64_t(p.Width),
+	var extra *C.int32_t
+	if len(p.Extra) > 0 {
+		extra = (*C.int32_t)(&p.Extra[0])
+	}
+	err := errorOf(C.udocc_group_train_epoch(g.p, rows, counts, extra, train, C.int64_t(p.Steps), C.int64_t(p.Width),
 		(*C.uint8_t)(&obj.Soft[0]), (*C.double)(&obj.Nu[0]), (*C.uint8_t)(&obj.UpdateR[0]),
 		(*C.double)(&loss[0]), td))
 	return loss, err

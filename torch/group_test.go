@@ -263,3 +263,55 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPassengers checks that rows riding as passengers get train-mode distances and
+// change nothing else: the losses and the network after the epoch are bit for bit those
+// of the same plan without them.
+func TestPassengers(t *testing.T) {
+	n, d := 120, 4
+	x := synth(n, d, 5)
+	obj := Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}
+	epoch := func(passengers bool) ([]float64, []float32, []float32) {
+		g := newTrained(t, x, n, d)
+		defer g.Close()
+		// Two steps of 40 training rows (rows 0..79); rows 80..119 ride along when asked.
+		p := &Plan{Steps: 2, Width: 60, Rows: make([]int64, 120), Counts: []int32{40, 40}, Train: []uint8{1, 1}}
+		for i := range p.Rows {
+			p.Rows[i] = int64(n)
+		}
+		for s := 0; s < 2; s++ {
+			for j := 0; j < 40; j++ {
+				p.Rows[s*60+j] = int64(s*40 + j)
+			}
+			if passengers {
+				for j := 0; j < 20; j++ {
+					p.Rows[s*60+40+j] = int64(80 + s*20 + j)
+				}
+			}
+		}
+		if passengers {
+			p.Extra = []int32{20, 20}
+		}
+		td := make([]float32, n)
+		loss, err := g.TrainEpoch(p, obj, td)
+		must(t, err)
+		dist, err := g.Distances()
+		must(t, err)
+		return loss, dist, td
+	}
+	l0, d0, _ := epoch(false)
+	l1, d1, td := epoch(true)
+	if l0[0] != l1[0] {
+		t.Fatalf("loss %v without passengers, %v with", l0[0], l1[0])
+	}
+	for i := range d0 {
+		if d0[i] != d1[i] {
+			t.Fatalf("row %d: eval distance %g without passengers, %g with", i, d0[i], d1[i])
+		}
+	}
+	for i, v := range td {
+		if !(v > 0) || math.IsInf(float64(v), 0) {
+			t.Fatalf("row %d: train-mode distance %g", i, v)
+		}
+	}
+}

@@ -54,20 +54,24 @@ const (
 )
 
 // Plan is one epoch of minibatch steps for every member of a group. At step s member k
-// processes rows Rows[(k*Steps+s)*Width : +Counts[k*Steps+s]]; the remaining slots of the
-// Width hold the padding index n. Train[k*Steps+s] is 1 when that is a training step and
+// processes rows Rows[(k*Steps+s)*Width : +Counts[k*Steps+s]]; when Extra is not nil, the
+// next Extra[k*Steps+s] slots hold passengers (rows scored with that minibatch's
+// BatchNorm statistics, which they do not enter, and outside the loss); the remaining
+// slots hold the padding index n. Train[k*Steps+s] is 1 when that is a training step and
 // 0 when the rows are only scored (train mode, no update). Counts 0 means the member sits
 // the step out: its weights and its Adam moments stay as they are.
 type Plan struct {
 	Steps, Width int
 	Rows         []int64
 	Counts       []int32
+	Extra        []int32
 	Train        []uint8
 }
 
 func (p *Plan) check(k int) error {
 	if p.Steps < 0 || p.Width < 1 || len(p.Rows) != k*p.Steps*p.Width ||
-		len(p.Counts) != k*p.Steps || len(p.Train) != k*p.Steps {
+		len(p.Counts) != k*p.Steps || len(p.Train) != k*p.Steps ||
+		(p.Extra != nil && len(p.Extra) != k*p.Steps) {
 		return fmt.Errorf("torch: plan of %d steps x %d wide does not fit %d members", p.Steps, p.Width, k)
 	}
 	return nil

@@ -15,8 +15,9 @@ const (
 	// (BatchNorm with running statistics); the default.
 	EvalScores ScoreSource = "eval"
 	// TrainScores are the train-mode distances of the epoch itself: each trained row's
-	// distance in its own minibatch before the step, and every other row's in extra
-	// score-only minibatches of the same size (batch statistics, no update).
+	// distance in its own minibatch before the step; every row left out of training rides
+	// in a training minibatch as a passenger, normalised with that minibatch's BatchNorm
+	// statistics but not counted in them, nor in the loss.
 	TrainScores ScoreSource = "train"
 )
 

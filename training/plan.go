@@ -28,11 +28,12 @@ func chunks(rows []int64, size int) [][]int64 {
 	return out
 }
 
-// memberBatches are one member's minibatches of an epoch; train[i] says whether
-// minibatch i trains (true) or is only scored.
+// memberBatches are one member's minibatches of an epoch: rows[i] holds train[i] rows
+// that train, then the minibatch's passengers, rows that are only scored with its batch
+// statistics.
 type memberBatches struct {
 	rows  [][]int64
-	train []bool
+	train []int
 }
 
 // shuffled returns the rows selected by mask (all rows when mask is nil), in an order
@@ -49,19 +50,21 @@ func shuffled(r *rand.Rand, mask []bool, n int) (in, out []int64) {
 	return in, out
 }
 
-// epochBatches draws one member's minibatches: shuffled training rows, then, when
-// scoreRest is set, the left-out rows in score-only minibatches.
-func epochBatches(r *rand.Rand, mask []bool, n, size int, scoreRest bool) memberBatches {
+// epochBatches draws one member's minibatches: shuffled training rows and, when
+// passengers is set, the left-out rows dealt round the minibatches as passengers, so
+// that every row gets a train-mode score with the batch statistics of training rows.
+func epochBatches(r *rand.Rand, mask []bool, n, size int, passengers bool) memberBatches {
 	in, out := shuffled(r, mask, n)
 	var b memberBatches
 	for _, c := range chunks(in, size) {
 		b.rows = append(b.rows, c)
-		b.train = append(b.train, true)
+		b.train = append(b.train, len(c))
 	}
-	if scoreRest {
-		for _, c := range chunks(out, size) {
-			b.rows = append(b.rows, c)
-			b.train = append(b.train, false)
+	if passengers && len(b.rows) > 0 {
+		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		for i, row := range out {
+			s := i % len(b.rows)
+			b.rows[s] = append(b.rows[s][:len(b.rows[s]):len(b.rows[s])], row)
 		}
 	}
 	return b
@@ -69,11 +72,12 @@ func epochBatches(r *rand.Rand, mask []bool, n, size int, scoreRest bool) member
 
 // buildPlan lays the members' minibatches side by side, padded with row index n.
 func buildPlan(ms []memberBatches, n int) *torch.Plan {
-	steps, width := 0, 1
+	steps, width, extra := 0, 1, false
 	for _, m := range ms {
 		steps = max(steps, len(m.rows))
-		for _, r := range m.rows {
+		for i, r := range m.rows {
 			width = max(width, len(r))
+			extra = extra || len(r) > m.train[i]
 		}
 	}
 	k := len(ms)
@@ -84,6 +88,9 @@ func buildPlan(ms []memberBatches, n int) *torch.Plan {
 		Counts: make([]int32, k*steps),
 		Train:  make([]uint8, k*steps),
 	}
+	if extra {
+		p.Extra = make([]int32, k*steps)
+	}
 	for i := range p.Rows {
 		p.Rows[i] = int64(n)
 	}
@@ -91,9 +98,10 @@ func buildPlan(ms []memberBatches, n int) *torch.Plan {
 		for s, r := range m.rows {
 			at := k*steps + s
 			copy(p.Rows[at*width:], r)
-			p.Counts[at] = int32(len(r))
-			if m.train[s] {
-				p.Train[at] = 1
+			p.Counts[at] = int32(m.train[s])
+			p.Train[at] = 1
+			if extra {
+				p.Extra[at] = int32(len(r) - m.train[s])
 			}
 		}
 	}

@@ -298,7 +298,7 @@ struct Plan {
 // copies before the first step), and advances the members' Adam step counts over the
 // epoch's training steps; Adam's bias corrections are computed here on the host.
 Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
-               const uint8_t *flags, int64_t S, int64_t P) {
+               const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
   if (g->n == 0) throw std::runtime_error("no data: call set_data first");
   if (S < 0 || P < 1) throw std::runtime_error("bad plan shape");
   const int64_t K = g->K;
@@ -311,14 +311,15 @@ Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
   for (int64_t k = 0; k < K; ++k) {
     for (int64_t s = 0; s < S; ++s) {
       int32_t c = counts[k * S + s];
-      if (c < 0 || c > P) throw std::runtime_error("plan: count out of range");
+      int32_t e = extra == nullptr ? 0 : extra[k * S + s];
+      if (c < 0 || e < 0 || c + e > P) throw std::runtime_error("plan: count out of range");
       const int64_t *row = plan + (k * S + s) * P;
       for (int64_t j = 0; j < P; ++j) {
         if (row[j] < 0 || row[j] > g->n) throw std::runtime_error("plan: row index out of range");
       }
       bool trains = flags[k * S + s] != 0 && c > 0;
       if (trains) p.any_train[s] = true;
-      if (!trains || c != P) p.dense[s] = false;
+      if (!trains || c != P || e != 0) p.dense[s] = false;
       if (trains && g->adam_ready) {
         double t = static_cast<double>(++g->adam.t[k]);
         step[k * S + s] = static_cast<float>(g->adam.lr[k] / (1 - std::pow(kBeta1, t)));
@@ -524,7 +525,7 @@ char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int3
   return guard([&] {
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
-    Plan p = make_plan(g, plan, counts, flags, steps, width);
+    Plan p = make_plan(g, plan, counts, nullptr, flags, steps, width);
     at::Tensor sum = torch::zeros({g->K}, f32(g->dev));
     at::Tensor nb = torch::zeros({g->K}, f32(g->dev));
     const double d = static_cast<double>(g->sizes.front());
@@ -560,12 +561,12 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
 }
 
 char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
-                              const uint8_t *flags, int64_t steps, int64_t width,
-                              const uint8_t *soft, const double *nu, const uint8_t *update_r,
-                              double *loss, float *train_dist) {
+                              const int32_t *extra, const uint8_t *flags, int64_t steps,
+                              int64_t width, const uint8_t *soft, const double *nu,
+                              const uint8_t *update_r, double *loss, float *train_dist) {
   return guard([&] {
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
-    Plan p = make_plan(g, plan, counts, flags, steps, width);
+    Plan p = make_plan(g, plan, counts, extra, flags, steps, width);
     const int64_t K = g->K;
     auto cpu = at::TensorOptions();
     // sync: the objective (and below the previous train distances) go over before the first step.

@@ -12,8 +12,8 @@
  * boundary. Host buffers are only read or written during the call.
  *
  * Epoch plans: an epoch is S steps; at step s member k processes the rows
- * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data; the rest of the P slots hold
- * the padding index n. flags[k*S + s] is 1 when the member trains at that step (a
+ * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data, then (fine-tuning only) the
+ * passengers counted by extra; the rest of the P slots hold the padding index n. flags[k*S + s] is 1 when the member trains at that step (a
  * gradient step and a BatchNorm running-statistics update) and 0 when the rows are only
  * scored in train mode. A member with counts 0 at a step sits it out entirely: neither
  * its weights nor its Adam moments move.
@@ -75,11 +75,13 @@ char *udocc_group_init_center(udocc_group *g, double eps);
  * R is set after each of its training steps to the (1-nu) quantile (linear) of the
  * square-rooted distances of that minibatch (Ruff's get_radius). loss[k] receives the
  * mean minibatch loss; train_dist, when not NULL, receives K x n train-mode distances of
- * every row the plan visits (rows it does not visit are left as they were). */
+ * every row the plan visits (rows it does not visit are left as they were). extra, when
+ * not NULL, gives per step the passengers after the counted rows: rows normalised with
+ * the minibatch's BatchNorm statistics, which they do not enter, and outside the loss. */
 char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
-                              const uint8_t *flags, int64_t steps, int64_t width,
-                              const uint8_t *soft, const double *nu, const uint8_t *update_r,
-                              double *loss, float *train_dist);
+                              const int32_t *extra, const uint8_t *flags, int64_t steps,
+                              int64_t width, const uint8_t *soft, const double *nu,
+                              const uint8_t *update_r, double *loss, float *train_dist);
 
 /* udocc_group_distances writes the K x n eval-mode squared distances ||phi(x)-c||^2. */
 char *udocc_group_distances(udocc_group *g, float *out);
