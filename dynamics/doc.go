@@ -32,9 +32,10 @@
 // trains on one row (two here, the floor), the ranks freeze and about 99% of the rows are
 // flagged; with ties to the largest δ, 0–2% are flagged and the method behaves like plain
 // OC. Neither reproduces the paper's Fig. 4 (fig:thr: thresholds near the true anomaly
-// ratio); TieMedian has not been measured. The literal reading stays available as
-// Paper{Ties: …} so that it can be measured; DefaultRule is Paper{Ties: TieLargest} only
-// because it does not starve training.
+// ratio). The literal reading stays available as Paper{Ties: …} so that it can be
+// measured; DefaultRule is Accumulated, which sums the counts over epochs, judges them by
+// an upper confidence bound and searches the majority range [⌈n/2⌉, n−1]
+// (docs/threshold.md has the design and the measurements).
 //
 // Running mean. δ̄ is the arithmetic mean of every δ^{e'*}, 2 ≤ e' ≤ e (Eq. (6)), a real
 // number in [2, n−1]; "ranked below δ̄" is r < δ̄.

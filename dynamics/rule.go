@@ -46,10 +46,10 @@ func (p Paper) Pick(d Dynamics) (SearchResult, error) {
 	return SearchCounts(d.Counts, p.Ties)
 }
 
-// DefaultRule is the rule NewProposed uses when none is given: Paper{Ties: TieLargest}.
-// Of the literal readings it is the one that does not starve training (it behaves much
-// like plain OC); it is a placeholder until a rule that reproduces the paper exists.
-func DefaultRule() Rule { return Paper{Ties: TieLargest} }
+// DefaultRule is the rule NewProposed uses when none is given: a new Accumulated (see
+// docs/threshold.md for why and for its measurements). Each call returns a fresh rule,
+// since Accumulated keeps state.
+func DefaultRule() Rule { return &Accumulated{} }
 
 // RuleNames lists the δ rules by their flag spelling, the default first.
 func RuleNames() []string { return []string{"accumulated", "paper"} }

@@ -12,9 +12,11 @@ type ScoreSource string
 
 const (
 	// EvalScores are distances from an eval-mode pass over all rows after the epoch
-	// (BatchNorm with running statistics); the default.
+	// (BatchNorm with running statistics).
 	EvalScores ScoreSource = "eval"
-	// TrainScores are the train-mode distances of the epoch itself: each trained row's
+	// TrainScores are the train-mode distances of the epoch itself, the default (see
+	// docs/threshold.md: eval-mode ranks freeze at the extremes, train-mode batch noise
+	// keeps every boundary measurable): each trained row's
 	// distance in its own minibatch before the step; every row left out of training rides
 	// in a training minibatch as a passenger, normalised with that minibatch's BatchNorm
 	// statistics but not counted in them, nor in the loss.
@@ -33,7 +35,7 @@ type Config struct {
 	WarmUp         int         // SB: epochs before R is updated (10, as Ruff's code)
 	CenterEps      float64     // components of c with 0 < |c_j| < CenterEps become ±CenterEps (0.1)
 	Device         string      // "cpu", "cuda", "cuda:N"
-	Scores         ScoreSource // which scores the selectors rank (eval)
+	Scores         ScoreSource // which scores the selectors rank (train)
 }
 
 // DefaultConfig returns the paper's settings with the default architecture.
@@ -48,7 +50,7 @@ func DefaultConfig() Config {
 		WarmUp:         10,
 		CenterEps:      0.1,
 		Device:         "cpu",
-		Scores:         EvalScores,
+		Scores:         TrainScores,
 	}
 }
 

@@ -44,7 +44,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
 	fs.StringVar(&o.threshold, "threshold", dynamics.DefaultRule().Name(), "proposed's δ rule: "+strings.Join(dynamics.RuleNames(), ", "))
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
-	fs.StringVar(&o.scores, "rank-scores", "eval", "scores the selectors rank each epoch: eval (eval-mode pass after the epoch) or train (the training pass)")
+	fs.StringVar(&o.scores, "rank-scores", string(d.Scores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", d.PretrainEpochs, "autoencoder pretraining epochs")
 	fs.IntVar(&o.Epochs, "epochs", d.Epochs, "fine-tuning epochs")
 	fs.IntVar(&o.BatchSize, "batch-size", d.BatchSize, "minibatch rows")
