@@ -27,10 +27,18 @@ func (r *report) proposedMethods(ds string) []string {
 }
 
 // figures draws Fig. 3 (accumulated Eq. (5)) and Fig. 4 (selected ratio over epochs)
-// for every data set that has them, into dir, and returns their paths relative to the
-// report by "fig3/<data set>" and "fig4/<data set>".
+// for every data set that has them, and the selected ratio against the true one over
+// all data sets, into dir, and returns their paths relative to the report by
+// "fig3/<data set>", "fig4/<data set>" and "ratio_vs_true".
 func (r *report) figures(dir string) (map[string]string, error) {
 	figs := map[string]string{}
+	if fig, ok := r.targetFigure(); ok {
+		name := "ratio_vs_true.png"
+		if err := fig.Save(filepath.Join(dir, name)); err != nil {
+			return nil, fmt.Errorf("bench: figure %s: %w", name, err)
+		}
+		figs["ratio_vs_true"] = FiguresDir + "/" + name
+	}
 	for _, ds := range r.datasets {
 		if fig, ok := r.ratioFigure(ds); ok {
 			name := "fig4_" + ds + ".png"

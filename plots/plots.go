@@ -25,12 +25,15 @@ var (
 	Purple = color.RGBA{R: 148, G: 103, B: 189, A: 255}
 )
 
-// Series is one line, with an optional ± band (Std, same length as Y).
+// Series is one line, with an optional ± band (Std, same length as Y), or with Points
+// a set of markers without a line.
 type Series struct {
-	Name  string
-	X, Y  []float64
-	Std   []float64
-	Color color.Color
+	Name   string
+	X, Y   []float64
+	Std    []float64
+	Color  color.Color
+	Points bool // markers at (X, Y), no line
+	Dashed bool // a dashed line
 }
 
 // Mark is a vertical (X) or horizontal (Y) reference line; set one of them, the other NaN.
@@ -51,12 +54,13 @@ func HMark(name string, y float64, c color.Color, dashed bool) Mark {
 	return Mark{Name: name, X: math.NaN(), Y: y, Color: c, Dashed: dashed}
 }
 
-// Figure is a line figure: axes labels, series and marks.
+// Figure is a line figure: axes labels, series and marks. On a log axis the values
+// that are not positive are left out.
 type Figure struct {
 	Title, XLabel, YLabel string
 	Series                []Series
 	Marks                 []Mark
-	LogY                  bool
+	LogX, LogY            bool
 }
 
 // Save draws the figure to path as a PNG of 6 x 4 inches.
@@ -67,9 +71,11 @@ func (f Figure) Save(path string) error {
 	p.Y.Label.Text = f.YLabel
 	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for _, s := range f.Series {
@@ -85,7 +91,7 @@ func (f Figure) Save(path string) error {
 		}
 		xy := make(plotter.XYs, 0, len(s.X))
 		for i := range s.X {
-			if math.IsNaN(s.Y[i]) || math.IsInf(s.Y[i], 0) || (f.LogY && s.Y[i] <= 0) {
+			if !finite(s.X[i]) || !finite(s.Y[i]) || (f.LogX && s.X[i] <= 0) || (f.LogY && s.Y[i] <= 0) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: s.X[i], Y: s.Y[i]})
@@ -95,28 +101,28 @@ func (f Figure) Save(path string) error {
 		if len(xy) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(xy)
+		th, err := seriesPlotter(s, xy)
 		if err != nil {
 			return err
 		}
-		l.Color = s.Color
-		l.Width = vg.Points(1.5)
-		p.Add(l)
+		p.Add(th)
 		if s.Name != "" {
-			p.Legend.Add(s.Name, l)
+			p.Legend.Add(s.Name, th)
 		}
 	}
 	if xmin > xmax {
 		xmin, xmax, ymin, ymax = 0, 1, 0, 1
 	}
 	for _, m := range f.Marks {
-		if !math.IsNaN(m.Y) && !math.IsInf(m.Y, 0) {
+		if finite(m.Y) && (!f.LogY || m.Y > 0) {
 			ymin, ymax = math.Min(ymin, m.Y), math.Max(ymax, m.Y)
 		}
 	}
 	for _, m := range f.Marks {
 		var pts plotter.XYs
 		switch {
+		case f.LogX && m.X <= 0, f.LogY && m.Y <= 0:
+			continue
 		case !math.IsNaN(m.X):
 			pts = plotter.XYs{{X: m.X, Y: ymin}, {X: m.X, Y: ymax}}
 		case !math.IsNaN(m.Y):
@@ -138,25 +144,98 @@ func (f Figure) Save(path string) error {
 			p.Legend.Add(m.Name, l)
 		}
 	}
-	pad(p, xmin, xmax, ymin, ymax, f.LogY)
+	padX(&p.X, xmin, xmax, f.LogX)
+	padY(&p.Y, ymin, ymax, f.LogY)
 	return save(p, path)
 }
 
-// pad widens the axes around the data: 2% on the sides and below, and room above for
-// the legend, which sits at the top, so it never covers a mark at the edge.
-func pad(p *plot.Plot, xmin, xmax, ymin, ymax float64, logY bool) {
-	dx := math.Max(xmax-xmin, 1e-12)
-	p.X.Min, p.X.Max = xmin-0.02*dx, xmax+0.02*dx
-	p.X.Tick.Marker = plainTicks{}
-	if logY {
-		if ymin > 0 {
-			p.Y.Min, p.Y.Max = ymin/1.2, ymax*math.Pow(ymax/ymin, 0.35)
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// seriesPlotter draws s's points xy as a line, dashed or solid, or as markers.
+func seriesPlotter(s Series, xy plotter.XYs) (interface {
+	plot.Plotter
+	plot.Thumbnailer
+}, error) {
+	if s.Points {
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, err
 		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: s.Color, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+		return sc, nil
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	l.Color = s.Color
+	l.Width = vg.Points(1.5)
+	if s.Dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return l, nil
+}
+
+// padX widens the x axis 2% on either side of the data (a factor 1.05 on a log axis).
+func padX(a *plot.Axis, lo, hi float64, log bool) {
+	if log {
+		if lo > 0 {
+			a.Min, a.Max = lo/1.05, hi*1.05
+		}
+		a.Tick.Marker = logTicks{}
 		return
 	}
-	dy := math.Max(ymax-ymin, 1e-12)
-	p.Y.Min, p.Y.Max = ymin-0.02*dy, ymax+0.35*dy
-	p.Y.Tick.Marker = plainTicks{}
+	d := math.Max(hi-lo, 1e-12)
+	a.Min, a.Max = lo-0.02*d, hi+0.02*d
+	a.Tick.Marker = plainTicks{}
+}
+
+// padY widens the y axis 2% below the data and leaves room above for the legend, which
+// sits at the top, so it never covers a mark at the edge.
+func padY(a *plot.Axis, lo, hi float64, log bool) {
+	if log {
+		if lo > 0 {
+			a.Min, a.Max = lo/1.2, hi*math.Pow(hi/lo, 0.35)
+		}
+		a.Tick.Marker = logTicks{}
+		return
+	}
+	d := math.Max(hi-lo, 1e-12)
+	a.Min, a.Max = lo-0.02*d, hi+0.35*d
+	a.Tick.Marker = plainTicks{}
+}
+
+// logTicks mark a log axis at every multiple 1 to 9 of each power of ten, labelling the
+// powers of ten, and also the multiples 2 and 5 where the axis spans less than two
+// decades, so that an axis inside one decade still has labels; an axis too short for two
+// labels gets plainTicks. (gonum's LogTicks starts a decade late below 1 and repeats
+// each power of ten.)
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	labelled := 0
+	short := math.Log10(hi/lo) < 2
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+		for m := 1; m <= 9; m++ {
+			v, _ := strconv.ParseFloat(strconv.Itoa(m)+"e"+strconv.Itoa(e), 64) // exact decimal, unlike m·10^e
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || short && (m == 2 || m == 5) {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ts = append(ts, t)
+			if t.Label != "" {
+				labelled++
+			}
+		}
+	}
+	if labelled < 2 {
+		return plainTicks{}.Ticks(lo, hi)
+	}
+	return ts
 }
 
 // plainTicks are gonum's default ticks labelled in the shortest exact form ("250", not
