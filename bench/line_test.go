@@ -112,7 +112,7 @@ func TestFingerprint(t *testing.T) {
 		{"architecture", func(c *training.Config) { c.Hidden = []int{32, 16, 4} }},
 		{"batch size", func(c *training.Config) { c.BatchSize = 64 }},
 		{"learning rate", func(c *training.Config) { c.LR = 1e-4 }},
-		{"rank scores", func(c *training.Config) { c.Scores = training.TrainScores }},
+		{"rank scores", func(c *training.Config) { c.Scores = training.EvalScores }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := training.DefaultConfig()

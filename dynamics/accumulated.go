@@ -17,9 +17,12 @@ import (
 //     count under random re-ranking, E·2(δ−1)(n−δ+1)/n over E epochs. A count of 0 seen
 //     over few expected crossings (the ends of the range) is weak evidence and no longer
 //     wins by default.
-//   - δ is searched over [⌈n/2⌉, n−1] (unless Majority is false): the pseudo-normal set
-//     is never asked to be a minority of the data, the concentration assumption every
-//     one-class method rests on. This also makes a collapse of the training set impossible.
+//   - δ is searched over [⌈n/2⌉, n−1] (unless AllowMinority is set): the pseudo-normal
+//     set is never asked to be a minority of the data, the concentration assumption every
+//     one-class method rests on. MinTrain makes the same promise of the training set
+//     itself: rank churn between two epochs can leave fewer rows below δ̄ in both than
+//     δ̄ − 1, and Proposed then trains on the ⌈n/2⌉ rows of lowest rank instead. A
+//     collapse of the training set is impossible.
 //
 // Ties of the minimum (rare once counts are summed) go to the median tied δ.
 type Accumulated struct {
@@ -34,6 +37,15 @@ type Accumulated struct {
 	sum  []int64 // Σ of the counts over the window
 	hist [][]int // the window's counts, oldest first (only with Window > 0)
 	k    int     // epochs in sum
+}
+
+// MinTrain is the smallest training set the rule allows for n rows: ⌈n/2⌉, or 2 with
+// AllowMinority.
+func (a *Accumulated) MinTrain(n int) int {
+	if a.AllowMinority {
+		return MinTrainRows
+	}
+	return max(MinTrainRows, (n+1)/2)
 }
 
 // Name returns "accumulated".

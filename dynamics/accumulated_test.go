@@ -129,3 +129,27 @@ func TestAccumulatedErrors(t *testing.T) {
 		t.Error("a change of n gave no error")
 	}
 }
+
+// TestAccumulatedFloor checks that a Proposed with the Accumulated rule never trains on
+// fewer than ⌈n/2⌉ rows, even when the ranks churn so much that few rows stay below δ̄.
+func TestAccumulatedFloor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 101
+	p, err := NewProposed(n, ProposedOptions{Rule: &Accumulated{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := 1; e <= 20; e++ {
+		scores := make([]float64, n)
+		for i := range scores {
+			scores[i] = rng.Float64() // a fresh ranking every epoch: maximal churn
+		}
+		mask, rec, err := p.Next(e, scores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := count(mask); got < 51 || got != rec.NextTrainSize {
+			t.Fatalf("epoch %d: trains on %d rows (record %d), want at least 51", e, got, rec.NextTrainSize)
+		}
+	}
+}

@@ -75,6 +75,9 @@ func NewProposed(n int, opt ProposedOptions) (*Proposed, error) {
 	if p.floor == 0 {
 		p.floor = MinTrainRows
 	}
+	if f, ok := p.rule.(interface{ MinTrain(n int) int }); ok {
+		p.floor = max(p.floor, f.MinTrain(n)) // a rule's own floor, such as Accumulated's majority
+	}
 	if p.floor > n {
 		return nil, fmt.Errorf("dynamics: MinTrain %d above %d rows: %w", p.floor, n, ErrOption)
 	}
