@@ -29,6 +29,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Out, "out", o.Out, "output folder: "+bench.ResultsFile+", "+bench.SessionsFile+", "+bench.ReportFile+", "+bench.FiguresDir+"/")
 	fs.IntVar(&o.Train.PretrainEpochs, "pretrain-epochs", o.Train.PretrainEpochs, "autoencoder pretraining epochs (the paper: 100)")
 	fs.IntVar(&o.Train.Epochs, "epochs", o.Train.Epochs, "fine-tuning epochs (the paper: 50)")
+	fs.Float64Var(&o.Train.LR, "lr", o.Train.LR, "Adam learning rate of pretraining and fine-tuning (the paper: 1e-3)")
+	fs.Float64Var(&o.Train.WeightDecay, "weight-decay", o.Train.WeightDecay, "Adam's L2 weight decay of pretraining and fine-tuning (the paper: 1e-6)")
+	fs.IntVar(&o.Train.BatchSize, "batch-size", o.Train.BatchSize, "minibatch rows of pretraining and fine-tuning (the paper: 128)")
 	reportOnly := fs.Bool("report-only", false, "train nothing: regenerate the report from OUT/"+bench.ResultsFile+" alone")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr")
 	if err := parse(fs, args); err != nil {

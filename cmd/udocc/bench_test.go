@@ -36,6 +36,9 @@ func TestBenchFlags(t *testing.T) {
 		{"unknown group mode", []string{"--group", "member"}, 2, "group"},
 		{"zero jobs", []string{"--jobs", "0"}, 2, "jobs"},
 		{"zero epochs", []string{"--epochs", "0"}, 2, "epochs"},
+		{"zero learning rate", []string{"--lr", "0"}, 2, "learning rate"},
+		{"negative weight decay", []string{"--weight-decay", "-1e-6"}, 2, "weight decay"},
+		{"one-row batches", []string{"--batch-size", "1"}, 2, "batch size"},
 		{"an argument", []string{"extra"}, 2, "extra"},
 		{"report of nothing", []string{"--report-only", "--out", out}, 1, bench.ResultsFile},
 	} {
@@ -93,5 +96,20 @@ func TestBenchRun(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(out, bench.ReportFile))
 	if err != nil || !strings.Contains(string(md), "| gamma | proposed:paper/smallest | 2 |") {
 		t.Errorf("report (%v) lacks gamma's proposed:paper/smallest row", err)
+	}
+
+	// Other optimiser settings are another config: the grid trains anew and the lines
+	// record them.
+	tuned := append(append([]string(nil), args...), "--lr", "1e-4", "--weight-decay", "0", "--batch-size", "64")
+	code, stdout, stderr := benchCLI(tuned...)
+	if want := "6 runs in the grid: 0 already done, 6 trained now, 0 failed"; code != 0 || !strings.Contains(stdout, want) {
+		t.Fatalf("with --lr, --weight-decay, --batch-size: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, bench.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(raw), `"batch_size":64,"lr":0.0001,"weight_decay":0,`); got != 6 {
+		t.Errorf("%d results lines record batch size 64, lr 1e-4 and weight decay 0, want 6", got)
 	}
 }
