@@ -95,7 +95,7 @@ func loadDataset(dir, name string, train training.Config) (*dataset, error) {
 func recordConfig(cfg training.Config) Config {
 	c := Config{
 		Arch: append([]int(nil), cfg.Hidden...), PretrainEpochs: cfg.PretrainEpochs, Epochs: cfg.Epochs,
-		BatchSize: cfg.BatchSize, LR: cfg.LR, WeightDecay: cfg.WeightDecay, WarmUp: cfg.WarmUp,
+		BatchSize: cfg.BatchSize, LR: cfg.LR, PretrainLR: cfg.PretrainLR, WeightDecay: cfg.WeightDecay, WarmUp: cfg.WarmUp,
 		CenterEps: cfg.CenterEps, Scores: string(cfg.Scores),
 	}
 	b, err := json.Marshal(c)

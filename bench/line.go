@@ -95,6 +95,7 @@ type Config struct {
 	Epochs         int     `json:"epochs"`
 	BatchSize      int     `json:"batch_size"`
 	LR             float64 `json:"lr"`
+	PretrainLR     float64 `json:"pretrain_lr,omitempty"` // 0: the same as LR
 	WeightDecay    float64 `json:"weight_decay"`
 	WarmUp         int     `json:"warm_up"`
 	CenterEps      float64 `json:"center_eps"`

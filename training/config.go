@@ -30,7 +30,8 @@ type Config struct {
 	PretrainEpochs int         // autoencoder epochs (100); 0 skips pretraining
 	Epochs         int         // fine-tuning epochs E (50)
 	BatchSize      int         // minibatch rows (128)
-	LR             float64     // Adam learning rate, pretraining and fine-tuning (1e-3)
+	LR             float64     // Adam learning rate of fine-tuning, and of pretraining unless PretrainLR is set (1e-3)
+	PretrainLR     float64     // Adam learning rate of pretraining; 0 means LR
 	WeightDecay    float64     // Adam's L2 weight decay (1e-6)
 	WarmUp         int         // SB: epochs before R is updated (10, as Ruff's code)
 	CenterEps      float64     // components of c with 0 < |c_j| < CenterEps become ±CenterEps (0.1)
@@ -67,6 +68,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("training: batch size %d < 2 (BatchNorm needs 2 rows)", c.BatchSize)
 	case !(c.LR > 0):
 		return fmt.Errorf("training: learning rate %g is not positive", c.LR)
+	case !(c.PretrainLR >= 0):
+		return fmt.Errorf("training: pretraining learning rate %g < 0", c.PretrainLR)
 	case !(c.WeightDecay >= 0):
 		return fmt.Errorf("training: weight decay %g < 0", c.WeightDecay)
 	case c.WarmUp < 0:

@@ -164,7 +164,11 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 	if err := g.SetData(x, n, d); err != nil {
 		return fail(err)
 	}
-	if err := g.ResetAdam(torch.Autoencoder, fill(k, cfg.LR), fill(k, cfg.WeightDecay)); err != nil {
+	lr := cfg.PretrainLR
+	if lr == 0 {
+		lr = cfg.LR
+	}
+	if err := g.ResetAdam(torch.Autoencoder, fill(k, lr), fill(k, cfg.WeightDecay)); err != nil {
 		return fail(err)
 	}
 	rngs := make([]*rand.Rand, k)

@@ -191,3 +191,32 @@ func TestChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestPretrainLR checks that pretraining uses PretrainLR when it is set and LR otherwise.
+func TestPretrainLR(t *testing.T) {
+	x, _ := blobs(200, 4, 0.1, 6)
+	loss := func(pre float64) []float64 {
+		cfg := quickConfig()
+		cfg.PretrainLR = pre
+		run, err := Fit(x, 200, 4, cfg, Member{Seed: 1, Method: "oc"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Close()
+		return run.Results[0].PretrainLoss
+	}
+	same, explicit, other := loss(0), loss(quickConfig().LR), loss(1e-2)
+	for i := range same {
+		if same[i] != explicit[i] {
+			t.Fatalf("epoch %d: PretrainLR 0 gave %g, PretrainLR = LR gave %g", i+1, same[i], explicit[i])
+		}
+	}
+	if other[len(other)-1] == same[len(same)-1] {
+		t.Error("PretrainLR 1e-2 changed nothing")
+	}
+	bad := quickConfig()
+	bad.PretrainLR = -1
+	if err := bad.Validate(); err == nil {
+		t.Error("a negative PretrainLR is valid")
+	}
+}

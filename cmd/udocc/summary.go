@@ -42,6 +42,7 @@ type configJSON struct {
 	Epochs         int     `json:"epochs"`
 	BatchSize      int     `json:"batch_size"`
 	LR             float64 `json:"lr"`
+	PretrainLR     float64 `json:"pretrain_lr"`
 	WeightDecay    float64 `json:"weight_decay"`
 	Ratio          float64 `json:"ratio,omitempty"`
 	Threshold      string  `json:"threshold_rule,omitempty"`
@@ -100,7 +101,7 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 		Method: o.method, N: f.ds.N, D: f.ds.D, Seed: seeds[0], Seeds: seeds, Device: o.Device,
 		Config: configJSON{
 			Arch: f.cfg.Hidden, PretrainEpochs: f.cfg.PretrainEpochs, Epochs: f.cfg.Epochs,
-			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
+			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, PretrainLR: f.cfg.PretrainLR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
 			RankScores: string(f.cfg.Scores), Threads: o.threads,
 		},
 		Threshold: num(ensembleThreshold(thresholds(rs))),
