@@ -52,6 +52,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.Float64Var(&o.PretrainLR, "pretrain-lr", d.PretrainLR, "Adam learning rate of pretraining; 0 means --lr")
 	fs.Float64Var(&o.WeightDecay, "weight-decay", d.WeightDecay, "Adam L2 weight decay")
 	fs.StringVar(&o.seeds, "seed", "0", "random seed; a list or range such as 0-9 trains a seed ensemble in lockstep")
+	fs.StringVar(&o.seeds, "seeds", "0", "the same as --seed, for ensembles: --seeds 0-9")
 	fs.StringVar(&o.Device, "device", d.Device, "cpu, cuda or cuda:N")
 	fs.IntVar(&o.threads, "threads", 1, "libtorch CPU threads (results are bit-identical for the same count)")
 	fs.BoolVar(&o.json, "json", false, "print summary.json to stdout and nothing else there")
