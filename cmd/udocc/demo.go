@@ -73,18 +73,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ds := demoTable(*rows, *features, *ratio, 2024)
-	f, err := fitTable(ds, o, newProgress(stderr, o.quiet))
-	if err != nil {
+	s, err := fitWriteReport(ds, o, stdout, stderr)
+	if err != nil || o.json {
 		return err
 	}
-	defer f.run.Close()
-	if err := f.write(o.out); err != nil {
-		return err
-	}
-	if err := report(f, o, stdout); err != nil || o.json {
-		return err
-	}
-	s := f.summary
 	if s.SelectedRatio != nil && s.F1 != nil {
 		fmt.Fprintf(stdout, "\nThe table has %d anomalies in %d rows (ratio %.3f); udocc, not told, selected ratio %.3f\n"+
 			"and flagged %d rows, of which precision %.2f and recall %.2f are right.\n",

@@ -169,15 +169,21 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if o.out == "" {
 		o.out = filepath.Join("udocc-out", ds.Name)
 	}
+	_, err = fitWriteReport(ds, o, stdout, stderr)
+	return err
+}
+
+// fitWriteReport fits ds, writes every output into o.out and prints the summary.
+func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
 	f, err := fitTable(ds, o, newProgress(stderr, o.quiet))
 	if err != nil {
-		return err
+		return summary{}, err
 	}
 	defer f.run.Close()
 	if err := f.write(o.out); err != nil {
-		return err
+		return summary{}, err
 	}
-	return report(f, o, stdout)
+	return f.summary, report(f, o, stdout)
 }
 
 // loadOptions maps --label and --x-var onto the reader of path's kind.

@@ -24,12 +24,7 @@ type scoreSummary struct {
 	Device    string   `json:"device"`
 	Threshold *float64 `json:"threshold"`
 	Flagged   int      `json:"flagged"`
-	ROCAUC    *float64 `json:"rocauc,omitempty"`
-	PRAUC     *float64 `json:"prauc,omitempty"`
-	F1        *float64 `json:"f1,omitempty"`
-	Precision *float64 `json:"precision,omitempty"`
-	Recall    *float64 `json:"recall,omitempty"`
-	TrueRatio *float64 `json:"true_ratio,omitempty"`
+	labelMetrics
 }
 
 func runScore(args []string, stdout, stderr io.Writer) error {
@@ -78,14 +73,8 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	final, labels := ensemble(scores, thr)
 	s := scoreSummary{Udocc: Version, Model: *model, Data: ds.Name, Source: ds.Path, Method: meta.Method,
 		N: ds.N, D: ds.D, Device: *device, Threshold: num(ensembleThreshold(thr)), Flagged: flagged(labels)}
-	if ds.Y != nil {
-		if ev, err := evaluate(ds.Y, final, labels); err == nil {
-			s.ROCAUC, s.PRAUC, s.TrueRatio = num(ev.ROCAUC), num(ev.PRAUC), num(ev.TrueRatio)
-			if ev.hasLabels {
-				s.F1, s.Precision, s.Recall = num(ev.F1), num(ev.Precision), num(ev.Recall)
-			}
-		}
-	}
+	s.labelMetrics = metricsOf(ds.Y, final, labels)
+
 	if *out == "" {
 		*out = filepath.Join("udocc-out", ds.Name+"-scored")
 	}

@@ -9,31 +9,26 @@ import (
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;
 // thresholds and ratios are null for methods that have none.
 type summary struct {
-	Udocc         string          `json:"udocc"`
-	Libtorch      string          `json:"libtorch"`
-	Data          string          `json:"data"`
-	Source        string          `json:"source"`
-	Method        string          `json:"method"`
-	N             int             `json:"n"`
-	D             int             `json:"d"`
-	Config        configJSON      `json:"config"`
-	Seed          uint64          `json:"seed"`
-	Seeds         []uint64        `json:"seeds"`
-	Device        string          `json:"device"`
-	DeltaBar      *float64        `json:"delta_bar"`
-	SelectedRatio *float64        `json:"selected_ratio"`
-	RatioEpochs   *spread         `json:"selected_ratio_epochs"`
-	Threshold     *float64        `json:"threshold"`
-	Flagged       int             `json:"flagged"`
-	Timings       timings         `json:"timings"`
-	ROCAUC        *float64        `json:"rocauc,omitempty"`
-	PRAUC         *float64        `json:"prauc,omitempty"`
-	F1            *float64        `json:"f1,omitempty"`
-	Precision     *float64        `json:"precision,omitempty"`
-	Recall        *float64        `json:"recall,omitempty"`
-	TrueRatio     *float64        `json:"true_ratio,omitempty"`
-	Constant      []int           `json:"constant_columns,omitempty"`
-	Members       []memberSummary `json:"members,omitempty"`
+	Udocc         string     `json:"udocc"`
+	Libtorch      string     `json:"libtorch"`
+	Data          string     `json:"data"`
+	Source        string     `json:"source"`
+	Method        string     `json:"method"`
+	N             int        `json:"n"`
+	D             int        `json:"d"`
+	Config        configJSON `json:"config"`
+	Seed          uint64     `json:"seed"`
+	Seeds         []uint64   `json:"seeds"`
+	Device        string     `json:"device"`
+	DeltaBar      *float64   `json:"delta_bar"`
+	SelectedRatio *float64   `json:"selected_ratio"`
+	RatioEpochs   *spread    `json:"selected_ratio_epochs"`
+	Threshold     *float64   `json:"threshold"`
+	Flagged       int        `json:"flagged"`
+	Timings       timings    `json:"timings"`
+	labelMetrics
+	Constant []int           `json:"constant_columns,omitempty"`
+	Members  []memberSummary `json:"members,omitempty"`
 }
 
 type configJSON struct {
@@ -74,6 +69,35 @@ type memberSummary struct {
 	ROCAUC        *float64 `json:"rocauc,omitempty"`
 	PRAUC         *float64 `json:"prauc,omitempty"`
 	F1            *float64 `json:"f1,omitempty"`
+}
+
+// labelMetrics are the metrics of summary.json where labels are known; all null (and
+// omitted) without labels, F1, precision and recall also without a threshold.
+type labelMetrics struct {
+	ROCAUC    *float64 `json:"rocauc,omitempty"`
+	PRAUC     *float64 `json:"prauc,omitempty"`
+	F1        *float64 `json:"f1,omitempty"`
+	Precision *float64 `json:"precision,omitempty"`
+	Recall    *float64 `json:"recall,omitempty"`
+	TrueRatio *float64 `json:"true_ratio,omitempty"`
+}
+
+// metricsOf evaluates scores and labels against the truth y; the zero value when the
+// metrics are undefined (y nil, or one class only).
+func metricsOf(y []int, scores []float64, labels []bool) labelMetrics {
+	var m labelMetrics
+	if y == nil {
+		return m
+	}
+	ev, err := evaluate(y, scores, labels)
+	if err != nil {
+		return m
+	}
+	m.ROCAUC, m.PRAUC, m.TrueRatio = num(ev.ROCAUC), num(ev.PRAUC), num(ev.TrueRatio)
+	if ev.hasLabels {
+		m.F1, m.Precision, m.Recall = num(ev.F1), num(ev.Precision), num(ev.Recall)
+	}
+	return m
 }
 
 // num is a JSON number, or null for NaN and ±Inf.
@@ -126,25 +150,14 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 		s.RatioEpochs = ratioSpread(rs[0])
 	}
 	if f.ds.Y != nil {
-		if ev, err := evaluate(f.ds.Y, f.scores, f.labels); err == nil {
-			s.ROCAUC, s.PRAUC, s.TrueRatio = num(ev.ROCAUC), num(ev.PRAUC), num(ev.TrueRatio)
-			if ev.hasLabels {
-				s.F1, s.Precision, s.Recall = num(ev.F1), num(ev.Precision), num(ev.Recall)
-			}
-		}
+		s.labelMetrics = metricsOf(f.ds.Y, f.scores, f.labels)
 	}
 	if len(rs) > 1 {
 		for i, r := range rs {
 			m := memberSummary{Seed: seeds[i], DeltaBar: num(bars[i]), SelectedRatio: num(ratios[i]),
 				Threshold: num(r.Threshold), Flagged: flagged(r.Labels)}
-			if f.ds.Y != nil {
-				if ev, err := evaluate(f.ds.Y, r.Scores, r.Labels); err == nil {
-					m.ROCAUC, m.PRAUC = num(ev.ROCAUC), num(ev.PRAUC)
-					if ev.hasLabels {
-						m.F1 = num(ev.F1)
-					}
-				}
-			}
+			lm := metricsOf(f.ds.Y, r.Scores, r.Labels)
+			m.ROCAUC, m.PRAUC, m.F1 = lm.ROCAUC, lm.PRAUC, lm.F1
 			s.Members = append(s.Members, m)
 		}
 	}
