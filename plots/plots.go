@@ -130,18 +130,8 @@ func (f Figure) Save(path string) error {
 		default:
 			continue
 		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
+		if err := addMark(p, m, pts); err != nil {
 			return err
-		}
-		l.Color = m.Color
-		l.Width = vg.Points(1.5)
-		if m.Dashed {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		p.Add(l)
-		if m.Name != "" {
-			p.Legend.Add(m.Name, l)
 		}
 	}
 	padX(&p.X, xmin, xmax, f.LogX)
@@ -325,17 +315,9 @@ func (h Histogram) Save(path string) error {
 		if math.IsNaN(m.X) || math.IsInf(m.X, 0) {
 			continue
 		}
-		l, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: 0}, {X: m.X, Y: ymax}})
-		if err != nil {
+		if err := addMark(p, m, plotter.XYs{{X: m.X, Y: 0}, {X: m.X, Y: ymax}}); err != nil {
 			return err
 		}
-		l.Color = m.Color
-		l.Width = vg.Points(1.5)
-		if m.Dashed {
-			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		p.Add(l)
-		p.Legend.Add(m.Name, l)
 	}
 	return save(p, path)
 }
@@ -359,4 +341,22 @@ func save(p *plot.Plot, path string) error {
 		_, err := w.WriteTo(f)
 		return err
 	})
+}
+
+// addMark draws mark m as the line through pts, with its legend entry when it has a name.
+func addMark(p *plot.Plot, m Mark, pts plotter.XYs) error {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	l.Color = m.Color
+	l.Width = vg.Points(1.5)
+	if m.Dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	p.Add(l)
+	if m.Name != "" {
+		p.Legend.Add(m.Name, l)
+	}
+	return nil
 }
