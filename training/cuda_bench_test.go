@@ -21,57 +21,14 @@ var epochShapes = []struct {
 	{"satellite", 6435, 36, []int{32, 16, 8}},
 }
 
-// epochGroup sets up k members on device for one phase: with a decoder and the
-// autoencoder's Adam for pretraining, else the encoder's with the center set. The CPU
-// runs on one thread, the CLI's default.
-func epochGroup(b *testing.B, n, d int, hidden []int, k int, pretrain bool, device string) (*torch.Group, []*rand.Rand) {
-	b.Helper()
-	torch.SetNumThreads(1)
-	x, _ := blobs(n, d, 0.05, 1)
-	x32 := make([]float32, len(x))
-	for i, v := range x {
-		x32[i] = float32(v)
-	}
-	seeds := make([]uint64, k)
-	rngs := make([]*rand.Rand, k)
-	for i := range seeds {
-		seeds[i] = uint64(i)
-		rngs[i] = rand.New(rand.NewPCG(seeds[i], finetuneStream))
-	}
-	g, err := torch.NewGroup(append([]int{d}, hidden...), k, pretrain, device, seeds)
-	if err != nil {
-		b.Fatal(err)
-	}
-	phase := torch.Encoder
-	if pretrain {
-		phase = torch.Autoencoder
-	}
-	for _, err := range []error{
-		g.SetData(x32, n, d),
-		g.InitCenter(0.1),
-		g.ResetAdam(phase, fill(k, 1e-3), fill(k, 1e-6)),
-	} {
-		if err != nil {
-			g.Close()
-			b.Fatal(err)
-		}
-	}
-	return g, rngs
-}
-
 // epoch runs one epoch as the training loop does: the host draws the plan, the shim
 // trains; a fine-tuning epoch also copies back the eval-mode distances and the radii.
 func epoch(g *torch.Group, rngs []*rand.Rand, pretrain bool, obj torch.Objective) error {
-	n := g.N()
-	ms := make([]memberBatches, len(rngs))
-	for i, r := range rngs {
-		ms[i] = epochBatches(r, nil, n, 128, false)
-	}
 	if pretrain {
-		_, err := g.PretrainEpoch(buildPlan(ms, n))
+		_, err := g.PretrainEpoch(plans(rngs, g.N()))
 		return err
 	}
-	if _, err := g.TrainEpoch(buildPlan(ms, n), obj, nil); err != nil {
+	if _, err := g.TrainEpoch(plans(rngs, g.N()), obj, nil); err != nil {
 		return err
 	}
 	if _, err := g.Distances(); err != nil {
