@@ -209,10 +209,15 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	for i, m := range members {
 		sels[i] = m.Selector
 		if m.Method == "oc" || m.Method == "sb" {
-			sels[i] = &allRows{name: m.Method, nu: m.Nu}
-		}
-		if m.Method == "sb" {
-			obj.Soft[i], obj.Nu[i] = 1, m.Nu
+			all, err := dynamics.NewAll(n)
+			if err != nil {
+				return err
+			}
+			sels[i] = all // OC ranks but has no threshold
+			if m.Method == "sb" {
+				sels[i] = softBoundary{All: all, nu: m.Nu}
+				obj.Soft[i], obj.Nu[i] = 1, m.Nu
+			}
 		}
 		rngs[i] = rand.New(rand.NewPCG(m.Seed, finetuneStream))
 	}
