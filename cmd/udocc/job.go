@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -68,7 +69,7 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	members := make([]training.Member, len(seeds))
 	for i, s := range seeds {
 		if members[i], err = training.NewMember(o.method, s, ds.N, opt); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s (%d rows): %w", source(ds), ds.N, err)
 		}
 	}
 	torch.SetNumThreads(o.threads)
@@ -82,7 +83,7 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	start := time.Now()
 	run, err := training.FitGroup(std.X, std.N, std.D, cfg, members, hooks)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
 	f.run = run
 	f.scores, f.labels = ensemble(memberScores(run.Results), thresholds(run.Results))
@@ -241,4 +242,12 @@ func ratioSpread(r training.Result) *spread {
 	}
 	s.Std = math.Sqrt(s.Std)
 	return &s
+}
+
+// source names a data set in errors: its file, or its name when it was built in memory.
+func source(ds *data.Dataset) string {
+	if ds.Path != "" {
+		return ds.Path
+	}
+	return ds.Name
 }
