@@ -179,9 +179,13 @@ func countWithin[T any](rows []T, within func(T) bool) int {
 func (r *report) writeRatioTarget(b *bytes.Buffer, vs []variant, figs map[string]string) {
 	fmt.Fprintf(b, "### Selected ratio within a factor of %g of the true ratio\n\n", ratioFactor)
 	b.WriteString("| data set | variant | seeds | true ratio | selected ratio | selected ÷ true | within ×1.5 |\n|---|---|---|---|---|---|---|\n")
+	rowsOf := make(map[variant][]ratioRow, len(vs))
+	for _, v := range vs {
+		rowsOf[v] = r.ratioRows(v)
+	}
 	for _, ds := range r.datasets {
 		for _, v := range vs {
-			for _, x := range r.ratioRows(v) {
+			for _, x := range rowsOf[v] {
 				if x.ds == ds {
 					fmt.Fprintf(b, "| %s | %s | %d | %.3f | %.3f ± %.3f | %.2f | %s |\n", ds, v, x.sel.K, x.truth, x.sel.Mean, x.sel.Std, x.quotient(), yesNo(x.within()))
 				}
@@ -190,7 +194,7 @@ func (r *report) writeRatioTarget(b *bytes.Buffer, vs []variant, figs map[string
 	}
 	b.WriteString("\n")
 	for _, v := range vs {
-		rows := r.ratioRows(v)
+		rows := rowsOf[v]
 		hit := countWithin(rows, ratioRow.within)
 		fmt.Fprintf(b, "- %s is within a factor of %g on %d of %d data sets run (target: at least %d of %d) and %s.",
 			v, ratioFactor, hit, len(rows), ratioTarget, targetOf, targetVerdict(hit, len(rows), ratioTarget))
@@ -224,9 +228,13 @@ func (r *report) writeF1Target(b *bytes.Buffer, vs []variant) {
 	fmt.Fprintf(b, "### F1 within %d points of OC+TAR\n\n", f1Points)
 	fmt.Fprintf(b, "F1 in percent, mean ± std over seeds; *within* means at most %d points below OC+TAR's mean (a variant above the oracle is within).\n\n", f1Points)
 	b.WriteString("| data set | variant | seeds | F1 | OC+TAR F1 | variant − OC+TAR (points) | within 5 points |\n|---|---|---|---|---|---|---|\n")
+	f1Of := make(map[variant][]f1Row, len(vs))
+	for _, v := range vs {
+		f1Of[v] = r.f1Rows(v)
+	}
 	for _, ds := range r.datasets {
 		for _, v := range vs {
-			for _, x := range r.f1Rows(v) {
+			for _, x := range f1Of[v] {
 				if x.ds == ds {
 					fmt.Fprintf(b, "| %s | %s | %d | %.1f ± %.1f | %.1f ± %.1f | %+.1f | %s |\n", ds, v, x.ours.K, x.ours.Mean, x.ours.Std, x.or.Mean, x.or.Std, x.diff(), yesNo(x.within()))
 				}
@@ -235,7 +243,7 @@ func (r *report) writeF1Target(b *bytes.Buffer, vs []variant) {
 	}
 	b.WriteString("\n")
 	for _, v := range vs {
-		rows := r.f1Rows(v)
+		rows := f1Of[v]
 		hit := countWithin(rows, f1Row.within)
 		fmt.Fprintf(b, "- %s is within %d points of OC+TAR's F1 on %d of %d data sets with both (target: at least %d of %d) and %s.",
 			v, f1Points, hit, len(rows), f1Target, targetOf, targetVerdict(hit, len(rows), f1Target))
