@@ -76,3 +76,17 @@ func tinyOptions(dataDir, out string) Options {
 	o.Version = "test"
 	return o
 }
+
+// reportText writes the report of the results in out and returns its markdown.
+func reportText(t *testing.T, out string) string {
+	t.Helper()
+	path, err := WriteReport(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

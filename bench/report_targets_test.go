@@ -86,15 +86,7 @@ func TestTargets(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	path, err := WriteReport(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := string(b)
+	md := reportText(t, out)
 	def := "`proposed` (" + lines[2].Rule + ")"
 	paper := "`proposed:paper/largest`"
 	for _, c := range []struct{ name, want string }{
