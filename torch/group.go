@@ -210,6 +210,33 @@ func (g *Group) DistancesOf(x []float32, m, d int) ([]float32, error) {
 	return out, errorOf(C.udocc_group_distances_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
 }
 
+// Reconstruction returns the K x n eval-mode autoencoder reconstruction errors
+// ||x − dec(enc(x))||² / d of the group's rows, member after member. The group needs its
+// decoder (a pretraining group).
+func (g *Group) Reconstruction() ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if g.n == 0 {
+		return nil, fmt.Errorf("torch: no data: call SetData first")
+	}
+	out := make([]float32, g.k*g.n)
+	return out, errorOf(C.udocc_group_reconstruction(g.p, (*C.float)(&out[0])))
+}
+
+// ReconstructionOf is Reconstruction for the m x d row-major matrix x, which is not the
+// group's data.
+func (g *Group) ReconstructionOf(x []float32, m, d int) ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if m < 1 || d < 1 || len(x) != m*d {
+		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
+	}
+	out := make([]float32, g.k*m)
+	return out, errorOf(C.udocc_group_reconstruction_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+}
+
 // Center returns the K x rep centers.
 func (g *Group) Center() ([]float32, error) {
 	if g.p == nil {

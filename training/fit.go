@@ -29,6 +29,9 @@ type Result struct {
 	Labels       []bool    // true = anomaly; nil for OC, which has no threshold
 	Threshold    float64   // in score units: a row is anomalous when its score is above it; +Inf for OC
 	PretrainLoss []float64 // autoencoder loss per pretraining epoch of this member's seed
+	// Reconstruction is the eval-mode reconstruction error ||x − dec(enc(x))||² / d of every
+	// row under this member's seed's pretrained autoencoder.
+	Reconstruction []float64
 	History      []Epoch
 }
 
@@ -103,6 +106,11 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 	if err != nil {
 		return nil, err
 	}
+	recon, err := pre.Reconstruction()
+	if err != nil {
+		pre.Close()
+		return nil, err
+	}
 	run.PretrainSeconds = time.Since(t0).Seconds()
 	ft, err := pre.Derive(seedOf)
 	pre.Close()
@@ -118,6 +126,8 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 	run.FinetuneSeconds = time.Since(t1).Seconds()
 	for k := range run.Results {
 		run.Results[k].PretrainLoss = preLoss[seedOf[k]]
+		s := seedOf[k]
+		run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
 	}
 	return run, nil
 }

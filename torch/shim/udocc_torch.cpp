@@ -653,6 +653,41 @@ char *udocc_group_distances(udocc_group *g, float *out) {
   });
 }
 
+// reconstruction writes the K x m eval-mode reconstruction errors ||x - dec(enc(x))||^2 / d
+// of the rows of x (m x d, shared by all members) into out, in chunks as distances does.
+void reconstruction(const udocc_group *g, const at::Tensor &x, float *out) {
+  if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+  torch::NoGradGuard ng;
+  const int64_t m = x.size(0);
+  const double d = static_cast<double>(g->sizes.front());
+  int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
+  int64_t chunk = std::max<int64_t>(1024, (int64_t{1} << 24) / (g->K * widest));
+  at::Tensor err = torch::empty({g->K, m}, f32(g->dev));
+  for (int64_t i = 0; i < m; i += chunk) {
+    int64_t len = std::min(chunk, m - i);
+    at::Tensor xi = x.narrow(0, i, len);
+    at::Tensor xr = forward_eval(g->dec, forward_eval(g->enc, xi));  // K x len x d
+    err.narrow(1, i, len).copy_((xr - xi.unsqueeze(0)).pow(2).sum(2) / d);
+  }
+  at::Tensor h = err.cpu();  // sync: the one device-to-host copy
+  std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * m);
+}
+
+char *udocc_group_reconstruction(udocc_group *g, float *out) {
+  return guard([&] {
+    if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+    reconstruction(g, g->X.narrow(0, 0, g->n), out);
+  });
+}
+
+char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+  return guard([&] {
+    check_data(x, m, d, g->sizes.front());
+    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
+    reconstruction(g, xt, out);
+  });
+}
+
 char *udocc_group_get_center(const udocc_group *g, float *out) {
   return guard([&] {
     at::Tensor h = g->c.contiguous().cpu();

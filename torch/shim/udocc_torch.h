@@ -89,6 +89,11 @@ char *udocc_group_distances(udocc_group *g, float *out);
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                float *out);
 
+/* udocc_group_reconstruction writes the K x n eval-mode autoencoder reconstruction errors
+ * ||x - dec(enc(x))||^2 / d of the group's rows (the group needs its decoder);
+ * udocc_group_reconstruction_of does the same for an m x d matrix that is not its data. */
+char *udocc_group_reconstruction(udocc_group *g, float *out);
+char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
 char *udocc_group_get_center(const udocc_group *g, float *out);   /* K x rep */
 char *udocc_group_get_radius(const udocc_group *g, float *out);   /* K */
 char *udocc_group_set_radius(udocc_group *g, const float *r);     /* K */
