@@ -9,7 +9,8 @@ import (
 // exceeds 1/2 (PyThresh's GMM, with a fixed number of components). EM
 // starts from the component means at the quantiles (j + ½)/K, equal
 // weights and variance σ²/K, so the fit is deterministic; it stops when the
-// log-likelihood gains less than 1e-10 relative, or after 1000 iterations.
+// log-likelihood gains less than 1e-7 per score (a change that does not
+// depend on the scale of the scores), or after 1000 iterations.
 // Each variance is floored at 1e-4·σ² so no component collapses onto one
 // score.
 //
@@ -121,8 +122,22 @@ func logScores(x []float64) []float64 {
 	return y
 }
 
-// mixture is a one-dimensional Gaussian mixture: weights, means, variances.
-type mixture struct{ w, mu, v []float64 }
+// mixture is a one-dimensional Gaussian mixture: weights, means, variances,
+// and per component the constants of its log-density, set by prep.
+type mixture struct{ w, mu, v, c, inv []float64 }
+
+func newMixture(k int) mixture {
+	return mixture{w: make([]float64, k), mu: make([]float64, k), v: make([]float64, k),
+		c: make([]float64, k), inv: make([]float64, k)}
+}
+
+// prep sets cⱼ = ln wⱼ − ½·ln(2π·vⱼ) and invⱼ = 1/(2vⱼ) after w or v change.
+func (m mixture) prep() {
+	for j := range m.w {
+		m.c[j] = math.Log(m.w[j]) - 0.5*math.Log(2*math.Pi*m.v[j])
+		m.inv[j] = 1 / (2 * m.v[j])
+	}
+}
 
 // logComponents sets lp[j] = ln(wⱼ·N(y | μⱼ, vⱼ)) and returns their
 // log-sum-exp, ln p(y).
@@ -130,7 +145,7 @@ func (m mixture) logComponents(y float64, lp []float64) float64 {
 	hi := math.Inf(-1)
 	for j := range m.w {
 		d := y - m.mu[j]
-		lp[j] = math.Log(m.w[j]) - 0.5*(math.Log(2*math.Pi*m.v[j])+d*d/m.v[j])
+		lp[j] = m.c[j] - d*d*m.inv[j]
 		hi = max(hi, lp[j])
 	}
 	var s float64
@@ -147,7 +162,7 @@ func fitEM(y []float64, k int) (mixture, float64) {
 	n := float64(len(y))
 	_, sd := meanStd(y, 0)
 	floor := 1e-4 * sd * sd
-	m := mixture{w: make([]float64, k), mu: make([]float64, k), v: make([]float64, k)}
+	m := newMixture(k)
 	for j := range k {
 		m.w[j] = 1 / float64(k)
 		m.mu[j] = quantile(y, (float64(j)+0.5)/float64(k))
@@ -157,6 +172,7 @@ func fitEM(y []float64, k int) (mixture, float64) {
 	resp := make([]float64, k*len(y))
 	ll := math.Inf(-1)
 	for range 1000 {
+		m.prep()
 		// E-step: responsibilities and the log-likelihood of the current fit.
 		var cur float64
 		for i, yi := range y {
@@ -166,7 +182,7 @@ func fitEM(y []float64, k int) (mixture, float64) {
 				resp[i*k+j] = math.Exp(lp[j] - lse)
 			}
 		}
-		if cur-ll <= 1e-10*math.Abs(cur) {
+		if cur-ll <= 1e-7*n {
 			ll = max(ll, cur)
 			break
 		}
@@ -189,6 +205,7 @@ func fitEM(y []float64, k int) (mixture, float64) {
 			m.w[j], m.mu[j], m.v[j] = nj/n, mu, max(ss/nj, floor)
 		}
 	}
+	m.prep()
 	return m, ll
 }
 
