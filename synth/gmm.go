@@ -1,0 +1,307 @@
+package synth
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// mixture is a Gaussian mixture with full covariances, as scikit-learn's
+// GaussianMixture(covariance_type="full") that ADBench fits.
+type mixture struct {
+	weights []float64       // K mixing weights, summing to 1
+	means   *mat.Dense      // K×d component means, one per row
+	chols   []*mat.TriDense // upper Cholesky factors U_k, Σ_k = U_kᵀU_k
+	logdets []float64       // log det Σ_k
+}
+
+// emConfig bounds the EM algorithm.
+type emConfig struct {
+	maxIter int     // EM iterations after the k-means start
+	tol     float64 // stop when the mean log-likelihood changes less
+	reg     float64 // ridge added to every covariance diagonal
+}
+
+const (
+	log2Pi      = 1.8378770664093453 // ln 2π
+	lloydIters  = 20                 // k-means iterations of the EM start
+	minWeight   = 10 * 2.220446049250313e-16
+	ridgeTrials = 6 // times the ridge is multiplied by 10 when Σ is not PD
+)
+
+// components returns K.
+func (m *mixture) components() int { return len(m.weights) }
+
+// params returns the free parameters of a K-component full-covariance
+// mixture in d dimensions: K·d means, K·d(d+1)/2 covariances, K−1 weights.
+func params(k, d int) int { return k*d + k*d*(d+1)/2 + k - 1 }
+
+// bic returns the Bayesian information criterion −2·ln L + p·ln n of a
+// fit whose mean log-likelihood over n rows is meanLL (scikit-learn's
+// GaussianMixture.bic).
+func bic(meanLL float64, n, k, d int) float64 {
+	return -2*meanLL*float64(n) + float64(params(k, d))*math.Log(float64(n))
+}
+
+// selectMixture fits mixtures of 1…kmax components to the rows of x and
+// returns the one of lowest BIC (ties go to fewer components). Each K has
+// its own random stream, so a fit does not depend on which others ran.
+func selectMixture(x *mat.Dense, kmax int, seed uint64, cfg emConfig) (*mixture, error) {
+	n, d := x.Dims()
+	var best *mixture
+	bestBIC := math.Inf(1)
+	for k := 1; k <= min(kmax, n); k++ {
+		rng := rand.New(rand.NewPCG(seed, streamMixture+uint64(k)))
+		m, ll, err := fitMixture(x, k, rng, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if b := bic(ll, n, k, d); b < bestBIC {
+			best, bestBIC = m, b
+		}
+	}
+	return best, nil
+}
+
+// fitMixture fits a K-component mixture to the rows of x by EM started from
+// k-means++ and Lloyd's k-means (scikit-learn's init_params="kmeans") and
+// returns it with its mean log-likelihood per row.
+func fitMixture(x *mat.Dense, k int, rng *rand.Rand, cfg emConfig) (*mixture, float64, error) {
+	n, _ := x.Dims()
+	resp := mat.NewDense(n, k, nil)
+	for i, c := range kmeans(x, k, rng) {
+		resp.Set(i, c, 1)
+	}
+	work := mat.NewDense(x.RawMatrix().Rows, x.RawMatrix().Cols, nil)
+	m, err := mStep(x, resp, work, cfg.reg)
+	if err != nil {
+		return nil, 0, err
+	}
+	ll := eStep(x, m, resp, work)
+	for it := 0; it < cfg.maxIter; it++ {
+		next, err := mStep(x, resp, work, cfg.reg)
+		if err != nil {
+			return nil, 0, err
+		}
+		nextLL := eStep(x, next, resp, work)
+		converged := math.Abs(nextLL-ll) < cfg.tol
+		m, ll = next, nextLL
+		if converged {
+			break
+		}
+	}
+	return m, ll, nil
+}
+
+// logProb writes log w_k + log N(x_i | μ_k, Σ_k) into dst (n×K), using
+// work (n×d) as scratch. The Mahalanobis term is ‖(x−μ)ᵀU⁻¹‖², since
+// Σ⁻¹ = U⁻¹U⁻ᵀ.
+func (m *mixture) logProb(x, dst, work *mat.Dense) {
+	n, d := x.Dims()
+	raw := work.RawMatrix()
+	for k := range m.weights {
+		mu := m.means.RawRowView(k)
+		for i := 0; i < n; i++ {
+			floats.SubTo(work.RawRowView(i), x.RawRowView(i), mu)
+		}
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, m.chols[k].RawTriangular(), raw)
+		c := math.Log(m.weights[k]) - 0.5*(float64(d)*log2Pi+m.logdets[k])
+		for i := 0; i < n; i++ {
+			w := work.RawRowView(i)
+			dst.Set(i, k, c-0.5*floats.Dot(w, w))
+		}
+	}
+}
+
+// eStep overwrites resp with the responsibilities of m for the rows of x
+// and returns the mean log-likelihood per row.
+func eStep(x *mat.Dense, m *mixture, resp, work *mat.Dense) float64 {
+	n, _ := x.Dims()
+	m.logProb(x, resp, work)
+	var sum float64
+	for i := 0; i < n; i++ {
+		r := resp.RawRowView(i)
+		lse := floats.LogSumExp(r)
+		for k := range r {
+			r[k] = math.Exp(r[k] - lse)
+		}
+		sum += lse
+	}
+	return sum / float64(n)
+}
+
+// mStep returns the mixture whose weights, means and covariances are the
+// responsibility-weighted ones of the rows of x, with reg added to every
+// covariance diagonal (scikit-learn's reg_covar). A component with no
+// responsibility keeps a tiny weight, as in scikit-learn.
+func mStep(x, resp, work *mat.Dense, reg float64) (*mixture, error) {
+	n, d := x.Dims()
+	_, kk := resp.Dims()
+	m := &mixture{
+		weights: make([]float64, kk),
+		means:   mat.NewDense(kk, d, nil),
+		chols:   make([]*mat.TriDense, kk),
+		logdets: make([]float64, kk),
+	}
+	m.means.Mul(resp.T(), x)
+	cov := mat.NewSymDense(d, nil)
+	for k := 0; k < kk; k++ {
+		var nk float64
+		for i := 0; i < n; i++ {
+			nk += resp.At(i, k)
+		}
+		nk += minWeight
+		m.weights[k] = nk / float64(n)
+		mu := m.means.RawRowView(k)
+		floats.Scale(1/nk, mu)
+		for i := 0; i < n; i++ {
+			w := work.RawRowView(i)
+			floats.SubTo(w, x.RawRowView(i), mu)
+			floats.Scale(math.Sqrt(resp.At(i, k)), w)
+		}
+		blas64.Syrk(blas.Trans, 1/nk, work.RawMatrix(), 0, cov.RawSymmetric())
+		u, logdet, err := factor(cov, reg)
+		if err != nil {
+			return nil, fmt.Errorf("component %d of %d: %w", k+1, kk, err)
+		}
+		m.chols[k], m.logdets[k] = u, logdet
+	}
+	return m, nil
+}
+
+// factor adds reg to the diagonal of cov and returns its upper Cholesky
+// factor and log-determinant. Should rounding leave the matrix not positive
+// definite, the ridge is raised tenfold, up to ridgeTrials times.
+func factor(cov *mat.SymDense, reg float64) (*mat.TriDense, float64, error) {
+	d := cov.SymmetricDim()
+	var ch mat.Cholesky
+	added := 0.0
+	for t := 0; t <= ridgeTrials; t++ {
+		for j := 0; j < d; j++ {
+			cov.SetSym(j, j, cov.At(j, j)+reg-added)
+		}
+		added = reg
+		if ch.Factorize(cov) {
+			var u mat.TriDense
+			ch.UTo(&u)
+			return &u, ch.LogDet(), nil
+		}
+		reg *= 10
+	}
+	return nil, 0, fmt.Errorf("synth: covariance not positive definite with a ridge of %g: %w", reg/10, ErrFit)
+}
+
+// kmeans returns a cluster label per row of x: k-means++ seeding (D²
+// sampling) followed by at most lloydIters Lloyd iterations. A cluster that
+// empties keeps its previous centre.
+func kmeans(x *mat.Dense, k int, rng *rand.Rand) []int {
+	n, d := x.Dims()
+	labels := make([]int, n)
+	if k == 1 {
+		return labels
+	}
+	centres := mat.NewDense(k, d, nil)
+	centres.SetRow(0, x.RawRowView(rng.IntN(n)))
+	dist := make([]float64, n)
+	for i := range dist {
+		dist[i] = sqDist(x.RawRowView(i), centres.RawRowView(0))
+	}
+	for c := 1; c < k; c++ {
+		centres.SetRow(c, x.RawRowView(pickD2(dist, rng)))
+		for i := range dist {
+			dist[i] = min(dist[i], sqDist(x.RawRowView(i), centres.RawRowView(c)))
+		}
+	}
+	counts := make([]int, k)
+	for it := 0; it < lloydIters; it++ {
+		changed := false
+		for i := 0; i < n; i++ {
+			best, bestD := 0, math.Inf(1)
+			for c := 0; c < k; c++ {
+				if dd := sqDist(x.RawRowView(i), centres.RawRowView(c)); dd < bestD {
+					best, bestD = c, dd
+				}
+			}
+			if it == 0 || labels[i] != best {
+				changed = true
+				labels[i] = best
+			}
+		}
+		if !changed {
+			break
+		}
+		clear(counts)
+		sums := mat.NewDense(k, d, nil)
+		for i, c := range labels {
+			floats.Add(sums.RawRowView(c), x.RawRowView(i))
+			counts[c]++
+		}
+		for c := 0; c < k; c++ {
+			if counts[c] > 0 {
+				floats.ScaleTo(centres.RawRowView(c), 1/float64(counts[c]), sums.RawRowView(c))
+			}
+		}
+	}
+	return labels
+}
+
+// pickD2 draws an index with probability proportional to dist (uniformly
+// when every distance is zero).
+func pickD2(dist []float64, rng *rand.Rand) int {
+	total := floats.Sum(dist)
+	if !(total > 0) {
+		return rng.IntN(len(dist))
+	}
+	u := rng.Float64() * total
+	for i, v := range dist {
+		if u -= v; u < 0 {
+			return i
+		}
+	}
+	return len(dist) - 1
+}
+
+func sqDist(a, b []float64) float64 {
+	var s float64
+	for j := range a {
+		t := a[j] - b[j]
+		s += t * t
+	}
+	return s
+}
+
+// sample draws one point of the mixture into dst, with every covariance
+// scaled by covScale and the means taken from means (K×d, m.means or a
+// shifted copy): μ_k + √covScale·U_kᵀz with z ~ N(0, I).
+func (m *mixture) sample(dst []float64, means *mat.Dense, covScale float64, rng *rand.Rand, z []float64) {
+	k := categorical(m.weights, rng)
+	for j := range z {
+		z[j] = rng.NormFloat64()
+	}
+	u := m.chols[k].RawTriangular()
+	s := math.Sqrt(covScale)
+	mu := means.RawRowView(k)
+	for j := range dst {
+		var v float64
+		for i := 0; i <= j; i++ {
+			v += z[i] * u.Data[i*u.Stride+j]
+		}
+		dst[j] = mu[j] + s*v
+	}
+}
+
+// categorical draws an index with probability w[i] (w sums to 1).
+func categorical(w []float64, rng *rand.Rand) int {
+	u := rng.Float64()
+	for i, v := range w {
+		if u -= v; u < 0 {
+			return i
+		}
+	}
+	return len(w) - 1
+}
