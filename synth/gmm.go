@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -72,23 +70,33 @@ func selectMixture(x *mat.Dense, kmax int, seed uint64, cfg emConfig) (*mixture,
 // k-means++ and Lloyd's k-means (scikit-learn's init_params="kmeans") and
 // returns it with its mean log-likelihood per row.
 func fitMixture(x *mat.Dense, k int, rng *rand.Rand, cfg emConfig) (*mixture, float64, error) {
-	n, _ := x.Dims()
-	resp := mat.NewDense(n, k, nil)
-	for i, c := range kmeans(x, k, rng) {
-		resp.Set(i, c, 1)
+	n, d := x.Dims()
+	s := &emScratch{
+		resp:  mat.NewDense(n, k, nil),
+		work:  mat.NewDense(n, d, nil),
+		white: mat.NewDense(n, d, nil),
+		cov:   mat.NewDense(d, d, nil),
 	}
-	work := mat.NewDense(x.RawMatrix().Rows, x.RawMatrix().Cols, nil)
-	m, err := mStep(x, resp, work, cfg.reg)
+	for i, c := range kmeans(x, k, rng) {
+		s.resp.Set(i, c, 1)
+	}
+	m, err := mStep(x, s, cfg.reg)
 	if err != nil {
 		return nil, 0, err
 	}
-	ll := eStep(x, m, resp, work)
+	ll, err := eStep(x, m, s)
+	if err != nil {
+		return nil, 0, err
+	}
 	for it := 0; it < cfg.maxIter; it++ {
-		next, err := mStep(x, resp, work, cfg.reg)
+		next, err := mStep(x, s, cfg.reg)
 		if err != nil {
 			return nil, 0, err
 		}
-		nextLL := eStep(x, next, resp, work)
+		nextLL, err := eStep(x, next, s)
+		if err != nil {
+			return nil, 0, err
+		}
 		converged := math.Abs(nextLL-ll) < cfg.tol
 		m, ll = next, nextLL
 		if converged {
@@ -98,73 +106,89 @@ func fitMixture(x *mat.Dense, k int, rng *rand.Rand, cfg emConfig) (*mixture, fl
 	return m, ll, nil
 }
 
-// logProb writes log w_k + log N(x_i | μ_k, Σ_k) into dst (n×K), using
-// work (n×d) as scratch. The Mahalanobis term is ‖(x−μ)ᵀU⁻¹‖², since
-// Σ⁻¹ = U⁻¹U⁻ᵀ.
-func (m *mixture) logProb(x, dst, work *mat.Dense) {
-	n, d := x.Dims()
-	raw := work.RawMatrix()
-	for k := range m.weights {
-		mu := m.means.RawRowView(k)
-		for i := 0; i < n; i++ {
-			floats.SubTo(work.RawRowView(i), x.RawRowView(i), mu)
-		}
-		blas64.Trsm(blas.Right, blas.NoTrans, 1, m.chols[k].RawTriangular(), raw)
-		c := math.Log(m.weights[k]) - 0.5*(float64(d)*log2Pi+m.logdets[k])
-		for i := 0; i < n; i++ {
-			w := work.RawRowView(i)
-			dst.Set(i, k, c-0.5*floats.Dot(w, w))
-		}
-	}
+// emScratch holds the matrices of one EM run.
+type emScratch struct {
+	resp        *mat.Dense // n×K responsibilities
+	work, white *mat.Dense // n×d centred and whitened rows
+	cov         *mat.Dense // d×d
 }
 
-// eStep overwrites resp with the responsibilities of m for the rows of x
-// and returns the mean log-likelihood per row.
-func eStep(x *mat.Dense, m *mixture, resp, work *mat.Dense) float64 {
+// logProb writes log w_k + log N(x_i | μ_k, Σ_k) into s.resp (n×K). The Mahalanobis term is ‖(x−μ)ᵀU⁻¹‖²,
+// since Σ⁻¹ = U⁻¹U⁻ᵀ; multiplying by U⁻¹ (a matrix product) is faster in
+// gonum than a triangular solve.
+func (m *mixture) logProb(x *mat.Dense, s *emScratch) error {
+	n, d := x.Dims()
+	var inv mat.TriDense
+	for k := range m.weights {
+		if err := inv.InverseTri(m.chols[k]); err != nil {
+			return fmt.Errorf("component %d: %w: %w", k+1, ErrFit, err)
+		}
+		mu := m.means.RawRowView(k)
+		for i := 0; i < n; i++ {
+			floats.SubTo(s.work.RawRowView(i), x.RawRowView(i), mu)
+		}
+		s.white.Mul(s.work, mat.DenseCopyOf(&inv)) // Dense, not TriDense: Dgemm, not the slower Dtrmm
+		c := math.Log(m.weights[k]) - 0.5*(float64(d)*log2Pi+m.logdets[k])
+		for i := 0; i < n; i++ {
+			w := s.white.RawRowView(i)
+			s.resp.Set(i, k, c-0.5*floats.Dot(w, w))
+		}
+	}
+	return nil
+}
+
+// eStep overwrites s.resp with the responsibilities of m for the rows of
+// x and returns the mean log-likelihood per row.
+func eStep(x *mat.Dense, m *mixture, s *emScratch) (float64, error) {
 	n, _ := x.Dims()
-	m.logProb(x, resp, work)
+	if err := m.logProb(x, s); err != nil {
+		return 0, err
+	}
 	var sum float64
 	for i := 0; i < n; i++ {
-		r := resp.RawRowView(i)
+		r := s.resp.RawRowView(i)
 		lse := floats.LogSumExp(r)
 		for k := range r {
 			r[k] = math.Exp(r[k] - lse)
 		}
 		sum += lse
 	}
-	return sum / float64(n)
+	return sum / float64(n), nil
 }
 
 // mStep returns the mixture whose weights, means and covariances are the
 // responsibility-weighted ones of the rows of x, with reg added to every
 // covariance diagonal (scikit-learn's reg_covar). A component with no
 // responsibility keeps a tiny weight, as in scikit-learn.
-func mStep(x, resp, work *mat.Dense, reg float64) (*mixture, error) {
+func mStep(x *mat.Dense, s *emScratch, reg float64) (*mixture, error) {
 	n, d := x.Dims()
-	_, kk := resp.Dims()
+	_, kk := s.resp.Dims()
 	m := &mixture{
 		weights: make([]float64, kk),
 		means:   mat.NewDense(kk, d, nil),
 		chols:   make([]*mat.TriDense, kk),
 		logdets: make([]float64, kk),
 	}
-	m.means.Mul(resp.T(), x)
-	cov := mat.NewSymDense(d, nil)
+	m.means.Mul(s.resp.T(), x)
 	for k := 0; k < kk; k++ {
 		var nk float64
 		for i := 0; i < n; i++ {
-			nk += resp.At(i, k)
+			nk += s.resp.At(i, k)
 		}
 		nk += minWeight
 		m.weights[k] = nk / float64(n)
 		mu := m.means.RawRowView(k)
 		floats.Scale(1/nk, mu)
 		for i := 0; i < n; i++ {
-			w := work.RawRowView(i)
+			w := s.work.RawRowView(i)
 			floats.SubTo(w, x.RawRowView(i), mu)
-			floats.Scale(math.Sqrt(resp.At(i, k)), w)
+			floats.Scale(math.Sqrt(s.resp.At(i, k)), w)
 		}
-		blas64.Syrk(blas.Trans, 1/nk, work.RawMatrix(), 0, cov.RawSymmetric())
+		// A general product (blocked, parallel in gonum) is faster than
+		// the rank-k update it computes twice over.
+		s.cov.Mul(s.work.T(), s.work)
+		s.cov.Scale(1/nk, s.cov)
+		cov := mat.NewSymDense(d, append([]float64(nil), s.cov.RawMatrix().Data...))
 		u, logdet, err := factor(cov, reg)
 		if err != nil {
 			return nil, fmt.Errorf("component %d of %d: %w", k+1, kk, err)
