@@ -31,9 +31,10 @@
 //     component mean μ_k moved to lo + β·(μ_k − lo), where lo is the
 //     normals' per-feature minimum. This is ADBench's μ_k·β taken after
 //     min–max scaling the normals (so that the origin of the scaling is
-//     fixed by the data, not by the units of the file); centring on the
-//     mean instead, m + β·(μ_k − m), leaves a one-component mixture, which
-//     BIC picks for small or high-dimensional sets, where it was.
+//     fixed by the data, not by the units of the file). Centring on the
+//     mean instead, m + β·(μ_k − m), would not move the anomalies at all
+//     when BIC picks one component, as it can for small or
+//     high-dimensional sets.
 //
 // The mixture is fitted in standardised units (each feature's mean and
 // population standard deviation of the normals), on at most MaxFitRows =
