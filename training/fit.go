@@ -56,15 +56,29 @@ type Run struct {
 	PretrainSeconds float64
 	FinetuneSeconds float64
 	group           *torch.Group
+	pre             *torch.Group // the pretrained autoencoders, one per seed
+	seedOf          []int        // member k's autoencoder in pre
 }
 
 // Save writes member k's network (encoder, BatchNorm statistics, center, radius) to path.
 func (r *Run) Save(k int, path string) error { return r.group.Save(k, path) }
 
+// SaveAutoencoder writes member k's pretrained autoencoder (the encoder as pretraining
+// left it and its decoder), which scores new rows by reconstruction error, to path.
+func (r *Run) SaveAutoencoder(k int, path string) error {
+	if r.pre == nil {
+		return fmt.Errorf("training: the autoencoders are closed")
+	}
+	return r.pre.Save(r.seedOf[k], path)
+}
+
 // Close frees the networks; it is safe to call more than once.
 func (r *Run) Close() {
 	if r.group != nil {
 		r.group.Close()
+	}
+	if r.pre != nil {
+		r.pre.Close()
 	}
 }
 
@@ -112,9 +126,10 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 		return nil, err
 	}
 	run.PretrainSeconds = time.Since(t0).Seconds()
+	run.pre, run.seedOf = pre, seedOf
 	ft, err := pre.Derive(seedOf)
-	pre.Close()
 	if err != nil {
+		run.Close()
 		return nil, err
 	}
 	run.group = ft

@@ -1,0 +1,414 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/udocc/udocc/bench/iforest"
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/metrics"
+	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/synth"
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/training"
+)
+
+// The study (`udocc bench --study`) fits the candidate defaults of `udocc fit` on the ten
+// paper sets and on the semi-synthetic tables made from their normal rows (package synth),
+// and judges every label-free threshold rule on every score source. Its report,
+// study.md, is where the defaults in training/defaults.go come from.
+
+// StudyFile and StudyReport are the study's results (one JSON line per table and seed)
+// and its report, inside the output folder.
+const (
+	StudyFile   = "study.jsonl"
+	StudyReport = "study.md"
+)
+
+// StudyOptions are the settings of a study.
+type StudyOptions struct {
+	Data       string   // folder of the ODDS files
+	Datasets   []string // base data sets (paper sets and the bases of the synthetic tables)
+	Seeds      []uint64 // seeds of the paper-set fits (each one a default ensemble)
+	MaxNormals int      // normal rows kept per synthetic table (0: all)
+	Synthetic  bool     // fit the synthetic tables too
+	Jobs       int      // tables trained concurrently
+	Out        string   // output folder
+	Device     string
+	// Progress, when set, hears each finished table.
+	Progress func(done, total int, name string)
+}
+
+// Weights are the distance weights w of training.Ensemble the study compares; 1 is the
+// encoders' distances alone and 0 the reconstruction errors alone.
+var Weights = []float64{0, 0.5, 0.67, 0.75, 0.9, 1}
+
+// SourceEval is one score source on one table.
+type SourceEval struct {
+	ROCAUC   float64             `json:"rocauc"`
+	PRAUC    float64             `json:"prauc"`
+	OracleF1 float64             `json:"oracle_f1"`
+	Rules    map[string]RuleEval `json:"rules"`
+}
+
+// RuleEval is one threshold rule on one source of one table.
+type RuleEval struct {
+	Ratio float64 `json:"ratio"` // selected ratio
+	F1    float64 `json:"f1"`
+}
+
+// StudyRecord is one table (and seed) of the study.
+type StudyRecord struct {
+	Table     string                `json:"table"`
+	Group     string                `json:"group"` // "paper" or "synthetic"
+	Base      string                `json:"base"`
+	Kind      string                `json:"kind,omitempty"`
+	Ratio     float64               `json:"ratio,omitempty"` // the generator's ratio
+	Seed      uint64                `json:"seed"`
+	N         int                   `json:"n"`
+	TrueRatio float64               `json:"true_ratio"`
+	Sources   map[string]SourceEval `json:"sources"`
+	Seconds   map[string]float64    `json:"seconds"` // wall time of each fit
+}
+
+// studyTable is one table to fit: standardised rows and labels.
+type studyTable struct {
+	name, group, base, kind string
+	ratio                   float64
+	seeds                   []uint64
+	ds                      *data.Dataset // standardised
+}
+
+// Study runs the study, appending to OUT/study.jsonl (tables already there are skipped),
+// then writes OUT/study.md.
+func Study(ctx context.Context, o StudyOptions) error {
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	if o.Device == "" {
+		o.Device = "cpu"
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(o.Out, StudyFile)
+	done, err := readStudy(path)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, r := range done {
+		have[fmt.Sprintf("%s/%d", r.Table, r.Seed)] = true
+	}
+	tables, err := studyTables(o)
+	if err != nil {
+		return err
+	}
+	var todo []studyTable
+	for _, t := range tables {
+		var seeds []uint64
+		for _, s := range t.seeds {
+			if !have[fmt.Sprintf("%s/%d", t.name, s)] {
+				seeds = append(seeds, s)
+			}
+		}
+		if len(seeds) > 0 {
+			t.seeds = seeds
+			todo = append(todo, t)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var (
+		mu       sync.Mutex
+		finished int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	ch := make(chan studyTable)
+	for j := 0; j < o.Jobs; j++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range ch {
+				recs, err := studyFit(t, o.Device)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("bench: study: %s: %w", t.name, err)
+				}
+				for _, r := range recs {
+					b, _ := json.Marshal(r)
+					if _, werr := f.Write(append(b, '\n')); werr != nil && firstErr == nil {
+						firstErr = werr
+					}
+				}
+				finished++
+				if o.Progress != nil {
+					o.Progress(finished, len(todo), t.name)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, t := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- t
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	all, err := readStudy(path)
+	if err != nil {
+		return err
+	}
+	return writeStudyReport(filepath.Join(o.Out, StudyReport), all, o)
+}
+
+func readStudy(path string) ([]StudyRecord, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []StudyRecord
+	for _, line := range splitLines(b) {
+		var r StudyRecord
+		if json.Unmarshal(line, &r) == nil && r.Table != "" {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	start := 0
+	for i, c := range b {
+		if c == '\n' {
+			if i > start {
+				out = append(out, b[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// studyTables loads the paper sets and, when asked, makes the synthetic tables.
+func studyTables(o StudyOptions) ([]studyTable, error) {
+	var out []studyTable
+	for _, name := range o.Datasets {
+		path, err := dataFile(o.Data, name)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := data.Load(path, data.DefaultLoadOptions())
+		if err != nil {
+			return nil, err
+		}
+		if ds.Y == nil {
+			return nil, fmt.Errorf("bench: study: %s has no labels", path)
+		}
+		z, err := standardise(ds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, studyTable{name: name, group: "paper", base: name, seeds: o.Seeds, ds: z})
+		if !o.Synthetic {
+			continue
+		}
+		g, err := synth.NewFromDataset(ds, 0, synth.Options{MaxNormals: o.MaxNormals})
+		if err != nil {
+			return nil, fmt.Errorf("bench: study: %s: %w", name, err)
+		}
+		for _, kind := range synth.Kinds() {
+			for _, ratio := range synth.Ratios {
+				sd, err := g.Dataset(kind, ratio, 0)
+				if err != nil {
+					return nil, fmt.Errorf("bench: study: %s: %w", name, err)
+				}
+				z, err := standardise(sd)
+				if err != nil {
+					return nil, err
+				}
+				spec := synth.Spec{Base: name, Kind: kind, Ratio: ratio}
+				out = append(out, studyTable{name: spec.Name(), group: "synthetic", base: name,
+					kind: string(kind), ratio: ratio, seeds: []uint64{0}, ds: z})
+			}
+		}
+	}
+	return out, nil
+}
+
+func standardise(ds *data.Dataset) (*data.Dataset, error) {
+	sc, err := data.FitScaler(ds)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Transform(ds)
+}
+
+// studyFit fits, on one table, the default ensembles of all its seeds (one lockstep
+// group holding members min(seeds) … max(seeds)+EnsembleSize−1), the old default (the
+// paper's settings with the accumulated rule, one model per seed) and an isolation
+// forest, and evaluates every source and rule.
+func studyFit(t studyTable, device string) ([]StudyRecord, error) {
+	ds := t.ds
+	hidden := []int{32, 16, 8}
+	if h, ok := models.Preset(t.base); ok {
+		hidden = h
+	}
+	lo, hi := slices.Min(t.seeds), slices.Max(t.seeds)
+	cfg := training.EnsembleConfig()
+	cfg.Hidden, cfg.Device = hidden, device
+	var members []training.Member
+	for s := lo; s < hi+training.EnsembleSize; s++ {
+		m, err := training.NewMember("oc", s, ds.N, training.MethodOptions{})
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, m)
+	}
+	t0 := timeNow()
+	run, err := training.FitGroup(ds.X, ds.N, ds.D, cfg, members, nil)
+	if err != nil {
+		return nil, err
+	}
+	newSecs := timeNow().Sub(t0).Seconds() / float64(len(t.seeds))
+	dist := make([][]float64, len(run.Results))
+	rec := make([][]float64, len(run.Results))
+	for k, r := range run.Results {
+		dist[k], rec[k] = r.Scores, r.Reconstruction
+	}
+	run.Close()
+
+	old := training.DefaultConfig()
+	old.Hidden, old.Device = hidden, device
+	var oldMembers []training.Member
+	for _, s := range t.seeds {
+		m, err := training.NewMember("proposed", s, ds.N, training.MethodOptions{})
+		if err != nil {
+			return nil, err
+		}
+		oldMembers = append(oldMembers, m)
+	}
+	t1 := timeNow()
+	oldRun, err := training.FitGroup(ds.X, ds.N, ds.D, old, oldMembers, nil)
+	if err != nil {
+		return nil, err
+	}
+	oldSecs := timeNow().Sub(t1).Seconds() / float64(len(t.seeds))
+	oldResults := oldRun.Results
+	oldRun.Close()
+
+	var out []StudyRecord
+	for i, s := range t.seeds {
+		k := int(s - lo)
+		r := StudyRecord{Table: t.name, Group: t.group, Base: t.base, Kind: t.kind, Ratio: t.ratio,
+			Seed: s, N: ds.N, TrueRatio: float64(ds.Anomalies()) / float64(ds.N),
+			Sources: map[string]SourceEval{},
+			Seconds: map[string]float64{"default": newSecs, "old": oldSecs}}
+		d, rc := dist[k:k+training.EnsembleSize], rec[k:k+training.EnsembleSize]
+		for _, w := range Weights {
+			_, sc, err := training.FitEnsemble(d, rc, w)
+			if err != nil {
+				return nil, err
+			}
+			ev, err := evalSource(sc, ds.Y, nil)
+			if err != nil {
+				return nil, err
+			}
+			r.Sources[fmt.Sprintf("w%.2f", w)] = ev
+		}
+		o := oldResults[i]
+		ev, err := evalSource(o.Scores, ds.Y, map[string]float64{"dynamics": o.Threshold})
+		if err != nil {
+			return nil, err
+		}
+		r.Sources["old"] = ev
+		forest, err := iforest.Fit(ds.X, ds.N, ds.D, iforest.Options{Seed: s})
+		if err != nil {
+			return nil, err
+		}
+		ev, err = evalSource(forest.Score(ds.X, ds.N), ds.Y, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.Sources["iforest"] = ev
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// evalSource measures one source's scores and every rule on them; extra holds
+// thresholds found elsewhere (the training dynamics' own).
+func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval, error) {
+	a, err := metrics.ROCAUC(y, scores)
+	if err != nil {
+		return SourceEval{}, err
+	}
+	p, err := metrics.PRAUC(y, scores)
+	if err != nil {
+		return SourceEval{}, err
+	}
+	or, err := threshold.OracleF1(scores, y)
+	if err != nil {
+		return SourceEval{}, err
+	}
+	ev := SourceEval{ROCAUC: a, PRAUC: p, OracleF1: or, Rules: map[string]RuleEval{}}
+	thr := map[string]float64{}
+	for _, rule := range threshold.All() {
+		t, err := rule.Threshold(scores)
+		if err != nil {
+			return SourceEval{}, fmt.Errorf("%s: %w", rule.Name(), err)
+		}
+		thr[rule.Name()] = t
+	}
+	thr["fixed-10%"] = quantileThreshold(scores, 0.10)
+	for k, v := range extra {
+		thr[k] = v
+	}
+	for name, t := range thr {
+		e, err := threshold.Evaluate(scores, y, t)
+		if err != nil {
+			return SourceEval{}, err
+		}
+		ev.Rules[name] = RuleEval{Ratio: e.Selected, F1: e.F1}
+	}
+	return ev, nil
+}
+
+// quantileThreshold flags the top fraction q of the scores.
+func quantileThreshold(scores []float64, q float64) float64 {
+	s := slices.Clone(scores)
+	slices.Sort(s)
+	k := int(math.Round(q * float64(len(s))))
+	if k < 1 {
+		return math.Inf(1)
+	}
+	return s[len(s)-k-1]
+}
+
+
+
+func timeNow() time.Time { return time.Now() }

@@ -1,0 +1,255 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/training"
+)
+
+// sourceKey is the study's name of the default score source.
+func sourceKey(w float64) string { return fmt.Sprintf("w%.2f", w) }
+
+// ruleStats summarises one rule on one source over a set of records.
+type ruleStats struct {
+	within, total   int
+	medLog, meanF1  float64
+	meanF1OverOracl float64
+}
+
+func statsOf(recs []StudyRecord, source, rule string) (ruleStats, bool) {
+	var st ruleStats
+	var logs, f1s, rel []float64
+	for _, r := range recs {
+		se, ok := r.Sources[source]
+		if !ok {
+			continue
+		}
+		re, ok := se.Rules[rule]
+		if !ok {
+			continue
+		}
+		st.total++
+		if threshold.WithinFactor(re.Ratio, r.TrueRatio, 1.5) {
+			st.within++
+		}
+		logs = append(logs, threshold.LogRatioError(re.Ratio, r.TrueRatio))
+		f1s = append(f1s, re.F1)
+		if se.OracleF1 > 0 {
+			rel = append(rel, re.F1/se.OracleF1)
+		}
+	}
+	if st.total == 0 {
+		return st, false
+	}
+	st.medLog, st.meanF1, st.meanF1OverOracl = medianOf(logs), mean(f1s), mean(rel)
+	return st, true
+}
+
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	c := slices.Clone(xs)
+	slices.Sort(c)
+	if len(c)%2 == 1 {
+		return c[len(c)/2]
+	}
+	return (c[len(c)/2-1] + c[len(c)/2]) / 2
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func filter(recs []StudyRecord, keep func(StudyRecord) bool) []StudyRecord {
+	var out []StudyRecord
+	for _, r := range recs {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// scoreMeans are the mean ROCAUC and PRAUC of a source over records.
+func scoreMeans(recs []StudyRecord, source string) (float64, float64, int) {
+	var a, p []float64
+	for _, r := range recs {
+		if se, ok := r.Sources[source]; ok {
+			a = append(a, se.ROCAUC)
+			p = append(p, se.PRAUC)
+		}
+	}
+	return mean(a), mean(p), len(a)
+}
+
+// studySources lists the sources in the records, weights first in order.
+func studySources(recs []StudyRecord) []string {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		for k := range r.Sources {
+			seen[k] = true
+		}
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func studyRules(recs []StudyRecord, source string) []string {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		for k := range r.Sources[source].Rules {
+			seen[k] = true
+		}
+	}
+	var out []string
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// bestWeight is the distance weight with the highest mean of (ROCAUC + PRAUC) / 2 over
+// the two groups, each group's mean counting once: the rule that chose
+// training.DistanceWeight.
+func bestWeight(paper, syn []StudyRecord) (float64, float64) {
+	best, bestV := math.NaN(), math.Inf(-1)
+	for _, w := range Weights {
+		v := 0.0
+		for _, g := range [][]StudyRecord{paper, syn} {
+			a, p, n := scoreMeans(g, sourceKey(w))
+			if n > 0 {
+				v += (a + p) / 4
+			}
+		}
+		if v > bestV {
+			best, bestV = w, v
+		}
+	}
+	return best, bestV
+}
+
+func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
+	var b strings.Builder
+	paper := filter(recs, func(r StudyRecord) bool { return r.Group == "paper" })
+	syn := filter(recs, func(r StudyRecord) bool { return r.Group == "synthetic" })
+	def := sourceKey(training.DistanceWeight)
+	fmt.Fprintf(&b, "# Score and threshold study\n\n")
+	fmt.Fprintf(&b, "Written by `udocc bench --study` from %s: %d paper-set fits (%d sets × seeds), %d synthetic tables "+
+		"(normal rows of each paper set, at most %d per table, plus injected anomalies of four kinds at six ratios, package synth).\n\n",
+		StudyFile, len(paper), countDistinct(paper), len(syn), o.MaxNormals)
+	fmt.Fprintf(&b, "Sources: `wX` is the default ensemble (%d seeds, training.EnsembleConfig) with distance weight w "+
+		"(w1.00 = encoder distances only, w0.00 = reconstruction errors only); `old` is the previous default "+
+		"(proposed, the paper's settings, one model); `iforest` is a Go isolation forest (reference only). "+
+		"The default source is %s.\n\n", training.EnsembleSize, def)
+
+	fmt.Fprintf(&b, "## Scores: mean ROCAUC / PRAUC\n\n| source | paper sets | synthetic | local | global | dependency | clustered |\n|---|---|---|---|---|---|---|\n")
+	for _, s := range studySources(recs) {
+		row := []string{s}
+		for _, g := range [][]StudyRecord{paper, syn,
+			filter(syn, func(r StudyRecord) bool { return r.Kind == "local" }),
+			filter(syn, func(r StudyRecord) bool { return r.Kind == "global" }),
+			filter(syn, func(r StudyRecord) bool { return r.Kind == "dependency" }),
+			filter(syn, func(r StudyRecord) bool { return r.Kind == "clustered" })} {
+			a, p, n := scoreMeans(g, s)
+			if n == 0 {
+				row = append(row, "—")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.3f / %.3f", a, p))
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+	}
+	if w, v := bestWeight(paper, syn); !math.IsNaN(w) {
+		fmt.Fprintf(&b, "\nBest distance weight by the mean of (ROCAUC + PRAUC)/2 over the two groups (each group once): "+
+			"**w = %.2f** (%.4f); training.DistanceWeight is %.2f.\n", w, v, training.DistanceWeight)
+	}
+
+	fmt.Fprintf(&b, "\n## Scores per paper set (mean over seeds, ROCAUC / PRAUC)\n\n| set | default (%s) | old default | iforest | paper Proposed ROCAUC / PRAUC |\n|---|---|---|---|---|\n", def)
+	for _, name := range o.Datasets {
+		rs := filter(paper, func(r StudyRecord) bool { return r.Base == name })
+		if len(rs) == 0 {
+			continue
+		}
+		row := []string{fmt.Sprintf("%s (%d seeds)", name, len(rs))}
+		for _, s := range []string{def, "old", "iforest"} {
+			a, p, _ := scoreMeans(rs, s)
+			row = append(row, fmt.Sprintf("%.3f / %.3f", a, p))
+		}
+		pa, _, ok1 := paperValue(ROCAUC, name, "proposed")
+		pp, _, ok2 := paperValue(PRAUC, name, "proposed")
+		if ok1 && ok2 {
+			row = append(row, fmt.Sprintf("%.3f / %.3f", pa.Mean/100, pp.Mean/100))
+		} else {
+			row = append(row, "—")
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+	}
+
+	fmt.Fprintf(&b, "\n## Thresholds\n\nPer rule and source: within ×1.5 of the true ratio (paper: mean count of 10 sets over seeds; synthetic: share of tables), "+
+		"median |ln(selected/true)|, mean F1, mean F1 ÷ the oracle F1 of the same scores (flagging the true count).\n")
+	for _, s := range append([]string{def}, without(studySources(recs), def)...) {
+		fmt.Fprintf(&b, "\n### source %s\n\n| rule | paper within ×1.5 (of 10) | paper med. |log| | paper F1 | paper F1/oracle | synthetic within ×1.5 | synthetic med. |log| | synthetic F1 | synthetic F1/oracle |\n|---|---|---|---|---|---|---|---|---|\n", s)
+		for _, rule := range studyRules(recs, s) {
+			ps, ok1 := statsOf(paper, s, rule)
+			ss, ok2 := statsOf(syn, s, rule)
+			cell := func(st ruleStats, ok bool, paper bool) string {
+				if !ok {
+					return "— | — | — | —"
+				}
+				w := fmt.Sprintf("%.0f %%", 100*float64(st.within)/float64(st.total))
+				if paper {
+					w = fmt.Sprintf("%.1f", 10*float64(st.within)/float64(st.total))
+				}
+				return fmt.Sprintf("%s | %.2f | %.3f | %.2f", w, st.medLog, st.meanF1, st.meanF1OverOracl)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", rule, cell(ps, ok1, true), cell(ss, ok2, false))
+		}
+	}
+	return writeFileAtomic(path, []byte(b.String()))
+}
+
+func without(xs []string, x string) []string {
+	var out []string
+	for _, v := range xs {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func countDistinct(recs []StudyRecord) int {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		seen[r.Base] = true
+	}
+	return len(seen)
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it over path.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

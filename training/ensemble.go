@@ -1,0 +1,139 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Scale is a robust standardisation of one score vector, learnt on the training rows so
+// that new rows are mapped the same way: (s − Median) / Spread.
+type Scale struct {
+	Median float64 `json:"median"`
+	Spread float64 `json:"spread"` // the median absolute deviation, or a fallback when it is 0
+}
+
+// FitScale learns the median and the median absolute deviation (MAD) of s. A MAD of 0
+// (more than half the rows share one score) falls back to the mean absolute deviation,
+// then to 1, so Apply never divides by zero.
+func FitScale(s []float64) Scale {
+	if len(s) == 0 {
+		return Scale{Spread: 1}
+	}
+	med := median(s)
+	dev := make([]float64, len(s))
+	mean := 0.0
+	for i, v := range s {
+		dev[i] = math.Abs(v - med)
+		mean += dev[i]
+	}
+	spread := median(dev)
+	if !(spread > 0) {
+		spread = mean / float64(len(s))
+	}
+	if !(spread > 0) {
+		spread = 1
+	}
+	return Scale{Median: med, Spread: spread}
+}
+
+// Apply maps s to robust z-scores.
+func (sc Scale) Apply(s []float64) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = (v - sc.Median) / sc.Spread
+	}
+	return out
+}
+
+func median(s []float64) float64 {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	n := len(c)
+	if n%2 == 1 {
+		return c[n/2]
+	}
+	return (c[n/2-1] + c[n/2]) / 2
+}
+
+// Ensemble combines the scores of a seed ensemble into one anomaly score. Every member
+// gives two scores per row: its encoder's distance ||φ(x)−c||² (Eq. (3)) and its
+// pretraining autoencoder's reconstruction error. Each is put on a robust z scale
+// learnt on the training rows (Scale), averaged over members, put on a robust z scale
+// again, and the two are mixed:
+//
+//	score(x) = w · z_D(mean_k z_{D,k}(x)) + (1 − w) · z_R(mean_k z_{R,k}(x))
+//
+// with w = DistanceWeight. The robust scales make members and the two kinds of score
+// comparable whatever their units; learnt once, they score new rows exactly as the
+// training rows were scored.
+type Ensemble struct {
+	DistanceWeight float64 `json:"distance_weight"` // w in [0, 1]
+	Distance       []Scale `json:"distance"`        // per member
+	Recon          []Scale `json:"reconstruction"`  // per member; empty when w = 1
+	DistanceMean   Scale   `json:"distance_mean"`
+	ReconMean      Scale   `json:"reconstruction_mean"`
+}
+
+// FitEnsemble learns the scales of an ensemble from the training rows' scores
+// (dist[k] and rec[k] of member k, all of one length) and returns it with the combined
+// training scores. rec may be nil when w = 1.
+func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error) {
+	if !(w >= 0 && w <= 1) {
+		return nil, nil, fmt.Errorf("training: distance weight %g is not in [0, 1]", w)
+	}
+	if len(dist) == 0 {
+		return nil, nil, fmt.Errorf("training: an ensemble needs at least one member")
+	}
+	if w < 1 && len(rec) != len(dist) {
+		return nil, nil, fmt.Errorf("training: %d reconstruction scores for %d members", len(rec), len(dist))
+	}
+	e := &Ensemble{DistanceWeight: w}
+	for _, d := range dist {
+		e.Distance = append(e.Distance, FitScale(d))
+	}
+	dm := meanOf(dist, e.Distance)
+	e.DistanceMean = FitScale(dm)
+	if w < 1 {
+		for _, r := range rec {
+			e.Recon = append(e.Recon, FitScale(r))
+		}
+		e.ReconMean = FitScale(meanOf(rec, e.Recon))
+	}
+	s, err := e.Score(dist, rec)
+	return e, s, err
+}
+
+// Score combines member scores of any rows (training or new) with the learnt scales.
+func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
+	if len(dist) != len(e.Distance) {
+		return nil, fmt.Errorf("training: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
+	}
+	w := e.DistanceWeight
+	out := e.DistanceMean.Apply(meanOf(dist, e.Distance))
+	for i := range out {
+		out[i] *= w
+	}
+	if w == 1 {
+		return out, nil
+	}
+	if len(rec) != len(e.Recon) {
+		return nil, fmt.Errorf("training: %d reconstruction scores for an ensemble of %d", len(rec), len(e.Recon))
+	}
+	r := e.ReconMean.Apply(meanOf(rec, e.Recon))
+	for i := range out {
+		out[i] += (1 - w) * r[i]
+	}
+	return out, nil
+}
+
+// meanOf is the mean over members of each member's scaled scores.
+func meanOf(ss [][]float64, scales []Scale) []float64 {
+	out := make([]float64, len(ss[0]))
+	for k, s := range ss {
+		for i, v := range scales[k].Apply(s) {
+			out[i] += v / float64(len(ss))
+		}
+	}
+	return out
+}
