@@ -58,6 +58,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := checkDevice(o.Train.Device); err != nil {
+		return err
+	}
+	if err := deviceUsable(o.Train.Device); err != nil {
+		return err // before bench.Run, which would write an empty report
+	}
 	torch.SetNumThreads(o.Threads)
 	sum, err := bench.Run(context.Background(), o)
 	if sum != nil {
