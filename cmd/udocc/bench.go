@@ -41,6 +41,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
+	if err := checkDevice(o.Train.Device); err != nil {
+		return err
+	}
+	if err := deviceUsable(o.Train.Device); err != nil {
+		return err // before bench.Run, which would write an empty report
+	}
 	if *reportOnly {
 		path, err := bench.WriteReport(o.Out)
 		if err != nil {
@@ -57,12 +63,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	o.Version, o.Args, o.Progress = Version, append([]string{"udocc", "bench"}, args...), stderr
 	if err := o.Validate(); err != nil {
 		return usageError{err}
-	}
-	if err := checkDevice(o.Train.Device); err != nil {
-		return err
-	}
-	if err := deviceUsable(o.Train.Device); err != nil {
-		return err // before bench.Run, which would write an empty report
 	}
 	torch.SetNumThreads(o.Threads)
 	sum, err := bench.Run(context.Background(), o)

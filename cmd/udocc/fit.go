@@ -326,4 +326,3 @@ func contains(xs []string, s string) bool {
 	}
 	return false
 }
-

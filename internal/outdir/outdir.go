@@ -32,6 +32,7 @@ type Tx struct {
 	target string   // the output folder, absolute
 	tmp    string   // where this run writes, beside target
 	lock   *os.File // flock held until Commit or Abort
+	made   []string // the folders above target that Begin made, deepest first
 	done   bool
 }
 
@@ -49,14 +50,22 @@ func Begin(dir string, owned []string, force bool) (*Tx, error) {
 	if target == parent {
 		return nil, fmt.Errorf("output folder %s: a root folder cannot be replaced", dir)
 	}
+	var made []string
+	for p := parent; ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || p == filepath.Dir(p) {
+			break
+		}
+		made = append(made, p)
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder %s: %w", dir, err)
 	}
 	lock, err := acquire(filepath.Join(parent, "."+base+".udocc-lock"))
 	if err != nil {
+		removeEmpty(made)
 		return nil, fmt.Errorf("output folder %s: %w", dir, err)
 	}
-	t := &Tx{target: target, lock: lock}
+	t := &Tx{target: target, lock: lock, made: made}
 	fail := func(err error) (*Tx, error) {
 		t.Abort()
 		return nil, fmt.Errorf("output folder %s: %w", dir, err)
@@ -184,6 +193,7 @@ func (t *Tx) Commit() error {
 	if err != nil {
 		return fmt.Errorf("output folder %s: %w", t.target, err)
 	}
+	t.made = nil
 	return syncDir(filepath.Dir(t.target))
 }
 
@@ -199,6 +209,17 @@ func (t *Tx) Abort() {
 	}
 	os.Remove(t.lock.Name()) // while still held: a run that opened it meanwhile retries
 	t.lock.Close()
+	removeEmpty(t.made)
+}
+
+// removeEmpty removes the folders of dirs, deepest first, that are empty: those that
+// Begin made for a run that then wrote nothing.
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // syncTree flushes every file under dir, and the folders, to the disk.

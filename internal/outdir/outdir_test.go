@@ -145,6 +145,17 @@ func TestTransaction(t *testing.T) {
 			t.Fatal("no error")
 		}
 	})
+	t.Run("an aborted run removes the folders it made above the target", func(t *testing.T) {
+		root := t.TempDir()
+		tx, err := Begin(filepath.Join(root, "a", "b", "out"), owned, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.Abort()
+		if es, _ := os.ReadDir(root); len(es) != 0 {
+			t.Errorf("left %v", es)
+		}
+	})
 	t.Run("a folder that cannot be made fails at Begin", func(t *testing.T) {
 		dir := t.TempDir()
 		write(t, dir, "file")
