@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/sbinet/npyio v0.9.0
 	github.com/spf13/pflag v1.0.6
+	golang.org/x/sys v0.30.0
 	golang.org/x/term v0.28.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
@@ -22,6 +23,5 @@ require (
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
 	golang.org/x/image v0.24.0 // indirect
-	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 )

@@ -11,10 +11,12 @@ import (
 	"strings"
 )
 
-// decodeCSV reads a CSV file with a header row.
+// decodeCSV reads a CSV file whose first row is a header when opts.Header says so;
+// under HeaderAuto, when not all of its cells are numbers (np.savetxt writes none, and
+// a header of numbers is rare enough to ask for --header yes).
 //
 // Positions in errors follow what a user sees in an editor: "line N" is
-// the 1-based line of the file (the header is line 1, blank lines count),
+// the 1-based line of the file (a header is line 1, blank lines count),
 // "column M" the 1-based cell in that line, label column included.
 // Cells may carry surrounding spaces; an empty cell, a cell that
 // strconv.ParseFloat rejects, NaN or ±Inf is an error.
@@ -30,18 +32,26 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comma = delim
 	r.FieldsPerRecord = -1 // ragged rows are reported below, with their line
-	header, err := r.Read()
+	first, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("no header line: %w", ErrEmpty)
 	}
 	if err != nil {
 		return nil, csvParseError(err)
 	}
-	for j := range header {
-		header[j] = strings.TrimSpace(header[j])
+	for j := range first {
+		first[j] = strings.TrimSpace(first[j])
+	}
+	named := opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first)
+	header := first
+	if !named {
+		header = defaultFeatures(len(first))
 	}
 	label, err := csvLabelColumn(header, opts)
 	if err != nil {
+		if !named && opts.LabelColumn != "" {
+			err = fmt.Errorf("%w (line 1 is data, not a header: give the label's 0-based index, or --header yes)", err)
+		}
 		return nil, err
 	}
 	d := len(header)
@@ -52,12 +62,45 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("line 1: no feature columns: %w", ErrEmpty)
 	}
 	features := make([]string, 0, d)
+	seen := map[string]int{}
 	for j, h := range header {
-		if j != label {
-			features = append(features, h)
+		if j == label {
+			continue
 		}
+		if k, ok := seen[h]; ok && named {
+			return nil, fmt.Errorf("line 1: column %q is both column %d and %d: %w", h, k+1, j+1, ErrFormat)
+		}
+		seen[h] = j
+		features = append(features, h)
 	}
 	var x, y []float64
+	row := func(rec []string) error {
+		line, _ := r.FieldPos(0)
+		if len(rec) != len(header) {
+			return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(header), ErrRagged)
+		}
+		for j, cell := range rec {
+			v, err := parseCell(cell)
+			if err != nil {
+				line, _ := r.FieldPos(j)
+				return fmt.Errorf("line %d, column %d (%q): %w", line, j+1, header[j], err)
+			}
+			if j == label {
+				if v != 0 && v != 1 {
+					return fmt.Errorf("line %d, column %d (%q): label %v: %w", line, j+1, header[j], v, ErrLabel)
+				}
+				y = append(y, v)
+				continue
+			}
+			x = append(x, v)
+		}
+		return nil
+	}
+	if !named {
+		if err := row(first); err != nil {
+			return nil, err
+		}
+	}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -66,31 +109,31 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 		if err != nil {
 			return nil, csvParseError(err)
 		}
-		line, _ := r.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, fmt.Errorf("line %d: %d cells, the header has %d: %w", line, len(rec), len(header), ErrRagged)
-		}
-		for j, cell := range rec {
-			v, err := parseCell(cell)
-			if err != nil {
-				line, _ := r.FieldPos(j)
-				return nil, fmt.Errorf("line %d, column %d (%q): %w", line, j+1, header[j], err)
-			}
-			if j == label {
-				if v != 0 && v != 1 {
-					return nil, fmt.Errorf("line %d, column %d (%q): label %v: %w", line, j+1, header[j], v, ErrLabel)
-				}
-				y = append(y, v)
-				continue
-			}
-			x = append(x, v)
+		if err := row(rec); err != nil {
+			return nil, err
 		}
 	}
 	n := len(x) / d
 	if n == 0 {
 		return nil, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
 	}
-	return newDataset(n, d, x, y, features)
+	ds, err := newDataset(n, d, x, y, features)
+	if err != nil {
+		return nil, err
+	}
+	ds.Named = named
+	return ds, nil
+}
+
+// allNumbers reports whether every cell of a row parses as a number, NaN and ±Inf
+// included (such a row is data, and its bad cells are reported as such).
+func allNumbers(cells []string) bool {
+	for _, c := range cells {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseCell parses one numeric cell.

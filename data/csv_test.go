@@ -118,3 +118,68 @@ func TestCSVAccepts(t *testing.T) {
 		})
 	}
 }
+
+// TestCSVHeader checks which first rows are read as a header: under auto only a row that
+// is not all numbers, so a file written by np.savetxt keeps its first row as data.
+func TestCSVHeader(t *testing.T) {
+	tests := []struct {
+		name      string
+		text      string
+		header    Header
+		wantX     []float64
+		wantNames []string
+		named     bool
+	}{
+		{"auto: names", "a,b\n1,2\n", HeaderAuto, []float64{1, 2}, []string{"a", "b"}, true},
+		{"auto: np.savetxt's numbers", "5.125730e+00,1\n3,4\n", HeaderAuto, []float64{5.12573, 1, 3, 4}, []string{"x1", "x2"}, false},
+		{"auto: one name among numbers", "1,b\n3,4\n", HeaderAuto, []float64{3, 4}, []string{"1", "b"}, true},
+		{"yes: numbers as names", "1,2\n3,4\n", HeaderYes, []float64{3, 4}, []string{"1", "2"}, true},
+		{"no: every row is data", "1,2\n3,4\n", HeaderNo, []float64{1, 2, 3, 4}, []string{"x1", "x2"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, err := Load(writeTemp(t, "h.csv", []byte(tc.text)), LoadOptions{LabelIndex: -1, Header: tc.header})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ds.X, tc.wantX) || !slices.Equal(ds.Features, tc.wantNames) || ds.Named != tc.named {
+				t.Errorf("X %v, features %q, named %v; want %v, %q, %v", ds.X, ds.Features, ds.Named, tc.wantX, tc.wantNames, tc.named)
+			}
+		})
+	}
+	errs := []struct {
+		name  string
+		text  string
+		opts  LoadOptions
+		want  error
+		where string
+	}{
+		{"no: a header is then a bad cell", "a,b\n1,2\n", LoadOptions{LabelIndex: -1, Header: HeaderNo}, ErrNotNumeric, `line 1, column 1 ("x1")`},
+		{"a label by name without a header", "1,0\n2,1\n", LoadOptions{LabelColumn: "y", LabelIndex: -1}, ErrMissingVariable, "not a header"},
+		{"a label by index without a header", "1,2\n2,0\n", LoadOptions{LabelIndex: 1}, ErrLabel, `line 1, column 2 ("x2")`},
+		{"a name twice", "a,b,a\n1,2,3\n", DefaultLoadOptions(), ErrFormat, `"a" is both column 1 and 3`},
+		{"an unknown mode", "a\n1\n", LoadOptions{LabelIndex: -1, Header: "maybe"}, ErrOptions, "maybe"},
+	}
+	for _, tc := range errs {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(writeTemp(t, "h.csv", []byte(tc.text)), tc.opts)
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.where) {
+				t.Fatalf("error %v, want %v naming %q", err, tc.want, tc.where)
+			}
+		})
+	}
+}
+
+// TestLikelyLabels checks that a two-valued column named like a label is reported, and
+// that other columns are not.
+func TestLikelyLabels(t *testing.T) {
+	text := "a,Target,class,y,outlier\n1,0,1,5,0\n2,1,2,6,0\n3,1,3,5,0\n"
+	ds, err := Load(writeTemp(t, "l.csv", []byte(text)), DefaultLoadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// class takes three values, outlier one.
+	if got, want := ds.LikelyLabels(), []string{"Target", "y"}; !slices.Equal(got, want) {
+		t.Errorf("LikelyLabels %q, want %q", got, want)
+	}
+}

@@ -61,6 +61,9 @@ type Dataset struct {
 	Y []int
 	// Features holds D column names: the CSV header, or "x1"…"xD".
 	Features []string
+	// Named reports that Features were read from the file (a CSV header row), so that
+	// columns can be matched by name; false when they are the made-up "x1"…"xD".
+	Named bool
 }
 
 // Row returns row i of X (a slice of X, not a copy).
@@ -124,6 +127,30 @@ type LoadOptions struct {
 	// Delimiter separates CSV cells: ',', ';' or '\t'; 0 detects it from
 	// the header line.
 	Delimiter rune
+	// Header says whether a CSV file's first row is a header; the zero value,
+	// HeaderAuto, takes it for one only when not all of its cells are numbers.
+	Header Header
+}
+
+// Header says whether a CSV file starts with a header row.
+type Header string
+
+// The Header modes, as the CLI's --header spells them.
+const (
+	HeaderAuto Header = ""    // a header only when the first row is not all numbers
+	HeaderYes  Header = "yes" // the first row is a header
+	HeaderNo   Header = "no"  // every row is data; columns are named x1…xD
+)
+
+// ParseHeader reads "yes", "no" or "auto" (or "").
+func ParseHeader(s string) (Header, error) {
+	switch s {
+	case "yes", "no":
+		return Header(s), nil
+	case "auto", "":
+		return HeaderAuto, nil
+	}
+	return "", fmt.Errorf("data: header %q (want yes, no or auto): %w", s, ErrOptions)
 }
 
 // DefaultLoadOptions returns options that read X and the optional y from
@@ -140,6 +167,8 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: LabelIndex %d (want -1 or a 0-based column): %w", o.LabelIndex, ErrOptions)
 	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t':
 		return fmt.Errorf("data: delimiter %q (want ',', ';' or tab): %w", o.Delimiter, ErrOptions)
+	case o.Header != HeaderAuto && o.Header != HeaderYes && o.Header != HeaderNo:
+		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
 	}
 	return nil
 }

@@ -24,12 +24,14 @@ var ErrFormat = errors.New("not a udocc model of this format")
 // Meta describes a saved model: everything but the networks, which lie beside it, one
 // file per member (written by the torch shim).
 type Meta struct {
-	Format   int         `json:"format"`
-	Udocc    string      `json:"udocc"`
-	Libtorch string      `json:"libtorch"`
-	Method   string      `json:"method"`
-	Data     string      `json:"data"`
-	Sizes    []int       `json:"sizes"` // input width first
+	Format   int    `json:"format"`
+	Udocc    string `json:"udocc"`
+	Libtorch string `json:"libtorch"`
+	Method   string `json:"method"`
+	Data     string `json:"data"`
+	Sizes    []int  `json:"sizes"` // input width first
+	// Features are the column names of the training file, in order; empty when it had
+	// none (a CSV without a header, a MAT, NPY or NPZ file): columns then match by position.
 	Features []string    `json:"features"`
 	Scaler   data.Scaler `json:"scaler"`
 	Members  []Member    `json:"members"`
@@ -65,24 +67,55 @@ func (m *Meta) Thresholds() []float64 {
 	return out
 }
 
-// Validate checks the description's consistency.
+// Validate checks the description's consistency, naming the field that is wrong. The
+// method's name and the networks' own sizes are the caller's to check (Meta knows
+// neither the methods nor the network files).
 func (m *Meta) Validate() error {
 	switch {
 	case m.Format != Format:
 		return fmt.Errorf("format %d, this build reads format %d: %w", m.Format, Format, ErrFormat)
+	case m.Method == "":
+		return fmt.Errorf("method is missing: %w", ErrFormat)
 	case len(m.Sizes) < 2:
-		return fmt.Errorf("%d layer sizes: %w", len(m.Sizes), ErrFormat)
+		return fmt.Errorf("sizes: %d layer sizes, want the input width and at least one layer: %w", len(m.Sizes), ErrFormat)
 	case len(m.Members) == 0:
-		return fmt.Errorf("no networks: %w", ErrFormat)
+		return fmt.Errorf("members: no networks: %w", ErrFormat)
+	case len(m.Features) != 0 && len(m.Features) != m.Sizes[0]:
+		return fmt.Errorf("features: %d names for %d inputs (sizes[0]): %w", len(m.Features), m.Sizes[0], ErrFormat)
 	case len(m.Scaler.Mean) != m.Sizes[0] || len(m.Scaler.Scale) != m.Sizes[0]:
-		return fmt.Errorf("scaler of %d columns for %d inputs: %w", len(m.Scaler.Mean), m.Sizes[0], ErrFormat)
+		return fmt.Errorf("scaler: %d columns for %d inputs (sizes[0]): %w", len(m.Scaler.Mean), m.Sizes[0], ErrFormat)
 	}
-	for _, mem := range m.Members {
-		if mem.Network == "" || filepath.Base(mem.Network) != mem.Network {
-			return fmt.Errorf("network file %q: %w", mem.Network, ErrFormat)
+	for i, v := range m.Sizes {
+		if v < 1 {
+			return fmt.Errorf("sizes[%d] is %d: %w", i, v, ErrFormat)
 		}
 	}
-	return m.Scaler.Validate()
+	names := map[string]bool{}
+	for i, f := range m.Features {
+		if names[f] {
+			return fmt.Errorf("features[%d]: %q named twice: %w", i, f, ErrFormat)
+		}
+		names[f] = true
+	}
+	seeds, files := map[uint64]bool{}, map[string]bool{}
+	for i, mem := range m.Members {
+		switch {
+		case mem.Network == "" || filepath.Base(mem.Network) != mem.Network:
+			return fmt.Errorf("members[%d].network %q: %w", i, mem.Network, ErrFormat)
+		case files[mem.Network]:
+			return fmt.Errorf("members[%d].network %q is another member's too: %w", i, mem.Network, ErrFormat)
+		case seeds[mem.Seed]:
+			return fmt.Errorf("members[%d].seed %d is another member's too: %w", i, mem.Seed, ErrFormat)
+		case mem.Threshold != nil && !(*mem.Threshold >= 0 && !math.IsInf(*mem.Threshold, 0)):
+			// scores are squared distances, so a threshold is a finite number >= 0
+			return fmt.Errorf("members[%d].threshold %v: want a finite number >= 0: %w", i, *mem.Threshold, ErrFormat)
+		}
+		files[mem.Network], seeds[mem.Seed] = true, true
+	}
+	if err := m.Scaler.Validate(); err != nil {
+		return fmt.Errorf("scaler: %w", err)
+	}
+	return nil
 }
 
 // WriteMeta writes m into dir atomically.

@@ -54,13 +54,26 @@ func HMark(name string, y float64, c color.Color, dashed bool) Mark {
 	return Mark{Name: name, X: math.NaN(), Y: y, Color: c, Dashed: dashed}
 }
 
-// Figure is a line figure: axes labels, series and marks. On a log axis the values
-// that are not positive are left out.
+// Figure is a line figure: axes labels, series and marks. Values a figure cannot show
+// are left out: NaN, ±Inf, magnitudes above Limit, and on a log axis values not above
+// 1/Limit. Whatever the values, drawing does bounded work.
 type Figure struct {
 	Title, XLabel, YLabel string
 	Series                []Series
 	Marks                 []Mark
 	LogX, LogY            bool
+}
+
+// Limit bounds the magnitudes a figure shows; beyond it (and below its inverse on a log
+// axis) values are left out, so that axis ranges and their ticks stay finite and few.
+const Limit = 1e100
+
+// shown reports whether v can be drawn on a linear axis, or on a log one.
+func shown(v float64, log bool) bool {
+	if log {
+		return v > 1/Limit && v < Limit
+	}
+	return math.Abs(v) < Limit
 }
 
 // Save draws the figure to path as a PNG of 6 x 4 inches.
@@ -83,15 +96,16 @@ func (f Figure) Save(path string) error {
 			return fmt.Errorf("plots: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
 		}
 		if s.Std != nil {
-			band, err := bandPolygon(s)
-			if err != nil {
-				return err
+			if len(s.Std) != len(s.Y) {
+				return fmt.Errorf("plots: series %q has %d y and %d std values", s.Name, len(s.Y), len(s.Std))
 			}
-			p.Add(band)
+			if band, ok := bandPolygon(s, f.LogX, f.LogY); ok {
+				p.Add(band)
+			}
 		}
 		xy := make(plotter.XYs, 0, len(s.X))
 		for i := range s.X {
-			if !finite(s.X[i]) || !finite(s.Y[i]) || (f.LogX && s.X[i] <= 0) || (f.LogY && s.Y[i] <= 0) {
+			if !shown(s.X[i], f.LogX) || !shown(s.Y[i], f.LogY) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: s.X[i], Y: s.Y[i]})
@@ -110,22 +124,23 @@ func (f Figure) Save(path string) error {
 			p.Legend.Add(s.Name, th)
 		}
 	}
-	if xmin > xmax {
-		xmin, xmax, ymin, ymax = 0, 1, 0, 1
-	}
 	for _, m := range f.Marks {
-		if finite(m.Y) && (!f.LogY || m.Y > 0) {
+		if shown(m.Y, f.LogY) {
 			ymin, ymax = math.Min(ymin, m.Y), math.Max(ymax, m.Y)
 		}
+	}
+	if xmin > xmax {
+		xmin, xmax = emptyRange(f.LogX)
+	}
+	if ymin > ymax {
+		ymin, ymax = emptyRange(f.LogY)
 	}
 	for _, m := range f.Marks {
 		var pts plotter.XYs
 		switch {
-		case f.LogX && m.X <= 0, f.LogY && m.Y <= 0:
-			continue
-		case !math.IsNaN(m.X):
+		case shown(m.X, f.LogX):
 			pts = plotter.XYs{{X: m.X, Y: ymin}, {X: m.X, Y: ymax}}
-		case !math.IsNaN(m.Y):
+		case shown(m.Y, f.LogY):
 			pts = plotter.XYs{{X: xmin, Y: m.Y}, {X: xmax, Y: m.Y}}
 		default:
 			continue
@@ -139,7 +154,13 @@ func (f Figure) Save(path string) error {
 	return save(p, path)
 }
 
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+// emptyRange is the range of an axis with nothing to show.
+func emptyRange(log bool) (float64, float64) {
+	if log {
+		return 1, 10
+	}
+	return 0, 1
+}
 
 // seriesPlotter draws s's points xy as a line, dashed or solid, or as markers.
 func seriesPlotter(s Series, xy plotter.XYs) (interface {
@@ -168,14 +189,13 @@ func seriesPlotter(s Series, xy plotter.XYs) (interface {
 
 // padX widens the x axis 2% on either side of the data (a factor 1.05 on a log axis).
 func padX(a *plot.Axis, lo, hi float64, log bool) {
+	lo, hi = widen(lo, hi, log)
 	if log {
-		if lo > 0 {
-			a.Min, a.Max = lo/1.05, hi*1.05
-		}
+		a.Min, a.Max = lo/1.05, hi*1.05
 		a.Tick.Marker = logTicks{}
 		return
 	}
-	d := math.Max(hi-lo, 1e-12)
+	d := hi - lo
 	a.Min, a.Max = lo-0.02*d, hi+0.02*d
 	a.Tick.Marker = plainTicks{}
 }
@@ -183,16 +203,34 @@ func padX(a *plot.Axis, lo, hi float64, log bool) {
 // padY widens the y axis 2% below the data and leaves room above for the legend, which
 // sits at the top, so it never covers a mark at the edge.
 func padY(a *plot.Axis, lo, hi float64, log bool) {
+	lo, hi = widen(lo, hi, log)
 	if log {
-		if lo > 0 {
-			a.Min, a.Max = lo/1.2, hi*math.Pow(hi/lo, 0.35)
-		}
+		a.Min, a.Max = lo/1.2, hi*math.Pow(hi/lo, 0.35)
 		a.Tick.Marker = logTicks{}
 		return
 	}
-	d := math.Max(hi-lo, 1e-12)
+	d := hi - lo
 	a.Min, a.Max = lo-0.02*d, hi+0.35*d
 	a.Tick.Marker = plainTicks{}
+}
+
+// widen gives a range [lo, hi] of shown values (see shown) a width that float64 can
+// tell apart: a range of one value, or one narrower than a millionth of its size,
+// becomes ±10% around its middle (a factor 2 on a log axis), and at least ±1 on a
+// linear one.
+func widen(lo, hi float64, log bool) (float64, float64) {
+	if log {
+		if hi/lo < 1+1e-6 {
+			return lo / 2, hi * 2
+		}
+		return lo, hi
+	}
+	if hi-lo < 1e-6*math.Max(math.Abs(lo), math.Abs(hi)) || hi-lo < 1e-12 {
+		c := lo/2 + hi/2
+		w := math.Max(math.Abs(c)*0.1, 1)
+		return c - w, c + w
+	}
+	return lo, hi
 }
 
 // logTicks mark a log axis at every multiple 1 to 9 of each power of ten, labelling the
@@ -203,6 +241,9 @@ func padY(a *plot.Axis, lo, hi float64, log bool) {
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0 && lo < hi && hi < math.Inf(1)) {
+		return plainTicks{}.Ticks(lo, hi) // not a log range; never loop over its decades
+	}
 	var ts []plot.Tick
 	labelled := 0
 	short := math.Log10(hi/lo) < 2
@@ -233,6 +274,9 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 type plainTicks struct{}
 
 func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo < hi) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
@@ -242,29 +286,38 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-func bandPolygon(s Series) (*plotter.Polygon, error) {
-	var pts plotter.XYs
+// bandPolygon is the ± Std band around s, over the points where both edges can be
+// shown; false when fewer than three are left.
+func bandPolygon(s Series, logX, logY bool) (*plotter.Polygon, bool) {
+	var keep []int
 	for i := range s.X {
-		if !math.IsNaN(s.Y[i]) && !math.IsNaN(s.Std[i]) {
-			pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i] + s.Std[i]})
+		if shown(s.X[i], logX) && shown(s.Y[i]+s.Std[i], logY) && shown(s.Y[i]-s.Std[i], logY) {
+			keep = append(keep, i)
 		}
 	}
-	for i := len(s.X) - 1; i >= 0; i-- {
-		if !math.IsNaN(s.Y[i]) && !math.IsNaN(s.Std[i]) {
-			pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i] - s.Std[i]})
-		}
+	if len(keep) < 2 {
+		return nil, false
+	}
+	var pts plotter.XYs
+	for _, i := range keep {
+		pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i] + s.Std[i]})
+	}
+	for j := len(keep) - 1; j >= 0; j-- {
+		i := keep[j]
+		pts = append(pts, plotter.XY{X: s.X[i], Y: s.Y[i] - s.Std[i]})
 	}
 	poly, err := plotter.NewPolygon(pts)
 	if err != nil {
-		return nil, err
+		return nil, false
 	}
 	poly.Color = withAlpha(s.Color, 60)
 	poly.LineStyle.Width = 0
-	return poly, nil
+	return poly, true
 }
 
 // Histogram is a histogram of one or more groups of values (such as the scores of rows
-// labelled normal and anomalous) with reference marks.
+// labelled normal and anomalous) with reference marks. Values that a linear axis cannot
+// show (see Figure) are left out; a histogram with none left is an error.
 type Histogram struct {
 	Title, XLabel string
 	Groups        []Series // Name, Y (the values) and Color are used
@@ -282,22 +335,24 @@ func (h Histogram) Save(path string) error {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, g := range h.Groups {
 		for _, v := range g.Y {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			if shown(v, false) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
 		}
 	}
 	if lo > hi {
 		return fmt.Errorf("plots: histogram %q has no values", h.Title)
 	}
-	if hi == lo {
-		hi = lo + 1
-	}
-	bins := max(h.Bins, 10)
+	lo, hi = widen(lo, hi, false)
+	bins := min(max(h.Bins, 10), 1000)
 	width := (hi - lo) / float64(bins)
 	ymax := 0.0
 	for _, g := range h.Groups {
 		counts := make([]float64, bins)
 		for _, v := range g.Y {
-			counts[min(bins-1, int((v-lo)/width))]++
+			if shown(v, false) {
+				counts[max(0, min(bins-1, int((v-lo)/width)))]++
+			}
 		}
 		var hb []plotter.HistogramBin
 		for i, c := range counts {
@@ -312,7 +367,7 @@ func (h Histogram) Save(path string) error {
 	}
 	p.Y.Min, p.Y.Max = 0, ymax*1.35 // room for the legend above the bars
 	for _, m := range h.Marks {
-		if math.IsNaN(m.X) || math.IsInf(m.X, 0) {
+		if !shown(m.X, false) {
 			continue
 		}
 		if err := addMark(p, m, plotter.XYs{{X: m.X, Y: 0}, {X: m.X, Y: ymax}}); err != nil {

@@ -12,6 +12,25 @@ import (
 	"github.com/udocc/udocc/torch"
 )
 
+// ErrDiverged reports training whose loss or scores stopped being finite numbers,
+// usually from a learning rate too large for the data.
+var ErrDiverged = errors.New("training diverged")
+
+// diverged is the error of member k (of seed) whose what is v at epoch e of stage.
+func diverged(stage string, e, k int, seed uint64, what string, v float64) error {
+	return fmt.Errorf("training: %s epoch %d, member %d (seed %d): %s is %v: %w", stage, e, k, seed, what, v, ErrDiverged)
+}
+
+// firstNonFinite is the index of the first NaN or ±Inf of xs, or -1.
+func firstNonFinite(xs []float32) int {
+	for i, v := range xs {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return i
+		}
+	}
+	return -1
+}
+
 // Epoch is one fine-tuning epoch of one member.
 type Epoch struct {
 	Epoch     int             // e, 1-based
@@ -211,6 +230,9 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 			return fail(fmt.Errorf("training: pretraining epoch %d: %w", e, err))
 		}
 		for i, l := range loss {
+			if math.IsNaN(l) || math.IsInf(l, 0) {
+				return fail(diverged("pretraining", e, i, seeds[i], "the autoencoder loss", l))
+			}
 			losses[i] = append(losses[i], l)
 		}
 		hooks.progress("pretrain", e, cfg.PretrainEpochs)
@@ -276,6 +298,19 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		radius, err := g.Radius()
 		if err != nil {
 			return err
+		}
+		for i, m := range members {
+			if l := loss[i]; math.IsNaN(l) || math.IsInf(l, 0) {
+				return diverged("fine-tuning", e, i, m.Seed, "the loss", l)
+			}
+			for _, d := range [][]float32{dist, trainDist} {
+				if d == nil {
+					continue
+				}
+				if j := firstNonFinite(d[i*n : (i+1)*n]); j >= 0 {
+					return diverged("fine-tuning", e, i, m.Seed, fmt.Sprintf("the score of row %d", j), float64(d[i*n+j]))
+				}
+			}
 		}
 		secs := time.Since(start).Seconds()
 		for i := range members {

@@ -41,6 +41,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
+	if err := checkDevice(o.Train.Device); err != nil {
+		return err
+	}
+	if err := deviceUsable(o.Train.Device); err != nil {
+		return err // before bench.Run, which would write an empty report
+	}
 	if *reportOnly {
 		path, err := bench.WriteReport(o.Out)
 		if err != nil {

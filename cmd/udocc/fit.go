@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -14,7 +13,9 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/torch"
 	"github.com/udocc/udocc/training"
 )
 
@@ -32,6 +33,8 @@ type fitOptions struct {
 	out     string
 	label   string
 	xVar    string
+	header  string
+	force   bool
 	json    bool
 	quiet   bool
 }
@@ -55,6 +58,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.StringVar(&o.seeds, "seeds", "0", "the same as --seed, for ensembles: --seeds 0-9")
 	fs.StringVar(&o.Device, "device", d.Device, "cpu, cuda or cuda:N")
 	fs.IntVar(&o.threads, "threads", 1, "libtorch CPU threads (results are bit-identical for the same count)")
+	fs.BoolVar(&o.force, "force", false, "replace --out even when it holds files udocc did not write (they are deleted)")
 	fs.BoolVar(&o.json, "json", false, "print summary.json to stdout and nothing else there")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 }
@@ -72,9 +76,11 @@ func ruleFor(name, ties string) (dynamics.Rule, error) {
 	return r, nil
 }
 
-// parseSeeds reads "3", "0-9" or "1,4,7".
+// parseSeeds reads "3", "0-9" or "1,4,7"; a seed named twice is an error, since its
+// members would be the same network saved to the same file.
 func parseSeeds(s string) ([]uint64, error) {
 	var out []uint64
+	seen := map[uint64]bool{}
 	for _, part := range strings.Split(s, ",") {
 		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
 		a, err := strconv.ParseUint(lo, 10, 64)
@@ -88,10 +94,34 @@ func parseSeeds(s string) ([]uint64, error) {
 			}
 		}
 		for v := a; v <= b; v++ {
+			if seen[v] {
+				return nil, usagef("--seed %q: seed %d is named twice", s, v)
+			}
+			seen[v] = true
 			out = append(out, v)
 		}
 	}
 	return out, nil
+}
+
+// deviceUsable says whether this libtorch can run on dev, a form checkDevice accepted,
+// so that a fit or a bench fails before it trains or writes anything.
+func deviceUsable(dev string) error {
+	if dev == "cpu" {
+		return nil
+	}
+	if !torch.CUDACompiled() {
+		return fmt.Errorf("--device %s: this libtorch was built without CUDA; use --device cpu", dev)
+	}
+	count := torch.CUDADeviceCount()
+	idx := 0
+	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
+		idx, _ = strconv.Atoi(n)
+	}
+	if idx >= count {
+		return fmt.Errorf("--device %s: libtorch sees %d CUDA devices", dev, count)
+	}
+	return nil
 }
 
 // checkDevice accepts the --device forms udocc documents: cpu, cuda or cuda:N. Whether
@@ -124,6 +154,13 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if !training.UsesRatio(o.method) && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}
+	if o.method == "proposed" && o.Epochs < 2 {
+		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
+		return usagef("--epochs %d: --method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
+	}
+	if _, err := data.ParseHeader(o.header); err != nil {
+		return usagef("--header %q: want yes, no or auto", o.header)
+	}
 	if fs.Changed("threshold") && o.method != "proposed" {
 		return usagef("--threshold is only for --method proposed")
 	}
@@ -145,6 +182,18 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	return err
 }
 
+// checkData validates the flags against the table, before anything is trained.
+func (o *fitOptions) checkData(ds *data.Dataset) error {
+	if training.UsesRatio(o.method) && o.ratio*float64(ds.N) < 1 {
+		return usagef("--ratio %g of %d rows is fewer than one row; want --ratio >= %.3g", o.ratio, ds.N, 1/float64(ds.N))
+	}
+	return deviceUsable(o.Device)
+}
+
+// fitOutputs are the paths udocc fit writes into --out, as outdir.Begin matches them.
+var fitOutputs = []string{"summary.json", "scores.csv", "history.csv", "delta_curve.png", "selected_ratio.png",
+	"scores.png", "loss.png", "model", "model/" + models.MetaFile, "model/member-*.pt"}
+
 func runFit(args []string, stdout, stderr io.Writer) error {
 	var o fitOptions
 	fs := newFlags("fit", "[flags] DATA", "Train a Deep SVDD model on DATA (.mat, .csv, .npy or .npz), score and label every row.", stdout)
@@ -152,6 +201,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.out, "out", "", "output folder (default udocc-out/<data name>)")
 	fs.StringVar(&o.label, "label", "", "label column (CSV: name or 0-based index) or variable (MAT/NPZ: default y); used only to report metrics, never to train")
 	fs.StringVar(&o.xVar, "x-var", "X", "the data variable of a MAT or NPZ file")
+	fs.StringVar(&o.header, "header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -162,7 +212,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	path := fs.Arg(0)
-	ds, err := data.Load(path, loadOptions(path, o.label, o.xVar))
+	ds, err := data.Load(path, loadOptions(path, o.label, o.xVar, o.header))
 	if err != nil {
 		return err
 	}
@@ -173,23 +223,41 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// fitWriteReport fits ds, writes every output into o.out and prints the summary.
+// fitWriteReport fits ds, writes every output into o.out as one transaction and prints
+// the summary. The output folder is locked and checked before training, so that a
+// folder that cannot be written fails at once.
 func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
+	if err := o.checkData(ds); err != nil {
+		return summary{}, err
+	}
+	tx, err := outdir.Begin(o.out, fitOutputs, o.force)
+	if err != nil {
+		return summary{}, err
+	}
+	defer tx.Abort()
+	for _, name := range ds.LikelyLabels() {
+		fmt.Fprintf(stderr, "udocc fit: column %q takes two values and looks like a label, but is trained on as a feature; to keep it out, use --label %s\n", name, name)
+	}
 	f, err := fitTable(ds, o, newProgress(stderr, o.quiet))
 	if err != nil {
 		return summary{}, err
 	}
 	defer f.run.Close()
-	if err := f.write(o.out); err != nil {
+	if err := f.write(tx.Dir()); err != nil {
 		return summary{}, err
 	}
+	if err := tx.Commit(); err != nil {
+		return summary{}, err
+	}
+	f.dir = o.out
 	return f.summary, report(f, o, stdout)
 }
 
-// loadOptions maps --label and --x-var onto the reader of path's kind.
-func loadOptions(path, label, xVar string) data.LoadOptions {
+// loadOptions maps --label, --x-var and --header onto the reader of path's kind.
+func loadOptions(path, label, xVar, header string) data.LoadOptions {
 	opts := data.DefaultLoadOptions()
 	opts.XVar = xVar
+	opts.Header, _ = data.ParseHeader(header) // checked with the flags
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
 		if i, err := strconv.Atoi(label); err == nil {
@@ -212,6 +280,13 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 	}
 	s := f.summary
 	fmt.Fprintf(stdout, "udocc fit: %s (%d rows x %d features), method %s, %s on %s\n", s.Data, s.N, s.D, s.Method, seedText(s.Seeds), s.Device)
+	if s.Header != nil {
+		if *s.Header {
+			fmt.Fprintf(stdout, "  line 1 read as the header (column names); --header no if it is data\n")
+		} else {
+			fmt.Fprintf(stdout, "  no header: line 1 is data, columns named x1..x%d; --header yes if it is a header\n", s.D)
+		}
+	}
 	if s.SelectedRatio != nil {
 		fmt.Fprintf(stdout, "  selected anomaly ratio %.4f", *s.SelectedRatio)
 		if s.DeltaBar != nil {
@@ -250,12 +325,4 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// mkdirOut makes the output folder.
-func mkdirOut(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -82,6 +83,9 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	}
 	start := time.Now()
 	run, err := training.FitGroup(std.X, std.N, std.D, cfg, members, hooks)
+	if errors.Is(err, training.ErrDiverged) {
+		return nil, fmt.Errorf("%s: %w; try a lower --lr (now %g)", source(ds), err, cfg.LR)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
@@ -119,6 +123,9 @@ func ensemble(scores [][]float64, thr []float64) ([]float64, []bool) {
 		div := thr[k]
 		if !labelled || !(div > 0) {
 			div, _ = dynamics.Quantile(s, 0.5)
+		}
+		if !(div > 0) {
+			div = 1 // scores all 0 or most of them: nothing to scale by
 		}
 		for i, v := range s {
 			out[i] += v / div / float64(len(scores))

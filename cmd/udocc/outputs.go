@@ -16,12 +16,8 @@ import (
 	"github.com/udocc/udocc/torch"
 )
 
-// write puts every output of a fit into dir, each file atomically.
+// write puts every output of a fit into dir, the transaction's fresh folder.
 func (f *fitted) write(dir string) error {
-	if err := mkdirOut(dir); err != nil {
-		return err
-	}
-	f.dir = dir
 	rs := f.run.Results
 	cols := []scoreColumn{}
 	if len(rs) > 1 {
@@ -133,33 +129,26 @@ func (f *fitted) writeHistory(path string) error {
 	})
 }
 
-// writeModel saves the networks and model.json into a fresh folder beside dir and
-// renames it into place, so dir is either the old model or the whole new one.
+// writeModel saves the networks and model.json into the new folder dir. Feature names
+// are saved only when they came from the file, so that score matches columns by name
+// exactly when both files have names.
 func (f *fitted) writeModel(dir string) error {
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".model-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
 	meta := &models.Meta{
 		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: f.summary.Method,
-		Data: f.ds.Name, Sizes: append([]int{f.ds.D}, f.cfg.Hidden...), Features: f.ds.Features, Scaler: *f.scaler,
+		Data: f.ds.Name, Sizes: append([]int{f.ds.D}, f.cfg.Hidden...), Scaler: *f.scaler,
+	}
+	if f.ds.Named {
+		meta.Features = f.ds.Features
 	}
 	for k, r := range f.run.Results {
 		name := fmt.Sprintf("member-%d.pt", r.Member.Seed)
-		if err := f.run.Save(k, filepath.Join(tmp, name)); err != nil {
+		if err := f.run.Save(k, filepath.Join(dir, name)); err != nil {
 			return err
 		}
 		meta.Members = append(meta.Members, models.Member{Seed: r.Member.Seed, Network: name, Threshold: num(thresholds(f.run.Results)[k])})
 	}
-	if err := models.WriteMeta(tmp, meta); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dir)
+	return models.WriteMeta(dir, meta)
 }

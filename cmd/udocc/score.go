@@ -2,14 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/training"
 )
 
 // scoreSummary is the summary.json of udocc score.
@@ -35,6 +41,8 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	label := fs.String("label", "", "label column or variable, used only to report metrics")
 	xVar := fs.String("x-var", "X", "the data variable of a MAT or NPZ file")
 	threads := fs.Int("threads", 1, "libtorch CPU threads")
+	header := fs.String("header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
+	force := fs.Bool("force", false, "replace --out even when it holds files udocc did not write (they are deleted)")
 	asJSON := fs.Bool("json", false, "print summary.json to stdout and nothing else there")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -48,18 +56,38 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err := checkDevice(*device); err != nil {
 		return err
 	}
+	if _, err := data.ParseHeader(*header); err != nil {
+		return usagef("--header %q: want yes, no or auto", *header)
+	}
+	if err := deviceUsable(*device); err != nil {
+		return err
+	}
 	meta, err := models.ReadMeta(*model)
 	if err != nil {
 		return err
 	}
+	if err := checkMethod(meta, *model); err != nil {
+		return err
+	}
 	path := fs.Arg(0)
-	ds, err := data.Load(path, loadOptions(path, *label, *xVar))
+	ds, err := data.Load(path, loadOptions(path, *label, *xVar, *header))
 	if err != nil {
+		return err
+	}
+	if ds, err = matchColumns(ds, meta.Features, *model); err != nil {
 		return err
 	}
 	if ds.D != meta.Sizes[0] {
 		return fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, *model, meta.Sizes[0])
 	}
+	if *out == "" {
+		*out = filepath.Join("udocc-out", ds.Name+"-scored")
+	}
+	tx, err := outdir.Begin(*out, scoreOutputs, *force)
+	if err != nil {
+		return err
+	}
+	defer tx.Abort()
 	std, err := meta.Scaler.Transform(ds)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -75,12 +103,6 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		N: ds.N, D: ds.D, Device: *device, Threshold: num(ensembleThreshold(thr)), Flagged: flagged(labels)}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 
-	if *out == "" {
-		*out = filepath.Join("udocc-out", ds.Name+"-scored")
-	}
-	if err := mkdirOut(*out); err != nil {
-		return err
-	}
 	var cols []scoreColumn
 	if len(scores) > 1 {
 		for k, m := range meta.Members {
@@ -88,14 +110,17 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), scores[k], l})
 		}
 	}
-	if err := writeScores(filepath.Join(*out, "scores.csv"), final, labels, ds.Y, cols); err != nil {
+	if err := writeScores(filepath.Join(tx.Dir(), "scores.csv"), final, labels, ds.Y, cols); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(*out, "summary.json"), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(tx.Dir(), "summary.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -104,6 +129,85 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "udocc score: %s (%d rows) with %s: %d flagged; results in %s\n", ds.Name, ds.N, *model, s.Flagged, *out)
 	return nil
+}
+
+// scoreOutputs are the paths udocc score writes into --out, as outdir.Begin matches them.
+var scoreOutputs = []string{"scores.csv", "summary.json"}
+
+// checkMethod checks model.json's method, and that its members have a threshold
+// exactly when the method labels rows.
+func checkMethod(meta *models.Meta, dir string) error {
+	file := filepath.Join(dir, models.MetaFile)
+	if !contains(training.Methods, meta.Method) {
+		return fmt.Errorf("%s: method %q: want one of %s", file, meta.Method, strings.Join(training.Methods, ", "))
+	}
+	for i, m := range meta.Members {
+		if labels := meta.Method != "oc"; labels != (m.Threshold != nil) {
+			want := "a number"
+			if !labels {
+				want = "null"
+			}
+			return fmt.Errorf("%s: members[%d].threshold: method %s wants %s", file, i, meta.Method, want)
+		}
+	}
+	return nil
+}
+
+// matchColumns orders ds's columns as the model's inputs. When both the model and the
+// file name their columns, columns match by name (reordered where the file's order
+// differs), and a missing or an extra column is an error naming it; otherwise they
+// match by position, and only their count is checked.
+func matchColumns(ds *data.Dataset, features []string, dir string) (*data.Dataset, error) {
+	if len(features) == 0 || !ds.Named {
+		return ds, nil // by position: the caller checks the count
+	}
+	pos := map[string]int{}
+	for j, f := range ds.Features {
+		pos[f] = j
+	}
+	var missing, extra []string
+	order := make([]int, len(features))
+	known := map[string]bool{}
+	for i, f := range features {
+		known[f] = true
+		j, ok := pos[f]
+		if !ok {
+			missing = append(missing, f)
+		}
+		order[i] = j
+	}
+	for _, f := range ds.Features {
+		if !known[f] {
+			extra = append(extra, f)
+		}
+	}
+	if len(missing) > 0 || len(extra) > 0 {
+		msg := fmt.Sprintf("%s has %d columns, the model in %s was trained on %d, matched by name:", source(ds), ds.D, dir, len(features))
+		if len(missing) > 0 {
+			msg += fmt.Sprintf(" missing %s;", quoteAll(missing))
+		}
+		if len(extra) > 0 {
+			msg += fmt.Sprintf(" not in the model %s (--label for a label column)", quoteAll(extra))
+		}
+		return nil, errors.New(msg)
+	}
+	out := *ds
+	out.Features = append([]string(nil), features...)
+	out.X = make([]float64, len(ds.X))
+	for r := 0; r < ds.N; r++ {
+		for i, j := range order {
+			out.X[r*ds.D+i] = ds.X[r*ds.D+j]
+		}
+	}
+	return &out, nil
+}
+
+func quoteAll(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
 }
 
 // scoreMembers loads each network of the model on device and scores the standardised rows.
@@ -118,6 +222,10 @@ func scoreMembers(meta *models.Meta, dir, device string, ds *data.Dataset) ([][]
 		g, err := torch.Load(path, device)
 		if err != nil {
 			return nil, fmt.Errorf("model network %s: %w", path, err)
+		}
+		if got := g.Sizes(); !slices.Equal(got, meta.Sizes) {
+			g.Close()
+			return nil, fmt.Errorf("%s: sizes %v, but the network %s has %v", filepath.Join(dir, models.MetaFile), meta.Sizes, path, got)
 		}
 		d, err := g.DistancesOf(x, ds.N, ds.D)
 		g.Close()

@@ -190,6 +190,14 @@ func TestScoreBadModel(t *testing.T) {
 			return os.WriteFile(filepath.Join(m, "model.json"), []byte("{\"format\": 1,"), 0o644)
 		}, "table.csv", "model.json", false},
 		{"no model folder", func(m string) error { return os.RemoveAll(m) }, "table.csv", "model.json", false},
+		{"method bogus", editMeta(func(m map[string]any) { m["method"] = "bogus" }), "table.csv", `method "bogus"`, true},
+		{"negative threshold", editMeta(func(m map[string]any) {
+			m["members"].([]any)[0].(map[string]any)["threshold"] = -1
+		}), "table.csv", "members[0].threshold -1", false},
+		{"no threshold for a method that labels", editMeta(func(m map[string]any) {
+			m["members"].([]any)[0].(map[string]any)["threshold"] = nil
+		}), "table.csv", "members[0].threshold", false},
+		{"sizes that are not the network's", editMeta(func(m map[string]any) { m["sizes"] = []int{3, 64, 4} }), "table.csv", "sizes [3 64 4]", false},
 		{"one column too few", nil, "narrow.csv", "2 columns", true},
 		{"one column too many", nil, "wide.csv", "4 columns", false},
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 
 	"github.com/udocc/udocc/torch"
 )
@@ -20,6 +22,7 @@ type summary struct {
 	Seed          uint64     `json:"seed"`
 	Seeds         []uint64   `json:"seeds"`
 	Device        string     `json:"device"`
+	Header        *bool      `json:"header,omitempty"` // CSV: whether line 1 was read as the header
 	DeltaBar      *float64   `json:"delta_bar"`
 	SelectedRatio *float64   `json:"selected_ratio"`
 	RatioEpochs   *spread    `json:"selected_ratio_epochs"`
@@ -133,6 +136,9 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 		Timings: timings{PretrainSeconds: f.run.PretrainSeconds, FinetuneSeconds: f.run.FinetuneSeconds,
 			TotalSeconds: total},
 		Constant: f.scaler.ConstantColumns,
+	}
+	if strings.EqualFold(filepath.Ext(f.ds.Path), ".csv") {
+		s.Header = &f.ds.Named
 	}
 	if o.method == "proposed" {
 		s.Config.Threshold = o.threshold

@@ -731,7 +731,8 @@ char *udocc_group_save(const udocc_group *g, int k, const char *path) {
     ar.write("format", torch::tensor({kFormat}, at::kLong));
     ar.write("sizes", torch::tensor(g->sizes, at::kLong));
     ar.write("has_decoder", torch::tensor({static_cast<int64_t>(!g->dec.empty())}, at::kLong));
-    for (const auto &kv : named(g)) ar.write(kv.first, kv.second.detach()[k].contiguous().cpu());
+    // clone: a view of member k would serialise the whole stacked storage, every member.
+    for (const auto &kv : named(g)) ar.write(kv.first, kv.second.detach()[k].clone().cpu());
     ar.save_to(path);
   });
 }

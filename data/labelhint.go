@@ -1,0 +1,35 @@
+package data
+
+import "strings"
+
+// labelNames are the column names that usually hold a label rather than a feature.
+var labelNames = []string{"y", "label", "target", "class", "outlier", "anomaly"}
+
+// LikelyLabels lists the feature columns that look like a label left among the
+// features: named y, label, target, class, outlier or anomaly (in any case) and taking
+// exactly two values. Trained on, such a column tells the network the answer.
+func (ds *Dataset) LikelyLabels() []string {
+	var out []string
+	for j, name := range ds.Features {
+		if !ds.Named || !isLabelName(name) {
+			continue
+		}
+		values := map[float64]bool{}
+		for i := 0; i < ds.N && len(values) <= 2; i++ {
+			values[ds.X[i*ds.D+j]] = true
+		}
+		if len(values) == 2 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func isLabelName(name string) bool {
+	for _, l := range labelNames {
+		if strings.EqualFold(name, l) {
+			return true
+		}
+	}
+	return false
+}

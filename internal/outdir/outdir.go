@@ -1,0 +1,250 @@
+// Package outdir writes a command's output folder as one transaction: everything goes
+// into a fresh temporary folder beside the target, which is swapped in by one rename at
+// the end. A reader of the target sees the previous result whole or the new one whole;
+// a killed run leaves the previous result and a temporary folder that the next run on
+// the same target removes. A lock file beside the target keeps two runs from writing it
+// at once, and a target holding files the command does not write is refused unless
+// forced, so that a user's own files are never deleted without a word.
+//
+// Start from Begin; write into Tx.Dir; end with Tx.Commit or Tx.Abort.
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	// ErrBusy reports a target that another run is writing now.
+	ErrBusy = errors.New("another udocc run is writing it")
+	// ErrForeign reports a target that holds files the command did not write.
+	ErrForeign = errors.New("it holds files udocc did not write")
+)
+
+// Tx is one transaction on an output folder.
+type Tx struct {
+	target string   // the output folder, absolute
+	tmp    string   // where this run writes, beside target
+	lock   *os.File // flock held until Commit or Abort
+	made   []string // the folders above target that Begin made, deepest first
+	done   bool
+}
+
+// Begin locks the output folder dir, removes the temporaries of earlier killed runs on
+// it, checks that what dir holds now is the command's own (every path inside, relative
+// and slash-separated, matches one of owned, as path.Match reads it) unless force, and
+// makes the temporary folder the run writes into. Because it creates files beside dir,
+// it also proves that dir's parent can be written, before any work is done.
+func Begin(dir string, owned []string, force bool) (*Tx, error) {
+	target, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	parent, base := filepath.Dir(target), filepath.Base(target)
+	if target == parent {
+		return nil, fmt.Errorf("output folder %s: a root folder cannot be replaced", dir)
+	}
+	var made []string
+	for p := parent; ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || p == filepath.Dir(p) {
+			break
+		}
+		made = append(made, p)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	lock, err := acquire(filepath.Join(parent, "."+base+".udocc-lock"))
+	if err != nil {
+		removeEmpty(made)
+		return nil, fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	t := &Tx{target: target, lock: lock, made: made}
+	fail := func(err error) (*Tx, error) {
+		t.Abort()
+		return nil, fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	stale, _ := filepath.Glob(filepath.Join(parent, "."+base+".udocc-*.tmp"))
+	for _, s := range stale {
+		if err := os.RemoveAll(s); err != nil {
+			return fail(err)
+		}
+	}
+	if err := checkOwned(target, owned, force); err != nil {
+		return fail(err)
+	}
+	if t.tmp, err = os.MkdirTemp(parent, "."+base+".udocc-*.tmp"); err != nil {
+		return fail(err)
+	}
+	if err := os.Chmod(t.tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return fail(err)
+	}
+	return t, nil
+}
+
+// acquire opens and flocks path without waiting. It retries when the file it locked was
+// unlinked meanwhile by a run that finished, so two runs never hold two different files.
+func acquire(path string) (*os.File, error) {
+	for range 10 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, fmt.Errorf("%w (lock %s held)", ErrBusy, path)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		var held, now unix.Stat_t
+		if unix.Fstat(int(f.Fd()), &held) == nil && unix.Stat(path, &now) == nil && held.Ino == now.Ino && held.Dev == now.Dev {
+			return f, nil
+		}
+		f.Close()
+	}
+	return nil, fmt.Errorf("lock %s: %w", path, ErrBusy)
+}
+
+// checkOwned returns ErrForeign, naming up to three paths, when target holds a path that
+// no pattern of owned matches; a missing or empty target is fine, a file is not.
+func checkOwned(target string, owned []string, force bool) error {
+	info, err := os.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("it is not a folder")
+	}
+	if force {
+		return nil
+	}
+	var foreign []string
+	err = filepath.WalkDir(target, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || path == target {
+			return err
+		}
+		rel, _ := filepath.Rel(target, path)
+		if !matchAny(filepath.ToSlash(rel), owned) {
+			foreign = append(foreign, rel)
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	more := ""
+	if len(foreign) > 3 {
+		foreign, more = foreign[:3], fmt.Sprintf(" and %d more", len(foreign)-3)
+	}
+	return fmt.Errorf("%w (%s%s); choose another --out, or --force to replace it whole", ErrForeign, strings.Join(foreign, ", "), more)
+}
+
+func matchAny(rel string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Dir is the temporary folder to write the outputs into.
+func (t *Tx) Dir() string { return t.tmp }
+
+// Commit syncs what was written and swaps it in for the output folder in one atomic
+// exchange of the two folders (renameat2 RENAME_EXCHANGE); the previous result, now at
+// the temporary name, is then removed. On a file system without the exchange the
+// previous result is first renamed aside, which leaves a moment without the folder.
+func (t *Tx) Commit() error {
+	if t.done {
+		return errors.New("outdir: transaction already ended")
+	}
+	defer t.Abort()
+	if err := syncTree(t.tmp); err != nil {
+		return fmt.Errorf("output folder %s: %w", t.target, err)
+	}
+	err := unix.Renameat2(unix.AT_FDCWD, t.tmp, unix.AT_FDCWD, t.target, unix.RENAME_EXCHANGE)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		err = os.Rename(t.tmp, t.target)
+	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP):
+		aside := t.tmp + ".old.udocc-x.tmp"
+		if err = os.Rename(t.target, aside); err == nil {
+			err = os.Rename(t.tmp, t.target)
+			os.RemoveAll(aside)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("output folder %s: %w", t.target, err)
+	}
+	t.made = nil
+	return syncDir(filepath.Dir(t.target))
+}
+
+// Abort removes the temporary folder (after Commit: the previous result) and releases
+// the lock. It is safe to call more than once.
+func (t *Tx) Abort() {
+	if t.done {
+		return
+	}
+	t.done = true
+	if t.tmp != "" {
+		os.RemoveAll(t.tmp)
+	}
+	os.Remove(t.lock.Name()) // while still held: a run that opened it meanwhile retries
+	t.lock.Close()
+	removeEmpty(t.made)
+}
+
+// removeEmpty removes the folders of dirs, deepest first, that are empty: those that
+// Begin made for a run that then wrote nothing.
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}
+
+// syncTree flushes every file under dir, and the folders, to the disk.
+func syncTree(dir string) error {
+	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return syncDir(path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	})
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
