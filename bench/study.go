@@ -43,6 +43,7 @@ type StudyOptions struct {
 	Jobs       int      // tables trained concurrently
 	Out        string   // output folder
 	Device     string
+	ReportOnly bool // train nothing: write the report from the results file
 	// Progress, when set, hears each finished table.
 	Progress func(done, total int, name string)
 }
@@ -107,6 +108,9 @@ func Study(ctx context.Context, o StudyOptions) error {
 	have := map[string]bool{}
 	for _, r := range done {
 		have[fmt.Sprintf("%s/%d", r.Table, r.Seed)] = true
+	}
+	if o.ReportOnly {
+		return writeStudyReport(filepath.Join(o.Out, StudyReport), done, o)
 	}
 	tables, err := studyTables(o)
 	if err != nil {
@@ -329,8 +333,13 @@ func studyFit(t studyTable, device string) ([]StudyRecord, error) {
 			Sources: map[string]SourceEval{},
 			Seconds: map[string]float64{"default": newSecs, "old": oldSecs}}
 		d, rc := dist[k:k+training.EnsembleSize], rec[k:k+training.EnsembleSize]
+		if dumpDir != "" {
+			if err := dumpScores(filepath.Join(dumpDir, fmt.Sprintf("%s-%d.json", t.name, s)), d, rc, ds.Y); err != nil {
+				return nil, err
+			}
+		}
 		for _, w := range Weights {
-			_, sc, err := training.FitEnsemble(d, rc, w)
+			_, sc, err := models.FitEnsemble(d, rc, w)
 			if err != nil {
 				return nil, err
 			}
@@ -409,6 +418,27 @@ func quantileThreshold(scores []float64, q float64) float64 {
 	return s[len(s)-k-1]
 }
 
-
-
 func timeNow() time.Time { return time.Now() }
+
+// dumpDir, when set, receives each record's ensemble source scores (the robust-z means of
+// the distances and of the reconstruction errors) for offline study of rules.
+var dumpDir string
+
+// SetStudyDump makes the study write each table's ensemble scores into dir.
+func SetStudyDump(dir string) { dumpDir = dir }
+
+func dumpScores(path string, dist, rec [][]float64, y []int) error {
+	_, d, err := models.FitEnsemble(dist, rec, 1)
+	if err != nil {
+		return err
+	}
+	_, r, err := models.FitEnsemble(dist, rec, 0)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(map[string]any{"d": d, "r": r, "y": y})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

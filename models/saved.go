@@ -35,14 +35,25 @@ type Meta struct {
 	Features []string    `json:"features"`
 	Scaler   data.Scaler `json:"scaler"`
 	Members  []Member    `json:"members"`
+	// Ensemble is the ensemble method's score combination; nil for the paper's methods,
+	// whose members are thresholded one by one.
+	Ensemble *Ensemble `json:"ensemble,omitempty"`
+	// Threshold is the ensemble method's threshold on its combined score, and
+	// ThresholdRule the rule (or "contamination=R") that chose it.
+	Threshold     *float64 `json:"threshold,omitempty"`
+	ThresholdRule string   `json:"threshold_rule,omitempty"`
 }
 
 // Member is one network of a saved model.
 type Member struct {
 	Seed    uint64 `json:"seed"`
 	Network string `json:"network"` // file name inside the folder
-	// Threshold is in the member's score units; null when the method has none (OC).
+	// Threshold is in the member's score units; null when the method has none (OC, and
+	// the ensemble method, whose threshold is Meta.Threshold).
 	Threshold *float64 `json:"threshold"`
+	// Autoencoder is the file of the member's pretrained autoencoder, which the ensemble
+	// method scores new rows with; empty for the paper's methods.
+	Autoencoder string `json:"autoencoder,omitempty"`
 }
 
 // HasThreshold reports whether every member has a threshold, so rows can be labelled.
@@ -114,6 +125,42 @@ func (m *Meta) Validate() error {
 	}
 	if err := m.Scaler.Validate(); err != nil {
 		return fmt.Errorf("scaler: %w", err)
+	}
+	return m.validateEnsemble()
+}
+
+// validateEnsemble checks the ensemble method's fields: all present or all absent.
+func (m *Meta) validateEnsemble() error {
+	if m.Ensemble == nil {
+		if m.Threshold != nil {
+			return fmt.Errorf("threshold: set without an ensemble: %w", ErrFormat)
+		}
+		return nil
+	}
+	e := m.Ensemble
+	switch {
+	case m.Threshold == nil || math.IsNaN(*m.Threshold) || math.IsInf(*m.Threshold, 0):
+		return fmt.Errorf("threshold: an ensemble needs a finite threshold: %w", ErrFormat)
+	case !(e.DistanceWeight >= 0 && e.DistanceWeight <= 1):
+		return fmt.Errorf("ensemble.distance_weight %v: want a number in [0, 1]: %w", e.DistanceWeight, ErrFormat)
+	case len(e.Distance) != len(m.Members):
+		return fmt.Errorf("ensemble.distance: %d scales for %d members: %w", len(e.Distance), len(m.Members), ErrFormat)
+	case e.DistanceWeight < 1 && len(e.Recon) != len(m.Members):
+		return fmt.Errorf("ensemble.reconstruction: %d scales for %d members: %w", len(e.Recon), len(m.Members), ErrFormat)
+	}
+	scales := append(append([]Scale{e.DistanceMean, e.ReconMean}, e.Distance...), e.Recon...)
+	for _, sc := range scales {
+		if math.IsNaN(sc.Median) || math.IsInf(sc.Median, 0) || !(sc.Spread > 0) || math.IsInf(sc.Spread, 0) {
+			return fmt.Errorf("ensemble: a scale of median %v and spread %v: want finite numbers, spread > 0: %w", sc.Median, sc.Spread, ErrFormat)
+		}
+	}
+	for i, mem := range m.Members {
+		switch {
+		case mem.Threshold != nil:
+			return fmt.Errorf("members[%d].threshold: an ensemble's members have none (the threshold is model.json's): %w", i, ErrFormat)
+		case e.DistanceWeight < 1 && (mem.Autoencoder == "" || filepath.Base(mem.Autoencoder) != mem.Autoencoder || mem.Autoencoder == mem.Network):
+			return fmt.Errorf("members[%d].autoencoder %q: %w", i, mem.Autoencoder, ErrFormat)
+		}
 	}
 	return nil
 }

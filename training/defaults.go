@@ -7,7 +7,7 @@ const (
 	// EnsembleSize is the number of seeds trained in lockstep by default: seed s means
 	// members s, s+1, …, s+EnsembleSize−1.
 	EnsembleSize = 5
-	// DistanceWeight is the default w of Ensemble: how much of the score comes from the
+	// DistanceWeight is the default w of models.Ensemble: how much of the score comes from the
 	// encoders' distances, the rest from the autoencoders' reconstruction errors.
 	DistanceWeight = 0.75
 )
@@ -33,3 +33,10 @@ func EnsembleSeeds(s uint64, size int) []uint64 {
 	}
 	return out
 }
+
+// EnsembleMethod is the name of the default method of `udocc fit`: a seed ensemble of
+// one-class Deep SVDD members (EnsembleConfig), scored by Ensemble and thresholded by a
+// label-free rule on the combined scores (DefaultThresholdRule), or by a given
+// contamination.
+const EnsembleMethod = "ensemble"
+const DefaultThresholdRule = "gmm-log"

@@ -51,7 +51,7 @@ type Result struct {
 	// Reconstruction is the eval-mode reconstruction error ||x − dec(enc(x))||² / d of every
 	// row under this member's seed's pretrained autoencoder.
 	Reconstruction []float64
-	History      []Epoch
+	History        []Epoch
 }
 
 // Hooks are optional callbacks of a fit; nil fields are skipped.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/udocc/udocc/bench"
 	"github.com/udocc/udocc/dynamics"
@@ -35,6 +38,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Train.BatchSize, "batch-size", o.Train.BatchSize, "minibatch rows of pretraining and fine-tuning (the paper: 128)")
 	reportOnly := fs.Bool("report-only", false, "train nothing: regenerate the report from OUT/"+bench.ResultsFile+" alone")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr")
+	study := fs.Bool("study", false, "instead of the grid: the score and threshold study of udocc fit's defaults on the paper sets and the\n"+
+		"semi-synthetic tables made from their normal rows (OUT/"+bench.StudyFile+", OUT/"+bench.StudyReport+"; default --out bench/study)")
+	maxNormals := fs.Int("max-normals", 600, "--study: normal rows kept per synthetic table (0: all)")
+	noSynthetic := fs.Bool("no-synthetic", false, "--study: the paper sets only")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -46,6 +53,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := deviceUsable(o.Train.Device); err != nil {
 		return err // before bench.Run, which would write an empty report
+	}
+	if *study {
+		return runStudy(fs, o, *seeds, *datasets, *maxNormals, !*noSynthetic, *reportOnly, stdout, stderr)
 	}
 	if *reportOnly {
 		path, err := bench.WriteReport(o.Out)
@@ -74,4 +84,31 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return err
+}
+
+// runStudy runs `udocc bench --study`.
+func runStudy(fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNormals int, synthetic, reportOnly bool, stdout, stderr io.Writer) error {
+	so := bench.StudyOptions{Data: o.DataDir, Datasets: bench.ParseList(datasets), MaxNormals: maxNormals,
+		Synthetic: synthetic, Jobs: o.Jobs, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
+	if !fs.Changed("out") {
+		so.Out = "bench/study"
+	}
+	var err error
+	if so.Seeds, err = bench.ParseSeeds(seeds); err != nil {
+		return usagef("--seeds: %v", err)
+	}
+	if maxNormals < 0 {
+		return usagef("--max-normals %d: want 0 (all) or more", maxNormals)
+	}
+	if !o.Quiet {
+		so.Progress = func(done, total int, name string) {
+			fmt.Fprintf(stderr, "udocc bench --study: %d/%d %s\n", done, total, name)
+		}
+	}
+	torch.SetNumThreads(o.Threads)
+	if err := bench.Study(context.Background(), so); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "udocc bench --study: report in %s\n", filepath.Join(so.Out, bench.StudyReport))
+	return nil
 }

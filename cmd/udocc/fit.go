@@ -21,12 +21,15 @@ import (
 
 // fitOptions are the flags of udocc fit, one to one.
 type fitOptions struct {
-	method    string
-	ratio     float64
-	arch      string
-	threshold string
-	ties      string
-	scores    string
+	preset        string
+	contamination float64
+	members       int
+	method        string
+	ratio         float64
+	arch          string
+	threshold     string
+	ties          string
+	scores        string
 	training.Config
 	seeds   string
 	threads int
@@ -41,18 +44,21 @@ type fitOptions struct {
 
 // addFitFlags declares the training flags shared by fit and demo.
 func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
-	d := training.DefaultConfig()
-	fs.StringVar(&o.method, "method", "proposed", "method: proposed, oc, sb, otsu or tar")
+	d := training.EnsembleConfig()
+	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50)")
+	fs.StringVar(&o.method, "method", training.EnsembleMethod, "method: ensemble, proposed, oc, sb, otsu or tar (--preset paper: proposed)")
+	fs.Float64Var(&o.contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
+	fs.IntVar(&o.members, "members", training.EnsembleSize, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
-	fs.StringVar(&o.threshold, "threshold", dynamics.DefaultRule().Name(), "proposed's δ rule: "+strings.Join(dynamics.RuleNames(), ", "))
+	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+"; default "+training.DefaultThresholdRule+") or proposed's δ rule ("+strings.Join(dynamics.RuleNames(), ", ")+"; default "+dynamics.DefaultRule().Name()+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.scores, "rank-scores", string(d.Scores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", d.PretrainEpochs, "autoencoder pretraining epochs")
-	fs.IntVar(&o.Epochs, "epochs", d.Epochs, "fine-tuning epochs")
+	fs.IntVar(&o.Epochs, "epochs", d.Epochs, "fine-tuning epochs (--preset paper: 50)")
 	fs.IntVar(&o.BatchSize, "batch-size", d.BatchSize, "minibatch rows")
-	fs.Float64Var(&o.LR, "lr", d.LR, "Adam learning rate of fine-tuning, and of pretraining unless --pretrain-lr is set")
-	fs.Float64Var(&o.PretrainLR, "pretrain-lr", d.PretrainLR, "Adam learning rate of pretraining; 0 means --lr")
+	fs.Float64Var(&o.LR, "lr", d.LR, "Adam learning rate of fine-tuning, and of pretraining unless --pretrain-lr is set (--preset paper: 1e-3)")
+	fs.Float64Var(&o.PretrainLR, "pretrain-lr", d.PretrainLR, "Adam learning rate of pretraining; 0 means --lr (--preset paper: 0)")
 	fs.Float64Var(&o.WeightDecay, "weight-decay", d.WeightDecay, "Adam L2 weight decay")
 	fs.StringVar(&o.seeds, "seed", "0", "random seed; a list or range such as 0-9 trains a seed ensemble in lockstep")
 	fs.StringVar(&o.seeds, "seeds", "0", "the same as --seed, for ensembles: --seeds 0-9")
@@ -140,13 +146,19 @@ func checkDevice(dev string) error {
 
 // check validates the flags that do not depend on the data.
 func (o *fitOptions) check(fs *pflag.FlagSet) error {
+	if err := o.applyPreset(fs); err != nil {
+		return err
+	}
 	o.Config.Scores = training.ScoreSource(o.scores)
 	o.Config.Hidden = []int{1} // checked with the data
 	if err := o.Config.Validate(); err != nil {
 		return usageError{err}
 	}
-	if !contains(training.Methods, o.method) {
-		return usagef("--method %q: one of %s", o.method, strings.Join(training.Methods, ", "))
+	if o.method != training.EnsembleMethod && !contains(training.Methods, o.method) {
+		return usagef("--method %q: one of %s, %s", o.method, training.EnsembleMethod, strings.Join(training.Methods, ", "))
+	}
+	if err := o.checkEnsemble(fs); err != nil {
+		return err
 	}
 	if training.UsesRatio(o.method) && !(o.ratio > 0 && o.ratio < 1) {
 		return usagef("--method %s needs --ratio in (0, 1)", o.method)
@@ -161,11 +173,13 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if _, err := data.ParseHeader(o.header); err != nil {
 		return usagef("--header %q: want yes, no or auto", o.header)
 	}
-	if fs.Changed("threshold") && o.method != "proposed" {
-		return usagef("--threshold is only for --method proposed")
+	if fs.Changed("threshold") && o.method != "proposed" && o.method != training.EnsembleMethod {
+		return usagef("--threshold is only for --method ensemble or proposed")
 	}
-	if _, err := ruleFor(o.threshold, o.ties); err != nil {
-		return err
+	if o.method == "proposed" {
+		if _, err := ruleFor(o.threshold, o.ties); err != nil {
+			return err
+		}
 	}
 	if o.arch != "" {
 		if _, err := models.ParseHidden(o.arch); err != nil {
@@ -184,6 +198,9 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 
 // checkData validates the flags against the table, before anything is trained.
 func (o *fitOptions) checkData(ds *data.Dataset) error {
+	if o.contamination > 0 && o.contamination*float64(ds.N) < 1 {
+		return usagef("--contamination %g of %d rows is fewer than one row; want --contamination >= %.3g", o.contamination, ds.N, 1/float64(ds.N))
+	}
 	if training.UsesRatio(o.method) && o.ratio*float64(ds.N) < 1 {
 		return usagef("--ratio %g of %d rows is fewer than one row; want --ratio >= %.3g", o.ratio, ds.N, 1/float64(ds.N))
 	}
@@ -192,7 +209,7 @@ func (o *fitOptions) checkData(ds *data.Dataset) error {
 
 // fitOutputs are the paths udocc fit writes into --out, as outdir.Begin matches them.
 var fitOutputs = []string{"summary.json", "scores.csv", "history.csv", "delta_curve.png", "selected_ratio.png",
-	"scores.png", "loss.png", "model", "model/" + models.MetaFile, "model/member-*.pt"}
+	"scores.png", "loss.png", "model", "model/" + models.MetaFile, "model/member-*.pt", "model/autoencoder-*.pt"}
 
 func runFit(args []string, stdout, stderr io.Writer) error {
 	var o fitOptions

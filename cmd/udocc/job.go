@@ -26,6 +26,10 @@ type fitted struct {
 	epochs  [][]epochMetrics
 	summary summary
 	dir     string
+	// ens and thr are the ensemble method's combination and threshold (nil and NaN for
+	// the paper's methods, whose thresholds are per member).
+	ens *models.Ensemble
+	thr float64
 }
 
 // epochMetrics are a member's metrics after one epoch, where labels are known.
@@ -38,6 +42,13 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	seeds, err := parseSeeds(o.seeds)
 	if err != nil {
 		return nil, err
+	}
+	method := o.method
+	if method == training.EnsembleMethod {
+		if len(seeds) == 1 {
+			seeds = training.EnsembleSeeds(seeds[0], o.members)
+		}
+		method = "oc" // every member is a one-class Deep SVDD; Ensemble scores them
 	}
 	hidden, _ := models.Preset(ds.Name)
 	if o.arch != "" {
@@ -56,25 +67,23 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	if err != nil {
 		return nil, err
 	}
-	rule, err := ruleFor(o.threshold, o.ties)
-	if err != nil {
-		return nil, err
-	}
 	opt := training.MethodOptions{Ratio: o.ratio, CurveEpochs: []int{cfg.Epochs}}
 	if o.method == "proposed" {
-		opt.Rule = rule
+		if opt.Rule, err = ruleFor(o.threshold, o.ties); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Epochs < 2 {
 		opt.CurveEpochs = nil
 	}
 	members := make([]training.Member, len(seeds))
 	for i, s := range seeds {
-		if members[i], err = training.NewMember(o.method, s, ds.N, opt); err != nil {
+		if members[i], err = training.NewMember(method, s, ds.N, opt); err != nil {
 			return nil, fmt.Errorf("%s (%d rows): %w", source(ds), ds.N, err)
 		}
 	}
 	torch.SetNumThreads(o.threads)
-	f := &fitted{ds: ds, scaler: scaler, cfg: cfg, epochs: make([][]epochMetrics, len(seeds))}
+	f := &fitted{ds: ds, scaler: scaler, cfg: cfg, epochs: make([][]epochMetrics, len(seeds)), thr: math.NaN()}
 	hooks := &training.Hooks{Progress: prog.update}
 	if ds.Y != nil {
 		hooks.Epoch = func(k, e int, scores []float64, labels []bool) {
@@ -90,7 +99,13 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
 	f.run = run
-	f.scores, f.labels = ensemble(memberScores(run.Results), thresholds(run.Results))
+	if o.method == training.EnsembleMethod {
+		if err := f.combine(o); err != nil {
+			return nil, fmt.Errorf("%s: %w", source(ds), err)
+		}
+	} else {
+		f.scores, f.labels = ensemble(memberScores(run.Results), thresholds(run.Results))
+	}
 	f.summary = f.summarise(o, seeds, time.Since(start).Seconds())
 	return f, nil
 }

@@ -148,7 +148,18 @@ func (f *fitted) writeModel(dir string) error {
 		if err := f.run.Save(k, filepath.Join(dir, name)); err != nil {
 			return err
 		}
-		meta.Members = append(meta.Members, models.Member{Seed: r.Member.Seed, Network: name, Threshold: num(thresholds(f.run.Results)[k])})
+		mem := models.Member{Seed: r.Member.Seed, Network: name, Threshold: num(thresholds(f.run.Results)[k])}
+		if f.ens != nil {
+			mem.Threshold = nil
+			mem.Autoencoder = fmt.Sprintf("autoencoder-%d.pt", r.Member.Seed)
+			if err := f.run.SaveAutoencoder(k, filepath.Join(dir, mem.Autoencoder)); err != nil {
+				return err
+			}
+		}
+		meta.Members = append(meta.Members, mem)
+	}
+	if f.ens != nil {
+		meta.Ensemble, meta.Threshold, meta.ThresholdRule = f.ens, num(f.thr), f.summary.Config.Threshold
 	}
 	return models.WriteMeta(dir, meta)
 }

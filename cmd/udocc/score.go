@@ -14,6 +14,7 @@ import (
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/threshold"
 	"github.com/udocc/udocc/torch"
 	"github.com/udocc/udocc/training"
 )
@@ -93,18 +94,37 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	torch.SetNumThreads(*threads)
-	scores, err := scoreMembers(meta, *model, *device, std)
+	scores, err := scoreMembers(meta, *model, *device, std, false)
 	if err != nil {
 		return err
 	}
 	thr := meta.Thresholds()
-	final, labels := ensemble(scores, thr)
+	var final []float64
+	var labels []bool
+	overall := ensembleThreshold(thr)
+	if meta.Ensemble != nil {
+		rec, err := scoreMembers(meta, *model, *device, std, true)
+		if err != nil {
+			return err
+		}
+		if final, err = meta.Ensemble.Score(scores, rec); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(*model, models.MetaFile), err)
+		}
+		overall = *meta.Threshold
+		labels = threshold.Labels(final, overall)
+	} else {
+		final, labels = ensemble(scores, thr)
+	}
 	s := scoreSummary{Udocc: Version, Model: *model, Data: ds.Name, Source: ds.Path, Method: meta.Method,
-		N: ds.N, D: ds.D, Device: *device, Threshold: num(ensembleThreshold(thr)), Flagged: flagged(labels)}
+		N: ds.N, D: ds.D, Device: *device, Threshold: num(overall), Flagged: flagged(labels)}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 
 	var cols []scoreColumn
-	if len(scores) > 1 {
+	if len(scores) > 1 && meta.Ensemble != nil {
+		for k, m := range meta.Members {
+			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), scores[k], nil})
+		}
+	} else if len(scores) > 1 {
 		for k, m := range meta.Members {
 			_, l := ensemble(scores[k:k+1], thr[k:k+1])
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), scores[k], l})
@@ -138,8 +158,17 @@ var scoreOutputs = []string{"scores.csv", "summary.json"}
 // exactly when the method labels rows.
 func checkMethod(meta *models.Meta, dir string) error {
 	file := filepath.Join(dir, models.MetaFile)
+	if meta.Method == training.EnsembleMethod {
+		if meta.Ensemble == nil {
+			return fmt.Errorf("%s: method %s needs the ensemble field", file, meta.Method)
+		}
+		return nil // Meta.Validate checked the rest
+	}
 	if !contains(training.Methods, meta.Method) {
-		return fmt.Errorf("%s: method %q: want one of %s", file, meta.Method, strings.Join(training.Methods, ", "))
+		return fmt.Errorf("%s: method %q: want one of %s, %s", file, meta.Method, training.EnsembleMethod, strings.Join(training.Methods, ", "))
+	}
+	if meta.Ensemble != nil {
+		return fmt.Errorf("%s: method %s has no ensemble field", file, meta.Method)
 	}
 	for i, m := range meta.Members {
 		if labels := meta.Method != "oc"; labels != (m.Threshold != nil) {
@@ -210,8 +239,9 @@ func quoteAll(xs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// scoreMembers loads each network of the model on device and scores the standardised rows.
-func scoreMembers(meta *models.Meta, dir, device string, ds *data.Dataset) ([][]float64, error) {
+// scoreMembers loads each network of the model on device and scores the standardised
+// rows: the encoders' distances, or with recon the autoencoders' reconstruction errors.
+func scoreMembers(meta *models.Meta, dir, device string, ds *data.Dataset, recon bool) ([][]float64, error) {
 	x := make([]float32, len(ds.X))
 	for i, v := range ds.X {
 		x[i] = float32(v)
@@ -219,6 +249,9 @@ func scoreMembers(meta *models.Meta, dir, device string, ds *data.Dataset) ([][]
 	var out [][]float64
 	for _, m := range meta.Members {
 		path := filepath.Join(dir, m.Network)
+		if recon {
+			path = filepath.Join(dir, m.Autoencoder)
+		}
 		g, err := torch.Load(path, device)
 		if err != nil {
 			return nil, fmt.Errorf("model network %s: %w", path, err)
@@ -227,7 +260,12 @@ func scoreMembers(meta *models.Meta, dir, device string, ds *data.Dataset) ([][]
 			g.Close()
 			return nil, fmt.Errorf("%s: sizes %v, but the network %s has %v", filepath.Join(dir, models.MetaFile), meta.Sizes, path, got)
 		}
-		d, err := g.DistancesOf(x, ds.N, ds.D)
+		var d []float32
+		if recon {
+			d, err = g.ReconstructionOf(x, ds.N, ds.D)
+		} else {
+			d, err = g.DistancesOf(x, ds.N, ds.D)
+		}
 		g.Close()
 		if err != nil {
 			return nil, fmt.Errorf("model network %s: %w", path, err)

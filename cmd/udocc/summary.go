@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -35,17 +36,20 @@ type summary struct {
 }
 
 type configJSON struct {
-	Arch           []int   `json:"arch"`
-	PretrainEpochs int     `json:"pretrain_epochs"`
-	Epochs         int     `json:"epochs"`
-	BatchSize      int     `json:"batch_size"`
-	LR             float64 `json:"lr"`
-	PretrainLR     float64 `json:"pretrain_lr"`
-	WeightDecay    float64 `json:"weight_decay"`
-	Ratio          float64 `json:"ratio,omitempty"`
-	Threshold      string  `json:"threshold_rule,omitempty"`
-	RankScores     string  `json:"rank_scores"`
-	Threads        int     `json:"threads"`
+	Arch           []int    `json:"arch"`
+	PretrainEpochs int      `json:"pretrain_epochs"`
+	Epochs         int      `json:"epochs"`
+	BatchSize      int      `json:"batch_size"`
+	LR             float64  `json:"lr"`
+	PretrainLR     float64  `json:"pretrain_lr"`
+	WeightDecay    float64  `json:"weight_decay"`
+	Ratio          float64  `json:"ratio,omitempty"`
+	Threshold      string   `json:"threshold_rule,omitempty"`
+	Members        int      `json:"members,omitempty"`         // the ensemble method's
+	DistanceWeight *float64 `json:"distance_weight,omitempty"` // the ensemble method's w
+	Preset         string   `json:"preset"`
+	RankScores     string   `json:"rank_scores"`
+	Threads        int      `json:"threads"`
 }
 
 type timings struct {
@@ -129,7 +133,7 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 		Config: configJSON{
 			Arch: f.cfg.Hidden, PretrainEpochs: f.cfg.PretrainEpochs, Epochs: f.cfg.Epochs,
 			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, PretrainLR: f.cfg.PretrainLR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
-			RankScores: string(f.cfg.Scores), Threads: o.threads,
+			RankScores: string(f.cfg.Scores), Threads: o.threads, Preset: o.preset,
 		},
 		Threshold: num(ensembleThreshold(thresholds(rs))),
 		Flagged:   flagged(f.labels),
@@ -145,6 +149,27 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 		if o.threshold == "paper" {
 			s.Config.Threshold += "/" + o.ties
 		}
+	}
+	if f.ens != nil {
+		s.Threshold = num(f.thr)
+		s.Config.Threshold = o.threshold
+		if o.contamination > 0 {
+			s.Config.Threshold = fmt.Sprintf("contamination=%g", o.contamination)
+		}
+		s.Config.Members = len(rs)
+		s.Config.DistanceWeight = &f.ens.DistanceWeight
+		r := float64(flagged(f.labels)) / float64(f.ds.N)
+		s.SelectedRatio = &r
+		if f.ds.Y != nil {
+			s.labelMetrics = metricsOf(f.ds.Y, f.scores, f.labels)
+		}
+		for i, r := range rs {
+			m := memberSummary{Seed: seeds[i]}
+			lm := metricsOf(f.ds.Y, r.Scores, nil)
+			m.ROCAUC, m.PRAUC = lm.ROCAUC, lm.PRAUC
+			s.Members = append(s.Members, m)
+		}
+		return s
 	}
 	var bars, ratios []float64
 	for _, r := range rs {

@@ -1,4 +1,4 @@
-package training
+package models
 
 import (
 	"fmt"
@@ -80,13 +80,13 @@ type Ensemble struct {
 // training scores. rec may be nil when w = 1.
 func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error) {
 	if !(w >= 0 && w <= 1) {
-		return nil, nil, fmt.Errorf("training: distance weight %g is not in [0, 1]", w)
+		return nil, nil, fmt.Errorf("models: distance weight %g is not in [0, 1]", w)
 	}
 	if len(dist) == 0 {
-		return nil, nil, fmt.Errorf("training: an ensemble needs at least one member")
+		return nil, nil, fmt.Errorf("models: an ensemble needs at least one member")
 	}
 	if w < 1 && len(rec) != len(dist) {
-		return nil, nil, fmt.Errorf("training: %d reconstruction scores for %d members", len(rec), len(dist))
+		return nil, nil, fmt.Errorf("models: %d reconstruction scores for %d members", len(rec), len(dist))
 	}
 	e := &Ensemble{DistanceWeight: w}
 	for _, d := range dist {
@@ -107,7 +107,7 @@ func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error)
 // Score combines member scores of any rows (training or new) with the learnt scales.
 func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 	if len(dist) != len(e.Distance) {
-		return nil, fmt.Errorf("training: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
+		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
 	}
 	w := e.DistanceWeight
 	out := e.DistanceMean.Apply(meanOf(dist, e.Distance))
@@ -118,7 +118,7 @@ func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 		return out, nil
 	}
 	if len(rec) != len(e.Recon) {
-		return nil, fmt.Errorf("training: %d reconstruction scores for an ensemble of %d", len(rec), len(e.Recon))
+		return nil, fmt.Errorf("models: %d reconstruction scores for an ensemble of %d", len(rec), len(e.Recon))
 	}
 	r := e.ReconMean.Apply(meanOf(rec, e.Recon))
 	for i := range out {

@@ -1,0 +1,95 @@
+package models
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFitScale(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    []float64
+		want Scale
+	}{
+		// median 3; |s−3| = 2,1,0,1,97 → MAD 1
+		{"odd length, one outlier", []float64{1, 2, 3, 4, 100}, Scale{3, 1}},
+		// median 2.5; |s−2.5| = 1.5,0.5,0.5,1.5 → MAD 1
+		{"even length", []float64{4, 1, 3, 2}, Scale{2.5, 1}},
+		// median 5; |s−5| = 0,0,0,4 → MAD 0, mean absolute deviation 1
+		{"MAD 0 falls back to the mean deviation", []float64{5, 5, 5, 9}, Scale{5, 1}},
+		{"constant falls back to 1", []float64{7, 7, 7}, Scale{7, 1}},
+		{"empty", nil, Scale{0, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := FitScale(c.s); got != c.want {
+				t.Errorf("FitScale(%v) = %+v, want %+v", c.s, got, c.want)
+			}
+		})
+	}
+}
+
+// TestEnsemble works a two-member ensemble by hand and checks that new rows are scored
+// with the scales learnt on the training rows.
+func TestEnsemble(t *testing.T) {
+	// member 1: median 2, MAD 1 → z = −1, 0, 1; member 2: median 4, MAD 2 → z = −1, 0, 1
+	dist := [][]float64{{1, 2, 3}, {2, 4, 6}}
+	// reconstruction: member 1 median 10, MAD 10 → −1, 0, 2; member 2 median 1, MAD 1 → 0, −1, 1
+	rec := [][]float64{{0, 10, 30}, {1, 0, 2}}
+	// distance mean −1, 0, 1 (median 0, MAD 1); reconstruction mean −0.5, −0.5, 1.5
+	// (median −0.5, MAD 0 → mean deviation 2/3) → −0, −0, 3
+	e, s, err := FitEnsemble(dist, rec, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.5 * -1, 0, 0.5*1 + 0.5*3}
+	for i := range want {
+		if math.Abs(s[i]-want[i]) > 1e-12 {
+			t.Fatalf("training scores %v, want %v", s, want)
+		}
+	}
+	// new row: distances 4 and 8 → z 2 and 2 → mean 2 → 2; reconstruction 10 and 1 → 0 and 0
+	// → mean 0 → (0 + 0.5) / (2/3) = 0.75
+	got, err := e.Score([][]float64{{4}, {8}}, [][]float64{{10}, {1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := 0.5*2 + 0.5*0.75; math.Abs(got[0]-w) > 1e-12 {
+		t.Errorf("new row scored %v, want %v", got[0], w)
+	}
+	again, err := e.Score(dist, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s {
+		if again[i] != s[i] {
+			t.Fatalf("rescoring the training rows gave %v, fit gave %v", again, s)
+		}
+	}
+	if _, s1, err := FitEnsemble(dist, nil, 1); err != nil || s1[2] != 1 {
+		t.Errorf("distances alone: %v, %v", s1, err)
+	}
+}
+
+func TestEnsembleErrors(t *testing.T) {
+	d := [][]float64{{1, 2, 3}}
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"weight above 1", func() error { _, _, err := FitEnsemble(d, d, 1.5); return err }},
+		{"weight NaN", func() error { _, _, err := FitEnsemble(d, d, math.NaN()); return err }},
+		{"no members", func() error { _, _, err := FitEnsemble(nil, nil, 1); return err }},
+		{"reconstruction missing", func() error { _, _, err := FitEnsemble(d, nil, 0.5); return err }},
+		{"score with another member count", func() error {
+			e, _, _ := FitEnsemble(d, d, 0.5)
+			_, err := e.Score([][]float64{{1}, {2}}, [][]float64{{1}, {2}})
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.f() == nil {
+				t.Error("no error")
+			}
+		})
+	}
+}
