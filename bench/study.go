@@ -35,15 +35,20 @@ const (
 
 // StudyOptions are the settings of a study.
 type StudyOptions struct {
-	Data       string   // folder of the ODDS files
-	Datasets   []string // base data sets (paper sets and the bases of the synthetic tables)
-	Seeds      []uint64 // seeds of the paper-set fits (each one a default ensemble)
-	MaxNormals int      // normal rows kept per synthetic table (0: all)
-	Synthetic  bool     // fit the synthetic tables too
-	Jobs       int      // tables trained concurrently
-	Out        string   // output folder
+	Data       string    // folder of the ODDS files
+	Datasets   []string  // base data sets (paper sets and the bases of the synthetic tables)
+	Seeds      []uint64  // seeds of the paper-set fits (each one a default ensemble)
+	MaxNormals int       // normal rows kept per synthetic table (0: all)
+	Synthetic  bool      // fit the synthetic tables too
+	Ratios     []float64 // anomaly ratios of the synthetic tables (nil: synth.Ratios)
+	Jobs       int       // tables trained concurrently
+	Out        string    // output folder
 	Device     string
 	ReportOnly bool // train nothing: write the report from the results file
+	// Scores is the folder of each record's ensemble scores (default OUT/scores): the
+	// report re-evaluates every rule on the weighted sources from them, so a rule added
+	// later is judged without training again.
+	Scores string
 	// Progress, when set, hears each finished table.
 	Progress func(done, total int, name string)
 }
@@ -109,8 +114,14 @@ func Study(ctx context.Context, o StudyOptions) error {
 	for _, r := range done {
 		have[fmt.Sprintf("%s/%d", r.Table, r.Seed)] = true
 	}
+	if o.Scores == "" {
+		o.Scores = filepath.Join(o.Out, "scores")
+	}
+	if err := os.MkdirAll(o.Scores, 0o755); err != nil {
+		return err
+	}
 	if o.ReportOnly {
-		return writeStudyReport(filepath.Join(o.Out, StudyReport), done, o)
+		return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(done, o.Scores), o)
 	}
 	tables, err := studyTables(o)
 	if err != nil {
@@ -146,7 +157,7 @@ func Study(ctx context.Context, o StudyOptions) error {
 		go func() {
 			defer wg.Done()
 			for t := range ch {
-				recs, err := studyFit(t, o.Device)
+				recs, err := studyFit(t, o.Device, o.Scores)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = fmt.Errorf("bench: study: %s: %w", t.name, err)
@@ -183,7 +194,7 @@ func Study(ctx context.Context, o StudyOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeStudyReport(filepath.Join(o.Out, StudyReport), all, o)
+	return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(all, o.Scores), o)
 }
 
 func readStudy(path string) ([]StudyRecord, error) {
@@ -246,7 +257,11 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 			return nil, fmt.Errorf("bench: study: %s: %w", name, err)
 		}
 		for _, kind := range synth.Kinds() {
-			for _, ratio := range synth.Ratios {
+			ratios := o.Ratios
+			if ratios == nil {
+				ratios = synth.Ratios
+			}
+			for _, ratio := range ratios {
 				sd, err := g.Dataset(kind, ratio, 0)
 				if err != nil {
 					return nil, fmt.Errorf("bench: study: %s: %w", name, err)
@@ -276,7 +291,7 @@ func standardise(ds *data.Dataset) (*data.Dataset, error) {
 // group holding members min(seeds) … max(seeds)+EnsembleSize−1), the old default (the
 // paper's settings with the accumulated rule, one model per seed) and an isolation
 // forest, and evaluates every source and rule.
-func studyFit(t studyTable, device string) ([]StudyRecord, error) {
+func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	ds := t.ds
 	hidden := []int{32, 16, 8}
 	if h, ok := models.Preset(t.base); ok {
@@ -333,10 +348,8 @@ func studyFit(t studyTable, device string) ([]StudyRecord, error) {
 			Sources: map[string]SourceEval{},
 			Seconds: map[string]float64{"default": newSecs, "old": oldSecs}}
 		d, rc := dist[k:k+training.EnsembleSize], rec[k:k+training.EnsembleSize]
-		if dumpDir != "" {
-			if err := dumpScores(filepath.Join(dumpDir, fmt.Sprintf("%s-%d.json", t.name, s)), d, rc, ds.Y); err != nil {
-				return nil, err
-			}
+		if err := dumpScores(scorePath(scoresDir, t.name, s), d, rc, ds.Y); err != nil {
+			return nil, err
 		}
 		for _, w := range Weights {
 			_, sc, err := models.FitEnsemble(d, rc, w)
@@ -420,12 +433,17 @@ func quantileThreshold(scores []float64, q float64) float64 {
 
 func timeNow() time.Time { return time.Now() }
 
-// dumpDir, when set, receives each record's ensemble source scores (the robust-z means of
-// the distances and of the reconstruction errors) for offline study of rules.
-var dumpDir string
+// studyScores are one record's ensemble sources: the robust-z mean distance D and
+// reconstruction error R of models.Ensemble, so that source w is w·D + (1−w)·R.
+type studyScores struct {
+	D []float64 `json:"d"`
+	R []float64 `json:"r"`
+	Y []int     `json:"y"`
+}
 
-// SetStudyDump makes the study write each table's ensemble scores into dir.
-func SetStudyDump(dir string) { dumpDir = dir }
+func scorePath(dir, table string, seed uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.json", table, seed))
+}
 
 func dumpScores(path string, dist, rec [][]float64, y []int) error {
 	_, d, err := models.FitEnsemble(dist, rec, 1)
@@ -436,9 +454,34 @@ func dumpScores(path string, dist, rec [][]float64, y []int) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(map[string]any{"d": d, "r": r, "y": y})
+	b, err := json.Marshal(studyScores{D: d, R: r, Y: y})
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return writeFileAtomic(path, b)
+}
+
+// reevaluate recomputes, for every record whose scores are in dir, every weighted
+// source from them: the rules of today's threshold package judged on the same scores.
+func reevaluate(recs []StudyRecord, dir string) []StudyRecord {
+	for i, r := range recs {
+		b, err := os.ReadFile(scorePath(dir, r.Table, r.Seed))
+		if err != nil {
+			continue
+		}
+		var sc studyScores
+		if json.Unmarshal(b, &sc) != nil || len(sc.D) != r.N || len(sc.R) != r.N || len(sc.Y) != r.N {
+			continue
+		}
+		for _, w := range Weights {
+			s := make([]float64, r.N)
+			for j := range s {
+				s[j] = w*sc.D[j] + (1-w)*sc.R[j]
+			}
+			if ev, err := evalSource(s, sc.Y, nil); err == nil {
+				recs[i].Sources[sourceKey(w)] = ev
+			}
+		}
+	}
+	return recs
 }
