@@ -22,7 +22,8 @@ func TestUsageErrors(t *testing.T) {
 		want string // a part of the message
 	}{
 		{"unknown flag", []string{"fit", "--bogus", "table.csv"}, "unknown flag: --bogus"},
-		{"--ratio with proposed", []string{"fit", "--ratio", "0.1", "table.csv"}, "--ratio"},
+		{"--ratio with the default ensemble", []string{"fit", "--ratio", "0.1", "table.csv"}, "--ratio"},
+		{"--ratio with proposed", []string{"fit", "--method", "proposed", "--ratio", "0.1", "table.csv"}, "--ratio"},
 		{"--ratio with oc", []string{"fit", "--method", "oc", "--ratio", "0.1", "table.csv"}, "--ratio"},
 		{"tar without --ratio", []string{"fit", "--method", "tar", "table.csv"}, "--ratio"},
 		{"sb with --ratio 1.5", []string{"fit", "--method", "sb", "--ratio", "1.5", "table.csv"}, "--ratio"},
@@ -54,7 +55,7 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
-	for _, i := range []int{0, 1, 3, len(cases) - 1} {
+	for _, i := range []int{0, 1, 4, len(cases) - 1} {
 		c := cases[i]
 		t.Run(c.name+", through the binary", func(t *testing.T) {
 			oneErrorLine(t, udocc(t, dir, c.args...), 2, c.want)
@@ -166,13 +167,18 @@ func TestBadCells(t *testing.T) {
 func TestHelp(t *testing.T) {
 	fitDefaults := []string{
 		`udocc fit \[flags\] DATA`, `\.mat, \.csv, \.npy or \.npz`,
-		`--method string .*proposed, oc, sb, otsu or tar \(default "proposed"\)`,
+		`--preset string .*default.* or paper .*\(default "default"\)`,
+		`--method string .*ensemble, proposed, oc, sb, otsu or tar .*\(default "ensemble"\)`,
+		`--contamination float `,
+		`--members int .*\(default 5\)`,
+		`--threshold string .*default gmm-log.*default accumulated`,
 		`--ratio float .*sb.*tar`,
 		`--arch string .*32,16,8`,
 		`--pretrain-epochs int .*\(default 100\)`,
-		`--epochs int .*\(default 50\)`,
+		`--epochs int .*--preset paper: 50\) \(default 10\)`,
 		`--batch-size int .*\(default 128\)`,
-		`--lr float .*\(default 0\.001\)`,
+		`--lr float .*--preset paper: 1e-3\) \(default 0\.0001\)`,
+		`--pretrain-lr float .*\(default 0\.001\)`,
 		`--weight-decay float .*\(default 1e-06\)`,
 		`--seed string .*\(default "0"\)`,
 		`--device string .*cpu, cuda or cuda:N \(default "cpu"\)`,

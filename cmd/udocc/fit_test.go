@@ -19,14 +19,16 @@ import (
 // figureFiles are the four figures of a proposed fit.
 var figureFiles = []string{"delta_curve.png", "selected_ratio.png", "scores.png", "loss.png"}
 
-// TestFitCSV fits a generated CSV with its label column named by --label and no --out,
-// and checks every output in udocc-out/<data name>.
+// TestFitCSV fits a generated CSV with the paper's method (--preset paper), its label
+// column named by --label and no --out, and checks every output in udocc-out/<data
+// name>, δ̄ and the figures of proposed included. The default method's outputs are
+// TestEnsembleFit's.
 func TestFitCSV(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	const n = 200
 	tab := writeTable(t, filepath.Join(dir, "table.csv"), n, 3, true, 1)
-	r := mustUdocc(t, dir, fitArgs("--label", "y", "table.csv")...)
+	r := mustUdocc(t, dir, fitArgs("--preset", "paper", "--label", "y", "table.csv")...)
 	out := filepath.Join(dir, "udocc-out", "table")
 
 	t.Run("report names the table on stdout", func(t *testing.T) {
@@ -59,7 +61,7 @@ func TestFitCSV(t *testing.T) {
 		}
 		cfg, _ := s["config"].(map[string]any)
 		want := map[string]any{"arch": []any{32.0, 16.0, 8.0}, "pretrain_epochs": 2.0, "epochs": 4.0,
-			"batch_size": 128.0, "lr": 1e-3, "weight_decay": 1e-6}
+			"batch_size": 128.0, "lr": 1e-3, "weight_decay": 1e-6, "preset": "paper", "threshold_rule": "accumulated"}
 		for k, v := range want {
 			got, _ := json.Marshal(cfg[k])
 			exp, _ := json.Marshal(v)
@@ -160,8 +162,8 @@ func checkLabels(t *testing.T, sc csvFile, s map[string]any, scoreCol, labelCol 
 	}
 }
 
-// TestFitODDS fits the smallest ODDS benchmark file, whose name picks the paper's
-// architecture and whose y variable gives the metrics.
+// TestFitODDS fits the smallest ODDS benchmark file with the default method, whose name
+// picks the paper's architecture and whose y variable gives the metrics.
 func TestFitODDS(t *testing.T) {
 	t.Parallel()
 	odds := data.FindDataDir()
@@ -176,8 +178,8 @@ func TestFitODDS(t *testing.T) {
 	dir := t.TempDir()
 	mustUdocc(t, dir, fitArgs("--out", "glass", path)...)
 	s := readSummary(t, filepath.Join(dir, "glass", "summary.json"))
-	if number(t, s, "n") != 214 || number(t, s, "d") != 9 || s["data"] != "glass" {
-		t.Errorf("data %v, n %v, d %v; want glass, 214, 9", s["data"], s["n"], s["d"])
+	if number(t, s, "n") != 214 || number(t, s, "d") != 9 || s["data"] != "glass" || s["method"] != "ensemble" {
+		t.Errorf("data %v, n %v, d %v, method %v; want glass, 214, 9, ensemble", s["data"], s["n"], s["d"], s["method"])
 	}
 	preset, _ := models.Preset("glass")
 	got, _ := json.Marshal(s["config"].(map[string]any)["arch"])
@@ -194,8 +196,17 @@ func TestFitODDS(t *testing.T) {
 		}
 	}
 	sc := readCSV(t, filepath.Join(dir, "glass", "scores.csv"))
-	if len(sc.rows) != 214 || sc.header[len(sc.header)-1] != "true_label" {
-		t.Errorf("scores.csv: %d rows, header %v", len(sc.rows), sc.header)
+	if len(sc.rows) != 214 {
+		t.Errorf("scores.csv: %d rows, want 214", len(sc.rows))
+	}
+	anomalies := 0
+	for _, v := range sc.col(t, "true_label") {
+		if v == "1" {
+			anomalies++
+		}
+	}
+	if anomalies != 9 {
+		t.Errorf("scores.csv's true_label holds %d anomalies, want glass's 9", anomalies)
 	}
 }
 
@@ -242,8 +253,12 @@ func TestFitJSON(t *testing.T) {
 				t.Errorf("no key %q", k)
 			}
 		}
-		for _, k := range append([]string{"n", "d", "seed", "delta_bar", "selected_ratio", "threshold"}, labelKeys...) {
+		for _, k := range append([]string{"n", "d", "seed", "selected_ratio", "threshold"}, labelKeys...) {
 			number(t, s, k)
+		}
+		// The default method thresholds the ensemble's combined score and searches no δ.
+		if s["method"] != "ensemble" || s["delta_bar"] != nil {
+			t.Errorf("method %v, delta_bar %v; want ensemble and null", s["method"], s["delta_bar"])
 		}
 		tm, _ := s["timings"].(map[string]any)
 		if v, ok := tm["total_seconds"].(float64); !ok || !(v > 0) {
@@ -344,7 +359,8 @@ func TestMethods(t *testing.T) {
 	}
 }
 
-// TestDemo runs udocc demo with its default settings on the built-in table.
+// TestDemo runs udocc demo with its default settings (the default ensemble) on the
+// built-in table.
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -353,10 +369,12 @@ func TestDemo(t *testing.T) {
 		t.Errorf("stdout %q does not compare with the truth", r.stdout)
 	}
 	s := readSummary(t, filepath.Join(dir, "demo", "summary.json"))
-	if number(t, s, "n") != 2000 || number(t, s, "d") != 8 || number(t, s, "true_ratio") != 0.05 {
-		t.Errorf("n %v, d %v, true_ratio %v; want 2000, 8, 0.05", s["n"], s["d"], s["true_ratio"])
+	if number(t, s, "n") != 2000 || number(t, s, "d") != 8 || number(t, s, "true_ratio") != 0.05 || s["method"] != "ensemble" {
+		t.Errorf("n %v, d %v, true_ratio %v, method %v; want 2000, 8, 0.05, ensemble", s["n"], s["d"], s["true_ratio"], s["method"])
 	}
-	for _, f := range figureFiles {
+	number(t, s, "threshold")
+	// The ensemble searches no δ: of the four figures it draws the scores and the losses.
+	for _, f := range []string{"scores.png", "loss.png"} {
 		checkPNG(t, filepath.Join(dir, "demo", f))
 	}
 	t.Logf("demo: %v s of training", s["timings"].(map[string]any)["total_seconds"])

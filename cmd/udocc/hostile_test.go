@@ -27,36 +27,47 @@ func writeText(t *testing.T, dir, name, text string) string {
 }
 
 // TestDegenerateTables fits tables without spread: every column constant (whose loss
-// plot once looped until the OOM killer came), all zeros, and one row repeated. Each fit
-// ends with every figure drawn and a peak RSS under 1 GiB (about 200 MB is usual), and
-// flags nothing, since every row scores alike.
+// plot once looped until the OOM killer came), all zeros, and one row repeated, with the
+// default ensemble and with the paper's method. Each fit ends with every figure of its
+// method drawn and a peak RSS under 1 GiB (about 200 MB is usual), and flags nothing,
+// since every row scores alike.
 func TestDegenerateTables(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeText(t, dir, "constant.csv", "a,b,c\n"+strings.Repeat("1,2,3\n", 50))
 	writeText(t, dir, "zeros.csv", "a,b\n"+strings.Repeat("0,0\n", 30))
 	writeText(t, dir, "repeated.csv", "a,b,c\n"+strings.Repeat("0.5,-1.25,3e3\n", 50))
+	presets := []struct {
+		name    string
+		figures []string
+	}{
+		{"default", []string{"loss.png", "scores.png"}},
+		{"paper", []string{"loss.png", "scores.png", "selected_ratio.png"}},
+	}
 	for _, name := range []string{"constant", "zeros", "repeated"} {
-		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(udoccBin, fitArgs("--out", name, name+".csv")...)
-			cmd.Dir = dir
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%v: %s", err, b)
-			}
-			if kb := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; kb > 1<<20 {
-				t.Errorf("peak RSS %d MiB", kb>>10)
-			}
-			for _, f := range []string{"loss.png", "scores.png", "selected_ratio.png"} {
-				checkPNG(t, filepath.Join(dir, name, f))
-			}
-			s := readSummary(t, filepath.Join(dir, name, "summary.json"))
-			if s["flagged"].(float64) != 0 {
-				t.Errorf("flagged %v rows of identical ones", s["flagged"])
-			}
-			if c, _ := s["constant_columns"].([]any); len(c) != int(s["d"].(float64)) {
-				t.Errorf("constant_columns %v, want every column", s["constant_columns"])
-			}
-		})
+		for _, p := range presets {
+			t.Run(name+", --preset "+p.name, func(t *testing.T) {
+				out := name + "-" + p.name
+				cmd := exec.Command(udoccBin, fitArgs("--preset", p.name, "--out", out, name+".csv")...)
+				cmd.Dir = dir
+				if b, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%v: %s", err, b)
+				}
+				if kb := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; kb > 1<<20 {
+					t.Errorf("peak RSS %d MiB", kb>>10)
+				}
+				for _, f := range p.figures {
+					checkPNG(t, filepath.Join(dir, out, f))
+				}
+				s := readSummary(t, filepath.Join(dir, out, "summary.json"))
+				if s["flagged"].(float64) != 0 {
+					t.Errorf("flagged %v rows of identical ones", s["flagged"])
+				}
+				if c, _ := s["constant_columns"].([]any); len(c) != int(s["d"].(float64)) {
+					t.Errorf("constant_columns %v, want every column", s["constant_columns"])
+				}
+			})
+		}
 	}
 }
 
@@ -135,12 +146,25 @@ func TestOutputFolderGuards(t *testing.T) {
 	})
 	t.Run("an oc fit after a proposed one leaves none of its figures", func(t *testing.T) {
 		out := filepath.Join(dir, "methods")
-		mustUdocc(t, dir, fitArgs("--out", out, "table.csv")...)
+		mustUdocc(t, dir, fitArgs("--method", "proposed", "--out", out, "table.csv")...)
 		checkPNG(t, filepath.Join(out, "delta_curve.png"))
 		mustUdocc(t, dir, fitArgs("--method", "oc", "--out", out, "table.csv")...)
 		for _, f := range []string{"delta_curve.png", "selected_ratio.png"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err == nil {
 				t.Errorf("%s of the proposed fit is still there", f)
+			}
+		}
+	})
+	t.Run("a proposed fit after an ensemble one leaves none of its members or autoencoders", func(t *testing.T) {
+		out := filepath.Join(dir, "members")
+		mustUdocc(t, dir, fitArgs("--out", out, "table.csv")...)
+		if _, err := os.Stat(filepath.Join(out, "model", "autoencoder-4.pt")); err != nil {
+			t.Fatalf("the ensemble fit: %v", err)
+		}
+		mustUdocc(t, dir, fitArgs("--method", "proposed", "--out", out, "table.csv")...)
+		for _, f := range []string{"member-1.pt", "member-4.pt", "autoencoder-0.pt", "autoencoder-4.pt"} {
+			if _, err := os.Stat(filepath.Join(out, "model", f)); err == nil {
+				t.Errorf("model/%s of the ensemble fit is still there", f)
 			}
 		}
 	})
@@ -159,7 +183,8 @@ func TestChecksBeforeTraining(t *testing.T) {
 		code int
 		want string
 	}{
-		{"proposed with one epoch", []string{"fit", "--epochs", "1", "table.csv"}, 2, "at least 2 fine-tuning epochs"},
+		{"proposed with one epoch", []string{"fit", "--method", "proposed", "--epochs", "1", "table.csv"}, 2, "at least 2 fine-tuning epochs"},
+		{"a contamination of fewer than one row", []string{"fit", "--contamination", "0.01", "table.csv"}, 2, "fewer than one row"},
 		{"tar with a ratio of fewer than one row", []string{"fit", "--method", "tar", "--ratio", "0.0001", "table.csv"}, 2, "fewer than one row"},
 		{"sb with a ratio of fewer than one row", []string{"fit", "--method", "sb", "--ratio", "0.001", "table.csv"}, 2, "fewer than one row"},
 		{"a seed named twice", []string{"fit", "--seed", "0,0", "table.csv"}, 2, "seed 0 is named twice"},
@@ -259,13 +284,13 @@ func TestScoreColumnsByName(t *testing.T) {
 	oneErrorLine(t, udocc(t, dir, "score", "--model", "fit/model", "--out", "renamed", "renamed.csv"), 1, `missing "b"; not in the model "B"`)
 }
 
-// TestMemberFiles fits --seed 0-7: each member file holds one network, so every file
-// has the size of a one-member fit's.
+// TestMemberFiles fits --seed 0-7: each member file (and each autoencoder file) holds
+// one network, so every file has the size of a one-member fit's (--members 1).
 func TestMemberFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 25)
-	mustUdocc(t, dir, fitArgs("--seed", "0", "--out", "one", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--seed", "0", "--members", "1", "--out", "one", "table.csv")...)
 	mustUdocc(t, dir, fitArgs("--seed", "0-7", "--out", "eight", "table.csv")...)
 	size := func(p string) int64 {
 		fi, err := os.Stat(p)
@@ -274,11 +299,14 @@ func TestMemberFiles(t *testing.T) {
 		}
 		return fi.Size()
 	}
-	one := size(filepath.Join(dir, "one", "model", "member-0.pt"))
-	for k := range 8 {
-		// the archive's names differ by a few bytes at most; the ensemble's tensors would add 7 networks
-		if got := size(filepath.Join(dir, "eight", "model", fmt.Sprintf("member-%d.pt", k))); got > one+512 {
-			t.Errorf("member-%d.pt is %d bytes, a one-member fit's %d", k, got, one)
+	for _, file := range []string{"member-%d.pt", "autoencoder-%d.pt"} {
+		one := size(filepath.Join(dir, "one", "model", fmt.Sprintf(file, 0)))
+		for k := range 8 {
+			// the archive's names differ by a few bytes at most; the ensemble's tensors would add 7 networks
+			name := fmt.Sprintf(file, k)
+			if got := size(filepath.Join(dir, "eight", "model", name)); got > one+512 {
+				t.Errorf("%s is %d bytes, a one-member fit's %d", name, got, one)
+			}
 		}
 	}
 }

@@ -83,7 +83,7 @@ func same(a, b map[string]string) bool {
 // of that seed, and score with its model reproduces its scores.
 func checkWhole(t *testing.T, dir, out, seed string) {
 	t.Helper()
-	for _, f := range []string{"summary.json", "scores.csv", "history.csv", "loss.png", "scores.png", "model/model.json", "model/member-" + seed + ".pt"} {
+	for _, f := range []string{"summary.json", "scores.csv", "history.csv", "loss.png", "scores.png", "model/model.json", "model/member-" + seed + ".pt", "model/autoencoder-" + seed + ".pt"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Fatalf("seed %s: %v", seed, err)
 		}

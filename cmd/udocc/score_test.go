@@ -65,19 +65,24 @@ func TestScoreMatchesFit(t *testing.T) {
 		writeTable(t, filepath.Join(dir, "new.csv"), 37, 3, false, 6)
 		mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "new.csv")
 		sc := readCSV(t, filepath.Join(dir, "new", "scores.csv"))
-		if want := []string{"row", "score", "rank", "label"}; !slices.Equal(sc.header, want) || len(sc.rows) != 37 {
+		want := []string{"row", "score", "rank", "label"} // no true_label; then the default ensemble's members
+		for seed := range 5 {
+			want = append(want, fmt.Sprintf("score_seed%d", seed), fmt.Sprintf("label_seed%d", seed))
+		}
+		if !slices.Equal(sc.header, want) || len(sc.rows) != 37 {
 			t.Errorf("header %v with %d rows, want %v with 37", sc.header, len(sc.rows), want)
 		}
 		checkLabels(t, sc, readSummary(t, filepath.Join(dir, "new", "summary.json")), "score", "label")
 	})
 }
 
-// TestSeedEnsemble fits --seed 0-2 in lockstep and scores with the ensemble's model.
+// TestSeedEnsemble fits the paper's method (--preset paper) with --seed 0-2 in lockstep,
+// whose members keep their own thresholds, and scores with the ensemble's model.
 func TestSeedEnsemble(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 160, 3, true, 7)
-	mustUdocc(t, dir, fitArgs("--label", "y", "--seed", "0-2", "--out", "ens", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--preset", "paper", "--label", "y", "--seed", "0-2", "--out", "ens", "table.csv")...)
 	s := readSummary(t, filepath.Join(dir, "ens", "summary.json"))
 	sc := readCSV(t, filepath.Join(dir, "ens", "scores.csv"))
 	seeds := []uint64{0, 1, 2}
@@ -125,7 +130,7 @@ func TestSeedEnsemble(t *testing.T) {
 		sameScores(t, sc, scored, sc.header...)
 	})
 	t.Run("member seed 0 trains as a lone seed 0 does", func(t *testing.T) {
-		mustUdocc(t, dir, fitArgs("--label", "y", "--out", "one", "table.csv")...)
+		mustUdocc(t, dir, fitArgs("--preset", "paper", "--label", "y", "--out", "one", "table.csv")...)
 		one := readCSV(t, filepath.Join(dir, "one", "scores.csv"))
 		a, b := sc.floats(t, "score_seed0"), one.floats(t, "score")
 		for i := range a {
@@ -138,14 +143,16 @@ func TestSeedEnsemble(t *testing.T) {
 
 // TestScoreBadModel checks that a damaged model, one of another format or data of the
 // wrong width is a runtime error with one line on stderr, and that nothing is written.
+// The damage is done to a model of the default ensemble, and the members' thresholds to
+// one of the paper's method (--preset paper), which keeps a threshold per member.
 func TestScoreBadModel(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 100, 3, false, 8)
 	writeTable(t, filepath.Join(dir, "narrow.csv"), 20, 2, false, 9)
 	writeTable(t, filepath.Join(dir, "wide.csv"), 20, 4, false, 9)
-	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
-	good := filepath.Join(dir, "fit", "model")
+	mustUdocc(t, dir, fitArgs("--out", "ens", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--preset", "paper", "--out", "paper", "table.csv")...)
 
 	editMeta := func(edit func(m map[string]any)) func(string) error {
 		return func(model string) error {
@@ -165,46 +172,59 @@ func TestScoreBadModel(t *testing.T) {
 			return os.WriteFile(path, b, 0o644)
 		}
 	}
+	member0 := func(m map[string]any) map[string]any { return m["members"].([]any)[0].(map[string]any) }
 	network := func(model string) string { return filepath.Join(model, "member-0.pt") }
+	autoencoder := func(model string) string { return filepath.Join(model, "autoencoder-0.pt") }
+	const ens, paper = "ens", "paper"
 	cases := []struct {
 		name   string
+		model  string // the fit whose model is damaged: ens or paper
 		damage func(model string) error
 		data   string
 		want   string
 		binary bool // through the binary; the others run in process
 	}{
-		{"truncated network", func(m string) error {
+		{"truncated network", ens, func(m string) error {
 			fi, err := os.Stat(network(m))
 			if err != nil {
 				return err
 			}
 			return os.Truncate(network(m), fi.Size()/2)
 		}, "table.csv", "member-0.pt", true},
-		{"empty network", func(m string) error { return os.Truncate(network(m), 0) }, "table.csv", "member-0.pt", false},
-		{"network of random bytes", func(m string) error {
+		{"empty network", ens, func(m string) error { return os.Truncate(network(m), 0) }, "table.csv", "member-0.pt", false},
+		{"network of random bytes", ens, func(m string) error {
 			return os.WriteFile(network(m), []byte("PK\x03\x04 is where a zip archive starts, and ends"), 0o644)
 		}, "table.csv", "member-0.pt", false},
-		{"missing network", func(m string) error { return os.Remove(network(m)) }, "table.csv", "member-0.pt", false},
-		{"format 99", editMeta(func(m map[string]any) { m["format"] = 99 }), "table.csv", "format 99", true},
-		{"model.json not JSON", func(m string) error {
+		{"missing network", ens, func(m string) error { return os.Remove(network(m)) }, "table.csv", "member-0.pt", false},
+		{"missing autoencoder", ens, func(m string) error { return os.Remove(autoencoder(m)) }, "table.csv", "autoencoder-0.pt", true},
+		{"empty autoencoder", ens, func(m string) error { return os.Truncate(autoencoder(m), 0) }, "table.csv", "autoencoder-0.pt", false},
+		{"format 99", ens, editMeta(func(m map[string]any) { m["format"] = 99 }), "table.csv", "format 99", true},
+		{"model.json not JSON", ens, func(m string) error {
 			return os.WriteFile(filepath.Join(m, "model.json"), []byte("{\"format\": 1,"), 0o644)
 		}, "table.csv", "model.json", false},
-		{"no model folder", func(m string) error { return os.RemoveAll(m) }, "table.csv", "model.json", false},
-		{"method bogus", editMeta(func(m map[string]any) { m["method"] = "bogus" }), "table.csv", `method "bogus"`, true},
-		{"negative threshold", editMeta(func(m map[string]any) {
-			m["members"].([]any)[0].(map[string]any)["threshold"] = -1
-		}), "table.csv", "members[0].threshold -1", false},
-		{"no threshold for a method that labels", editMeta(func(m map[string]any) {
-			m["members"].([]any)[0].(map[string]any)["threshold"] = nil
-		}), "table.csv", "members[0].threshold", false},
-		{"sizes that are not the network's", editMeta(func(m map[string]any) { m["sizes"] = []int{3, 64, 4} }), "table.csv", "sizes [3 64 4]", false},
-		{"one column too few", nil, "narrow.csv", "2 columns", true},
-		{"one column too many", nil, "wide.csv", "4 columns", false},
+		{"no model folder", ens, func(m string) error { return os.RemoveAll(m) }, "table.csv", "model.json", false},
+		{"method bogus", ens, editMeta(func(m map[string]any) { m["method"] = "bogus" }), "table.csv", `method "bogus"`, true},
+		{"ensemble without its threshold", ens, editMeta(func(m map[string]any) { delete(m, "threshold") }), "table.csv", "threshold", false},
+		{"ensemble without its combination", ens, editMeta(func(m map[string]any) { delete(m, "ensemble"); delete(m, "threshold") }),
+			"table.csv", "needs the ensemble field", false},
+		{"ensemble member with a threshold", ens, editMeta(func(m map[string]any) { member0(m)["threshold"] = 1.5 }),
+			"table.csv", "members[0].threshold", false},
+		{"ensemble member without an autoencoder", ens, editMeta(func(m map[string]any) { delete(member0(m), "autoencoder") }),
+			"table.csv", "members[0].autoencoder", false},
+		{"proposed with an ensemble's combination", ens, editMeta(func(m map[string]any) { m["method"] = "proposed" }),
+			"table.csv", "has no ensemble field", false},
+		{"negative threshold", paper, editMeta(func(m map[string]any) { member0(m)["threshold"] = -1 }),
+			"table.csv", "members[0].threshold -1", false},
+		{"no threshold for a method that labels", paper, editMeta(func(m map[string]any) { member0(m)["threshold"] = nil }),
+			"table.csv", "members[0].threshold", false},
+		{"sizes that are not the network's", ens, editMeta(func(m map[string]any) { m["sizes"] = []int{3, 64, 4} }), "table.csv", "sizes [3 64 4]", false},
+		{"one column too few", ens, nil, "narrow.csv", "2 columns", true},
+		{"one column too many", paper, nil, "wide.csv", "4 columns", false},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			model := filepath.Join(dir, fmt.Sprintf("model%d", i))
-			if err := os.CopyFS(model, os.DirFS(good)); err != nil {
+			if err := os.CopyFS(model, os.DirFS(filepath.Join(dir, c.model, "model"))); err != nil {
 				t.Fatal(err)
 			}
 			if c.damage != nil {
