@@ -33,7 +33,8 @@ func (f *fitted) combine(o fitOptions) error {
 }
 
 // ensembleThresholdOf is rule's threshold of scores, or, for a contamination c > 0,
-// the threshold that flags the round(c·n) highest scores (at least one).
+// the threshold that flags the round(c·n) highest scores (at least one; fewer when
+// rows tie with the last of them, since a row is flagged only above the threshold).
 func ensembleThresholdOf(scores []float64, rule string, c float64) (float64, error) {
 	if c > 0 {
 		s := slices.Clone(scores)

@@ -65,6 +65,9 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	if o.members < 1 || o.members > 100 {
 		return usagef("--members %d: want 1..100", o.members)
 	}
+	if seeds, err := parseSeeds(o.seeds); err == nil && len(seeds) > 1 && fs.Changed("members") {
+		return usagef("--members %d with --seed %s: give one seed (members s, s+1, ...) or the list of members' seeds, not both", o.members, o.seeds)
+	}
 	if _, err := threshold.ByName(o.threshold); err != nil {
 		return usagef("--threshold %q: one of %v", o.threshold, thresholdNames())
 	}
