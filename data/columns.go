@@ -26,8 +26,8 @@ func (s Selection) IsZero() bool {
 	return s.ID == "" && len(s.Columns) == 0 && len(s.Drop) == 0 && !s.DropText
 }
 
-// validate reports a selection that contradicts itself.
-func (s Selection) validate() error {
+// Validate reports a selection that contradicts itself.
+func (s Selection) Validate() error {
 	if len(s.Columns) > 0 && len(s.Drop) > 0 {
 		return fmt.Errorf("data: both columns %q and drop %q set: %w", s.Columns, s.Drop, ErrOptions)
 	}

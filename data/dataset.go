@@ -71,6 +71,8 @@ type Dataset struct {
 	IDName string
 	// TextDropped names the non-numeric columns left out under Selection.DropText.
 	TextDropped []string
+	// Selection is the LoadOptions.Selection the data set was read with.
+	Selection Selection
 }
 
 // Row returns row i of X (a slice of X, not a copy).
@@ -190,7 +192,7 @@ func (o LoadOptions) Validate() error {
 	case o.Format != "" && !slices.Contains(Formats, o.Format):
 		return fmt.Errorf("data: format %q (want one of %s): %w", o.Format, strings.Join(Formats, ", "), ErrOptions)
 	}
-	return o.Selection.validate()
+	return o.Selection.Validate()
 }
 
 func (o LoadOptions) xVar() string {
@@ -241,6 +243,7 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	}
 	ds.Path = path
 	ds.Name = nameOf(path)
+	ds.Selection = opts.Selection
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,10 @@ type Meta struct {
 	Features []string    `json:"features"`
 	Scaler   data.Scaler `json:"scaler"`
 	Members  []Member    `json:"members"`
+
+	// Selection is how the training table's columns were chosen (--id, --columns,
+	// --drop, --drop-text), for score to apply again; absent when every column was taken.
+	Selection *data.Selection `json:"selection,omitempty"`
 }
 
 // Member is one network of a saved model.
