@@ -8,9 +8,10 @@
 // optional 0/1 labels (1 = anomaly) and ids. For tables, a Selection chooses the
 // feature columns and the id column, and labels may follow the 0/1, -1/1
 // (scikit-learn) or true/false conventions or name their positive value;
-// WriteAppended writes a table back with columns (scores) added. Every reader checks what it reads (finite values, a
-// rectangular matrix, at least one row and column, labels in {0, 1}) and its
-// errors name the file and the place in it that is wrong; callers branch on
+// WriteAppended writes a table back with columns (scores) added. Every reader
+// checks what it reads (finite values, no nulls, a rectangular matrix, at least
+// one row and column, labels of two values) and its errors name the file and
+// the place in it that is wrong; callers branch on
 // the sentinel errors (ErrMATv73, ErrNonFinite, ErrLabel, …) with errors.Is.
 //
 // FitScaler fits a Scaler (per-column mean and population standard
