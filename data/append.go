@@ -179,7 +179,7 @@ func openParquetTable(path string) (*table, error) {
 	st, err := f.Stat()
 	if err == nil {
 		var pf *parquet.File
-		if pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err == nil {
+		if pf, err = openParquet(f, st.Size()); err == nil {
 			t := &table{pf: pf, close: func() { f.Close() }}
 			for _, c := range pf.Root().Columns() {
 				if !flat(c) {
@@ -190,7 +190,6 @@ func openParquetTable(path string) (*table, error) {
 			}
 			return t, nil
 		}
-		err = fmt.Errorf("parquet: %v: %w", err, ErrFormat)
 	}
 	f.Close()
 	return nil, err

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -45,9 +46,9 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, maxValues int64)
 			ds, err = nil, fmt.Errorf("parquet: %v: %w", p, ErrFormat)
 		}
 	}()
-	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := openParquet(r, size)
 	if err != nil {
-		return nil, fmt.Errorf("parquet: %v: %w", err, ErrFormat)
+		return nil, err
 	}
 	cols := pf.Root().Columns()
 	names := make([]string, len(cols))
@@ -159,6 +160,35 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, maxValues int64)
 		ds.TextDropped = append(ds.TextDropped, names[j])
 	}
 	return ds, nil
+}
+
+// openParquet opens a Parquet file after checking its frame: "PAR1" at both ends and
+// a footer that fits in the file, whose length parquet-go would otherwise allocate
+// before reading (4 GiB from 8 corrupt bytes).
+func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
+	var head, tail [4]byte
+	var foot [8]byte
+	if size < 12 {
+		return nil, fmt.Errorf("parquet: %d bytes, too short for a Parquet file: %w", size, ErrFormat)
+	}
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return nil, fmt.Errorf("parquet: %v: %w", err, ErrFormat)
+	}
+	if _, err := r.ReadAt(foot[:], size-8); err != nil {
+		return nil, fmt.Errorf("parquet: %v: %w", err, ErrFormat)
+	}
+	copy(tail[:], foot[4:])
+	if string(head[:]) != "PAR1" || string(tail[:]) != "PAR1" {
+		return nil, fmt.Errorf("parquet: no PAR1 magic at the start and the end (an encrypted or a different file): %w", ErrFormat)
+	}
+	if n := int64(binary.LittleEndian.Uint32(foot[:4])); n > size-12 {
+		return nil, fmt.Errorf("parquet: a footer of %d bytes in a file of %d: %w", n, size, ErrFormat)
+	}
+	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, fmt.Errorf("parquet: %v: %w", err, ErrFormat)
+	}
+	return pf, nil
 }
 
 // ErrNull reports a null (missing) value in a feature or label column.
