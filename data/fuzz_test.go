@@ -96,6 +96,10 @@ func FuzzNPZ(f *testing.F) {
 	})
 }
 
+// fuzzLimits keep a fuzzed Parquet file that declares billions of rows or a huge page
+// from allocating them, well below Load's limits.
+var fuzzLimits = parquetLimits{values: 1 << 20, pageBytes: 1 << 24}
+
 func FuzzParquet(f *testing.F) {
 	for _, path := range []string{
 		writeParquet(f, []allTypes{{ID: "a", I32: 1, F64: 2, Dec64: 3, Label: true}, {ID: "b", U64: 4, Dec32: -5}}),
@@ -111,9 +115,7 @@ func FuzzParquet(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, label, positive string, dropText bool) {
 		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Positive: positive, Selection: Selection{DropText: dropText}}
-		// A bound of 2^20 values keeps a file that declares billions of rows from
-		// allocating them; Load's bound is 2^32.
-		ds, err := decodeParquet(bytes.NewReader(b), int64(len(b)), opts, 1<<20)
+		ds, err := decodeParquet(bytes.NewReader(b), int64(len(b)), opts, fuzzLimits)
 		if err != nil {
 			return
 		}

@@ -8,15 +8,12 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 )
-
-// maxParquetValues bounds the rows × features a Parquet file may declare (2^32 values,
-// 32 GiB of float64) so that a corrupt row count fails instead of exhausting memory.
-const maxParquetValues = 1 << 32
 
 func loadParquet(path string, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
@@ -28,17 +25,17 @@ func loadParquet(path string, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeParquet(f, st.Size(), opts, maxParquetValues)
+	return decodeParquet(f, st.Size(), opts, loadLimits)
 }
 
-// decodeParquet reads a Parquet file of flat columns, at most maxValues rows × features.
+// decodeParquet reads a Parquet file of flat columns, within the limits.
 // Features are the numeric columns: BOOLEAN (0/1), INT32 and INT64 (signed, unsigned or
 // DECIMAL), FLOAT, DOUBLE, and FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY holding a DECIMAL or
 // FLOAT16. Dates, times, timestamps, INT96, strings and nested columns are not numeric.
 // Row groups are read one column chunk at a time, page by page, straight into X, so
 // that the table is never held twice. A null is an error naming its row and column,
 // as a NaN is.
-func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, maxValues int64) (ds *Dataset, err error) {
+func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimits) (ds *Dataset, err error) {
 	defer func() {
 		// parquet-go panics on some corrupt files (a bad dictionary index, a short
 		// page): such a file is malformed, not a bug in the caller.
@@ -82,8 +79,8 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, maxValues int64)
 	d := int64(len(ro.features))
 	var n int64
 	for _, rg := range pf.RowGroups() {
-		if k := rg.NumRows(); k < 0 || n+k > maxValues/d {
-			return nil, fmt.Errorf("%d rows × %d features declared, more than %d values: %w", n+k, d, maxValues, ErrTooLarge)
+		if k := rg.NumRows(); k < 0 || n+k > lim.values/d {
+			return nil, fmt.Errorf("%d rows × %d features declared, more than %d values: %w", n+k, d, lim.values, ErrTooLarge)
 		}
 		n += rg.NumRows()
 	}
@@ -97,9 +94,21 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, maxValues int64)
 	}
 	lr := labelReader{positive: opts.Positive}
 	var base int64
-	for _, rg := range pf.RowGroups() {
+	for g, rg := range pf.RowGroups() {
 		chunks := rg.ColumnChunks()
 		rows := rg.NumRows()
+		for _, j := range append(slices.Clone(ro.features), ro.label, ro.id) {
+			if j < 0 {
+				continue
+			}
+			meta := pf.Metadata().RowGroups[g].Columns
+			if k := cols[j].Index(); k >= len(meta) || len(chunks) != len(meta) {
+				return nil, fmt.Errorf("row group %d has %d column chunks: %w", g+1, len(meta), ErrFormat)
+			}
+			if err := checkPages(r, size, &meta[cols[j].Index()].MetaData, rows, lim); err != nil {
+				return nil, fmt.Errorf("column %q, row group %d: %w", names[j], g+1, err)
+			}
+		}
 		for i, j := range ro.features {
 			conv, _ := toFloat(cols[j])
 			err := readChunk(chunks[cols[j].Index()], rows, func(row int64, v parquet.Value) error {
@@ -181,8 +190,12 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 	if string(head[:]) != "PAR1" || string(tail[:]) != "PAR1" {
 		return nil, fmt.Errorf("parquet: no PAR1 magic at the start and the end (an encrypted or a different file): %w", ErrFormat)
 	}
-	if n := int64(binary.LittleEndian.Uint32(foot[:4])); n > size-12 {
+	n := int64(binary.LittleEndian.Uint32(foot[:4]))
+	if n > size-12 {
 		return nil, fmt.Errorf("parquet: a footer of %d bytes in a file of %d: %w", n, size, ErrFormat)
+	}
+	if err := checkFooter(r, size, n); err != nil {
+		return nil, err
 	}
 	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {

@@ -203,7 +203,7 @@ func TestParquetCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cut := range []int{0, 4, len(b) / 2, len(b) - 9, len(b) - 1} {
-		if _, err := decodeParquet(bytes.NewReader(b[:cut]), int64(cut), DefaultLoadOptions(), 1<<20); !errors.Is(err, ErrFormat) {
+		if _, err := decodeParquet(bytes.NewReader(b[:cut]), int64(cut), DefaultLoadOptions(), fuzzLimits); !errors.Is(err, ErrFormat) {
 			t.Errorf("cut at %d: error %v, want ErrFormat", cut, err)
 		}
 	}
