@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,6 +15,10 @@ import (
 // decodeCSV reads a CSV file whose first row is a header when opts.Header says so;
 // under HeaderAuto, when not all of its cells are numbers (np.savetxt writes none, and
 // a header of numbers is rare enough to ask for --header yes).
+//
+// A column is numeric when its first data cell is a number (or empty, NaN or ±Inf,
+// which are then reported as such); the others are text, refused as features unless
+// opts.Selection leaves them out. The label and the id column may hold anything.
 //
 // Positions in errors follow what a user sees in an editor: "line N" is
 // the 1-based line of the file (a header is line 1, blank lines count),
@@ -32,6 +37,7 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comma = delim
 	r.FieldsPerRecord = -1 // ragged rows are reported below, with their line
+	r.ReuseRecord = true
 	first, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("no header line: %w", ErrEmpty)
@@ -39,6 +45,7 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, csvParseError(err)
 	}
+	first = slices.Clone(first)
 	for j := range first {
 		first[j] = strings.TrimSpace(first[j])
 	}
@@ -54,52 +61,72 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 		}
 		return nil, err
 	}
-	d := len(header)
-	if label >= 0 {
-		d--
+	if named {
+		seen := map[string]int{}
+		for j, h := range header {
+			if k, ok := seen[h]; ok && j != label && k != label {
+				return nil, fmt.Errorf("line 1: column %q is both column %d and %d: %w", h, k+1, j+1, ErrFormat)
+			}
+			seen[h] = j
+		}
 	}
-	if d == 0 {
+	if len(header) == 1 && label == 0 {
 		return nil, fmt.Errorf("line 1: no feature columns: %w", ErrEmpty)
 	}
-	features := make([]string, 0, d)
-	seen := map[string]int{}
-	for j, h := range header {
-		if j == label {
-			continue
+	// The first data row tells numeric columns from text.
+	rec := first
+	if named {
+		if rec, err = r.Read(); errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
+		} else if err != nil {
+			return nil, csvParseError(err)
 		}
-		if k, ok := seen[h]; ok && named {
-			return nil, fmt.Errorf("line 1: column %q is both column %d and %d: %w", h, k+1, j+1, ErrFormat)
-		}
-		seen[h] = j
-		features = append(features, h)
 	}
-	var x, y []float64
-	row := func(rec []string) error {
-		line, _ := r.FieldPos(0)
+	line1, _ := r.FieldPos(0)
+	if !named {
+		line1 = 1
+	}
+	if len(rec) != len(header) {
+		return nil, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(header), ErrRagged)
+	}
+	numeric := make([]bool, len(rec))
+	for j, c := range rec {
+		numeric[j] = looksNumeric(c)
+	}
+	firstData := slices.Clone(rec)
+	ro, err := resolveColumns(header, numeric, label, opts.Selection, func(j int) string {
+		return fmt.Sprintf("line %d, column %d: %q", line1, j+1, strings.TrimSpace(firstData[j]))
+	})
+	if err != nil {
+		return nil, err
+	}
+	var x []float64
+	var ids []string
+	lr := labelReader{positive: opts.Positive}
+	row := func(rec []string, line int) error {
 		if len(rec) != len(header) {
 			return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(header), ErrRagged)
 		}
-		for j, cell := range rec {
-			v, err := parseCell(cell)
+		for _, j := range ro.features {
+			v, err := parseCell(rec[j])
 			if err != nil {
 				line, _ := r.FieldPos(j)
 				return fmt.Errorf("line %d, column %d (%q): %w", line, j+1, header[j], err)
 			}
-			if j == label {
-				if v != 0 && v != 1 {
-					return fmt.Errorf("line %d, column %d (%q): label %v: %w", line, j+1, header[j], v, ErrLabel)
-				}
-				y = append(y, v)
-				continue
-			}
 			x = append(x, v)
+		}
+		if label >= 0 {
+			if err := lr.add(rec[label]); err != nil {
+				return fmt.Errorf("line %d, column %d (%q): %w", line, label+1, header[label], err)
+			}
+		}
+		if ro.id >= 0 {
+			ids = append(ids, strings.Clone(rec[ro.id]))
 		}
 		return nil
 	}
-	if !named {
-		if err := row(first); err != nil {
-			return nil, err
-		}
+	if err := row(firstData, line1); err != nil {
+		return nil, err
 	}
 	for {
 		rec, err := r.Read()
@@ -109,20 +136,41 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 		if err != nil {
 			return nil, csvParseError(err)
 		}
-		if err := row(rec); err != nil {
+		line, _ := r.FieldPos(0)
+		if err := row(rec, line); err != nil {
 			return nil, err
 		}
 	}
-	n := len(x) / d
-	if n == 0 {
-		return nil, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
+	features := make([]string, len(ro.features))
+	for i, j := range ro.features {
+		features[i] = header[j]
 	}
-	ds, err := newDataset(n, d, x, y, features)
+	ds, err := newDataset(len(x)/len(features), len(features), x, nil, features)
 	if err != nil {
 		return nil, err
 	}
+	if label >= 0 {
+		if ds.Y, err = lr.labels(); err != nil {
+			return nil, fmt.Errorf("column %d (%q): %w", label+1, header[label], err)
+		}
+	}
 	ds.Named = named
+	ds.IDs = ids
+	for _, j := range ro.text {
+		ds.TextDropped = append(ds.TextDropped, header[j])
+	}
+	if ro.id >= 0 {
+		ds.IDName = header[ro.id]
+	}
 	return ds, nil
+}
+
+// looksNumeric reports whether a cell reads as a number, or as something parseCell
+// reports as a bad number rather than text: empty, NaN, ±Inf, out of range.
+func looksNumeric(cell string) bool {
+	s := strings.TrimSpace(cell)
+	_, err := strconv.ParseFloat(s, 64)
+	return s == "" || err == nil || errors.Is(err, strconv.ErrRange)
 }
 
 // allNumbers reports whether every cell of a row parses as a number, NaN and ±Inf

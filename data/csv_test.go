@@ -72,8 +72,8 @@ func TestCSVErrors(t *testing.T) {
 		{"no rows", "a,b\n", def, ErrEmpty, ""},
 		{"empty file", "", def, ErrEmpty, ""},
 		{"only the label column", "y\n1\n", label, ErrEmpty, ""},
-		{"label 2", "a,y\n1,0\n2,2\n", label, ErrLabel, `line 3, column 2 ("y")`},
-		{"label -1", "a,y\n1,-1\n", label, ErrLabel, `line 2`},
+		{"labels 0 and 2", "a,y\n1,0\n2,2\n", label, ErrLabel, `column 2 ("y")`},
+		{"a third label value", "a,y\n1,-1\n2,1\n3,0\n", label, ErrLabel, `line 4, column 2 ("y")`},
 		{"no such label column", "a,b\n1,2\n", label, ErrMissingVariable, `"y"`},
 		{"label index past the header", "a,b\n1,2\n", LoadOptions{LabelIndex: 2}, ErrMissingVariable, "index 2"},
 		{"both label options", "a,y\n1,0\n", LoadOptions{LabelColumn: "y", LabelIndex: 0}, ErrOptions, ""},
@@ -154,9 +154,9 @@ func TestCSVHeader(t *testing.T) {
 		want  error
 		where string
 	}{
-		{"no: a header is then a bad cell", "a,b\n1,2\n", LoadOptions{LabelIndex: -1, Header: HeaderNo}, ErrNotNumeric, `line 1, column 1 ("x1")`},
+		{"no: a header is then a bad cell", "a,b\n1,2\n", LoadOptions{LabelIndex: -1, Header: HeaderNo}, ErrNotNumeric, `line 1, column 1: "a"`},
 		{"a label by name without a header", "1,0\n2,1\n", LoadOptions{LabelColumn: "y", LabelIndex: -1}, ErrMissingVariable, "not a header"},
-		{"a label by index without a header", "1,2\n2,0\n", LoadOptions{LabelIndex: 1}, ErrLabel, `line 1, column 2 ("x2")`},
+		{"a label by index without a header", "1,2\n2,0\n", LoadOptions{LabelIndex: 1}, ErrLabel, `column 2 ("x2")`},
 		{"a name twice", "a,b,a\n1,2,3\n", DefaultLoadOptions(), ErrFormat, `"a" is both column 1 and 3`},
 		{"an unknown mode", "a\n1\n", LoadOptions{LabelIndex: -1, Header: "maybe"}, ErrOptions, "maybe"},
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -17,7 +17,7 @@ var (
 	// header, a truncated element, an unsupported structure.
 	ErrFormat = errors.New("malformed file")
 	// ErrUnknownFormat reports a file extension Load has no reader for.
-	ErrUnknownFormat = errors.New("unknown file format (want .mat, .csv, .npy or .npz)")
+	ErrUnknownFormat = errors.New("unknown file format (want .csv, .tsv, .txt, each optionally .gz, .parquet, .mat, .npy or .npz)")
 	// ErrMATv73 reports a MATLAB v7.3 MAT-file, which is HDF5 inside and not
 	// read by this package.
 	ErrMATv73 = errors.New("MATLAB v7.3 (HDF5) MAT-file is not supported; " +
@@ -36,8 +36,9 @@ var (
 	ErrRagged = errors.New("ragged row")
 	// ErrEmpty reports a data set with zero rows or zero columns.
 	ErrEmpty = errors.New("no rows or no columns")
-	// ErrLabel reports a label other than 0 or 1.
-	ErrLabel = errors.New("label is not 0 or 1")
+	// ErrLabel reports labels that follow none of the conventions (0/1, -1/1,
+	// true/false, or two values of which one is named positive).
+	ErrLabel = errors.New("bad label")
 	// ErrLengthMismatch reports labels whose count differs from the rows of X.
 	ErrLengthMismatch = errors.New("label count differs from row count")
 	// ErrTooLarge reports a declared size that exceeds the bytes present.
@@ -64,6 +65,14 @@ type Dataset struct {
 	// Named reports that Features were read from the file (a CSV header row), so that
 	// columns can be matched by name; false when they are the made-up "x1"…"xD".
 	Named bool
+	// IDs holds the N cells of the id column (LoadOptions.Selection.ID) as text, or is
+	// nil; IDName is that column's name.
+	IDs    []string
+	IDName string
+	// TextDropped names the non-numeric columns left out under Selection.DropText.
+	TextDropped []string
+	// Selection is the LoadOptions.Selection the data set was read with.
+	Selection Selection
 }
 
 // Row returns row i of X (a slice of X, not a copy).
@@ -95,6 +104,8 @@ func (ds *Dataset) Validate() error {
 		return fmt.Errorf("data: %s: %d feature names for %d columns: %w", where, len(ds.Features), ds.D, ErrFormat)
 	case ds.Y != nil && len(ds.Y) != ds.N:
 		return fmt.Errorf("data: %s: %d labels for %d rows: %w", where, len(ds.Y), ds.N, ErrLengthMismatch)
+	case ds.IDs != nil && len(ds.IDs) != ds.N:
+		return fmt.Errorf("data: %s: %d ids for %d rows: %w", where, len(ds.IDs), ds.N, ErrLengthMismatch)
 	}
 	for k, v := range ds.X {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -130,6 +141,15 @@ type LoadOptions struct {
 	// Header says whether a CSV file's first row is a header; the zero value,
 	// HeaderAuto, takes it for one only when not all of its cells are numbers.
 	Header Header
+	// Format names the reader ("csv", "csv.gz", "parquet", …, see Formats); "" picks it
+	// by the file's extension. A path of "-" (stdin) needs it.
+	Format string
+	// Selection says which columns of a table (CSV, Parquet) are features, which one is
+	// the id; MAT, NPY and NPZ files take it over their columns "x1"…"xD".
+	Selection Selection
+	// Positive is the label value that marks an anomaly, for labels of two values
+	// other than 0/1, -1/1 and true/false; "" reads those conventions.
+	Positive string
 }
 
 // Header says whether a CSV file starts with a header row.
@@ -169,8 +189,10 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: delimiter %q (want ',', ';' or tab): %w", o.Delimiter, ErrOptions)
 	case o.Header != HeaderAuto && o.Header != HeaderYes && o.Header != HeaderNo:
 		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
+	case o.Format != "" && !slices.Contains(Formats, o.Format):
+		return fmt.Errorf("data: format %q (want one of %s): %w", o.Format, strings.Join(Formats, ", "), ErrOptions)
 	}
-	return nil
+	return o.Selection.Validate()
 }
 
 func (o LoadOptions) xVar() string {
@@ -192,49 +214,69 @@ func (o LoadOptions) yVar() (name string, required bool) {
 	return o.YVar, true
 }
 
-// Load reads a data set, choosing the reader by the file extension
-// (case-insensitive): ".mat" (MAT v5), ".csv", ".npy" (X only) or ".npz".
+// Load reads a data set, choosing the reader by opts.Format or else by the file
+// extension (case-insensitive): ".mat" (MAT v5), ".csv", ".tsv" or ".txt" (delimited
+// text, each also gzipped as ".csv.gz"…), ".parquet", ".npy" (X only) or ".npz".
 // The result has passed Dataset.Validate.
 //
 // Errors start with "data: <path>:" and give the place: for CSV "line N,
 // column M" counted from 1 as an editor shows them (the header is line 1,
-// blank lines count, the label column counts); for MAT files the variable
-// and the byte offset of its element; for NPY/NPZ the array and the byte
-// or element offset; for values, 1-based row and column of X.
+// blank lines count, the label column counts); for Parquet the row and the column's
+// name; for MAT files the variable and the byte offset of its element; for NPY/NPZ the
+// array and the byte or element offset; for values, 1-based row and column of X.
 func Load(path string, opts LoadOptions) (*Dataset, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	switch ext {
-	case ".mat", ".csv", ".npy", ".npz":
-	default:
-		return nil, fmt.Errorf("data: %s: extension %q: %w", path, ext, ErrUnknownFormat)
-	}
-	b, err := os.ReadFile(path)
+	format, err := formatOf(path, opts.Format)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		return nil, err
 	}
 	var ds *Dataset
-	switch ext {
-	case ".mat":
-		ds, err = decodeMAT(b, opts)
-	case ".csv":
-		ds, err = decodeCSV(b, opts)
-	case ".npy":
-		ds, err = decodeNPY(b)
-	case ".npz":
-		ds, err = decodeNPZ(b, opts)
+	if format == "parquet" {
+		ds, err = loadParquet(path, opts)
+	} else {
+		ds, err = loadBytes(path, format, opts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", path, err)
 	}
 	ds.Path = path
-	ds.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	ds.Name = nameOf(path)
+	ds.Selection = opts.Selection
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// loadBytes reads the whole file and decodes it.
+func loadBytes(path, format string, opts LoadOptions) (*Dataset, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text, gz := strings.CutSuffix(format, ".gz")
+	if gz {
+		if b, err = gunzip(b); err != nil {
+			return nil, err
+		}
+	}
+	var ds *Dataset
+	switch text {
+	case "mat":
+		ds, err = decodeMAT(b, opts)
+	case "csv", "tsv", "txt":
+		return decodeCSV(b, opts)
+	case "npy":
+		ds, err = decodeNPY(b)
+	case "npz":
+		ds, err = decodeNPZ(b, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return selectMatrix(ds, opts.Selection)
 }
 
 // newDataset assembles a Dataset from a row-major n×d matrix, optional

@@ -1,12 +1,17 @@
 // Package data loads tabular anomaly-detection benchmarks into memory and
 // standardises them.
 //
-// A caller starts from Load, which picks a reader by file extension (MATLAB
-// MAT v5 ".mat", ".csv", NumPy ".npy" and ".npz") and returns a Dataset: an
-// n×d float64 matrix in row-major order with optional 0/1 labels
-// (1 = anomaly). Every reader checks what it reads (finite values, a
-// rectangular matrix, at least one row and column, labels in {0, 1}) and its
-// errors name the file and the place in it that is wrong; callers branch on
+// A caller starts from Load, which picks a reader by LoadOptions.Format or the
+// file extension (delimited text ".csv", ".tsv", ".txt", each optionally
+// gzipped; Apache Parquet ".parquet"; MATLAB MAT v5 ".mat"; NumPy ".npy" and
+// ".npz") and returns a Dataset: an n×d float64 matrix in row-major order with
+// optional 0/1 labels (1 = anomaly) and ids. For tables, a Selection chooses the
+// feature columns and the id column, and labels may follow the 0/1, -1/1
+// (scikit-learn) or true/false conventions or name their positive value;
+// WriteAppended writes a table back with columns (scores) added. Every reader
+// checks what it reads (finite values, no nulls, a rectangular matrix, at least
+// one row and column, labels of two values) and its errors name the file and
+// the place in it that is wrong; callers branch on
 // the sentinel errors (ErrMATv73, ErrNonFinite, ErrLabel, …) with errors.Is.
 //
 // FitScaler fits a Scaler (per-column mean and population standard

@@ -1,8 +1,10 @@
 package data
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+	"os"
 	"testing"
 )
 
@@ -89,6 +91,49 @@ func FuzzNPZ(f *testing.F) {
 			}
 		}
 		if ds, err := decodeNPY(xnpy); err == nil {
+			checkDecoded(t, ds)
+		}
+	})
+}
+
+// fuzzLimits keep a fuzzed Parquet file that declares billions of rows or a huge page
+// from allocating them, well below Load's limits.
+var fuzzLimits = parquetLimits{values: 1 << 20, pageBytes: 1 << 24}
+
+func FuzzParquet(f *testing.F) {
+	for _, path := range []string{
+		writeParquet(f, []allTypes{{ID: "a", I32: 1, F64: 2, Dec64: 3, Label: true}, {ID: "b", U64: 4, Dec32: -5}}),
+		writeParquet(f, []withNull{{A: 1}, {A: 2}}),
+		writeParquet(f, []withLabel[string]{{1, "ok"}, {2, "bad"}}),
+		writeBig(f, f.TempDir(), 20, 3)["parquet"],
+	} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, "label", "ok", true)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, label, positive string, dropText bool) {
+		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Positive: positive, Selection: Selection{DropText: dropText}}
+		ds, err := decodeParquet(bytes.NewReader(b), int64(len(b)), opts, fuzzLimits)
+		if err != nil {
+			return
+		}
+		checkDecoded(t, ds)
+	})
+}
+
+func FuzzGzipCSV(f *testing.F) {
+	f.Add(gzipBytes(f, []byte("id,a,label\nx,1,0\ny,2,1\n")), "label", true)
+	f.Add(gzipBytes(f, []byte("a\tb\n1\t2\n")), "", false)
+	f.Add(append(gzipBytes(f, []byte("a;b\n1;")), gzipBytes(f, []byte("2\n3;4\n"))...), "b", false)
+	f.Fuzz(func(t *testing.T, b []byte, label string, dropText bool) {
+		text, err := gunzip(b)
+		if err != nil {
+			return
+		}
+		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Selection: Selection{DropText: dropText}}
+		if ds, err := decodeCSV(text, opts); err == nil {
 			checkDecoded(t, ds)
 		}
 	})

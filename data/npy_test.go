@@ -168,7 +168,7 @@ func TestNPYErrors(t *testing.T) {
 		{"y length", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("|u1", false, []int{3}, []byte{0, 1, 0})), LoadOptions{}, ErrLengthMismatch},
 		{"y value 3", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("|u1", false, []int{2}, []byte{0, 3})), LoadOptions{}, ErrLabel},
 		{"y NaN", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("<f8", false, []int{2}, f8(0, math.NaN()))), LoadOptions{}, ErrLabel},
-		{"unknown extension", "x.parquet", x, LoadOptions{}, ErrUnknownFormat},
+		{"unknown extension", "x.xlsx", x, LoadOptions{}, ErrUnknownFormat},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

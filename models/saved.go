@@ -42,6 +42,9 @@ type Meta struct {
 	// ThresholdRule the rule (or "contamination=R") that chose it.
 	Threshold     *float64 `json:"threshold,omitempty"`
 	ThresholdRule string   `json:"threshold_rule,omitempty"`
+	// Selection is how the training table's columns were chosen (--id, --columns,
+	// --drop, --drop-text), for score to apply again; absent when every column was taken.
+	Selection *data.Selection `json:"selection,omitempty"`
 }
 
 // Member is one network of a saved model.

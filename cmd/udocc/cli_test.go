@@ -75,14 +75,14 @@ func TestRuntimeErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 50, 3, true, 11)
-	os.WriteFile(filepath.Join(dir, "table.txt"), []byte("a,b\n1,2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "table.xlsx"), []byte("a,b\n1,2\n"), 0o644)
 	cases := []struct {
 		name string
 		args []string // after fit and the tiny training flags
 		want string
 	}{
 		{"missing DATA file", []string{"absent.csv"}, "absent.csv"},
-		{"unknown DATA extension", []string{"table.txt"}, `".txt"`},
+		{"unknown DATA extension", []string{"table.xlsx"}, `".xlsx"`},
 		{"label column that is not there", []string{"--label", "class", "table.csv"}, `"class"`},
 	}
 	if v := inProcess("version"); strings.Contains(v.stdout, "no CUDA") {
@@ -166,7 +166,7 @@ func TestBadCells(t *testing.T) {
 // once, and exits 0: every case in process, and fit -h through the binary.
 func TestHelp(t *testing.T) {
 	fitDefaults := []string{
-		`udocc fit \[flags\] DATA`, `\.mat, \.csv, \.npy or \.npz`,
+		`udocc fit \[flags\] DATA`, `\.csv, \.tsv, \.txt, each optionally \.gz, \.parquet, \.mat, \.npy or \.npz; - is stdin`,
 		`--preset string .*default.* or paper .*\(default "default"\)`,
 		`--method string .*ensemble, proposed, oc, sb, otsu or tar .*\(default "ensemble"\)`,
 		`--contamination float `,

@@ -40,6 +40,8 @@ type fitOptions struct {
 	force   bool
 	json    bool
 	quiet   bool
+	table   tableFlags
+	in      *input // the table fit reads, for --append-to; nil for demo
 }
 
 // addFitFlags declares the training flags shared by fit and demo.
@@ -213,12 +215,13 @@ var fitOutputs = []string{"summary.json", "scores.csv", "history.csv", "delta_cu
 
 func runFit(args []string, stdout, stderr io.Writer) error {
 	var o fitOptions
-	fs := newFlags("fit", "[flags] DATA", "Train a Deep SVDD model on DATA (.mat, .csv, .npy or .npz), score and label every row.", stdout)
+	fs := newFlags("fit", "[flags] DATA", "Train a Deep SVDD model on DATA (.csv, .tsv, .txt, each optionally .gz, .parquet, .mat, .npy or .npz; - is stdin), score and label every row.", stdout)
 	addFitFlags(fs, &o)
 	fs.StringVar(&o.out, "out", "", "output folder (default udocc-out/<data name>)")
 	fs.StringVar(&o.label, "label", "", "label column (CSV: name or 0-based index) or variable (MAT/NPZ: default y); used only to report metrics, never to train")
 	fs.StringVar(&o.xVar, "x-var", "X", "the data variable of a MAT or NPZ file")
 	fs.StringVar(&o.header, "header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
+	addTableFlags(fs, &o.table)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -228,11 +231,16 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := o.check(fs); err != nil {
 		return err
 	}
-	path := fs.Arg(0)
-	ds, err := data.Load(path, loadOptions(path, o.label, o.xVar, o.header))
+	if err := o.table.check(o.json); err != nil {
+		return err
+	}
+	in, err := loadTable(fs.Arg(0), o.label, o.xVar, o.header, o.table, o.table.selection())
 	if err != nil {
 		return err
 	}
+	defer in.remove()
+	ds := in.ds
+	o.in = in
 	if o.out == "" {
 		o.out = filepath.Join("udocc-out", ds.Name)
 	}
@@ -267,25 +275,10 @@ func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (s
 		return summary{}, err
 	}
 	f.dir = o.out
-	return f.summary, report(f, o, stdout)
-}
-
-// loadOptions maps --label, --x-var and --header onto the reader of path's kind.
-func loadOptions(path, label, xVar, header string) data.LoadOptions {
-	opts := data.DefaultLoadOptions()
-	opts.XVar = xVar
-	opts.Header, _ = data.ParseHeader(header) // checked with the flags
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		if i, err := strconv.Atoi(label); err == nil {
-			opts.LabelIndex = i
-		} else {
-			opts.LabelColumn = label
-		}
-	default:
-		opts.YVar = label
+	if err := sendOutputs(o.table, o.in, f.dir, f.scores, f.labels, stdout); err != nil {
+		return summary{}, err
 	}
-	return opts
+	return f.summary, report(f, o, o.table.reportTo(stdout, stderr))
 }
 
 // report prints the summary: JSON with --json, a few lines otherwise.

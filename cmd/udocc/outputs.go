@@ -25,7 +25,7 @@ func (f *fitted) write(dir string) error {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", r.Member.Seed), r.Scores, r.Labels})
 		}
 	}
-	if err := writeScores(filepath.Join(dir, "scores.csv"), f.scores, f.labels, f.ds.Y, cols); err != nil {
+	if err := writeScores(filepath.Join(dir, "scores.csv"), idOf(f.ds), f.scores, f.labels, f.ds.Y, cols); err != nil {
 		return err
 	}
 	if err := f.writeHistory(filepath.Join(dir, "history.csv")); err != nil {
@@ -51,13 +51,18 @@ type scoreColumn struct {
 	labels []bool
 }
 
-// writeScores writes row, score, rank (1 = most normal), label and, where known, the
-// true label; then each member's score and label for an ensemble.
-func writeScores(path string, scores []float64, labels []bool, y []int, cols []scoreColumn) error {
+// writeScores writes row, the id column where there is one, score, rank (1 = most
+// normal), label and, where known, the true label; then each member's score and label
+// for an ensemble.
+func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn) error {
 	ranks := dynamics.Ranks(scores)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
-		bw.WriteString("row,score,rank,label")
+		bw.WriteString("row")
+		if id.values != nil {
+			bw.WriteString("," + csvField(id.name))
+		}
+		bw.WriteString(",score,rank,label")
 		if y != nil {
 			bw.WriteString(",true_label")
 		}
@@ -66,7 +71,11 @@ func writeScores(path string, scores []float64, labels []bool, y []int, cols []s
 		}
 		bw.WriteString("\n")
 		for i, s := range scores {
-			fmt.Fprintf(bw, "%d,%s,%d,%s", i, ftoa(s), ranks[i], label(labels, i))
+			fmt.Fprintf(bw, "%d", i)
+			if id.values != nil {
+				bw.WriteString("," + csvField(id.values[i]))
+			}
+			fmt.Fprintf(bw, ",%s,%d,%s", ftoa(s), ranks[i], label(labels, i))
 			if y != nil {
 				fmt.Fprintf(bw, ",%d", y[i])
 			}
@@ -142,6 +151,9 @@ func (f *fitted) writeModel(dir string) error {
 	}
 	if f.ds.Named {
 		meta.Features = f.ds.Features
+	}
+	if !f.ds.Selection.IsZero() {
+		meta.Selection = &f.ds.Selection
 	}
 	for k, r := range f.run.Results {
 		name := fmt.Sprintf("member-%d.pt", r.Member.Seed)

@@ -45,6 +45,8 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	header := fs.String("header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
 	force := fs.Bool("force", false, "replace --out even when it holds files udocc did not write (they are deleted)")
 	asJSON := fs.Bool("json", false, "print summary.json to stdout and nothing else there")
+	var table tableFlags
+	addTableFlags(fs, &table)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -60,6 +62,9 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if _, err := data.ParseHeader(*header); err != nil {
 		return usagef("--header %q: want yes, no or auto", *header)
 	}
+	if err := table.check(*asJSON); err != nil {
+		return err
+	}
 	if err := deviceUsable(*device); err != nil {
 		return err
 	}
@@ -71,10 +76,12 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	path := fs.Arg(0)
-	ds, err := data.Load(path, loadOptions(path, *label, *xVar, *header))
+	in, err := loadTable(path, *label, *xVar, *header, table, scoreSelection(fs, table, meta))
 	if err != nil {
 		return err
 	}
+	defer in.remove()
+	ds := in.ds
 	if ds, err = matchColumns(ds, meta.Features, *model); err != nil {
 		return err
 	}
@@ -130,7 +137,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), scores[k], l})
 		}
 	}
-	if err := writeScores(filepath.Join(tx.Dir(), "scores.csv"), final, labels, ds.Y, cols); err != nil {
+	if err := writeScores(filepath.Join(tx.Dir(), "scores.csv"), idOf(ds), final, labels, ds.Y, cols); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(s, "", "  ")
@@ -143,6 +150,10 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	if err := sendOutputs(table, in, *out, final, labels, stdout); err != nil {
+		return err
+	}
+	stdout = table.reportTo(stdout, stderr)
 	if *asJSON {
 		_, err = stdout.Write(append(b, '\n'))
 		return err

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/torch"
 )
 
@@ -31,8 +32,12 @@ type summary struct {
 	Flagged       int        `json:"flagged"`
 	Timings       timings    `json:"timings"`
 	labelMetrics
-	Constant []int           `json:"constant_columns,omitempty"`
-	Members  []memberSummary `json:"members,omitempty"`
+	Constant []int `json:"constant_columns,omitempty"`
+	// Features are the columns trained on, in order; Selection how they were chosen.
+	Features    []string        `json:"features"`
+	Selection   *data.Selection `json:"selection,omitempty"`
+	TextDropped []string        `json:"text_columns_dropped,omitempty"`
+	Members     []memberSummary `json:"members,omitempty"`
 }
 
 type configJSON struct {
@@ -143,6 +148,10 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 	}
 	if strings.EqualFold(filepath.Ext(f.ds.Path), ".csv") {
 		s.Header = &f.ds.Named
+	}
+	s.Features, s.TextDropped = f.ds.Features, f.ds.TextDropped
+	if !f.ds.Selection.IsZero() {
+		s.Selection = &f.ds.Selection
 	}
 	if o.method == "proposed" {
 		s.Config.Threshold = o.threshold

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/models"
+)
+
+// tableFlags are the flags of fit and score that say how to read a table (its format,
+// columns and labels) and where scores go besides --out.
+type tableFlags struct {
+	format   string
+	id       string
+	columns  string
+	drop     string
+	dropText bool
+	positive string
+	scoresTo string
+	appendTo string
+}
+
+// addTableFlags declares the table flags.
+func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
+	fs.StringVar(&t.format, "format", "", "DATA's format where its extension does not say it, as for - (stdin): "+strings.Join(data.Formats, ", "))
+	fs.StringVar(&t.id, "id", "", "a column carried through to scores.csv as each row's id (any type; never trained on)")
+	fs.StringVar(&t.columns, "columns", "", "the feature columns, comma-separated, in this order (default: every column but --label and --id)")
+	fs.StringVar(&t.drop, "drop", "", "columns not to train on, comma-separated")
+	fs.BoolVar(&t.dropText, "drop-text", false, "leave out the non-numeric columns instead of refusing them")
+	fs.StringVar(&t.positive, "positive", "", "the --label value that marks an anomaly, for labels other than 0/1, -1/1 (-1 = outlier) and true/false")
+	fs.StringVar(&t.scoresTo, "scores-to", "", "also write scores.csv here; - is stdout (the report then goes to stderr)")
+	fs.StringVar(&t.appendTo, "append-to", "", "write DATA with score, rank and label columns added to this .csv or .parquet file")
+}
+
+// check validates the table flags that do not depend on the data.
+func (t tableFlags) check(asJSON bool) error {
+	if t.format != "" && !slices.Contains(data.Formats, t.format) {
+		return usagef("--format %q: want one of %s", t.format, strings.Join(data.Formats, ", "))
+	}
+	if t.columns != "" && t.drop != "" {
+		return usagef("--columns and --drop: give one (--columns lists what is kept)")
+	}
+	if err := t.selection().Validate(); err != nil {
+		return usageError{err}
+	}
+	if t.scoresTo == "-" && asJSON {
+		return usagef("--scores-to - and --json both want stdout")
+	}
+	if t.appendTo != "" {
+		if _, err := data.TableFormat(t.appendTo); err != nil {
+			return usagef("--append-to: %v", err)
+		}
+	}
+	return nil
+}
+
+// selection is the data.Selection the flags give.
+func (t tableFlags) selection() data.Selection {
+	return data.Selection{ID: t.id, Columns: splitList(t.columns), Drop: splitList(t.drop), DropText: t.dropText}
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	out := strings.Split(s, ",")
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+// input is a loaded table and where it came from, so that --append-to can read it again.
+type input struct {
+	ds     *data.Dataset
+	path   string // the file read: DATA, or a copy of stdin
+	opts   data.LoadOptions
+	remove func()
+}
+
+// loadTable reads DATA (a path, or - for stdin, copied to a temporary file so that any
+// format, Parquet included, can be read from it and read again) with --label, --x-var,
+// --header and the table flags. The caller calls remove when done.
+func loadTable(path, label, xVar, header string, t tableFlags, sel data.Selection) (*input, error) {
+	in := &input{path: path, remove: func() {}}
+	if path == "-" {
+		if t.format == "" {
+			return nil, usagef("DATA - (stdin) needs --format: one of %s", strings.Join(data.Formats, ", "))
+		}
+		tmp, err := spoolStdin(t.format)
+		if err != nil {
+			return nil, err
+		}
+		in.path, in.remove = tmp, func() { os.Remove(tmp) }
+	}
+	opts := data.DefaultLoadOptions()
+	opts.XVar, opts.Format, opts.Selection, opts.Positive = xVar, t.format, sel, t.positive
+	opts.Header, _ = data.ParseHeader(header) // checked with the flags
+	if data.IsTable(path, t.format) {
+		if i, err := strconv.Atoi(label); err == nil {
+			opts.LabelIndex = i
+		} else {
+			opts.LabelColumn = label
+		}
+	} else {
+		opts.YVar = label
+	}
+	in.opts = opts
+	ds, err := data.Load(in.path, opts)
+	if err != nil {
+		in.remove()
+		return nil, err
+	}
+	if path == "-" {
+		ds.Path, ds.Name = "-", "stdin"
+	}
+	in.ds = ds
+	return in, nil
+}
+
+// spoolStdin copies stdin into a temporary file named for its format.
+func spoolStdin(format string) (string, error) {
+	f, err := os.CreateTemp("", "udocc-stdin-*."+format)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, os.Stdin); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("reading stdin: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// idColumn is the id column carried into scores.csv; values nil for none.
+type idColumn struct {
+	name   string
+	values []string
+}
+
+func idOf(ds *data.Dataset) idColumn { return idColumn{ds.IDName, ds.IDs} }
+
+// csvField quotes a cell for CSV where it needs it.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\r\n") || strings.TrimSpace(s) != s {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// sendOutputs writes what --scores-to and --append-to ask for, from the scores.csv
+// already committed in dir: after the run's outputs, so that a failure here leaves
+// them whole.
+func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels []bool, stdout io.Writer) error {
+	if t.appendTo != "" {
+		cols := []data.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
+		for _, r := range dynamics.Ranks(scores) {
+			cols[1].Values = append(cols[1].Values, float64(r))
+		}
+		cols[2].Values = make([]float64, len(scores))
+		for i := range scores {
+			switch {
+			case labels == nil:
+				cols[2].Values[i] = math.NaN()
+			case labels[i]:
+				cols[2].Values[i] = 1
+			}
+		}
+		if err := data.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
+			return err
+		}
+	}
+	if t.scoresTo == "" {
+		return nil
+	}
+	src := filepath.Join(dir, "scores.csv")
+	if t.scoresTo != "-" {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteBytes(t.scoresTo, b)
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(stdout, f)
+	return err
+}
+
+// reportTo is where a command's report goes: stderr when scores go to stdout.
+func (t tableFlags) reportTo(stdout, stderr io.Writer) io.Writer {
+	if t.scoresTo == "-" {
+		return stderr
+	}
+	return stdout
+}
+
+// scoreSelection is the selection of udocc score: the flags' where any is given, else
+// the one the model was trained with, so that the same columns are read.
+func scoreSelection(fs *pflag.FlagSet, t tableFlags, meta *models.Meta) data.Selection {
+	for _, name := range []string{"id", "columns", "drop", "drop-text"} {
+		if fs.Changed(name) {
+			return t.selection()
+		}
+	}
+	if meta.Selection != nil {
+		return *meta.Selection
+	}
+	return data.Selection{}
+}

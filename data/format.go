@@ -1,0 +1,112 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Formats are the names LoadOptions.Format accepts: delimited text (its delimiter
+// sniffed from the first line), the same gzipped, Parquet, and the matrix formats.
+var Formats = []string{"csv", "tsv", "txt", "csv.gz", "tsv.gz", "txt.gz", "parquet", "mat", "npy", "npz"}
+
+// formatOf is the format named, or else the one of path's extension.
+func formatOf(path, named string) (string, error) {
+	if named != "" {
+		return named, nil
+	}
+	if path == "-" {
+		return "", fmt.Errorf("data: reading stdin needs its format named (one of %s): %w", strings.Join(Formats, ", "), ErrOptions)
+	}
+	base := strings.ToLower(filepath.Base(path))
+	ext := filepath.Ext(base)
+	if ext == ".gz" {
+		ext = filepath.Ext(strings.TrimSuffix(base, ext)) + ext
+	}
+	if f := strings.TrimPrefix(ext, "."); f != "" && slices.Contains(Formats, f) {
+		return f, nil
+	}
+	return "", fmt.Errorf("data: %s: extension %q: %w", path, ext, ErrUnknownFormat)
+}
+
+// IsTable reports whether a file of this format (or, for "", of path's extension)
+// is a table with named columns and a label column (CSV, Parquet), rather than a
+// matrix with labels in a variable (MAT, NPY, NPZ).
+func IsTable(path, format string) bool {
+	f, err := formatOf(path, format)
+	return err == nil && !slices.Contains([]string{"mat", "npy", "npz"}, f)
+}
+
+// nameOf is a data set's name: the file name without its extensions ("pima" for
+// pima.csv.gz), "stdin" for "-".
+func nameOf(path string) string {
+	if path == "-" {
+		return "stdin"
+	}
+	base := filepath.Base(path)
+	if strings.EqualFold(filepath.Ext(base), ".gz") {
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// maxGunzip bounds what a gzipped file may inflate to (64 GiB): past it the file is
+// refused rather than exhausting memory.
+const maxGunzip = 64 << 30
+
+// gunzip inflates a gzip file, every member of it (as gzip -d does).
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %v: %w", err, ErrFormat)
+	}
+	var out bytes.Buffer
+	n, err := io.Copy(&out, io.LimitReader(zr, maxGunzip+1))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: after %d bytes: %v: %w", n, err, ErrFormat)
+	}
+	if n > maxGunzip {
+		return nil, fmt.Errorf("gzip: inflates past %d bytes: %w", int64(maxGunzip), ErrTooLarge)
+	}
+	return out.Bytes(), nil
+}
+
+// selectMatrix applies a Selection to a matrix read from MAT, NPY or NPZ, whose
+// columns are named x1…xD: every column is numeric, and the id column's numbers
+// become its text.
+func selectMatrix(ds *Dataset, s Selection) (*Dataset, error) {
+	if s.IsZero() {
+		return ds, nil
+	}
+	numeric := make([]bool, ds.D)
+	for j := range numeric {
+		numeric[j] = true
+	}
+	r, err := resolveColumns(ds.Features, numeric, -1, s, func(int) string { return "" })
+	if err != nil {
+		return nil, err
+	}
+	out := &Dataset{N: ds.N, D: len(r.features), Y: ds.Y, Named: ds.Named}
+	out.X = make([]float64, 0, out.N*out.D)
+	for i := 0; i < ds.N; i++ {
+		row := ds.Row(i)
+		for _, j := range r.features {
+			out.X = append(out.X, row[j])
+		}
+		if r.id >= 0 {
+			out.IDs = append(out.IDs, strconv.FormatFloat(row[r.id], 'g', -1, 64))
+		}
+	}
+	for _, j := range r.features {
+		out.Features = append(out.Features, ds.Features[j])
+	}
+	if r.id >= 0 {
+		out.IDName = ds.Features[r.id]
+	}
+	return out, nil
+}
