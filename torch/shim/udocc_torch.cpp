@@ -150,8 +150,13 @@ struct Layer {
   bool bn() const { return rm.defined(); }
 };
 
+// Adam keeps every parameter it covers in one K x T buffer (member k's row holds its T
+// weights), so a step is a dozen whole-buffer operations whatever the number of layers:
+// the layers' weights are views into flat, and their gradients views into grad, into
+// which backward accumulates.
 struct Adam {
-  std::vector<at::Tensor> params, m, v;
+  at::Tensor flat, grad, m, v;     // K x T
+  std::vector<at::Tensor> params;  // the layers' weights, views into flat
   std::vector<int64_t> t;        // steps taken by each member
   std::vector<double> lr, wd;    // per member
   at::Tensor wd_dev;             // K, float, on the device
@@ -251,12 +256,30 @@ at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
   return h;
 }
 
-void adam_reset(udocc_group *g, std::vector<at::Tensor> params, const double *lr, const double *wd) {
+// adam_reset moves the weights in params into a fresh flat buffer and rebinds each layer's
+// weight to its view there (a leaf that requires grad), with its gradient preset to the
+// matching view of the flat gradient.
+void adam_reset(udocc_group *g, std::vector<at::Tensor *> params, const double *lr, const double *wd) {
   Adam a;
-  a.params = std::move(params);
-  for (auto &p : a.params) {
-    a.m.push_back(torch::zeros_like(p));
-    a.v.push_back(torch::zeros_like(p));
+  int64_t T = 0;
+  for (const at::Tensor *p : params) T += p->numel() / g->K;
+  a.flat = torch::empty({g->K, T}, f32(g->dev));
+  a.grad = torch::zeros({g->K, T}, f32(g->dev));
+  a.m = torch::zeros({g->K, T}, f32(g->dev));
+  a.v = torch::zeros({g->K, T}, f32(g->dev));
+  int64_t off = 0;
+  for (at::Tensor *p : params) {
+    const int64_t len = p->numel() / g->K;
+    at::Tensor w = a.flat.narrow(1, off, len).view(p->sizes());
+    {
+      torch::NoGradGuard ng;
+      w.copy_(*p);
+    }
+    w.set_requires_grad(true);
+    w.mutable_grad() = a.grad.narrow(1, off, len).view(p->sizes());
+    *p = w;
+    a.params.push_back(w);
+    off += len;
   }
   a.t.assign(g->K, 0);
   a.lr.assign(lr, lr + g->K);
@@ -279,24 +302,30 @@ struct AdamCoef {
 // true every member is on and the moments are updated in place.
 void adam_step(Adam &a, const AdamCoef &c, const at::Tensor &on, bool dense) {
   torch::NoGradGuard ng;
-  for (size_t i = 0; i < a.params.size(); ++i) {
-    at::Tensor &p = a.params[i];
-    if (!p.grad().defined()) continue;
-    std::vector<int64_t> shape(p.dim(), 1);
-    shape[0] = -1;
-    at::Tensor grad = a.wd_uniform ? p.grad().add(p, a.wd[0]) : p.grad() + a.wd_dev.view(shape) * p;
-    if (dense) {
-      a.m[i].mul_(kBeta1).add_(grad, 1 - kBeta1);
-      a.v[i].mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
-    } else {
-      at::Tensor onv = on.view(shape);
-      a.m[i] = torch::where(onv, a.m[i] * kBeta1 + grad * (1 - kBeta1), a.m[i]);
-      a.v[i] = torch::where(onv, a.v[i] * kBeta2 + grad * grad * (1 - kBeta2), a.v[i]);
+  int64_t off = 0;
+  for (at::Tensor &p : a.params) {
+    // Backward adds into the preset gradient in place; should autograd ever have
+    // replaced it, its values go back into the flat gradient here.
+    const int64_t len = p.numel() / a.flat.size(0);
+    at::Tensor slot = a.grad.narrow(1, off, len).view(p.sizes());
+    if (!p.grad().defined() || p.grad().data_ptr() != slot.data_ptr()) {
+      if (p.grad().defined()) slot.copy_(p.grad());
+      p.mutable_grad() = slot;
     }
-    at::Tensor denom = (a.v[i].sqrt() / c.bc2s.view(shape)).add_(kAdamEps);
-    p.sub_(a.m[i] / denom * c.step.view(shape));
-    p.mutable_grad().reset();
+    off += len;
   }
+  at::Tensor grad = a.wd_uniform ? a.grad.add(a.flat, a.wd[0]) : a.grad + a.wd_dev.view({-1, 1}) * a.flat;
+  if (dense) {
+    a.m.mul_(kBeta1).add_(grad, 1 - kBeta1);
+    a.v.mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
+  } else {
+    at::Tensor onv = on.view({-1, 1});
+    a.m = torch::where(onv, a.m * kBeta1 + grad * (1 - kBeta1), a.m);
+    a.v = torch::where(onv, a.v * kBeta2 + grad * grad * (1 - kBeta2), a.v);
+  }
+  at::Tensor denom = (a.v.sqrt() / c.bc2s.view({-1, 1})).add_(kAdamEps);
+  a.flat.sub_(a.m / denom * c.step.view({-1, 1}));
+  a.grad.zero_();
 }
 
 // Plan holds one epoch's steps on the device.
@@ -396,11 +425,11 @@ at::Tensor masked_quantile(const at::Tensor &vals, const at::Tensor &m, const at
   return vlo + (pos - lo) * (vhi - vlo);
 }
 
-std::vector<at::Tensor> params_of(const std::vector<Layer> &a, const std::vector<Layer> *b) {
-  std::vector<at::Tensor> ps;
-  for (const auto &l : a) ps.push_back(l.w);
+std::vector<at::Tensor *> params_of(std::vector<Layer> &a, std::vector<Layer> *b) {
+  std::vector<at::Tensor *> ps;
+  for (auto &l : a) ps.push_back(&l.w);
   if (b != nullptr) {
-    for (const auto &l : *b) ps.push_back(l.w);
+    for (auto &l : *b) ps.push_back(&l.w);
   }
   return ps;
 }
