@@ -150,12 +150,14 @@ struct Layer {
   bool bn() const { return rm.defined(); }
 };
 
-// Adam keeps every parameter it covers in one K x T buffer (member k's row holds its T
-// weights), so a step is a dozen whole-buffer operations whatever the number of layers:
-// the layers' weights are views into flat, and their gradients views into grad, into
-// which backward accumulates.
+// Adam keeps every parameter it covers in one flat buffer, weight tensor after weight
+// tensor (each K x in x out, contiguous, as autograd wants its gradients), so a step is a
+// dozen whole-buffer operations whatever the number of layers: the layers' weights are
+// views into flat, and their gradients views into grad, into which backward accumulates.
+// member maps each element to its member, to spread the per-member coefficients.
 struct Adam {
-  at::Tensor flat, grad, m, v;     // K x T
+  at::Tensor flat, grad, m, v;     // K x in x out per weight, flattened
+  at::Tensor member;               // int64, the member of each element of flat
   std::vector<at::Tensor> params;  // the layers' weights, views into flat
   std::vector<int64_t> t;        // steps taken by each member
   std::vector<double> lr, wd;    // per member
@@ -262,21 +264,26 @@ at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
 void adam_reset(udocc_group *g, std::vector<at::Tensor *> params, const double *lr, const double *wd) {
   Adam a;
   int64_t T = 0;
-  for (const at::Tensor *p : params) T += p->numel() / g->K;
-  a.flat = torch::empty({g->K, T}, f32(g->dev));
-  a.grad = torch::zeros({g->K, T}, f32(g->dev));
-  a.m = torch::zeros({g->K, T}, f32(g->dev));
-  a.v = torch::zeros({g->K, T}, f32(g->dev));
+  std::vector<at::Tensor> members;
+  for (const at::Tensor *p : params) {
+    T += p->numel();
+    members.push_back(torch::arange(g->K, at::TensorOptions().dtype(at::kLong)).repeat_interleave(p->numel() / g->K));
+  }
+  a.member = torch::cat(members).to(g->dev);
+  a.flat = torch::empty({T}, f32(g->dev));
+  a.grad = torch::zeros({T}, f32(g->dev));
+  a.m = torch::zeros({T}, f32(g->dev));
+  a.v = torch::zeros({T}, f32(g->dev));
   int64_t off = 0;
   for (at::Tensor *p : params) {
-    const int64_t len = p->numel() / g->K;
-    at::Tensor w = a.flat.narrow(1, off, len).view(p->sizes());
+    const int64_t len = p->numel();
+    at::Tensor w = a.flat.narrow(0, off, len).view(p->sizes());
     {
       torch::NoGradGuard ng;
       w.copy_(*p);
     }
     w.set_requires_grad(true);
-    w.mutable_grad() = a.grad.narrow(1, off, len).view(p->sizes());
+    w.mutable_grad() = a.grad.narrow(0, off, len).view(p->sizes());
     *p = w;
     a.params.push_back(w);
     off += len;
@@ -306,25 +313,26 @@ void adam_step(Adam &a, const AdamCoef &c, const at::Tensor &on, bool dense) {
   for (at::Tensor &p : a.params) {
     // Backward adds into the preset gradient in place; should autograd ever have
     // replaced it, its values go back into the flat gradient here.
-    const int64_t len = p.numel() / a.flat.size(0);
-    at::Tensor slot = a.grad.narrow(1, off, len).view(p.sizes());
+    const int64_t len = p.numel();
+    at::Tensor slot = a.grad.narrow(0, off, len).view(p.sizes());
     if (!p.grad().defined() || p.grad().data_ptr() != slot.data_ptr()) {
       if (p.grad().defined()) slot.copy_(p.grad());
       p.mutable_grad() = slot;
     }
     off += len;
   }
-  at::Tensor grad = a.wd_uniform ? a.grad.add(a.flat, a.wd[0]) : a.grad + a.wd_dev.view({-1, 1}) * a.flat;
+  auto per = [&](const at::Tensor &k) { return k.index_select(0, a.member); };
+  at::Tensor grad = a.wd_uniform ? a.grad.add(a.flat, a.wd[0]) : a.grad + per(a.wd_dev) * a.flat;
   if (dense) {
     a.m.mul_(kBeta1).add_(grad, 1 - kBeta1);
     a.v.mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
   } else {
-    at::Tensor onv = on.view({-1, 1});
+    at::Tensor onv = per(on);
     a.m = torch::where(onv, a.m * kBeta1 + grad * (1 - kBeta1), a.m);
     a.v = torch::where(onv, a.v * kBeta2 + grad * grad * (1 - kBeta2), a.v);
   }
-  at::Tensor denom = (a.v.sqrt() / c.bc2s.view({-1, 1})).add_(kAdamEps);
-  a.flat.sub_(a.m / denom * c.step.view({-1, 1}));
+  at::Tensor denom = (a.v.sqrt() / per(c.bc2s)).add_(kAdamEps);
+  a.flat.sub_(a.m / denom * per(c.step));
   a.grad.zero_();
 }
 
