@@ -103,6 +103,14 @@ shim_flags() {
   [ -e "$libdir/libc10_cuda.so" ] && cuda+=(-lc10_cuda)
   [ ${#cuda[@]} -gt 0 ] && log "linking CUDA (${cuda[*]}) from $libdir"
   LDFLAGS_T+=(-Wl,--no-as-needed "${cuda[@]}" -ltorch -ltorch_cpu -lc10 -Wl,--as-needed)
+  # A libtorch that calls an outside BLAS's sgemm_ (Debian's: the reference BLAS) beside
+  # a shared oneDNN gets the shim's sgemm_, which runs on oneDNN (see the shim's end).
+  # (grep reads nm's whole output: with pipefail, grep -q's early exit fails the pipe.)
+  if command -v nm >/dev/null && [ -e "$libdir/libdnnl.so.2" ] &&
+    [ "$(nm -D --undefined-only "$libdir/libtorch_cpu.so" 2>/dev/null | grep -cw sgemm_)" -gt 0 ]; then
+    CXXFLAGS_T+=(-DUDOCC_DNNL_SGEMM)
+    LDFLAGS_T+=(-l:libdnnl.so.2)
+  fi
 }
 
 build_shim() {

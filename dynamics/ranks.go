@@ -1,9 +1,6 @@
 package dynamics
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Ranks returns the ranking r_i of every score in ascending order (Section IV-A): a
 // permutation of 1..n in which rank 1 is the most normal row (lowest score) and rank n
@@ -14,44 +11,62 @@ import (
 // value therefore yields the identity ranking in every epoch. NaN ranks after every
 // number (NaNs among themselves by row index); the selectors reject non-finite scores
 // before ranking.
+//
+// It runs every epoch on every row, so it is an O(n) radix sort rather than a comparison
+// sort: least significant byte first over sortKey, stable, starting from row order, so
+// equal keys keep the lower index first.
 func Ranks(scores []float64) []int {
-	order := rankOrder(scores)
-	ranks := make([]int, len(scores))
+	n := len(scores)
+	if n == 0 {
+		return []int{}
+	}
+	keys, keys2 := make([]uint64, n), make([]uint64, n)
+	order, tmp := make([]int, n), make([]int, n)
+	var counts [8][256]int
+	for i, s := range scores {
+		k := sortKey(s)
+		keys[i], order[i] = k, i
+		for p := range counts {
+			counts[p][byte(k>>(8*p))]++
+		}
+	}
+	for p := range counts {
+		c := &counts[p]
+		if c[byte(keys[0]>>(8*p))] == n {
+			continue // every key has this byte: the pass would not move a row
+		}
+		sum := 0
+		for b, m := range c {
+			c[b], sum = sum, sum+m
+		}
+		for i, k := range keys {
+			b := byte(k >> (8 * p))
+			keys2[c[b]], tmp[c[b]] = k, order[i]
+			c[b]++
+		}
+		keys, keys2 = keys2, keys
+		order, tmp = tmp, order
+	}
+	ranks := tmp
 	for r, i := range order {
 		ranks[i] = r + 1
 	}
 	return ranks
 }
 
-// rankOrder returns the row indices sorted by rank: order[r-1] is the row of rank r.
-func rankOrder(scores []float64) []int {
-	order := make([]int, len(scores))
-	for i := range order {
-		order[i] = i
+// sortKey maps a score to a uint64 whose unsigned order is the ranking's order: the IEEE
+// 754 bits with the sign bit set for positive numbers and every bit flipped for negative
+// ones; -0 maps as +0 (they are equal scores) and every NaN to the largest key, after +Inf.
+func sortKey(x float64) uint64 {
+	if math.IsNaN(x) {
+		return math.MaxUint64
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := compareScores(scores[a], scores[b]); c != 0 {
-			return c
-		}
-		return a - b
-	})
-	return order
-}
-
-// compareScores orders numbers ascending with NaN after +Inf.
-func compareScores(x, y float64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
+	if x == 0 {
+		x = 0 // -0 == +0
 	}
-	xn, yn := math.IsNaN(x), math.IsNaN(y)
-	switch {
-	case xn && !yn:
-		return 1
-	case !xn && yn:
-		return -1
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
 	}
-	return 0
+	return b | 1<<63
 }

@@ -92,3 +92,54 @@ func BenchmarkPretrainEpoch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
 }
+
+// speedShapes are the tables bench/speed.sh times: d = 20 with 32-16-8 from 10^3 to 10^6
+// rows, and the mnist shape.
+var speedShapes = []struct {
+	n, d   int
+	hidden []int
+}{
+	{1000, 20, []int{32, 16, 8}},
+	{10000, 20, []int{32, 16, 8}},
+	{100000, 20, []int{32, 16, 8}},
+	{1000000, 20, []int{32, 16, 8}},
+	{7603, 100, []int{64, 32, 16}},
+}
+
+// BenchmarkSpeed times one pretraining epoch and one fine-tuning epoch (training plus
+// the eval-mode scoring of all rows, as PyTorch's baseline does) per table shape, for
+// K = 1 and K = 10 models in lockstep, one thread. bench/speed.sh runs it beside a plain
+// PyTorch loop; select shapes with -bench 'Speed/n=1000,'.
+func BenchmarkSpeed(b *testing.B) {
+	for _, s := range speedShapes {
+		for _, k := range []int{1, 10} {
+			for _, pretrain := range []bool{true, false} {
+				phase := "finetune"
+				if pretrain {
+					phase = "pretrain"
+				}
+				name := fmt.Sprintf("n=%d,d=%d/K=%d/%s", s.n, s.d, k, phase)
+				b.Run(name, func(b *testing.B) {
+					g, rngs := epochGroup(b, s.n, s.d, s.hidden, k, pretrain, "cpu")
+					defer g.Close()
+					obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						var err error
+						if pretrain {
+							_, err = g.PretrainEpoch(plans(rngs, g.N()))
+						} else if _, err = g.TrainEpoch(plans(rngs, g.N()), obj, nil); err == nil {
+							_, err = g.Distances()
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					ms := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+					b.ReportMetric(ms, "ms/epoch")
+					b.ReportMetric(ms/float64(k), "ms/model-epoch")
+				})
+			}
+		}
+	}
+}

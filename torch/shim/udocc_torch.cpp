@@ -21,12 +21,14 @@
 #include "udocc_torch.h"
 
 #include <dlfcn.h>
+#include <malloc.h>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -52,9 +54,16 @@ char *dup_error(const std::string &s) {
   return p;
 }
 
+// threads is the intra-op thread count set by udocc_set_num_threads (0: never set).
+// OpenMP keeps the count per OS thread and Go runs each call on whichever OS thread is
+// free, so every entry point applies it to its own thread before any tensor work.
+std::atomic<int> threads{0};
+
 template <typename F>
 char *guard(F &&f) {
   try {
+    int t = threads.load();
+    if (t > 0 && at::get_num_threads() != t) at::set_num_threads(t);
     f();
     return nullptr;
   } catch (const c10::Error &e) {
@@ -126,14 +135,30 @@ torch::Device parse_device(const std::string &s) {
   return dev;
 }
 
+// keep_pages stops glibc from handing freed pages back to the kernel: an epoch allocates
+// and frees the same buffers thousands of times, and with glibc's defaults every large
+// one is a fresh mmap whose pages fault in again (at 10^5 rows this was 40 % of a
+// fine-tuning epoch). 32 MiB is the largest mmap threshold mallopt accepts on 64 bits.
+__attribute__((constructor)) void keep_pages() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+}
+
 struct Layer {
   at::Tensor w;       // K x in x out, requires grad
   at::Tensor rm, rv;  // K x out running mean/var; undefined for the bare last Linear
   bool bn() const { return rm.defined(); }
 };
 
+// Adam keeps every parameter it covers in one flat buffer, weight tensor after weight
+// tensor (each K x in x out, contiguous, as autograd wants its gradients), so a step is a
+// dozen whole-buffer operations whatever the number of layers: the layers' weights are
+// views into flat, and their gradients views into grad, into which backward accumulates.
+// member maps each element to its member, to spread the per-member coefficients.
 struct Adam {
-  std::vector<at::Tensor> params, m, v;
+  at::Tensor flat, grad, m, v;     // K x in x out per weight, flattened
+  at::Tensor member;               // int64, the member of each element of flat
+  std::vector<at::Tensor> params;  // the layers' weights, views into flat
   std::vector<int64_t> t;        // steps taken by each member
   std::vector<double> lr, wd;    // per member
   at::Tensor wd_dev;             // K, float, on the device
@@ -233,12 +258,35 @@ at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
   return h;
 }
 
-void adam_reset(udocc_group *g, std::vector<at::Tensor> params, const double *lr, const double *wd) {
+// adam_reset moves the weights in params into a fresh flat buffer and rebinds each layer's
+// weight to its view there (a leaf that requires grad), with its gradient preset to the
+// matching view of the flat gradient.
+void adam_reset(udocc_group *g, std::vector<at::Tensor *> params, const double *lr, const double *wd) {
   Adam a;
-  a.params = std::move(params);
-  for (auto &p : a.params) {
-    a.m.push_back(torch::zeros_like(p));
-    a.v.push_back(torch::zeros_like(p));
+  int64_t T = 0;
+  std::vector<at::Tensor> members;
+  for (const at::Tensor *p : params) {
+    T += p->numel();
+    members.push_back(torch::arange(g->K, at::TensorOptions().dtype(at::kLong)).repeat_interleave(p->numel() / g->K));
+  }
+  a.member = torch::cat(members).to(g->dev);
+  a.flat = torch::empty({T}, f32(g->dev));
+  a.grad = torch::zeros({T}, f32(g->dev));
+  a.m = torch::zeros({T}, f32(g->dev));
+  a.v = torch::zeros({T}, f32(g->dev));
+  int64_t off = 0;
+  for (at::Tensor *p : params) {
+    const int64_t len = p->numel();
+    at::Tensor w = a.flat.narrow(0, off, len).view(p->sizes());
+    {
+      torch::NoGradGuard ng;
+      w.copy_(*p);
+    }
+    w.set_requires_grad(true);
+    w.mutable_grad() = a.grad.narrow(0, off, len).view(p->sizes());
+    *p = w;
+    a.params.push_back(w);
+    off += len;
   }
   a.t.assign(g->K, 0);
   a.lr.assign(lr, lr + g->K);
@@ -261,24 +309,31 @@ struct AdamCoef {
 // true every member is on and the moments are updated in place.
 void adam_step(Adam &a, const AdamCoef &c, const at::Tensor &on, bool dense) {
   torch::NoGradGuard ng;
-  for (size_t i = 0; i < a.params.size(); ++i) {
-    at::Tensor &p = a.params[i];
-    if (!p.grad().defined()) continue;
-    std::vector<int64_t> shape(p.dim(), 1);
-    shape[0] = -1;
-    at::Tensor grad = a.wd_uniform ? p.grad().add(p, a.wd[0]) : p.grad() + a.wd_dev.view(shape) * p;
-    if (dense) {
-      a.m[i].mul_(kBeta1).add_(grad, 1 - kBeta1);
-      a.v[i].mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
-    } else {
-      at::Tensor onv = on.view(shape);
-      a.m[i] = torch::where(onv, a.m[i] * kBeta1 + grad * (1 - kBeta1), a.m[i]);
-      a.v[i] = torch::where(onv, a.v[i] * kBeta2 + grad * grad * (1 - kBeta2), a.v[i]);
+  int64_t off = 0;
+  for (at::Tensor &p : a.params) {
+    // Backward adds into the preset gradient in place; should autograd ever have
+    // replaced it, its values go back into the flat gradient here.
+    const int64_t len = p.numel();
+    at::Tensor slot = a.grad.narrow(0, off, len).view(p.sizes());
+    if (!p.grad().defined() || p.grad().data_ptr() != slot.data_ptr()) {
+      if (p.grad().defined()) slot.copy_(p.grad());
+      p.mutable_grad() = slot;
     }
-    at::Tensor denom = (a.v[i].sqrt() / c.bc2s.view(shape)).add_(kAdamEps);
-    p.sub_(a.m[i] / denom * c.step.view(shape));
-    p.mutable_grad().reset();
+    off += len;
   }
+  auto per = [&](const at::Tensor &k) { return k.index_select(0, a.member); };
+  at::Tensor grad = a.wd_uniform ? a.grad.add(a.flat, a.wd[0]) : a.grad + per(a.wd_dev) * a.flat;
+  if (dense) {
+    a.m.mul_(kBeta1).add_(grad, 1 - kBeta1);
+    a.v.mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
+  } else {
+    at::Tensor onv = per(on);
+    a.m = torch::where(onv, a.m * kBeta1 + grad * (1 - kBeta1), a.m);
+    a.v = torch::where(onv, a.v * kBeta2 + grad * grad * (1 - kBeta2), a.v);
+  }
+  at::Tensor denom = (a.v.sqrt() / per(c.bc2s)).add_(kAdamEps);
+  a.flat.sub_(a.m / denom * per(c.step));
+  a.grad.zero_();
 }
 
 // Plan holds one epoch's steps on the device.
@@ -378,11 +433,11 @@ at::Tensor masked_quantile(const at::Tensor &vals, const at::Tensor &m, const at
   return vlo + (pos - lo) * (vhi - vlo);
 }
 
-std::vector<at::Tensor> params_of(const std::vector<Layer> &a, const std::vector<Layer> *b) {
-  std::vector<at::Tensor> ps;
-  for (const auto &l : a) ps.push_back(l.w);
+std::vector<at::Tensor *> params_of(std::vector<Layer> &a, std::vector<Layer> *b) {
+  std::vector<at::Tensor *> ps;
+  for (auto &l : a) ps.push_back(&l.w);
   if (b != nullptr) {
-    for (const auto &l : *b) ps.push_back(l.w);
+    for (auto &l : *b) ps.push_back(&l.w);
   }
   return ps;
 }
@@ -459,7 +514,9 @@ int udocc_cuda_compiled(void) { return cuda_compiled() ? 1 : 0; }
 int udocc_cuda_device_count(void) { return static_cast<int>(cuda_device_count()); }
 
 void udocc_set_num_threads(int n) {
-  if (n > 0) torch::set_num_threads(n);
+  if (n < 1) return;
+  threads.store(n);
+  torch::set_num_threads(n);
 }
 
 char *udocc_group_new(const int64_t *sizes, int nsizes, int k, int with_decoder,
@@ -773,3 +830,30 @@ void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes,
 }
 
 }  // extern "C"
+
+#ifdef UDOCC_DNNL_SGEMM
+// sgemm_ is the Fortran BLAS single-precision GEMM that libtorch calls for every matrix
+// product on the CPU (mm, addmm and bmm, forward and backward). Debian's libtorch links
+// the reference BLAS, whose sgemm runs at about 4 GFLOP/s on one core; this definition,
+// found before libblas in the process's symbol lookup order, runs the same product with
+// oneDNN's JIT sgemm (libdnnl, which libtorch already loads) at about 20 times that.
+// Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T, hence the swap. Where
+// oneDNN refuses a call, the next sgemm_ in lookup order (libblas) runs it.
+extern "C" int dnnl_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                          float *c, int64_t ldc);
+
+extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                       const int *k, const float *alpha, const float *a, const int *lda,
+                       const float *b, const int *ldb, const float *beta, float *c, const int *ldc) {
+  if (*m > 0 && *n > 0 && *k > 0 &&
+      dnnl_sgemm(*transb, *transa, *n, *m, *k, *alpha, b, *ldb, a, *lda, *beta, c, *ldc) == 0) {
+    return;
+  }
+  using fn = void (*)(const char *, const char *, const int *, const int *, const int *, const float *,
+                      const float *, const int *, const float *, const int *, const float *, float *,
+                      const int *, size_t, size_t);
+  static const fn next = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "sgemm_"));
+  if (next != nullptr) next(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+}
+#endif  // UDOCC_DNNL_SGEMM

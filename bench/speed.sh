@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# bench/speed.sh: seconds per epoch of udocc beside a plain PyTorch eager loop, in one run.
+#
+#   bench/speed.sh [OUT.md]     (default bench/results/speed.md)
+#
+# For n = 10^3 ... 10^6 rows (d = 20, 32-16-8) and the mnist shape (7603 x 100, 64-32-16)
+# it times one pretraining epoch and one fine-tuning epoch (training plus scoring every
+# row) of udocc (training's BenchmarkSpeed, K = 1 and K = 10 models in lockstep) and of
+# ../shared/baseline/torch_epoch.py (K = 1), all on one thread, one after the other on the
+# same machine, and writes a markdown table. Every ratio in it compares figures from
+# this one run. SIZES="1000 10000" limits the sizes (mnist is always timed).
+#
+# Columns: eager is the baseline as Debian's python3-torch runs it (matrix products on
+# the reference BLAS); eager+dnnl is the same script with the shim preloaded, so its
+# matrix products run on the oneDNN sgemm that udocc uses (only where the shim has it).
+# floor is the arithmetic: MACs per row x rows x 2 / the GFLOP/s of a 2048^3 sgemm measured
+# here on one thread, with 3 x the network's MACs per row for a training step (forward,
+# backward) and 1 x the encoder's for scoring a row.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-bench/results/speed.md}
+py=/usr/bin/python3
+base=../shared/baseline/torch_epoch.py
+sizes=${SIZES:-1000 10000 100000 1000000}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+./build.sh
+go test -c -o "$tmp/training.test" ./training
+shim=$(pwd)/lib/libudocc_torch.so
+dnnl=
+if [ "$(nm -D --defined-only "$shim" | grep -cw sgemm_)" -gt 0 ]; then dnnl=$shim; fi
+
+# gflops: one thread's sgemm rate, on the GEMM udocc's matrix products use.
+gflops=$(LD_PRELOAD=$dnnl OMP_NUM_THREADS=1 "$py" -c '
+import time, torch
+torch.set_num_threads(1)
+a, b = torch.randn(2048, 2048), torch.randn(2048, 2048)
+torch.mm(a, b); t = time.perf_counter()
+for _ in range(5): torch.mm(a, b)
+print("%.1f" % (5 * 2 * 2048**3 / (time.perf_counter() - t) / 1e9))')
+
+# macs: MACs per row of the layer sizes "d,h1,...,hL" (bias-free Linear layers).
+macs() { awk -F, '{ s = 0; for (i = 1; i < NF; i++) s += $i * $(i + 1); print s }' <<<"$1"; }
+
+shapes=()
+for n in $sizes; do shapes+=("$n 20 32,16,8"); done
+shapes+=("7603 100 64,32,16")
+
+{
+  echo "# udocc beside PyTorch eager, seconds per epoch"
+  echo
+  echo "$(date -u +%F), $(nproc) cores, one thread each, sgemm $gflops GFLOP/s (2048^3, one thread),"
+  echo "batch 128, \`bench/speed.sh\`. ms per model-epoch; ratios within this one run."
+  echo
+  echo "| n x d, arch | phase | udocc K=1 | udocc K=10 per model | eager | eager+dnnl | K=1 / eager | K=1 / eager+dnnl | floor | K=1 / floor |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+} >"$tmp/table"
+
+for s in "${shapes[@]}"; do
+  read -r n d arch <<<"$s"
+  epochs=3
+  [ "$n" -ge 1000000 ] && epochs=1
+  log="$tmp/go-$n-$d.txt"
+  (cd training && "$tmp/training.test" -test.run '^$' -test.bench "Speed/n=$n,d=$d/" \
+    -test.benchtime "${epochs}x") >"$log"
+  args=(--n "$n" --d "$d" --arch "$arch" --threads 1 --ae-epochs "$epochs" --oc-epochs "$epochs")
+  eager=$("$py" "$base" "${args[@]}")
+  eagerd=$eager
+  [ -n "$dnnl" ] && eagerd=$(LD_PRELOAD=$dnnl "$py" "$base" "${args[@]}")
+  enc=$(macs "$d,$arch")
+  ae=$((2 * enc))
+  for phase in pretrain finetune; do
+    k1=$(awk -v p="K=1/$phase-" 'index($1, p) { for (i = 1; i < NF; i++) if ($(i + 1) == "ms/model-epoch") print $i }' "$log")
+    k10=$(awk -v p="K=10/$phase-" 'index($1, p) { for (i = 1; i < NF; i++) if ($(i + 1) == "ms/model-epoch") print $i }' "$log")
+    key=oc_epoch_ms flops=$((2 * (3 * enc + enc)))
+    [ $phase = pretrain ] && key=ae_epoch_ms flops=$((2 * 3 * ae))
+    e=$(sed -E "s/.*\"$key\": ([0-9.]+).*/\1/" <<<"$eager")
+    ed=$(sed -E "s/.*\"$key\": ([0-9.]+).*/\1/" <<<"$eagerd")
+    [ -n "$dnnl" ] || ed=-
+    awk -v n="$n" -v d="$d" -v a="$arch" -v ph="$phase" -v k1="$k1" -v k10="$k10" -v e="$e" \
+      -v ed="$ed" -v f="$flops" -v g="$gflops" 'BEGIN {
+      floor = f * n / (g * 1e9) * 1e3
+      red = ed == "-" ? "-" : sprintf("%.2f", k1 / ed)
+      printf "| %d x %d, %s | %s | %.1f | %.1f | %.1f | %s | %.2f | %s | %.2f | %.1f |\n",
+        n, d, a, ph, k1, k10, e, ed, k1 / e, red, floor, k1 / floor }' >>"$tmp/table"
+  done
+  echo "bench/speed.sh: n=$n d=$d done" >&2
+done
+mkdir -p "$(dirname "$out")"
+cp "$tmp/table" "$out.tmp" && mv "$out.tmp" "$out"
+cat "$out"
