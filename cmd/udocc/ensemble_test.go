@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/udocc/udocc/training"
 )
 
 // The tests of this file run the default of udocc fit (--preset default, --method
@@ -53,8 +55,8 @@ func TestEnsembleFit(t *testing.T) {
 	})
 	t.Run("model.json is an ensemble's with a finite threshold and none per member", func(t *testing.T) {
 		thr := number(t, meta, "threshold")
-		if meta["method"] != "ensemble" || math.IsInf(thr, 0) || meta["threshold_rule"] != "gmm-log" {
-			t.Errorf("method %v, threshold %v, threshold_rule %v; want ensemble, a finite number, gmm-log",
+		if meta["method"] != "ensemble" || math.IsInf(thr, 0) || meta["threshold_rule"] != training.DefaultThresholdRule {
+			t.Errorf("method %v, threshold %v, threshold_rule %v; want ensemble, a finite number, training.DefaultThresholdRule",
 				meta["method"], meta["threshold"], meta["threshold_rule"])
 		}
 		if _, ok := meta["ensemble"].(map[string]any); !ok {
@@ -81,8 +83,8 @@ func TestEnsembleFit(t *testing.T) {
 		if got, _ := json.Marshal(s["seeds"]); s["method"] != "ensemble" || string(got) != "[0,1,2,3,4]" {
 			t.Errorf("method %v, seeds %s; want ensemble, [0,1,2,3,4]", s["method"], got)
 		}
-		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": 0.75,
-			"lr": 1e-4, "pretrain_lr": 1e-3, "threshold_rule": "gmm-log"})
+		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": training.DistanceWeight,
+			"lr": 1e-4, "pretrain_lr": 1e-3, "threshold_rule": training.DefaultThresholdRule})
 		if s["delta_bar"] != nil {
 			t.Errorf("delta_bar %v, want null: the ensemble searches no δ", s["delta_bar"])
 		}
@@ -232,7 +234,7 @@ func TestPresets(t *testing.T) {
 	}{
 		{"default: an ensemble of 5 at lr 1e-4 for 10 epochs", []string{"--pretrain-epochs", "1"}, "ensemble",
 			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": 1e-3, "epochs": 10, "pretrain_epochs": 1,
-				"members": 5, "distance_weight": 0.75, "threshold_rule": "gmm-log"}, nil},
+				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": training.DefaultThresholdRule}, nil},
 		{"paper: proposed at lr 1e-3 for 50 epochs", []string{"--preset", "paper", "--pretrain-epochs", "1"}, "proposed",
 			map[string]any{"preset": "paper", "lr": 1e-3, "pretrain_lr": 0, "epochs": 50, "pretrain_epochs": 1,
 				"threshold_rule": "accumulated"}, []string{"members", "distance_weight"}},
