@@ -120,18 +120,26 @@ func ratioFigure(r training.Result, trueRatio float64, name string) (plots.Figur
 	return fig, true
 }
 
-// histogram shows log10 scores, split by the true label where known, with the threshold.
+// histogram shows the scores, split by the true label where known, with the threshold:
+// log10 of the paper's methods' squared distances, and the ensemble's combined score (a
+// robust z, negative for most normal rows) as it is.
 func (f *fitted) histogram() plots.Histogram {
+	at := func(s float64) float64 { return math.Log10(math.Max(s, 1e-12)) }
+	label := "log10 anomaly score"
+	if f.ens != nil {
+		at = func(s float64) float64 { return s }
+		label = "combined anomaly score (robust z of distances and reconstruction errors)"
+	}
 	logs := func(keep func(i int) bool) []float64 {
 		var out []float64
 		for i, s := range f.scores {
 			if keep(i) {
-				out = append(out, math.Log10(math.Max(s, 1e-12)))
+				out = append(out, at(s))
 			}
 		}
 		return out
 	}
-	h := plots.Histogram{Title: f.ds.Name + ": anomaly scores", XLabel: "log10 anomaly score", Bins: 60}
+	h := plots.Histogram{Title: f.ds.Name + ": anomaly scores", XLabel: label, Bins: 60}
 	if f.ds.Y != nil {
 		h.Groups = []plots.Series{
 			{Name: "true normal", Y: logs(func(i int) bool { return f.ds.Y[i] == 0 }), Color: plots.Blue},
@@ -140,8 +148,8 @@ func (f *fitted) histogram() plots.Histogram {
 	} else {
 		h.Groups = []plots.Series{{Name: "all rows", Y: logs(func(int) bool { return true }), Color: plots.Blue}}
 	}
-	if t := f.summary.Threshold; t != nil && *t > 0 {
-		h.Marks = []plots.Mark{plots.VMark(fmt.Sprintf("threshold (%d flagged)", f.summary.Flagged), math.Log10(*t), plots.Orange, true)}
+	if t := f.summary.Threshold; t != nil && (*t > 0 || f.ens != nil) {
+		h.Marks = []plots.Mark{plots.VMark(fmt.Sprintf("threshold (%d flagged)", f.summary.Flagged), at(*t), plots.Orange, true)}
 	}
 	return h
 }
