@@ -9,12 +9,16 @@ import (
 )
 
 // CheckMeta checks a saved model's method, which models.Meta does not know: it is one
-// of udocc's, the ensemble method has its Ensemble field and the paper's methods do not,
-// and each member has a threshold exactly when its method labels rows (all but OC).
+// of udocc's, the ensemble method has its Ensemble and Threshold fields and the paper's
+// methods no Ensemble, and each of their members has a threshold exactly when its method
+// labels rows (all but OC).
 func CheckMeta(m *models.Meta) error {
 	if m.Method == EnsembleMethod {
 		if m.Ensemble == nil {
 			return fmt.Errorf("method %s needs the ensemble field", m.Method)
+		}
+		if m.Threshold == nil {
+			return fmt.Errorf("method %s needs the threshold field", m.Method)
 		}
 		return nil // Meta.Validate checked the rest
 	}
