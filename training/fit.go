@@ -61,12 +61,24 @@ type Hooks struct {
 	// Epoch sees member k's eval-mode scores after fine-tuning epoch e and the labels its
 	// selector would give them now (nil for OC). The slices are the hook's to keep.
 	Epoch func(k, e int, scores []float64, labels []bool)
+	// Stop is asked after every epoch, pretraining and fine-tuning; a non-nil error ends
+	// the fit, which frees its networks and returns that error unwrapped (a cancelled
+	// context's ctx.Err, so that errors.Is(err, context.Canceled) holds).
+	Stop func() error
 }
 
-func (h *Hooks) progress(stage string, e, total int) {
-	if h != nil && h.Progress != nil {
+// progress reports epoch e of stage and asks Stop whether to go on.
+func (h *Hooks) progress(stage string, e, total int) error {
+	if h == nil {
+		return nil
+	}
+	if h.Progress != nil {
 		h.Progress(stage, e, total)
 	}
+	if h.Stop != nil {
+		return h.Stop()
+	}
+	return nil
 }
 
 // Run is a finished group fit: per-member results and the trained networks.
@@ -235,7 +247,9 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 			}
 			losses[i] = append(losses[i], l)
 		}
-		hooks.progress("pretrain", e, cfg.PretrainEpochs)
+		if err := hooks.progress("pretrain", e, cfg.PretrainEpochs); err != nil {
+			return fail(err)
+		}
 	}
 	return g, losses, nil
 }
@@ -342,7 +356,9 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 				hooks.Epoch(i, e, scores, labels)
 			}
 		}
-		hooks.progress("finetune", e, cfg.Epochs)
+		if err := hooks.progress("finetune", e, cfg.Epochs); err != nil {
+			return err
+		}
 	}
 	for i := range members {
 		r := &run.Results[i]

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/metrics"
 	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/torch"
@@ -104,62 +103,10 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 			return nil, fmt.Errorf("%s: %w", source(ds), err)
 		}
 	} else {
-		f.scores, f.labels = ensemble(memberScores(run.Results), thresholds(run.Results))
+		f.scores, f.labels = models.CombineMembers(memberScores(run.Results), thresholds(run.Results))
 	}
 	f.summary = f.summarise(o, seeds, time.Since(start).Seconds())
 	return f, nil
-}
-
-// ensemble combines the members' final scores. One member is returned as it is. With
-// several, each member's score is divided by its own threshold (by its median score
-// when it has none, as OC), so 1 is every member's boundary, and the quotients are
-// averaged; a row is anomalous when that average is above 1. Rows are labelled only when
-// every member has a threshold (thresholds +Inf marks one without).
-func ensemble(scores [][]float64, thr []float64) ([]float64, []bool) {
-	labelled := true
-	for _, t := range thr {
-		labelled = labelled && !math.IsInf(t, 0)
-	}
-	label := func(s []float64, t float64) []bool {
-		if !labelled {
-			return nil
-		}
-		out := make([]bool, len(s))
-		for i, v := range s {
-			out[i] = v > t
-		}
-		return out
-	}
-	if len(scores) == 1 {
-		return scores[0], label(scores[0], thr[0])
-	}
-	out := make([]float64, len(scores[0]))
-	for k, s := range scores {
-		div := thr[k]
-		if !labelled || !(div > 0) {
-			div, _ = dynamics.Quantile(s, 0.5)
-		}
-		if !(div > 0) {
-			div = 1 // scores all 0 or most of them: nothing to scale by
-		}
-		for i, v := range s {
-			out[i] += v / div / float64(len(scores))
-		}
-	}
-	return out, label(out, 1)
-}
-
-// ensembleThreshold is the threshold of ensemble's scores in their own units.
-func ensembleThreshold(thr []float64) float64 {
-	if len(thr) == 1 {
-		return thr[0]
-	}
-	for _, t := range thr {
-		if math.IsInf(t, 0) {
-			return math.Inf(1)
-		}
-	}
-	return 1
 }
 
 func memberScores(rs []training.Result) [][]float64 {

@@ -21,10 +21,12 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	lib "github.com/udocc/udocc"
 )
 
-// Version is udocc's version.
-const Version = "0.1.0"
+// Version is udocc's version, the library's.
+const Version = lib.Version
 
 // usageError marks errors that are the caller's: they exit with status 2.
 type usageError struct{ err error }

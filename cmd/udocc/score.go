@@ -108,7 +108,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	thr := meta.Thresholds()
 	var final []float64
 	var labels []bool
-	overall := ensembleThreshold(thr)
+	overall := models.CombinedThreshold(thr)
 	if meta.Ensemble != nil {
 		rec, err := scoreMembers(meta, *model, *device, std, true)
 		if err != nil {
@@ -120,7 +120,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		overall = *meta.Threshold
 		labels = threshold.Labels(final, overall)
 	} else {
-		final, labels = ensemble(scores, thr)
+		final, labels = models.CombineMembers(scores, thr)
 	}
 	s := scoreSummary{Udocc: Version, Model: *model, Data: ds.Name, Source: ds.Path, Method: meta.Method,
 		N: ds.N, D: ds.D, Device: *device, Threshold: num(overall), Flagged: flagged(labels)}
@@ -133,7 +133,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		}
 	} else if len(scores) > 1 {
 		for k, m := range meta.Members {
-			_, l := ensemble(scores[k:k+1], thr[k:k+1])
+			_, l := models.CombineMembers(scores[k:k+1], thr[k:k+1])
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), scores[k], l})
 		}
 	}
@@ -165,30 +165,10 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 // scoreOutputs are the paths udocc score writes into --out, as outdir.Begin matches them.
 var scoreOutputs = []string{"scores.csv", "summary.json"}
 
-// checkMethod checks model.json's method, and that its members have a threshold
-// exactly when the method labels rows.
+// checkMethod checks model.json's method (training.CheckMeta), naming the file.
 func checkMethod(meta *models.Meta, dir string) error {
-	file := filepath.Join(dir, models.MetaFile)
-	if meta.Method == training.EnsembleMethod {
-		if meta.Ensemble == nil {
-			return fmt.Errorf("%s: method %s needs the ensemble field", file, meta.Method)
-		}
-		return nil // Meta.Validate checked the rest
-	}
-	if !contains(training.Methods, meta.Method) {
-		return fmt.Errorf("%s: method %q: want one of %s, %s", file, meta.Method, training.EnsembleMethod, strings.Join(training.Methods, ", "))
-	}
-	if meta.Ensemble != nil {
-		return fmt.Errorf("%s: method %s has no ensemble field", file, meta.Method)
-	}
-	for i, m := range meta.Members {
-		if labels := meta.Method != "oc"; labels != (m.Threshold != nil) {
-			want := "a number"
-			if !labels {
-				want = "null"
-			}
-			return fmt.Errorf("%s: members[%d].threshold: method %s wants %s", file, i, meta.Method, want)
-		}
+	if err := training.CheckMeta(meta); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, models.MetaFile), err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/torch"
 )
 
@@ -140,7 +141,7 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, PretrainLR: f.cfg.PretrainLR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
 			RankScores: string(f.cfg.Scores), Threads: o.threads, Preset: o.preset,
 		},
-		Threshold: num(ensembleThreshold(thresholds(rs))),
+		Threshold: num(models.CombinedThreshold(thresholds(rs))),
 		Flagged:   flagged(f.labels),
 		Timings: timings{PretrainSeconds: f.run.PretrainSeconds, FinetuneSeconds: f.run.FinetuneSeconds,
 			TotalSeconds: total},

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	lib "github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
+)
+
+// TestScoreReadsLibraryModel checks that `udocc score --model` reads a model that the
+// library's Save wrote, and scores and labels the training rows as the library did.
+func TestScoreReadsLibraryModel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 80, 3, false, 3)
+	ds, err := data.Load(filepath.Join(dir, "table.csv"), data.DefaultLoadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []lib.Options{lib.DefaultOptions(), lib.PaperOptions()} {
+		t.Run(o.Method, func(t *testing.T) {
+			o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
+			m, err := lib.FitDataset(context.Background(), ds, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			model := filepath.Join(dir, o.Method+"-model")
+			if err := m.Save(model); err != nil {
+				t.Fatal(err)
+			}
+			out := o.Method + "-scored"
+			mustUdocc(t, dir, "score", "--model", model, "--out", out, "table.csv")
+			sc := readCSV(t, filepath.Join(dir, out, "scores.csv"))
+			want := make([]string, len(m.Scores()))
+			for i, s := range m.Scores() {
+				want[i] = ftoa(s)
+			}
+			if got := sc.col(t, "score"); !slices.Equal(got, want) {
+				t.Errorf("udocc score's scores differ from the library's")
+			}
+			wantLabels := make([]string, len(m.Labels()))
+			for i := range m.Labels() {
+				wantLabels[i] = label(m.Labels(), i)
+			}
+			if got := sc.col(t, "label"); !slices.Equal(got, wantLabels) {
+				t.Errorf("udocc score's labels differ from the library's")
+			}
+		})
+	}
+}

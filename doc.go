@@ -1,0 +1,34 @@
+// Package udocc is Deep SVDD anomaly detection for Go programs: fit a detector on a
+// table of numbers, keep its scores, threshold and labels, score and label new rows,
+// save it and load it again. It is the one obvious way in; the udocc command and the
+// bench are built on the same packages.
+//
+// The lifecycle is PyOD's, in Go idiom:
+//
+//	m, err := udocc.Fit(ctx, rows, udocc.DefaultOptions()) // rows: [][]float64, n × d
+//	if err != nil { ... }
+//	defer m.Close()
+//	m.Scores()    // anomaly scores of the training rows (higher is more anomalous)
+//	m.Threshold() // in score units: a row is anomalous when its score is above it
+//	m.Labels()    // true = anomaly, for every training row
+//	labels, err := m.Predict(newRows)
+//	err = m.Save("model")                        // the folder `udocc fit` writes as model/
+//	m2, err := udocc.Load("model", "cpu")        // `udocc score --model model` reads it too
+//
+// Rows are a [][]float64 of n rows of d numbers each (every row the same length); Fit
+// standardises each column with the training rows' mean and standard deviation, and
+// Score and Predict apply that saved standardisation to new rows.
+//
+// The default method, "ensemble", trains five one-class Deep SVDD members from
+// consecutive seeds, combines their distances and their pretraining autoencoders'
+// reconstruction errors on robust scales (models.Ensemble), and thresholds the combined
+// score with a label-free rule (threshold.ByName, default "kmeans") or a known
+// contamination. PaperOptions gives the paper's method "proposed" and its settings; the
+// paper's baselines "oc", "sb", "otsu" and "tar" are there too.
+//
+// Fit is cancellable: the context is checked after every epoch, and a cancelled fit
+// frees its networks and returns ctx.Err(). A Model holds libtorch networks: Close it.
+//
+// Start from Fit (or FitDataset for a table read with package data) with
+// DefaultOptions, and Load for a saved model.
+package udocc

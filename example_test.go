@@ -1,0 +1,139 @@
+package udocc_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/udocc/udocc"
+)
+
+// table is n rows of d numbers: normal rows near the origin and, every tenth row, an
+// anomaly far from it.
+func table(n, d int, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, d)
+		for j := range rows[i] {
+			rows[i][j] = rng.NormFloat64()
+			if i%10 == 9 {
+				rows[i][j] += 8
+			}
+		}
+	}
+	return rows
+}
+
+// quick are the default options with few epochs, so that the examples run in seconds.
+func quick() udocc.Options {
+	o := udocc.DefaultOptions()
+	o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
+	return o
+}
+
+// Example fits the default detector, labels new rows, saves it, loads it and scores
+// the new rows again.
+func Example() {
+	ctx := context.Background()
+	m, err := udocc.Fit(ctx, table(200, 4, 1), quick())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	fmt.Println("training rows scored:", len(m.Scores()), "labelled:", len(m.Labels()))
+
+	fresh := table(20, 4, 2)
+	labels, err := m.Predict(fresh)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("the far rows flagged:", labels[9], labels[19])
+
+	dir, _ := os.MkdirTemp("", "udocc-example-")
+	defer os.RemoveAll(dir)
+	if err := m.Save(filepath.Join(dir, "model")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	loaded, err := udocc.Load(filepath.Join(dir, "model"), "cpu")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer loaded.Close()
+	a, _ := m.Score(fresh)
+	b, _ := loaded.Score(fresh)
+	fmt.Println("same scores after load:", fmt.Sprint(a) == fmt.Sprint(b))
+	fmt.Println("same threshold after load:", m.Threshold() == loaded.Threshold())
+	// Output:
+	// training rows scored: 200 labelled: 200
+	// the far rows flagged: true true
+	// same scores after load: true
+	// same threshold after load: true
+}
+
+// ExamplePaperOptions fits the paper's method, whose δ search picks the threshold.
+func ExamplePaperOptions() {
+	o := udocc.PaperOptions()
+	o.PretrainEpochs, o.Epochs = 5, 5
+	m, err := udocc.Fit(context.Background(), table(200, 4, 1), o)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	fmt.Println(m.Method(), "has a threshold:", m.Threshold() < 1e300, "history epochs:", len(m.History()[0]))
+	// Output: proposed has a threshold: true history epochs: 5
+}
+
+// ExampleOptions_Validate shows that a bad option is reported by its field name.
+func ExampleOptions_Validate() {
+	o := udocc.DefaultOptions()
+	o.BatchSize = 1
+	fmt.Println(o.Validate())
+	// Output: udocc: Options.BatchSize: 1 < 2 (BatchNorm needs 2 rows)
+}
+
+// readme is the README's "As a library" example, between the markers, verbatim
+// (TestReadme checks it): a fit with the defaults of `udocc fit`, labels of new rows,
+// and the model saved, loaded and scoring them again.
+func readme(ctx context.Context, rows, newRows [][]float64, dir string) error {
+	// README begin
+	m, err := udocc.Fit(ctx, rows, udocc.DefaultOptions()) // rows: [][]float64, n rows of d numbers
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	scores, labels := m.Scores(), m.Labels() // training rows; also m.Threshold(), m.Ratio(), m.History()
+	newLabels, err := m.Predict(newRows)     // new rows, standardised as the training rows were
+	if err != nil {
+		return err
+	}
+	if err := m.Save(dir); err != nil { // atomic; `udocc score --model dir` reads it too
+		return err
+	}
+	saved, err := udocc.Load(dir, "cpu")
+	if err != nil {
+		return err
+	}
+	defer saved.Close()
+	newScores, err := saved.Score(newRows)
+	// README end
+	fmt.Println(len(scores), len(labels), len(newLabels), len(newScores))
+	return err
+}
+
+// Example_defaults runs the README's example: the defaults of `udocc fit` on 200 rows.
+func Example_defaults() {
+	dir, _ := os.MkdirTemp("", "udocc-example-")
+	defer os.RemoveAll(dir)
+	if err := readme(context.Background(), table(200, 4, 1), table(20, 4, 2), filepath.Join(dir, "model")); err != nil {
+		fmt.Println(err)
+	}
+	// Output: 200 200 20 20
+}

@@ -1,0 +1,238 @@
+package udocc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/training"
+)
+
+// Model is a fitted detector: its networks (one encoder per member, and for the
+// ensemble method each member's pretraining autoencoder), the saved standardisation,
+// the threshold, and for a model that Fit returned the training rows' scores, labels
+// and per-epoch history. It is not safe for concurrent use. Close frees it.
+type Model struct {
+	meta    *models.Meta
+	nets    []*torch.Group // member k's encoder, center and radius
+	aes     []*torch.Group // member k's autoencoder; nil for the paper's methods
+	device  string
+	thr     float64 // +Inf where the method has none (oc)
+	scores  []float64
+	labels  []bool
+	history [][]training.Epoch
+}
+
+// Fit trains a detector on rows, n rows of d numbers each, with opts, and scores and
+// labels every row. ctx is checked after every epoch: a cancelled fit returns ctx.Err().
+func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
+	ds, err := dataset(rows, -1)
+	if err != nil {
+		return nil, err
+	}
+	return FitDataset(ctx, ds, opts)
+}
+
+// FitDataset is Fit on a table read with package data; its labels, if any, are never
+// trained on, and its name picks the paper's layer widths when opts.Hidden is nil.
+func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts.Contamination > 0 && opts.Contamination*float64(ds.N) < 1 {
+		return nil, fmt.Errorf("udocc: Options.Contamination %g of %d rows is fewer than one row", opts.Contamination, ds.N)
+	}
+	if training.UsesRatio(opts.Method) && opts.Ratio*float64(ds.N) < 1 {
+		return nil, fmt.Errorf("udocc: Options.Ratio %g of %d rows is fewer than one row", opts.Ratio, ds.N)
+	}
+	hidden := opts.Hidden
+	if hidden == nil {
+		hidden, _ = models.Preset(ds.Name)
+	}
+	scaler, err := data.FitScaler(ds)
+	if err != nil {
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
+	std, err := scaler.Transform(ds)
+	if err != nil {
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
+	ensemble := opts.Method == training.EnsembleMethod
+	method, mo := opts.Method, training.MethodOptions{Ratio: opts.Ratio}
+	if ensemble {
+		method = "oc" // every member is a one-class Deep SVDD; models.Ensemble scores them
+	}
+	if opts.Method == "proposed" {
+		if mo.Rule, err = deltaRule(opts.ThresholdRule); err != nil {
+			return nil, err
+		}
+	}
+	seeds := training.EnsembleSeeds(opts.Seed, opts.Members)
+	members := make([]training.Member, len(seeds))
+	for i, s := range seeds {
+		if members[i], err = training.NewMember(method, s, ds.N, mo); err != nil {
+			return nil, fmt.Errorf("udocc: %w", err)
+		}
+	}
+	torch.SetNumThreads(opts.Threads)
+	hooks := &training.Hooks{Progress: opts.Progress, Stop: ctx.Err}
+	run, err := training.FitGroup(std.X, std.N, std.D, opts.config(hidden), members, hooks)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
+	defer run.Close()
+
+	meta := &models.Meta{
+		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: opts.Method,
+		Data: ds.Name, Sizes: models.Sizes(ds.D, hidden), Scaler: *scaler,
+	}
+	if ds.Named {
+		meta.Features = ds.Features
+	}
+	if !ds.Selection.IsZero() {
+		meta.Selection = &ds.Selection
+	}
+	m, err := fromRun(run, meta, opts.Device, ensemble)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.finish(std, opts); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// fromRun moves the run's networks into a Model of single-member groups, through
+// files as Save writes them, so that a fitted model and a loaded one score rows by the
+// same code on the same weights.
+func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool) (*Model, error) {
+	tmp, err := os.MkdirTemp("", "udocc-fit-")
+	if err != nil {
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	m := &Model{meta: meta, device: device, thr: math.Inf(1)}
+	for k, r := range run.Results {
+		mem := models.Member{Seed: r.Member.Seed, Network: fmt.Sprintf("member-%d.pt", r.Member.Seed)}
+		if err := run.Save(k, filepath.Join(tmp, mem.Network)); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("udocc: %w", err)
+		}
+		if ensemble {
+			mem.Autoencoder = fmt.Sprintf("autoencoder-%d.pt", r.Member.Seed)
+			if err := run.SaveAutoencoder(k, filepath.Join(tmp, mem.Autoencoder)); err != nil {
+				m.Close()
+				return nil, fmt.Errorf("udocc: %w", err)
+			}
+		} else if r.Labels != nil {
+			t := r.Threshold
+			mem.Threshold = &t
+		}
+		meta.Members = append(meta.Members, mem)
+		m.history = append(m.history, r.History)
+	}
+	if err := m.load(tmp); err != nil {
+		m.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// finish scores the standardised training rows with the model's networks, and for the
+// ensemble method learns the combination and the threshold from those scores.
+func (m *Model) finish(std *data.Dataset, opts Options) error {
+	dist, rec, err := m.memberScores(std)
+	if err != nil {
+		return err
+	}
+	if m.meta.Method == training.EnsembleMethod {
+		ens, _, err := models.FitEnsemble(dist, rec, training.DistanceWeight)
+		if err != nil {
+			return fmt.Errorf("udocc: %w", err)
+		}
+		m.meta.Ensemble = ens
+		scores, err := ens.Score(dist, rec)
+		if err != nil {
+			return fmt.Errorf("udocc: %w", err)
+		}
+		thr, err := threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
+		if err != nil {
+			return fmt.Errorf("udocc: %w", err)
+		}
+		m.meta.Threshold, m.meta.ThresholdRule = &thr, opts.ThresholdRule
+		if opts.Contamination > 0 {
+			m.meta.ThresholdRule = fmt.Sprintf("contamination=%g", opts.Contamination)
+		}
+		m.thr, m.scores = thr, scores
+	} else {
+		m.thr = models.CombinedThreshold(m.meta.Thresholds())
+		m.scores, _ = models.CombineMembers(dist, m.meta.Thresholds())
+	}
+	m.labels = m.labelsOf(m.scores)
+	return nil
+}
+
+// Scores are the anomaly scores of the training rows, higher is more anomalous; nil
+// for a loaded model.
+func (m *Model) Scores() []float64 { return m.scores }
+
+// Threshold is in score units: a row is anomalous when its score is above it. It is
+// +Inf for method oc, which ranks rows without labelling them.
+func (m *Model) Threshold() float64 { return m.thr }
+
+// Labels are the training rows' labels, true = anomaly; nil for method oc and for a
+// loaded model.
+func (m *Model) Labels() []bool { return m.labels }
+
+// Ratio is the selected anomaly ratio: the share of the training rows labelled
+// anomalous; NaN where there are no labels.
+func (m *Model) Ratio() float64 {
+	if m.labels == nil {
+		return math.NaN()
+	}
+	n := 0
+	for _, l := range m.labels {
+		if l {
+			n++
+		}
+	}
+	return float64(n) / float64(len(m.labels))
+}
+
+// History is every member's per-epoch fine-tuning record (loss, training set size,
+// the selector's δ* and selected ratio, SB's radius), member by member in seed order;
+// nil for a loaded model.
+func (m *Model) History() [][]training.Epoch { return m.history }
+
+// Method is the model's method: "ensemble", "proposed", "oc", "sb", "otsu" or "tar".
+func (m *Model) Method() string { return m.meta.Method }
+
+// labelsOf labels scores by the threshold, nil without one.
+func (m *Model) labelsOf(scores []float64) []bool {
+	if math.IsInf(m.thr, 1) {
+		return nil
+	}
+	return threshold.Labels(scores, m.thr)
+}
+
+// Close frees the networks; it is safe to call more than once.
+func (m *Model) Close() {
+	for _, g := range append(m.nets, m.aes...) {
+		g.Close()
+	}
+	m.nets, m.aes = nil, nil
+}

@@ -1,0 +1,43 @@
+package models
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestCombineMembers checks how members' scores combine: one member as it is; several
+// divided by their thresholds (or medians when one has none) and averaged, labelled above 1.
+func TestCombineMembers(t *testing.T) {
+	inf := math.Inf(1)
+	cases := []struct {
+		name       string
+		scores     [][]float64
+		thr        []float64
+		want       []float64
+		wantLabels []bool // nil: no labels
+	}{
+		{"one member", [][]float64{{1, 2, 3}}, []float64{2.5}, []float64{1, 2, 3}, []bool{false, false, true}},
+		{"one member without threshold", [][]float64{{1, 2, 3}}, []float64{inf}, []float64{1, 2, 3}, nil},
+		{"two members in their threshold units", [][]float64{{1, 2, 4}, {3, 6, 3}}, []float64{2, 3},
+			[]float64{0.75, 1.5, 1.5}, []bool{false, true, true}},
+		{"a member without threshold: medians, no labels", [][]float64{{1, 2, 4}, {3, 6, 3}}, []float64{2, inf},
+			[]float64{0.75, 1.5, 1.5}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, labels := CombineMembers(c.scores, c.thr)
+			for i := range c.want {
+				if math.Abs(got[i]-c.want[i]) > 1e-12 {
+					t.Fatalf("scores %v, want %v", got, c.want)
+				}
+			}
+			if !slices.Equal(labels, c.wantLabels) || (labels == nil) != (c.wantLabels == nil) {
+				t.Errorf("labels %v, want %v", labels, c.wantLabels)
+			}
+			if thr := CombinedThreshold(c.thr); len(c.thr) > 1 && c.wantLabels != nil && thr != 1 {
+				t.Errorf("CombinedThreshold %v, want 1", thr)
+			}
+		})
+	}
+}

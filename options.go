@@ -1,0 +1,167 @@
+package udocc
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/training"
+)
+
+// Version is udocc's version, saved in a model's model.json.
+const Version = "0.1.0"
+
+// Options are the settings of a fit, the flags of `udocc fit` one to one.
+type Options struct {
+	// Method is "ensemble" (the default), or one of the paper's: "proposed", "oc", "sb",
+	// "otsu", "tar".
+	Method string
+	// Hidden are the encoder's layer widths after the input; nil means the paper's preset
+	// for the data set's name (FitDataset), else 32,16,8.
+	Hidden []int
+	// Epochs are the fine-tuning epochs (ensemble 10, paper 50); PretrainEpochs the
+	// autoencoder's (100), 0 to skip pretraining.
+	Epochs, PretrainEpochs int
+	// LR is Adam's learning rate of fine-tuning (ensemble 1e-4, paper 1e-3), PretrainLR
+	// that of pretraining (ensemble 1e-3; 0 means LR).
+	LR, PretrainLR float64
+	// BatchSize is the rows of a minibatch (128), at least 2.
+	BatchSize int
+	// WeightDecay is Adam's L2 weight decay (1e-6).
+	WeightDecay float64
+	// Seed is the first member's seed; Members are trained in lockstep from seeds Seed,
+	// Seed+1, … (ensemble 5, paper 1).
+	Seed    uint64
+	Members int
+	// Device is "cpu", "cuda" or "cuda:N"; Threads is libtorch's CPU thread count (1;
+	// results are bit-identical for the same count).
+	Device  string
+	Threads int
+	// ThresholdRule is the ensemble's threshold rule (package threshold, "kmeans") or
+	// proposed's δ rule (package dynamics, "" for its default); other methods take "".
+	ThresholdRule string
+	// Contamination is the known anomaly ratio in (0, 1) for the ensemble: the top share
+	// of rows is flagged instead of ThresholdRule's choice. 0 lets the rule choose.
+	Contamination float64
+	// Ratio is sb's ν or tar's anomaly ratio in (0, 1); 0 for the other methods.
+	Ratio float64
+	// Progress, when set, is called after every epoch: stage "pretrain" or "finetune",
+	// epoch of total.
+	Progress func(stage string, epoch, total int)
+}
+
+// DefaultOptions returns the defaults of `udocc fit`: the ensemble method with the
+// settings training.EnsembleConfig documents.
+func DefaultOptions() Options {
+	o := fromConfig(training.EnsembleConfig())
+	o.Method = training.EnsembleMethod
+	o.Members = training.EnsembleSize
+	o.ThresholdRule = training.DefaultThresholdRule
+	return o
+}
+
+// PaperOptions returns the paper's method "proposed" with its settings
+// (training.DefaultConfig, `udocc fit --preset paper`), one member.
+func PaperOptions() Options {
+	o := fromConfig(training.DefaultConfig())
+	o.Method = "proposed"
+	o.ThresholdRule = dynamics.DefaultRule().Name()
+	return o
+}
+
+func fromConfig(c training.Config) Options {
+	return Options{
+		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, LR: c.LR, PretrainLR: c.PretrainLR,
+		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device, Threads: 1,
+	}
+}
+
+// Validate reports the first option that cannot be used, naming its field.
+func (o Options) Validate() error {
+	bad := func(field string, format string, args ...any) error {
+		return fmt.Errorf("udocc: Options.%s: %s", field, fmt.Sprintf(format, args...))
+	}
+	ensemble := o.Method == training.EnsembleMethod
+	switch {
+	case !ensemble && !slices.Contains(training.Methods, o.Method):
+		return bad("Method", "%q: want %s, %s", o.Method, training.EnsembleMethod, strings.Join(training.Methods, ", "))
+	case o.Epochs < 1:
+		return bad("Epochs", "%d < 1", o.Epochs)
+	case o.Method == "proposed" && o.Epochs < 2:
+		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
+		return bad("Epochs", "%d: method proposed needs at least 2 to pick a threshold", o.Epochs)
+	case o.PretrainEpochs < 0:
+		return bad("PretrainEpochs", "%d < 0", o.PretrainEpochs)
+	case !(o.LR > 0):
+		return bad("LR", "%g is not positive", o.LR)
+	case !(o.PretrainLR >= 0):
+		return bad("PretrainLR", "%g < 0", o.PretrainLR)
+	case o.BatchSize < 2:
+		return bad("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
+	case !(o.WeightDecay >= 0):
+		return bad("WeightDecay", "%g < 0", o.WeightDecay)
+	case o.Members < 1 || o.Members > 1000:
+		return bad("Members", "%d: want 1..1000", o.Members)
+	case !validDevice(o.Device):
+		return bad("Device", "%q: want cpu, cuda or cuda:N", o.Device)
+	case o.Threads < 1:
+		return bad("Threads", "%d < 1", o.Threads)
+	case o.Contamination != 0 && !ensemble:
+		return bad("Contamination", "only for method ensemble")
+	case !(o.Contamination >= 0 && o.Contamination < 1):
+		return bad("Contamination", "%g: want 0 or a ratio in (0, 1)", o.Contamination)
+	case training.UsesRatio(o.Method) && !(o.Ratio > 0 && o.Ratio < 1):
+		return bad("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
+	case !training.UsesRatio(o.Method) && o.Ratio != 0:
+		return bad("Ratio", "only for method sb or tar")
+	}
+	for _, h := range o.Hidden {
+		if h < 1 {
+			return bad("Hidden", "layer width %d < 1", h)
+		}
+	}
+	switch {
+	case ensemble:
+		if _, err := threshold.ByName(o.ThresholdRule); err != nil {
+			return bad("ThresholdRule", "%v", err)
+		}
+	case o.Method == "proposed":
+		if _, err := deltaRule(o.ThresholdRule); err != nil {
+			return bad("ThresholdRule", "%v", err)
+		}
+	case o.ThresholdRule != "":
+		return bad("ThresholdRule", "only for method ensemble or proposed")
+	}
+	return nil
+}
+
+// deltaRule is proposed's δ rule of name, breaking ties of Eq. (5)'s minimum at the
+// largest δ as `udocc fit` does by default.
+func deltaRule(name string) (dynamics.Rule, error) {
+	if name == "" {
+		name = dynamics.DefaultRule().Name()
+	}
+	return dynamics.NewRule(name, dynamics.TieLargest)
+}
+
+func validDevice(dev string) bool {
+	if dev == "cpu" || dev == "cuda" {
+		return true
+	}
+	n, ok := strings.CutPrefix(dev, "cuda:")
+	_, err := strconv.ParseUint(n, 10, 31)
+	return ok && err == nil
+}
+
+// config is the training configuration of o for hidden widths.
+func (o Options) config(hidden []int) training.Config {
+	c := training.DefaultConfig()
+	c.Hidden = hidden
+	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
+	c.LR, c.PretrainLR = o.LR, o.PretrainLR
+	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
+	return c
+}

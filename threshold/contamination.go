@@ -1,0 +1,35 @@
+package threshold
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Contamination is the threshold that flags the round(c·n) highest of the n scores, for
+// a known anomaly ratio c in (0, 1): at least one row, and fewer when rows tie with the
+// last of them, since a row is flagged only above the threshold.
+func Contamination(scores []float64, c float64) (float64, error) {
+	if !(c > 0 && c < 1) {
+		return 0, fmt.Errorf("threshold: contamination %g: want a ratio in (0, 1)", c)
+	}
+	s := slices.Clone(scores)
+	slices.Sort(s)
+	k := max(1, int(c*float64(len(s))+0.5))
+	if k >= len(s) {
+		return 0, fmt.Errorf("threshold: contamination %g flags all %d rows", c, len(s))
+	}
+	return s[len(s)-k-1], nil
+}
+
+// ByContamination is the threshold of scores for a known anomaly ratio c > 0
+// (Contamination), or rule's when c is 0.
+func ByContamination(scores []float64, rule string, c float64) (float64, error) {
+	if c > 0 {
+		return Contamination(scores, c)
+	}
+	r, err := ByName(rule)
+	if err != nil {
+		return 0, err
+	}
+	return r.Threshold(scores)
+}

@@ -1,0 +1,41 @@
+package training
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/udocc/udocc/models"
+)
+
+// CheckMeta checks a saved model's method, which models.Meta does not know: it is one
+// of udocc's, the ensemble method has its Ensemble and Threshold fields and the paper's
+// methods no Ensemble, and each of their members has a threshold exactly when its method
+// labels rows (all but OC).
+func CheckMeta(m *models.Meta) error {
+	if m.Method == EnsembleMethod {
+		if m.Ensemble == nil {
+			return fmt.Errorf("method %s needs the ensemble field", m.Method)
+		}
+		if m.Threshold == nil {
+			return fmt.Errorf("method %s needs the threshold field", m.Method)
+		}
+		return nil // Meta.Validate checked the rest
+	}
+	if !slices.Contains(Methods, m.Method) {
+		return fmt.Errorf("method %q: want one of %s, %s", m.Method, EnsembleMethod, strings.Join(Methods, ", "))
+	}
+	if m.Ensemble != nil {
+		return fmt.Errorf("method %s has no ensemble field", m.Method)
+	}
+	for i, mem := range m.Members {
+		if labels := m.Method != "oc"; labels != (mem.Threshold != nil) {
+			want := "a number"
+			if !labels {
+				want = "null"
+			}
+			return fmt.Errorf("members[%d].threshold: method %s wants %s", i, m.Method, want)
+		}
+	}
+	return nil
+}

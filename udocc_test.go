@@ -1,0 +1,220 @@
+package udocc_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/udocc/udocc"
+)
+
+// fitted fits quick options of method on the synthetic table and closes the model at
+// the end of the test.
+func fitted(t *testing.T, method string, rows [][]float64) *udocc.Model {
+	t.Helper()
+	o := quick()
+	o.Method = method
+	switch method {
+	case "proposed":
+		o.ThresholdRule = ""
+	case "sb", "tar":
+		o.ThresholdRule, o.Ratio = "", 0.1
+	case "oc", "otsu":
+		o.ThresholdRule = ""
+	}
+	m, err := udocc.Fit(context.Background(), rows, o)
+	if err != nil {
+		t.Fatalf("Fit %s: %v", method, err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+// TestScoreIsScores checks, for every method, that Score on the training rows gives
+// Scores exactly, that Labels are Scores above Threshold, and that Save then Load
+// gives a model that scores and labels new rows exactly as the fitted one.
+func TestScoreIsScores(t *testing.T) {
+	rows, fresh := table(120, 3, 1), table(30, 3, 2)
+	for _, method := range []string{"ensemble", "proposed", "oc", "sb", "otsu", "tar"} {
+		t.Run(method, func(t *testing.T) {
+			m := fitted(t, method, rows)
+			if m.Method() != method {
+				t.Errorf("Method %q, want %q", m.Method(), method)
+			}
+			got, err := m.Score(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, m.Scores()) {
+				t.Fatalf("Score(training rows) differs from Scores()")
+			}
+			if hasThr := !math.IsInf(m.Threshold(), 1); hasThr != (m.Labels() != nil) || hasThr == (method == "oc") {
+				t.Fatalf("threshold %g with labels %v", m.Threshold(), m.Labels() != nil)
+			}
+			for i, l := range m.Labels() {
+				if l != (m.Scores()[i] > m.Threshold()) {
+					t.Fatalf("row %d: label %v, score %g, threshold %g", i, l, m.Scores()[i], m.Threshold())
+				}
+			}
+			if len(m.History()) != 2 || len(m.History()[0]) != 3 {
+				t.Errorf("History: %d members, want 2 of 3 epochs", len(m.History()))
+			}
+
+			dir := filepath.Join(t.TempDir(), "model")
+			if err := m.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Save(dir); err != nil { // replaces the previous folder whole
+				t.Fatalf("second Save: %v", err)
+			}
+			if ents, _ := os.ReadDir(filepath.Dir(dir)); len(ents) != 1 {
+				t.Errorf("beside the model: %d entries, want the model alone", len(ents))
+			}
+			l, err := udocc.Load(dir, "cpu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			a, _ := m.Score(fresh)
+			b, err := l.Score(fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a, b) || l.Threshold() != m.Threshold() && !math.IsInf(m.Threshold(), 1) {
+				t.Errorf("the loaded model scores new rows differently, or has another threshold")
+			}
+			pa, errA := m.Predict(fresh)
+			pb, errB := l.Predict(fresh)
+			if !slices.Equal(pa, pb) || (errA == nil) != (errB == nil) {
+				t.Errorf("Predict: fitted %v (%v), loaded %v (%v)", pa, errA, pb, errB)
+			}
+			if method == "oc" && !errors.Is(errA, udocc.ErrNoThreshold) {
+				t.Errorf("oc Predict: %v, want ErrNoThreshold", errA)
+			}
+		})
+	}
+}
+
+// TestColumnCount checks that rows of the wrong width are refused naming both counts.
+func TestColumnCount(t *testing.T) {
+	m := fitted(t, "ensemble", table(60, 3, 1))
+	cases := []struct {
+		name string
+		rows [][]float64
+		want string
+	}{
+		{"too few", [][]float64{{1, 2}}, "row 0 has 2 columns, the model was trained on 3"},
+		{"too many in the second row", [][]float64{{1, 2, 3}, {1, 2, 3, 4}}, "row 1 has 4 columns, the model was trained on 3"},
+		{"no rows", nil, "no rows"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := m.Score(c.rows)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Score: %v, want %q", err, c.want)
+			}
+		})
+	}
+	t.Run("ragged training rows", func(t *testing.T) {
+		_, err := udocc.Fit(context.Background(), [][]float64{{1, 2}, {3}}, quick())
+		if err == nil || !strings.Contains(err.Error(), "row 1 has 1 columns, row 0 has 2") {
+			t.Errorf("Fit: %v", err)
+		}
+	})
+}
+
+// TestCancel checks that a fit cancelled between epochs stops at that epoch and
+// returns context.Canceled, and that a context cancelled before the fit trains nothing.
+func TestCancel(t *testing.T) {
+	for _, stage := range []string{"pretrain", "finetune"} {
+		t.Run("during "+stage, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := quick()
+			o.PretrainEpochs, o.Epochs = 50, 50
+			after := 0
+			o.Progress = func(s string, e, total int) {
+				if s == stage && e == 2 {
+					cancel()
+				}
+				if ctx.Err() != nil {
+					after++
+				}
+			}
+			m, err := udocc.Fit(ctx, table(100, 3, 1), o)
+			if !errors.Is(err, context.Canceled) || m != nil {
+				t.Fatalf("Fit: %v, want context.Canceled and no model", err)
+			}
+			if after != 1 {
+				t.Errorf("%d epochs reported after the cancel, want only the one that cancelled", after)
+			}
+		})
+	}
+	t.Run("before the fit", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		o := quick()
+		o.Progress = func(string, int, int) { t.Error("an epoch ran") }
+		if _, err := udocc.Fit(ctx, table(100, 3, 1), o); !errors.Is(err, context.Canceled) {
+			t.Errorf("Fit: %v, want context.Canceled", err)
+		}
+	})
+}
+
+// TestValidate checks that every unusable option is reported by its field's name.
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		field string
+		set   func(o *udocc.Options)
+	}{
+		{"Method", func(o *udocc.Options) { o.Method = "svm" }},
+		{"Epochs", func(o *udocc.Options) { o.Epochs = 0 }},
+		{"PretrainEpochs", func(o *udocc.Options) { o.PretrainEpochs = -1 }},
+		{"LR", func(o *udocc.Options) { o.LR = 0 }},
+		{"PretrainLR", func(o *udocc.Options) { o.PretrainLR = -1 }},
+		{"BatchSize", func(o *udocc.Options) { o.BatchSize = 1 }},
+		{"WeightDecay", func(o *udocc.Options) { o.WeightDecay = math.NaN() }},
+		{"Members", func(o *udocc.Options) { o.Members = 0 }},
+		{"Device", func(o *udocc.Options) { o.Device = "gpu" }},
+		{"Threads", func(o *udocc.Options) { o.Threads = 0 }},
+		{"Contamination", func(o *udocc.Options) { o.Contamination = 1 }},
+		{"Contamination", func(o *udocc.Options) { o.Method, o.ThresholdRule, o.Contamination = "oc", "", 0.1 }},
+		{"Ratio", func(o *udocc.Options) { o.Method, o.ThresholdRule = "sb", "" }},
+		{"Ratio", func(o *udocc.Options) { o.Ratio = 0.1 }},
+		{"Hidden", func(o *udocc.Options) { o.Hidden = []int{8, 0} }},
+		{"ThresholdRule", func(o *udocc.Options) { o.ThresholdRule = "magic" }},
+		{"ThresholdRule", func(o *udocc.Options) { o.Method = "oc" }},
+		{"Epochs", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Epochs = 1 }},
+	}
+	for _, o := range []udocc.Options{udocc.DefaultOptions(), udocc.PaperOptions()} {
+		if err := o.Validate(); err != nil {
+			t.Errorf("defaults of %s: %v", o.Method, err)
+		}
+	}
+	for _, c := range cases {
+		o := udocc.DefaultOptions()
+		c.set(&o)
+		err := o.Validate()
+		if err == nil || !strings.Contains(err.Error(), "Options."+c.field+":") {
+			t.Errorf("%s: Validate() = %v, want an error naming Options.%s", c.field, err, c.field)
+		}
+	}
+}
+
+// TestClose checks that Close is idempotent and that a closed model refuses work.
+func TestClose(t *testing.T) {
+	m := fitted(t, "ensemble", table(60, 3, 1))
+	m.Close()
+	m.Close()
+	if _, err := m.Score(table(5, 3, 2)); err == nil {
+		t.Error("Score on a closed model: no error")
+	}
+	if err := m.Save(filepath.Join(t.TempDir(), "m")); err == nil {
+		t.Error("Save of a closed model: no error")
+	}
+}
