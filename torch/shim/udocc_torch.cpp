@@ -48,9 +48,15 @@ constexpr double kLeaky = 0.01;      // LeakyReLU slope
 constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kAdamEps = 1e-8;  // torch.optim.Adam defaults
 constexpr int64_t kFormat = 1;       // version of the file udocc_group_save writes
 
+// out_of_memory is the error returned when even the error message cannot be allocated:
+// a static string, so that a failed malloc never reads as success (NULL) in Go;
+// udocc_free knows not to free it.
+char out_of_memory[] = "out of memory (while reporting an error)";
+
 char *dup_error(const std::string &s) {
   char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (p != nullptr) std::memcpy(p, s.c_str(), s.size() + 1);
+  if (p == nullptr) return out_of_memory;
+  std::memcpy(p, s.c_str(), s.size() + 1);
   return p;
 }
 
@@ -363,6 +369,8 @@ Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
   p.any_train.assign(S, false);
   p.dense.assign(S, true);
   std::vector<float> step(K * S, 0.0f), bc2s(K * S, 1.0f);
+  // The whole plan is checked before any member's Adam step counter moves, so a refused
+  // plan leaves the optimiser as it was.
   for (int64_t k = 0; k < K; ++k) {
     for (int64_t s = 0; s < S; ++s) {
       int32_t c = counts[k * S + s];
@@ -372,6 +380,12 @@ Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
       for (int64_t j = 0; j < P; ++j) {
         if (row[j] < 0 || row[j] > g->n) throw std::runtime_error("plan: row index out of range");
       }
+    }
+  }
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t s = 0; s < S; ++s) {
+      int32_t c = counts[k * S + s];
+      int32_t e = extra == nullptr ? 0 : extra[k * S + s];
       bool trains = flags[k * S + s] != 0 && c > 0;
       if (trains) p.any_train[s] = true;
       if (!trains || c != P || e != 0) p.dense[s] = false;
@@ -503,7 +517,9 @@ udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
 
 extern "C" {
 
-void udocc_free(char *p) { std::free(p); }
+void udocc_free(char *p) {
+  if (p != out_of_memory) std::free(p);
+}
 
 void udocc_version(char *buf, size_t len) {
   std::snprintf(buf, len, "%d.%d.%d", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
@@ -761,7 +777,8 @@ char *udocc_group_get_radius(const udocc_group *g, float *out) {
 
 char *udocc_group_set_radius(udocc_group *g, const float *r) {
   return guard([&] {
-    g->R = torch::from_blob(const_cast<float *>(r), {g->K}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+    // clone: on the CPU .to() would alias the caller's buffer, which is not ours to keep.
+    g->R = torch::from_blob(const_cast<float *>(r), {g->K}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
   });
 }
 
