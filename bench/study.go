@@ -1,11 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/udocc/udocc/bench/iforest"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/metrics"
 	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/synth"
@@ -206,27 +207,13 @@ func readStudy(path string) ([]StudyRecord, error) {
 		return nil, err
 	}
 	var out []StudyRecord
-	for _, line := range splitLines(b) {
+	for _, line := range bytes.Split(b, []byte("\n")) {
 		var r StudyRecord
 		if json.Unmarshal(line, &r) == nil && r.Table != "" {
 			out = append(out, r)
 		}
 	}
 	return out, nil
-}
-
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	start := 0
-	for i, c := range b {
-		if c == '\n' {
-			if i > start {
-				out = append(out, b[start:i])
-			}
-			start = i + 1
-		}
-	}
-	return out
 }
 
 // studyTables loads the paper sets and, when asked, makes the synthetic tables.
@@ -308,12 +295,12 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 		}
 		members = append(members, m)
 	}
-	t0 := timeNow()
+	t0 := time.Now()
 	run, err := training.FitGroup(ds.X, ds.N, ds.D, cfg, members, nil)
 	if err != nil {
 		return nil, err
 	}
-	newSecs := timeNow().Sub(t0).Seconds() / float64(len(t.seeds))
+	newSecs := time.Now().Sub(t0).Seconds() / float64(len(t.seeds))
 	dist := make([][]float64, len(run.Results))
 	rec := make([][]float64, len(run.Results))
 	for k, r := range run.Results {
@@ -331,12 +318,12 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 		}
 		oldMembers = append(oldMembers, m)
 	}
-	t1 := timeNow()
+	t1 := time.Now()
 	oldRun, err := training.FitGroup(ds.X, ds.N, ds.D, old, oldMembers, nil)
 	if err != nil {
 		return nil, err
 	}
-	oldSecs := timeNow().Sub(t1).Seconds() / float64(len(t.seeds))
+	oldSecs := time.Now().Sub(t1).Seconds() / float64(len(t.seeds))
 	oldResults := oldRun.Results
 	oldRun.Close()
 
@@ -347,20 +334,19 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 			Seed: s, N: ds.N, TrueRatio: float64(ds.Anomalies()) / float64(ds.N),
 			Sources: map[string]SourceEval{},
 			Seconds: map[string]float64{"default": newSecs, "old": oldSecs}}
-		d, rc := dist[k:k+training.EnsembleSize], rec[k:k+training.EnsembleSize]
-		if err := dumpScores(scorePath(scoresDir, t.name, s), d, rc, ds.Y); err != nil {
+		sc, err := ensembleScores(dist[k:k+training.EnsembleSize], rec[k:k+training.EnsembleSize], ds.Y)
+		if err != nil {
 			return nil, err
 		}
-		for _, w := range Weights {
-			_, sc, err := models.FitEnsemble(d, rc, w)
-			if err != nil {
-				return nil, err
-			}
-			ev, err := evalSource(sc, ds.Y, nil)
-			if err != nil {
-				return nil, err
-			}
-			r.Sources[fmt.Sprintf("w%.2f", w)] = ev
+		b, err := json.Marshal(sc)
+		if err != nil {
+			return nil, err
+		}
+		if err := atomicfile.WriteBytes(scorePath(scoresDir, t.name, s), b); err != nil {
+			return nil, err
+		}
+		for w, ev := range sc.sources() {
+			r.Sources[w] = ev
 		}
 		o := oldResults[i]
 		ev, err := evalSource(o.Scores, ds.Y, map[string]float64{"dynamics": o.Threshold})
@@ -406,7 +392,9 @@ func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval
 		}
 		thr[rule.Name()] = t
 	}
-	thr["fixed-10%"] = quantileThreshold(scores, 0.10)
+	if t, err := threshold.Contamination(scores, 0.10); err == nil {
+		thr["fixed-10%"] = t
+	}
 	for k, v := range extra {
 		thr[k] = v
 	}
@@ -420,19 +408,6 @@ func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval
 	return ev, nil
 }
 
-// quantileThreshold flags the top fraction q of the scores.
-func quantileThreshold(scores []float64, q float64) float64 {
-	s := slices.Clone(scores)
-	slices.Sort(s)
-	k := int(math.Round(q * float64(len(s))))
-	if k < 1 {
-		return math.Inf(1)
-	}
-	return s[len(s)-k-1]
-}
-
-func timeNow() time.Time { return time.Now() }
-
 // studyScores are one record's ensemble sources: the robust-z mean distance D and
 // reconstruction error R of models.Ensemble, so that source w is w·D + (1−w)·R.
 type studyScores struct {
@@ -445,20 +420,34 @@ func scorePath(dir, table string, seed uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%s-%d.json", table, seed))
 }
 
-func dumpScores(path string, dist, rec [][]float64, y []int) error {
+// ensembleScores splits the default ensemble's score of these members into its two
+// robust-z parts (models.Ensemble with w = 1 and w = 0), from which every source w is
+// w·D + (1−w)·R, exactly as models.Ensemble.Score adds them.
+func ensembleScores(dist, rec [][]float64, y []int) (studyScores, error) {
 	_, d, err := models.FitEnsemble(dist, rec, 1)
 	if err != nil {
-		return err
+		return studyScores{}, err
 	}
 	_, r, err := models.FitEnsemble(dist, rec, 0)
 	if err != nil {
-		return err
+		return studyScores{}, err
 	}
-	b, err := json.Marshal(studyScores{D: d, R: r, Y: y})
-	if err != nil {
-		return err
+	return studyScores{D: d, R: r, Y: y}, nil
+}
+
+// sources evaluates every weighted source of Weights, by its sourceKey.
+func (sc studyScores) sources() map[string]SourceEval {
+	out := map[string]SourceEval{}
+	for _, w := range Weights {
+		s := make([]float64, len(sc.D))
+		for j := range s {
+			s[j] = w*sc.D[j] + (1-w)*sc.R[j]
+		}
+		if ev, err := evalSource(s, sc.Y, nil); err == nil {
+			out[sourceKey(w)] = ev
+		}
 	}
-	return writeFileAtomic(path, b)
+	return out
 }
 
 // reevaluate recomputes, for every record whose scores are in dir, every weighted
@@ -473,14 +462,8 @@ func reevaluate(recs []StudyRecord, dir string) []StudyRecord {
 		if json.Unmarshal(b, &sc) != nil || len(sc.D) != r.N || len(sc.R) != r.N || len(sc.Y) != r.N {
 			continue
 		}
-		for _, w := range Weights {
-			s := make([]float64, r.N)
-			for j := range s {
-				s[j] = w*sc.D[j] + (1-w)*sc.R[j]
-			}
-			if ev, err := evalSource(s, sc.Y, nil); err == nil {
-				recs[i].Sources[sourceKey(w)] = ev
-			}
+		for w, ev := range sc.sources() {
+			recs[i].Sources[w] = ev
 		}
 	}
 	return recs

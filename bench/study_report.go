@@ -3,11 +3,11 @@ package bench
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/threshold"
 	"github.com/udocc/udocc/training"
 )
@@ -63,16 +63,7 @@ func medianOf(xs []float64) float64 {
 	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
+func mean(xs []float64) float64 { return meanStd(xs).Mean }
 
 func filter(recs []StudyRecord, keep func(StudyRecord) bool) []StudyRecord {
 	var out []StudyRecord
@@ -274,7 +265,7 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", rule, cell(ps, ok1, true), cell(ss, ok2, false))
 		}
 	}
-	return writeFileAtomic(path, []byte(b.String()))
+	return atomicfile.WriteBytes(path, []byte(b.String()))
 }
 
 func without(xs []string, x string) []string {
@@ -293,13 +284,4 @@ func countDistinct(recs []StudyRecord) int {
 		seen[r.Base] = true
 	}
 	return len(seen)
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it over path.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
