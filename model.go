@@ -27,7 +27,23 @@ type Model struct {
 	thr     float64 // +Inf where the method has none (oc)
 	scores  []float64
 	labels  []bool
+	members []Member
 	history [][]training.Epoch
+}
+
+// Member is one network of a model, trained from its own seed in lockstep with the
+// others.
+type Member struct {
+	Seed uint64
+	// Threshold is the member's own threshold on its distances for the paper's methods
+	// but oc; +Inf for oc and for the ensemble's members, which are thresholded together.
+	Threshold float64
+	// Scores are the training rows' distances ||φ(x)−c||², Eq. (3); Labels are the rows
+	// above Threshold (nil without one); PretrainLoss is the autoencoder's loss per
+	// pretraining epoch. All three are nil for a loaded model.
+	Scores       []float64
+	Labels       []bool
+	PretrainLoss []float64
 }
 
 // Fit trains a detector on rows, n rows of d numbers each, with opts, and scores and
@@ -52,7 +68,8 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if opts.Contamination > 0 && opts.Contamination*float64(ds.N) < 1 {
 		return nil, fmt.Errorf("udocc: Options.Contamination %g of %d rows is fewer than one row", opts.Contamination, ds.N)
 	}
-	if training.UsesRatio(opts.Method) && opts.Ratio*float64(ds.N) < 1 {
+	meth, _ := training.MethodNamed(opts.Method) // checked by Validate
+	if meth.Ratio && opts.Ratio*float64(ds.N) < 1 {
 		return nil, fmt.Errorf("udocc: Options.Ratio %g of %d rows is fewer than one row", opts.Ratio, ds.N)
 	}
 	hidden := opts.Hidden
@@ -67,25 +84,25 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
-	ensemble := opts.Method == training.EnsembleMethod
-	method, mo := opts.Method, training.MethodOptions{Ratio: opts.Ratio}
-	if ensemble {
-		method = "oc" // every member is a one-class Deep SVDD; models.Ensemble scores them
+	mo := training.MethodOptions{Ratio: opts.Ratio}
+	if opts.Epochs >= 2 {
+		mo.CurveEpochs = []int{opts.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
-	if opts.Method == "proposed" {
-		if mo.Rule, err = deltaRule(opts.ThresholdRule); err != nil {
-			return nil, err
-		}
-	}
-	seeds := training.EnsembleSeeds(opts.Seed, opts.Members)
+	seeds := opts.seeds()
 	members := make([]training.Member, len(seeds))
 	for i, s := range seeds {
-		if members[i], err = training.NewMember(method, s, ds.N, mo); err != nil {
+		if meth.Name == training.Proposed.Name {
+			// A rule may keep state: one per member.
+			if mo.Rule, err = deltaRule(opts.ThresholdRule); err != nil {
+				return nil, err
+			}
+		}
+		if members[i], err = meth.NewMember(s, ds.N, mo); err != nil {
 			return nil, fmt.Errorf("udocc: %w", err)
 		}
 	}
 	torch.SetNumThreads(opts.Threads)
-	hooks := &training.Hooks{Progress: opts.Progress, Stop: ctx.Err}
+	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
 	run, err := training.FitGroup(std.X, std.N, std.D, opts.config(hidden), members, hooks)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -105,7 +122,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if !ds.Selection.IsZero() {
 		meta.Selection = &ds.Selection
 	}
-	m, err := fromRun(run, meta, opts.Device, ensemble)
+	m, err := fromRun(run, meta, opts.Device, meth.Ensemble)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +161,7 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 		}
 		meta.Members = append(meta.Members, mem)
 		m.history = append(m.history, r.History)
+		m.members = append(m.members, Member{Seed: r.Member.Seed, Threshold: math.Inf(1), PretrainLoss: r.PretrainLoss})
 	}
 	if err := m.load(tmp); err != nil {
 		m.Close()
@@ -159,7 +177,7 @@ func (m *Model) finish(std *data.Dataset, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if m.meta.Method == training.EnsembleMethod {
+	if m.meta.Method == training.Ensemble.Name {
 		ens, _, err := models.FitEnsemble(dist, rec, training.DistanceWeight)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
@@ -183,6 +201,11 @@ func (m *Model) finish(std *data.Dataset, opts Options) error {
 		m.scores, _ = models.CombineMembers(dist, m.meta.Thresholds())
 	}
 	m.labels = m.labelsOf(m.scores)
+	for k, thr := range m.meta.Thresholds() {
+		mem := &m.members[k]
+		mem.Threshold, mem.Scores = thr, dist[k]
+		_, mem.Labels = models.CombineMembers(dist[k:k+1], []float64{thr})
+	}
 	return nil
 }
 
@@ -217,6 +240,17 @@ func (m *Model) Ratio() float64 {
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
 // nil for a loaded model.
 func (m *Model) History() [][]training.Epoch { return m.history }
+
+// Members are the model's members in seed order, with their training rows' scores and
+// labels for a model that Fit returned.
+func (m *Model) Members() []Member {
+	if m.members == nil { // a loaded model
+		for k, thr := range m.meta.Thresholds() {
+			m.members = append(m.members, Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
+		}
+	}
+	return m.members
+}
 
 // Method is the model's method: "ensemble", "proposed", "oc", "sb", "otsu" or "tar".
 func (m *Model) Method() string { return m.meta.Method }

@@ -2,7 +2,6 @@ package udocc
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -36,28 +35,40 @@ type Options struct {
 	// Seed+1, … (ensemble 5, paper 1).
 	Seed    uint64
 	Members int
+	// Seeds, when not nil, are the members' seeds instead of Seed, Seed+1, …: one member
+	// each, no seed twice; Members must then be len(Seeds).
+	Seeds []uint64
 	// Device is "cpu", "cuda" or "cuda:N"; Threads is libtorch's CPU thread count (1;
 	// results are bit-identical for the same count).
 	Device  string
 	Threads int
 	// ThresholdRule is the ensemble's threshold rule (package threshold, "kmeans") or
-	// proposed's δ rule (package dynamics, "" for its default); other methods take "".
+	// proposed's δ rule (package dynamics, "" for its default; the paper rule may name
+	// how it breaks ties of Eq. (5)'s minimum, "paper/smallest", "paper/median" or
+	// "paper/largest", the default); other methods take "".
 	ThresholdRule string
 	// Contamination is the known anomaly ratio in (0, 1) for the ensemble: the top share
 	// of rows is flagged instead of ThresholdRule's choice. 0 lets the rule choose.
 	Contamination float64
 	// Ratio is sb's ν or tar's anomaly ratio in (0, 1); 0 for the other methods.
 	Ratio float64
+	// RankScores are the scores the selectors rank each epoch: training.TrainScores (the
+	// default) or training.EvalScores.
+	RankScores training.ScoreSource
 	// Progress, when set, is called after every epoch: stage "pretrain" or "finetune",
 	// epoch of total.
 	Progress func(stage string, epoch, total int)
+	// Epoch, when set, sees member k's scores of the training rows after fine-tuning
+	// epoch e and the labels its selector would give them then (nil for oc, the ensemble's
+	// members and before a selector's first threshold). The slices are the callback's.
+	Epoch func(k, e int, scores []float64, labels []bool)
 }
 
 // DefaultOptions returns the defaults of `udocc fit`: the ensemble method with the
 // settings training.EnsembleConfig documents.
 func DefaultOptions() Options {
 	o := fromConfig(training.EnsembleConfig())
-	o.Method = training.EnsembleMethod
+	o.Method = training.Ensemble.Name
 	o.Members = training.EnsembleSize
 	o.ThresholdRule = training.DefaultThresholdRule
 	return o
@@ -67,7 +78,7 @@ func DefaultOptions() Options {
 // (training.DefaultConfig, `udocc fit --preset paper`), one member.
 func PaperOptions() Options {
 	o := fromConfig(training.DefaultConfig())
-	o.Method = "proposed"
+	o.Method = training.Proposed.Name
 	o.ThresholdRule = dynamics.DefaultRule().Name()
 	return o
 }
@@ -76,6 +87,7 @@ func fromConfig(c training.Config) Options {
 	return Options{
 		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, LR: c.LR, PretrainLR: c.PretrainLR,
 		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device, Threads: 1,
+		RankScores: c.Scores,
 	}
 }
 
@@ -84,13 +96,15 @@ func (o Options) Validate() error {
 	bad := func(field string, format string, args ...any) error {
 		return fmt.Errorf("udocc: Options.%s: %s", field, fmt.Sprintf(format, args...))
 	}
-	ensemble := o.Method == training.EnsembleMethod
+	meth, err := training.MethodNamed(o.Method)
+	if err != nil {
+		return bad("Method", "%v", err)
+	}
+	proposed := meth.Name == training.Proposed.Name
 	switch {
-	case !ensemble && !slices.Contains(training.Methods, o.Method):
-		return bad("Method", "%q: want %s, %s", o.Method, training.EnsembleMethod, strings.Join(training.Methods, ", "))
 	case o.Epochs < 1:
 		return bad("Epochs", "%d < 1", o.Epochs)
-	case o.Method == "proposed" && o.Epochs < 2:
+	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return bad("Epochs", "%d: method proposed needs at least 2 to pick a threshold", o.Epochs)
 	case o.PretrainEpochs < 0:
@@ -105,18 +119,30 @@ func (o Options) Validate() error {
 		return bad("WeightDecay", "%g < 0", o.WeightDecay)
 	case o.Members < 1 || o.Members > 1000:
 		return bad("Members", "%d: want 1..1000", o.Members)
+	case o.Seeds != nil && len(o.Seeds) != o.Members:
+		return bad("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
 	case !validDevice(o.Device):
 		return bad("Device", "%q: want cpu, cuda or cuda:N", o.Device)
 	case o.Threads < 1:
 		return bad("Threads", "%d < 1", o.Threads)
-	case o.Contamination != 0 && !ensemble:
+	case o.Contamination != 0 && !meth.Ensemble:
 		return bad("Contamination", "only for method ensemble")
 	case !(o.Contamination >= 0 && o.Contamination < 1):
 		return bad("Contamination", "%g: want 0 or a ratio in (0, 1)", o.Contamination)
-	case training.UsesRatio(o.Method) && !(o.Ratio > 0 && o.Ratio < 1):
+	case meth.Ratio && !(o.Ratio > 0 && o.Ratio < 1):
 		return bad("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
-	case !training.UsesRatio(o.Method) && o.Ratio != 0:
+	case !meth.Ratio && o.Ratio != 0:
 		return bad("Ratio", "only for method sb or tar")
+	case o.RankScores != training.TrainScores && o.RankScores != training.EvalScores:
+		return bad("RankScores", "%q: want %s or %s", o.RankScores, training.TrainScores, training.EvalScores)
+	}
+	seen := map[uint64]bool{}
+	for _, s := range o.Seeds {
+		if seen[s] {
+			// Its members would be the same network, saved to the same file.
+			return bad("Seeds", "seed %d is named twice", s)
+		}
+		seen[s] = true
 	}
 	for _, h := range o.Hidden {
 		if h < 1 {
@@ -124,11 +150,11 @@ func (o Options) Validate() error {
 		}
 	}
 	switch {
-	case ensemble:
+	case meth.Ensemble:
 		if _, err := threshold.ByName(o.ThresholdRule); err != nil {
 			return bad("ThresholdRule", "%v", err)
 		}
-	case o.Method == "proposed":
+	case proposed:
 		if _, err := deltaRule(o.ThresholdRule); err != nil {
 			return bad("ThresholdRule", "%v", err)
 		}
@@ -138,13 +164,36 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// deltaRule is proposed's δ rule of name, breaking ties of Eq. (5)'s minimum at the
-// largest δ as `udocc fit` does by default.
+// deltaRule is proposed's δ rule of name, "RULE" or "paper/TIES"; the paper rule breaks
+// ties of Eq. (5)'s minimum at the largest δ unless TIES says otherwise.
 func deltaRule(name string) (dynamics.Rule, error) {
 	if name == "" {
 		name = dynamics.DefaultRule().Name()
 	}
-	return dynamics.NewRule(name, dynamics.TieLargest)
+	name, tie, hasTies := strings.Cut(name, "/")
+	ties := dynamics.TieLargest
+	if hasTies {
+		var err error
+		if ties, err = dynamics.ParseTieRule(tie); err != nil {
+			return nil, err
+		}
+	}
+	r, err := dynamics.NewRule(name, ties)
+	if err != nil {
+		return nil, err
+	}
+	if _, paper := r.(dynamics.Paper); hasTies && !paper {
+		return nil, fmt.Errorf("δ rule %q takes no tie rule", name)
+	}
+	return r, nil
+}
+
+// seeds are the members' seeds of o.
+func (o Options) seeds() []uint64 {
+	if o.Seeds != nil {
+		return o.Seeds
+	}
+	return training.EnsembleSeeds(o.Seed, o.Members)
 }
 
 func validDevice(dev string) bool {
@@ -163,5 +212,6 @@ func (o Options) config(hidden []int) training.Config {
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
+	c.Scores = o.RankScores
 	return c
 }

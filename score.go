@@ -6,7 +6,6 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/training"
 )
 
 // ErrNoThreshold reports Predict on a model whose method ranks rows without labelling
@@ -17,30 +16,37 @@ var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 // rows, standardised as the training rows were. On the training rows it returns
 // Scores exactly.
 func (m *Model) Score(rows [][]float64) ([]float64, error) {
+	s, _, err := m.ScoreMembers(rows)
+	return s, err
+}
+
+// ScoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
+// (member by member, as Members lists them): on the training rows, the Members' Scores.
+func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
 	if m.nets == nil {
-		return nil, errors.New("udocc: the model is closed")
+		return nil, nil, errors.New("udocc: the model is closed")
 	}
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	std, err := m.meta.Scaler.Transform(ds)
 	if err != nil {
-		return nil, fmt.Errorf("udocc: %w", err)
+		return nil, nil, fmt.Errorf("udocc: %w", err)
 	}
 	dist, rec, err := m.memberScores(std)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if m.meta.Method == training.EnsembleMethod {
+	if m.meta.Ensemble != nil { // the ensemble method (CheckMeta)
 		s, err := m.meta.Ensemble.Score(dist, rec)
 		if err != nil {
-			return nil, fmt.Errorf("udocc: %w", err)
+			return nil, nil, fmt.Errorf("udocc: %w", err)
 		}
-		return s, nil
+		return s, dist, nil
 	}
 	s, _ := models.CombineMembers(dist, m.meta.Thresholds())
-	return s, nil
+	return s, dist, nil
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.

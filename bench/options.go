@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/udocc/udocc/data"
@@ -162,29 +161,6 @@ func dupes(what string, xs []string) error {
 		seen[x] = true
 	}
 	return nil
-}
-
-// ParseSeeds reads "3", "0-9" or "1,4,7" (ranges and single seeds may be mixed).
-func ParseSeeds(s string) ([]uint64, error) {
-	var out []uint64
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.ParseUint(lo, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("seeds %q: %q is not a seed", s, part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a >= 10000 {
-				return nil, fmt.Errorf("seeds %q: %q is not a range a-b with a <= b", s, part)
-			}
-		}
-		for v := a; v <= b; v++ {
-			out = append(out, v)
-		}
-	}
-	return out, nil
 }
 
 // ParseList splits a comma-separated list, dropping blanks around the items.

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"errors"
-	"slices"
 	"testing"
 
 	"github.com/udocc/udocc/dynamics"
@@ -49,29 +48,6 @@ func TestEveryRuleParses(t *testing.T) {
 		if _, err := s.member(0, 50, 0.1); err != nil {
 			t.Errorf("proposed:%s: member: %v", name, err)
 		}
-	}
-}
-
-func TestParseSeeds(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []uint64
-		ok   bool
-	}{
-		{"3", []uint64{3}, true},
-		{"0-9", []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, true},
-		{"1,4-5, 7", []uint64{1, 4, 5, 7}, true},
-		{"", nil, false},
-		{"5-2", nil, false},
-		{"a", nil, false},
-		{"0-", nil, false},
-	} {
-		t.Run(c.in, func(t *testing.T) {
-			got, err := ParseSeeds(c.in)
-			if (err == nil) != c.ok || !slices.Equal(got, c.want) {
-				t.Errorf("ParseSeeds(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
-			}
-		})
 	}
 }
 

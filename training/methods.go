@@ -2,14 +2,13 @@ package training
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/udocc/udocc/dynamics"
 )
 
-// Methods are the methods udocc trains, by their CLI names: the proposed adaptive
-// threshold and the paper's baselines (Section V-A).
-var Methods = []string{"proposed", "oc", "sb", "otsu", "tar"}
+// Methods are the paper's methods by name: the proposed adaptive threshold and the
+// paper's baselines (Section V-A). AllMethods adds the default ensemble.
+var Methods = []string{Proposed.Name, OC.Name, SB.Name, Otsu.Name, TAR.Name}
 
 // MethodOptions are the settings a method may take.
 type MethodOptions struct {
@@ -23,45 +22,18 @@ type MethodOptions struct {
 	CurveAll bool
 }
 
-// UsesRatio reports whether method takes MethodOptions.Ratio.
-func UsesRatio(method string) bool { return method == "sb" || method == "tar" }
+// UsesRatio reports whether the method of name takes MethodOptions.Ratio.
+func UsesRatio(name string) bool {
+	m, err := MethodNamed(name)
+	return err == nil && m.Ratio
+}
 
-// NewMember builds the member of method with seed for n rows: its selector, or its ν.
-func NewMember(method string, seed uint64, n int, opt MethodOptions) (Member, error) {
-	if !slices.Contains(Methods, method) {
-		return Member{}, fmt.Errorf("training: unknown method %q (one of %v)", method, Methods)
+// NewMember builds the member of the method of name with seed for n rows (Method's
+// NewMember).
+func NewMember(name string, seed uint64, n int, opt MethodOptions) (Member, error) {
+	m, err := MethodNamed(name)
+	if err != nil {
+		return Member{}, fmt.Errorf("training: %w", err)
 	}
-	if UsesRatio(method) {
-		if !(opt.Ratio > 0 && opt.Ratio < 1) {
-			return Member{}, fmt.Errorf("training: method %s needs a ratio in (0, 1), have %g", method, opt.Ratio)
-		}
-	} else if opt.Ratio != 0 {
-		return Member{}, fmt.Errorf("training: method %s takes no ratio", method)
-	}
-	m := Member{Seed: seed, Method: method}
-	switch method {
-	case "sb":
-		m.Nu = opt.Ratio
-	case "tar":
-		s, err := dynamics.NewTAR(n, opt.Ratio)
-		if err != nil {
-			return Member{}, err
-		}
-		m.Selector = s
-	case "otsu":
-		s, err := dynamics.NewOtsu(n)
-		if err != nil {
-			return Member{}, err
-		}
-		m.Selector = s
-	case "proposed":
-		s, err := dynamics.NewProposed(n, dynamics.ProposedOptions{
-			Rule: opt.Rule, CurveEpochs: opt.CurveEpochs, CurveAll: opt.CurveAll,
-		})
-		if err != nil {
-			return Member{}, err
-		}
-		m.Selector = s
-	}
-	return m, nil
+	return m.NewMember(seed, n, opt)
 }

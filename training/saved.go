@@ -2,8 +2,6 @@ package training
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/udocc/udocc/models"
 )
@@ -13,7 +11,11 @@ import (
 // methods no Ensemble, and each of their members has a threshold exactly when its method
 // labels rows (all but OC).
 func CheckMeta(m *models.Meta) error {
-	if m.Method == EnsembleMethod {
+	meth, err := MethodNamed(m.Method)
+	if err != nil {
+		return err
+	}
+	if meth.Ensemble {
 		if m.Ensemble == nil {
 			return fmt.Errorf("method %s needs the ensemble field", m.Method)
 		}
@@ -22,16 +24,13 @@ func CheckMeta(m *models.Meta) error {
 		}
 		return nil // Meta.Validate checked the rest
 	}
-	if !slices.Contains(Methods, m.Method) {
-		return fmt.Errorf("method %q: want one of %s, %s", m.Method, EnsembleMethod, strings.Join(Methods, ", "))
-	}
 	if m.Ensemble != nil {
 		return fmt.Errorf("method %s has no ensemble field", m.Method)
 	}
 	for i, mem := range m.Members {
-		if labels := m.Method != "oc"; labels != (mem.Threshold != nil) {
+		if meth.Labels != (mem.Threshold != nil) {
 			want := "a number"
-			if !labels {
+			if !meth.Labels {
 				want = "null"
 			}
 			return fmt.Errorf("members[%d].threshold: method %s wants %s", i, m.Method, want)

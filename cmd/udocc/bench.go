@@ -14,7 +14,7 @@ import (
 	"github.com/udocc/udocc/torch"
 )
 
-func runBench(args []string, stdout, stderr io.Writer) error {
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := bench.DefaultOptions()
 	fs := newFlags("bench", "[flags]",
 		"Run the paper's benchmark grid (data sets x methods x seeds) with the paper's settings, append one\n"+
@@ -25,10 +25,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	methods := fs.String("methods", strings.Join(o.Methods, ","),
 		"methods, comma-separated: sb, oc, otsu, tar, proposed (the default δ rule), or proposed:RULE[/TIES] with RULE one of "+
 			strings.Join(dynamics.RuleNames(), ", ")+" and TIES smallest, largest (default) or median")
-	seeds := fs.String("seeds", "0-9", "seeds: a range such as 0-9, a list such as 1,4,7, or both")
+	var seeds string
+	addSeedFlags(fs, &seeds, "0-9", "seeds of every data set and method: a range such as 0-9, a list such as 1,4,7, or both")
 	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "data sets trained concurrently (each group on one libtorch thread)")
 	group := fs.String("group", string(o.Group), "lockstep groups: dataset (all pending runs of a data set in one group), seed (one per data set and seed) or run (one per run)")
-	fs.StringVar(&o.Train.Device, "device", o.Train.Device, "cpu, cuda or cuda:N")
+	addDeviceFlags(fs, &o.Train.Device, &o.Threads)
 	fs.StringVar(&o.Out, "out", o.Out, "output folder: "+bench.ResultsFile+", "+bench.SessionsFile+", "+bench.ReportFile+", "+bench.FiguresDir+"/")
 	fs.IntVar(&o.Train.PretrainEpochs, "pretrain-epochs", o.Train.PretrainEpochs, "autoencoder pretraining epochs (the paper: 100)")
 	fs.IntVar(&o.Train.Epochs, "epochs", o.Train.Epochs, "fine-tuning epochs (the paper: 50)")
@@ -55,7 +56,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study {
-		return runStudy(fs, o, *seeds, *datasets, *maxNormals, !*noSynthetic, *reportOnly, stdout, stderr)
+		return runStudy(ctx, fs, o, seeds, *datasets, *maxNormals, !*noSynthetic, *reportOnly, stdout, stderr)
 	}
 	if *reportOnly {
 		path, err := bench.WriteReport(o.Out)
@@ -66,8 +67,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var err error
-	if o.Seeds, err = bench.ParseSeeds(*seeds); err != nil {
-		return usagef("--seeds: %v", err)
+	if o.Seeds, err = parseSeeds("seeds", seeds); err != nil {
+		return err
 	}
 	o.Datasets, o.Methods, o.Group = bench.ParseList(*datasets), bench.ParseList(*methods), bench.GroupMode(*group)
 	o.Version, o.Args, o.Progress = Version, append([]string{"udocc", "bench"}, args...), stderr
@@ -75,7 +76,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	torch.SetNumThreads(o.Threads)
-	sum, err := bench.Run(context.Background(), o)
+	sum, err := bench.Run(ctx, o)
 	if sum != nil {
 		fmt.Fprintf(stdout, "udocc bench: %d runs in the grid: %d already done, %d trained now, %d failed\n",
 			sum.Planned, sum.Skipped, sum.Trained, sum.Failed)
@@ -87,15 +88,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // runStudy runs `udocc bench --study`.
-func runStudy(fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNormals int, synthetic, reportOnly bool, stdout, stderr io.Writer) error {
+func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNormals int, synthetic, reportOnly bool, stdout, stderr io.Writer) error {
 	so := bench.StudyOptions{Data: o.DataDir, Datasets: bench.ParseList(datasets), MaxNormals: maxNormals,
 		Synthetic: synthetic, Jobs: o.Jobs, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
 	if !fs.Changed("out") {
 		so.Out = "bench/study"
 	}
 	var err error
-	if so.Seeds, err = bench.ParseSeeds(seeds); err != nil {
-		return usagef("--seeds: %v", err)
+	if so.Seeds, err = parseSeeds("seeds", seeds); err != nil {
+		return err
 	}
 	if maxNormals < 0 {
 		return usagef("--max-normals %d: want 0 (all) or more", maxNormals)
@@ -106,7 +107,7 @@ func runStudy(fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNor
 		}
 	}
 	torch.SetNumThreads(o.Threads)
-	if err := bench.Study(context.Background(), so); err != nil {
+	if err := bench.Study(ctx, so); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "udocc bench --study: report in %s\n", filepath.Join(so.Out, bench.StudyReport))

@@ -92,7 +92,7 @@ type input struct {
 // loadTable reads DATA (a path, or - for stdin, copied to a temporary file so that any
 // format, Parquet included, can be read from it and read again) with --label, --x-var,
 // --header and the table flags. The caller calls remove when done.
-func loadTable(path, label, xVar, header string, t tableFlags, sel data.Selection) (*input, error) {
+func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*input, error) {
 	in := &input{path: path, remove: func() {}}
 	if path == "-" {
 		if t.format == "" {
@@ -105,16 +105,16 @@ func loadTable(path, label, xVar, header string, t tableFlags, sel data.Selectio
 		in.path, in.remove = tmp, func() { os.Remove(tmp) }
 	}
 	opts := data.DefaultLoadOptions()
-	opts.XVar, opts.Format, opts.Selection, opts.Positive = xVar, t.format, sel, t.positive
-	opts.Header, _ = data.ParseHeader(header) // checked with the flags
+	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
+	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {
-		if i, err := strconv.Atoi(label); err == nil {
+		if i, err := strconv.Atoi(f.label); err == nil {
 			opts.LabelIndex = i
 		} else {
-			opts.LabelColumn = label
+			opts.LabelColumn = f.label
 		}
 	} else {
-		opts.YVar = label
+		opts.YVar = f.label
 	}
 	in.opts = opts
 	ds, err := data.Load(in.path, opts)

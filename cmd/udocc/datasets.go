@@ -10,7 +10,7 @@ import (
 	"github.com/udocc/udocc/data"
 )
 
-func runDatasets(args []string, stdout, stderr io.Writer) error {
+func runDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("datasets", "list|fetch [flags] [NAME...]",
 		"List the ten ODDS data sets of the paper's Table I, or download them with SHA-256 verification\n"+
 			"(resumable; files placed in the folder by hand are verified and kept).", stdout)
@@ -40,7 +40,7 @@ func runDatasets(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	case "fetch":
-		res, err := data.Fetch(context.Background(), data.FetchOptions{Dir: *dir, BaseURL: *base, Names: names, Progress: stderr})
+		res, err := data.Fetch(ctx, data.FetchOptions{Dir: *dir, BaseURL: *base, Names: names, Progress: stderr})
 		for _, r := range res {
 			how := "verified"
 			if r.Downloaded {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -50,7 +51,7 @@ func demoTable(n, d int, ratio float64, seed uint64) *data.Dataset {
 	return ds
 }
 
-func runDemo(args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o fitOptions
 	fs := newFlags("demo", "[flags]",
 		"Make a synthetic table (Gaussian clusters of normal rows, a known share of scattered anomalies),\n"+
@@ -59,7 +60,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	rows := fs.Int("rows", 2000, "rows of the synthetic table")
 	features := fs.Int("features", 8, "features of the synthetic table")
 	ratio := fs.Float64("anomaly-ratio", 0.05, "true share of anomalies in the synthetic table")
-	fs.StringVar(&o.out, "out", filepath.Join("udocc-out", "demo"), "output folder")
+	o.output.out = filepath.Join("udocc-out", "demo")
+	addOutputFlags(fs, &o.output, "output folder")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -73,8 +75,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ds := demoTable(*rows, *features, *ratio, 2024)
-	s, err := fitWriteReport(ds, o, stdout, stderr)
-	if err != nil || o.json {
+	s, err := fitWriteReport(ctx, ds, o, stdout, stderr)
+	if err != nil || o.output.json {
 		return err
 	}
 	if s.SelectedRatio != nil && s.F1 != nil {

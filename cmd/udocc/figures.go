@@ -19,10 +19,10 @@ import (
 // Labels write δ̄ as "mean δ*": gonum/plot draws a combining macron (U+0304) as a glyph
 // of its own after the δ, or not at all, so "δ̄" would read as δ.
 func (f *fitted) figures(dir string) error {
-	r := f.run.Results[0]
+	first, hist := f.members[0], f.m.History()[0]
 	member := f.ds.Name
-	if len(f.run.Results) > 1 {
-		member = fmt.Sprintf("%s, seed %d of %d", f.ds.Name, r.Member.Seed, len(f.run.Results))
+	if len(f.members) > 1 {
+		member = fmt.Sprintf("%s, seed %d of %d", f.ds.Name, first.Seed, len(f.members))
 	}
 	trueRatio := math.NaN()
 	if f.summary.TrueRatio != nil {
@@ -35,12 +35,12 @@ func (f *fitted) figures(dir string) error {
 		}
 		return nil
 	}
-	if fig, ok := curveFigure(r, n, trueRatio, member, f.summary.Config.Threshold); ok {
+	if fig, ok := curveFigure(hist, n, trueRatio, member, f.summary.Config.Threshold); ok {
 		if err := save("delta_curve.png", fig.Save(filepath.Join(dir, "delta_curve.png"))); err != nil {
 			return err
 		}
 	}
-	if fig, ok := ratioFigure(r, trueRatio, member); ok {
+	if fig, ok := ratioFigure(hist, f.ds.N, trueRatio, member); ok {
 		if err := save("selected_ratio.png", fig.Save(filepath.Join(dir, "selected_ratio.png"))); err != nil {
 			return err
 		}
@@ -48,14 +48,14 @@ func (f *fitted) figures(dir string) error {
 	if err := save("scores.png", f.histogram().Save(filepath.Join(dir, "scores.png"))); err != nil {
 		return err
 	}
-	return save("loss.png", lossFigure(r, member).Save(filepath.Join(dir, "loss.png")))
+	return save("loss.png", lossFigure(first.PretrainLoss, hist, member).Save(filepath.Join(dir, "loss.png")))
 }
 
 // curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
 // true boundary n(1 − true ratio) marked.
-func curveFigure(r training.Result, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
-	for j := len(r.History) - 1; j >= 0; j-- {
-		rec := r.History[j].Record
+func curveFigure(hist []training.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
+	for j := len(hist) - 1; j >= 0; j-- {
+		rec := hist[j].Record
 		if rec.Curve == nil {
 			continue
 		}
@@ -84,13 +84,10 @@ func curveFigure(r training.Result, n, trueRatio float64, name, rule string) (pl
 
 // ratioFigure is the selected anomaly ratio (n − δ̄)/n over epochs, with the ratio of
 // each epoch's own δ* and the true ratio.
-func ratioFigure(r training.Result, trueRatio float64, name string) (plots.Figure, bool) {
+func ratioFigure(hist []training.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
 	var ep, sel, star []float64
-	n := 0.0
-	if len(r.Scores) > 0 {
-		n = float64(len(r.Scores))
-	}
-	for _, h := range r.History {
+	n := float64(rows)
+	for _, h := range hist {
 		ep = append(ep, float64(h.Epoch))
 		sel = append(sel, h.Record.SelectedRatio)
 		s := math.NaN()
@@ -126,13 +123,15 @@ func ratioFigure(r training.Result, trueRatio float64, name string) (plots.Figur
 func (f *fitted) histogram() plots.Histogram {
 	at := func(s float64) float64 { return math.Log10(math.Max(s, 1e-12)) }
 	label := "log10 anomaly score"
-	if f.ens != nil {
+	meth, _ := training.MethodNamed(f.o.Method)
+	ensemble := meth.Ensemble
+	if ensemble {
 		at = func(s float64) float64 { return s }
 		label = "combined anomaly score (robust z of distances and reconstruction errors)"
 	}
 	logs := func(keep func(i int) bool) []float64 {
 		var out []float64
-		for i, s := range f.scores {
+		for i, s := range f.m.Scores() {
 			if keep(i) {
 				out = append(out, at(s))
 			}
@@ -148,19 +147,19 @@ func (f *fitted) histogram() plots.Histogram {
 	} else {
 		h.Groups = []plots.Series{{Name: "all rows", Y: logs(func(int) bool { return true }), Color: plots.Blue}}
 	}
-	if t := f.summary.Threshold; t != nil && (*t > 0 || f.ens != nil) {
+	if t := f.summary.Threshold; t != nil && (*t > 0 || ensemble) {
 		h.Marks = []plots.Mark{plots.VMark(fmt.Sprintf("threshold (%d flagged)", f.summary.Flagged), at(*t), plots.Orange, true)}
 	}
 	return h
 }
 
 // lossFigure shows the pretraining and fine-tuning losses per epoch.
-func lossFigure(r training.Result, name string) plots.Figure {
+func lossFigure(pretrain []float64, hist []training.Epoch, name string) plots.Figure {
 	var pe, pl, fe, fl []float64
-	for i, l := range r.PretrainLoss {
+	for i, l := range pretrain {
 		pe, pl = append(pe, float64(i+1)), append(pl, l)
 	}
-	for _, h := range r.History {
+	for _, h := range hist {
 		fe, fl = append(fe, float64(h.Epoch)), append(fl, h.Loss)
 	}
 	return plots.Figure{

@@ -1,210 +1,152 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
 	"github.com/udocc/udocc/training"
 )
 
-// fitOptions are the flags of udocc fit, one to one.
+// fitOptions are the flags of udocc fit: the library's Options, and the flags that
+// say how to spell them, what to read and where to write.
 type fitOptions struct {
-	preset        string
-	contamination float64
-	members       int
-	method        string
-	ratio         float64
-	arch          string
-	threshold     string
-	ties          string
-	scores        string
-	training.Config
-	seeds   string
-	threads int
-	out     string
-	label   string
-	xVar    string
-	header  string
-	force   bool
-	json    bool
-	quiet   bool
-	table   tableFlags
-	in      *input // the table fit reads, for --append-to; nil for demo
+	lib.Options
+	preset     string
+	arch       string
+	threshold  string
+	ties       string
+	rankScores string
+	seeds      string
+	input      inputFlags
+	output     outputFlags
+	table      tableFlags
+	in         *input // the table fit reads, for --append-to; nil for demo
 }
 
-// addFitFlags declares the training flags shared by fit and demo.
+// addFitFlags declares the training flags shared by fit and demo, with the defaults of
+// lib.DefaultOptions; --preset paper takes lib.PaperOptions for the flags not given.
 func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
-	d := training.EnsembleConfig()
+	o.Options = lib.DefaultOptions()
 	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50)")
-	fs.StringVar(&o.method, "method", training.EnsembleMethod, "method: ensemble, proposed, oc, sb, otsu or tar (--preset paper: proposed)")
-	fs.Float64Var(&o.contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
-	fs.IntVar(&o.members, "members", training.EnsembleSize, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
-	fs.Float64Var(&o.ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
+	fs.StringVar(&o.Method, "method", o.Method, "method: "+orList(methodNames())+" (--preset paper: proposed)")
+	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
+	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
+	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
 	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+"; default "+training.DefaultThresholdRule+") or proposed's δ rule ("+strings.Join(dynamics.RuleNames(), ", ")+"; default "+dynamics.DefaultRule().Name()+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
-	fs.StringVar(&o.scores, "rank-scores", string(d.Scores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
-	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", d.PretrainEpochs, "autoencoder pretraining epochs")
-	fs.IntVar(&o.Epochs, "epochs", d.Epochs, "fine-tuning epochs (--preset paper: 50)")
-	fs.IntVar(&o.BatchSize, "batch-size", d.BatchSize, "minibatch rows")
-	fs.Float64Var(&o.LR, "lr", d.LR, "Adam learning rate of fine-tuning, and of pretraining unless --pretrain-lr is set (--preset paper: 1e-3)")
-	fs.Float64Var(&o.PretrainLR, "pretrain-lr", d.PretrainLR, "Adam learning rate of pretraining; 0 means --lr (--preset paper: 0)")
-	fs.Float64Var(&o.WeightDecay, "weight-decay", d.WeightDecay, "Adam L2 weight decay")
-	fs.StringVar(&o.seeds, "seed", "0", "random seed (ensemble: members seed, seed+1, ...); a list or range such as 0-9 names every member's seed (trained in lockstep)")
-	fs.StringVar(&o.seeds, "seeds", "0", "the same as --seed: --seeds 0-9")
-	fs.StringVar(&o.Device, "device", d.Device, "cpu, cuda or cuda:N")
-	fs.IntVar(&o.threads, "threads", 1, "libtorch CPU threads (results are bit-identical for the same count)")
-	fs.BoolVar(&o.force, "force", false, "replace --out even when it holds files udocc did not write (they are deleted)")
-	fs.BoolVar(&o.json, "json", false, "print summary.json to stdout and nothing else there")
-	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
+	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs")
+	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "fine-tuning epochs (--preset paper: 50)")
+	fs.IntVar(&o.BatchSize, "batch-size", o.BatchSize, "minibatch rows")
+	fs.Float64Var(&o.LR, "lr", o.LR, "Adam learning rate of fine-tuning, and of pretraining unless --pretrain-lr is set (--preset paper: 1e-3)")
+	fs.Float64Var(&o.PretrainLR, "pretrain-lr", o.PretrainLR, "Adam learning rate of pretraining; 0 means --lr (--preset paper: 0)")
+	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "Adam L2 weight decay")
+	addSeedFlags(fs, &o.seeds, "0", "random seed (ensemble: members seed, seed+1, ...); a list or range such as 0-9 names every member's seed (trained in lockstep)")
+	addDeviceFlags(fs, &o.Device, &o.Threads)
 }
 
-// ruleFor builds proposed's δ rule from the flags.
-func ruleFor(name, ties string) (dynamics.Rule, error) {
-	t, err := dynamics.ParseTieRule(ties)
-	if err != nil {
-		return nil, usagef("--ties: %v", err)
-	}
-	r, err := dynamics.NewRule(name, t)
-	if err != nil {
-		return nil, usagef("--threshold: %v", err)
-	}
-	return r, nil
-}
-
-// parseSeeds reads "3", "0-9" or "1,4,7"; a seed named twice is an error, since its
-// members would be the same network saved to the same file.
-func parseSeeds(s string) ([]uint64, error) {
-	var out []uint64
-	seen := map[uint64]bool{}
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.ParseUint(lo, 10, 64)
-		if err != nil {
-			return nil, usagef("--seed %q: %q is not a seed", s, part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a > 1000 {
-				return nil, usagef("--seed %q: %q is not a range", s, part)
-			}
-		}
-		for v := a; v <= b; v++ {
-			if seen[v] {
-				return nil, usagef("--seed %q: seed %d is named twice", s, v)
-			}
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out, nil
-}
-
-// deviceUsable says whether this libtorch can run on dev, a form checkDevice accepted,
-// so that a fit or a bench fails before it trains or writes anything.
-func deviceUsable(dev string) error {
-	if dev == "cpu" {
-		return nil
-	}
-	if !torch.CUDACompiled() {
-		return fmt.Errorf("--device %s: this libtorch was built without CUDA; use --device cpu", dev)
-	}
-	count := torch.CUDADeviceCount()
-	idx := 0
-	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
-		idx, _ = strconv.Atoi(n)
-	}
-	if idx >= count {
-		return fmt.Errorf("--device %s: libtorch sees %d CUDA devices", dev, count)
-	}
-	return nil
-}
-
-// checkDevice accepts the --device forms udocc documents: cpu, cuda or cuda:N. Whether
-// that device exists is libtorch's to say, at run time.
-func checkDevice(dev string) error {
-	if dev == "cpu" || dev == "cuda" {
-		return nil
-	}
-	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
-		if _, err := strconv.ParseUint(n, 10, 31); err == nil {
-			return nil
-		}
-	}
-	return usagef("--device %q: want cpu, cuda or cuda:N", dev)
-}
-
-// check validates the flags that do not depend on the data.
+// check validates the flags that do not depend on the data and fills in the Options
+// that the flags spell: the preset, the threshold rule, the seeds and the widths.
 func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.applyPreset(fs); err != nil {
 		return err
 	}
-	o.Config.Scores = training.ScoreSource(o.scores)
-	o.Config.Hidden = []int{1} // checked with the data
-	if err := o.Config.Validate(); err != nil {
-		return usageError{err}
+	o.RankScores = training.ScoreSource(o.rankScores)
+	if o.RankScores != training.TrainScores && o.RankScores != training.EvalScores {
+		return usagef("--rank-scores %q: want train or eval", o.rankScores)
 	}
-	if o.method != training.EnsembleMethod && !contains(training.Methods, o.method) {
-		return usagef("--method %q: one of %s, %s", o.method, training.EnsembleMethod, strings.Join(training.Methods, ", "))
+	m, err := methodOf(o.Method)
+	if err != nil {
+		return err
 	}
 	if err := o.checkEnsemble(fs); err != nil {
 		return err
 	}
-	if training.UsesRatio(o.method) && !(o.ratio > 0 && o.ratio < 1) {
-		return usagef("--method %s needs --ratio in (0, 1)", o.method)
+	if m.Ratio && !(o.Ratio > 0 && o.Ratio < 1) {
+		return usagef("--method %s needs --ratio in (0, 1)", o.Method)
 	}
-	if !training.UsesRatio(o.method) && fs.Changed("ratio") {
+	if !m.Ratio && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}
-	if o.method == "proposed" && o.Epochs < 2 {
+	if o.Method == "proposed" && o.Epochs < 2 {
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return usagef("--epochs %d: --method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	}
-	if _, err := data.ParseHeader(o.header); err != nil {
-		return usagef("--header %q: want yes, no or auto", o.header)
-	}
-	if fs.Changed("threshold") && o.method != "proposed" && o.method != training.EnsembleMethod {
+	if fs.Changed("threshold") && !m.Rule {
 		return usagef("--threshold is only for --method ensemble or proposed")
 	}
-	if o.method == "proposed" {
-		if _, err := ruleFor(o.threshold, o.ties); err != nil {
+	if o.Method == "proposed" {
+		if o.ThresholdRule, err = deltaRule(o.threshold, o.ties); err != nil {
 			return err
 		}
 	}
 	if o.arch != "" {
-		if _, err := models.ParseHidden(o.arch); err != nil {
+		if o.Hidden, err = models.ParseHidden(o.arch); err != nil {
 			return usagef("--arch: %v", err)
 		}
+	}
+	if err := o.input.check(); err != nil {
+		return err
 	}
 	if err := checkDevice(o.Device); err != nil {
 		return err
 	}
-	if o.threads < 1 || o.threads > 4*runtime.NumCPU() {
-		return usagef("--threads %d: want 1..%d", o.threads, 4*runtime.NumCPU())
+	if o.Threads < 1 || o.Threads > 4*runtime.NumCPU() {
+		return usagef("--threads %d: want 1..%d", o.Threads, 4*runtime.NumCPU())
 	}
-	_, err := parseSeeds(o.seeds)
-	return err
+	seeds, err := parseSeeds("seed", o.seeds)
+	if err != nil {
+		return err
+	}
+	if o.Method == training.EnsembleMethod && len(seeds) == 1 {
+		seeds = training.EnsembleSeeds(seeds[0], o.Members)
+	}
+	o.Seed, o.Seeds, o.Members = seeds[0], seeds, len(seeds)
+	if err := o.Options.Validate(); err != nil {
+		return optionsError(err)
+	}
+	return nil
 }
 
-// checkData validates the flags against the table, before anything is trained.
-func (o *fitOptions) checkData(ds *data.Dataset) error {
-	if o.contamination > 0 && o.contamination*float64(ds.N) < 1 {
-		return usagef("--contamination %g of %d rows is fewer than one row; want --contamination >= %.3g", o.contamination, ds.N, 1/float64(ds.N))
+// deltaRule spells proposed's δ rule for the library from --threshold and --ties:
+// "paper/TIES" for the paper rule, the rule's name for the others.
+func deltaRule(name, ties string) (string, error) {
+	t, err := dynamics.ParseTieRule(ties)
+	if err != nil {
+		return "", usagef("--ties: %v", err)
 	}
-	if training.UsesRatio(o.method) && o.ratio*float64(ds.N) < 1 {
-		return usagef("--ratio %g of %d rows is fewer than one row; want --ratio >= %.3g", o.ratio, ds.N, 1/float64(ds.N))
+	r, err := dynamics.NewRule(name, t)
+	if err != nil {
+		return "", usagef("--threshold: %v", err)
+	}
+	if _, paper := r.(dynamics.Paper); paper {
+		return name + "/" + ties, nil
+	}
+	return name, nil
+}
+
+// checkData validates the flags against the table, before anything is trained, and
+// resolves the default widths from the data set's name.
+func (o *fitOptions) checkData(ds *data.Dataset) error {
+	if o.Contamination > 0 && o.Contamination*float64(ds.N) < 1 {
+		return usagef("--contamination %g of %d rows is fewer than one row; want --contamination >= %.3g", o.Contamination, ds.N, 1/float64(ds.N))
+	}
+	if m, _ := methodOf(o.Method); m.Ratio && o.Ratio*float64(ds.N) < 1 {
+		return usagef("--ratio %g of %d rows is fewer than one row; want --ratio >= %.3g", o.Ratio, ds.N, 1/float64(ds.N))
+	}
+	if o.Hidden == nil {
+		o.Hidden, _ = models.Preset(ds.Name)
 	}
 	return deviceUsable(o.Device)
 }
@@ -213,14 +155,12 @@ func (o *fitOptions) checkData(ds *data.Dataset) error {
 var fitOutputs = []string{"summary.json", "scores.csv", "history.csv", "delta_curve.png", "selected_ratio.png",
 	"scores.png", "loss.png", "model", "model/" + models.MetaFile, "model/member-*.pt", "model/autoencoder-*.pt"}
 
-func runFit(args []string, stdout, stderr io.Writer) error {
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o fitOptions
 	fs := newFlags("fit", "[flags] DATA", "Train a Deep SVDD model on DATA (.csv, .tsv, .txt, each optionally .gz, .parquet, .mat, .npy or .npz; - is stdin), score and label every row.", stdout)
 	addFitFlags(fs, &o)
-	fs.StringVar(&o.out, "out", "", "output folder (default udocc-out/<data name>)")
-	fs.StringVar(&o.label, "label", "", "label column (CSV: name or 0-based index) or variable (MAT/NPZ: default y); used only to report metrics, never to train")
-	fs.StringVar(&o.xVar, "x-var", "X", "the data variable of a MAT or NPZ file")
-	fs.StringVar(&o.header, "header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
+	addOutputFlags(fs, &o.output, "output folder (default udocc-out/<data name>)")
+	addInputFlags(fs, &o.input)
 	addTableFlags(fs, &o.table)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -231,31 +171,31 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := o.check(fs); err != nil {
 		return err
 	}
-	if err := o.table.check(o.json); err != nil {
+	if err := o.table.check(o.output.json); err != nil {
 		return err
 	}
-	in, err := loadTable(fs.Arg(0), o.label, o.xVar, o.header, o.table, o.table.selection())
+	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
 		return err
 	}
 	defer in.remove()
-	ds := in.ds
 	o.in = in
-	if o.out == "" {
-		o.out = filepath.Join("udocc-out", ds.Name)
+	if o.output.out == "" {
+		o.output.out = filepath.Join("udocc-out", in.ds.Name)
 	}
-	_, err = fitWriteReport(ds, o, stdout, stderr)
+	_, err = fitWriteReport(ctx, in.ds, o, stdout, stderr)
 	return err
 }
 
-// fitWriteReport fits ds, writes every output into o.out as one transaction and prints
+// fitWriteReport fits ds, writes every output into --out as one transaction and prints
 // the summary. The output folder is locked and checked before training, so that a
-// folder that cannot be written fails at once.
-func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
+// folder that cannot be written fails at once; a cancelled ctx (Ctrl-C) leaves it as it
+// was.
+func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
 	if err := o.checkData(ds); err != nil {
 		return summary{}, err
 	}
-	tx, err := outdir.Begin(o.out, fitOutputs, o.force)
+	tx, err := beginOutputs(o.output, fitOutputs)
 	if err != nil {
 		return summary{}, err
 	}
@@ -263,19 +203,19 @@ func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (s
 	for _, name := range ds.LikelyLabels() {
 		fmt.Fprintf(stderr, "udocc fit: column %q takes two values and looks like a label, but is trained on as a feature; to keep it out, use --label %s\n", name, name)
 	}
-	f, err := fitTable(ds, o, newProgress(stderr, o.quiet))
+	f, err := fitTable(ctx, ds, o, newProgress(stderr, o.output.quiet))
 	if err != nil {
-		return summary{}, err
+		return summary{}, interrupted(ctx, o.output.out, err)
 	}
-	defer f.run.Close()
+	defer f.m.Close()
 	if err := f.write(tx.Dir()); err != nil {
 		return summary{}, err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := commit(ctx, tx, o.output.out); err != nil {
 		return summary{}, err
 	}
-	f.dir = o.out
-	if err := sendOutputs(o.table, o.in, f.dir, f.scores, f.labels, stdout); err != nil {
+	f.dir = o.output.out
+	if err := sendOutputs(o.table, o.in, f.dir, f.m.Scores(), f.m.Labels(), stdout); err != nil {
 		return summary{}, err
 	}
 	return f.summary, report(f, o, o.table.reportTo(stdout, stderr))
@@ -283,10 +223,8 @@ func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (s
 
 // report prints the summary: JSON with --json, a few lines otherwise.
 func report(f *fitted, o fitOptions, stdout io.Writer) error {
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(f.summary)
+	if o.output.json {
+		return printJSON(stdout, f.summary)
 	}
 	s := f.summary
 	fmt.Fprintf(stdout, "udocc fit: %s (%d rows x %d features), method %s, %s on %s\n", s.Data, s.N, s.D, s.Method, seedText(s.Seeds), s.Device)
@@ -326,13 +264,4 @@ func seedText(seeds []uint64) string {
 		return fmt.Sprintf("seed %d", seeds[0])
 	}
 	return fmt.Sprintf("%d seeds", len(seeds))
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

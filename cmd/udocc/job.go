@@ -1,34 +1,29 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"time"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/metrics"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
 	"github.com/udocc/udocc/training"
 )
 
-// fitted is a finished fit of one table: the trained run, the final scores and labels
-// (of the ensemble when there are several seeds), the per-epoch metrics and the summary.
+// fitted is a finished fit of one table: the library's model and what the outputs need
+// besides it (the per-epoch metrics where labels are known, the timings, the summary).
 type fitted struct {
 	ds      *data.Dataset
-	scaler  *data.Scaler
-	cfg     training.Config
-	run     *training.Run
-	scores  []float64 // final scores, the ensemble's with several seeds
-	labels  []bool    // nil without a threshold
-	epochs  [][]epochMetrics
+	o       fitOptions
+	m       *lib.Model
+	members []lib.Member
+	epochs  [][]epochMetrics // member k's metrics after each epoch, where labels are known
+	pre     float64          // seconds until the last pretraining epoch
 	summary summary
 	dir     string
-	// ens and thr are the ensemble method's combination and threshold (nil and NaN for
-	// the paper's methods, whose thresholds are per member).
-	ens *models.Ensemble
-	thr float64
 }
 
 // epochMetrics are a member's metrics after one epoch, where labels are known.
@@ -36,96 +31,32 @@ type epochMetrics struct {
 	rocauc, prauc, f1 float64
 }
 
-// fitTable standardises ds, trains every seed in lockstep and scores the rows.
-func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
-	seeds, err := parseSeeds(o.seeds)
-	if err != nil {
-		return nil, err
-	}
-	method := o.method
-	if method == training.EnsembleMethod {
-		if len(seeds) == 1 {
-			seeds = training.EnsembleSeeds(seeds[0], o.members)
+// fitTable fits ds with the library, showing progress on prog, and summarises the fit.
+func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
+	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members)}
+	opts := o.Options
+	start := time.Now()
+	opts.Progress = func(stage string, e, total int) {
+		if stage == "pretrain" {
+			f.pre = time.Since(start).Seconds()
 		}
-		method = "oc" // every member is a one-class Deep SVDD; Ensemble scores them
+		prog.update(stage, e, total)
 	}
-	hidden, _ := models.Preset(ds.Name)
-	if o.arch != "" {
-		if hidden, err = models.ParseHidden(o.arch); err != nil {
-			return nil, usagef("--arch: %v", err)
-		}
-	}
-	cfg := o.Config
-	cfg.Hidden = hidden
-	cfg.Scores = training.ScoreSource(o.scores)
-	scaler, err := data.FitScaler(ds)
-	if err != nil {
-		return nil, err
-	}
-	std, err := scaler.Transform(ds)
-	if err != nil {
-		return nil, err
-	}
-	opt := training.MethodOptions{Ratio: o.ratio, CurveEpochs: []int{cfg.Epochs}}
-	if o.method == "proposed" {
-		if opt.Rule, err = ruleFor(o.threshold, o.ties); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Epochs < 2 {
-		opt.CurveEpochs = nil
-	}
-	members := make([]training.Member, len(seeds))
-	for i, s := range seeds {
-		if members[i], err = training.NewMember(method, s, ds.N, opt); err != nil {
-			return nil, fmt.Errorf("%s (%d rows): %w", source(ds), ds.N, err)
-		}
-	}
-	torch.SetNumThreads(o.threads)
-	f := &fitted{ds: ds, scaler: scaler, cfg: cfg, epochs: make([][]epochMetrics, len(seeds)), thr: math.NaN()}
-	hooks := &training.Hooks{Progress: prog.update}
 	if ds.Y != nil {
-		hooks.Epoch = func(k, e int, scores []float64, labels []bool) {
+		opts.Epoch = func(k, e int, scores []float64, labels []bool) {
 			f.epochs[k] = append(f.epochs[k], evaluateEpoch(ds.Y, scores, labels))
 		}
 	}
-	start := time.Now()
-	run, err := training.FitGroup(std.X, std.N, std.D, cfg, members, hooks)
+	m, err := lib.FitDataset(ctx, ds, opts)
 	if errors.Is(err, training.ErrDiverged) {
-		return nil, fmt.Errorf("%s: %w; try a lower --lr (now %g)", source(ds), err, cfg.LR)
+		return nil, fmt.Errorf("%s: %w; try a lower --lr (now %g)", source(ds), err, o.LR)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
-	f.run = run
-	if o.method == training.EnsembleMethod {
-		if err := f.combine(o); err != nil {
-			return nil, fmt.Errorf("%s: %w", source(ds), err)
-		}
-	} else {
-		f.scores, f.labels = models.CombineMembers(memberScores(run.Results), thresholds(run.Results))
-	}
-	f.summary = f.summarise(o, seeds, time.Since(start).Seconds())
+	f.m, f.members = m, m.Members()
+	f.summary = f.summarise(time.Since(start).Seconds())
 	return f, nil
-}
-
-func memberScores(rs []training.Result) [][]float64 {
-	out := make([][]float64, len(rs))
-	for i, r := range rs {
-		out[i] = r.Scores
-	}
-	return out
-}
-
-func thresholds(rs []training.Result) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = r.Threshold
-		if r.Labels == nil {
-			out[i] = math.Inf(1)
-		}
-	}
-	return out
 }
 
 func toInts(b []bool) []int {
@@ -182,20 +113,20 @@ func evaluateEpoch(y []int, scores []float64, labels []bool) epochMetrics {
 }
 
 // deltaBar is a member's final δ̄ and selected ratio, NaN for methods without them.
-func deltaBar(r training.Result) (float64, float64) {
-	if len(r.History) == 0 {
+func deltaBar(h []training.Epoch) (float64, float64) {
+	if len(h) == 0 {
 		return math.NaN(), math.NaN()
 	}
-	rec := r.History[len(r.History)-1].Record
+	rec := h[len(h)-1].Record
 	return rec.DeltaBar, rec.SelectedRatio
 }
 
 // ratioSpread is the mean, std, min and max of the selected ratio over the search epochs.
-func ratioSpread(r training.Result) *spread {
+func ratioSpread(h []training.Epoch) *spread {
 	var xs []float64
-	for _, h := range r.History {
-		if !math.IsNaN(h.Record.SelectedRatio) {
-			xs = append(xs, h.Record.SelectedRatio)
+	for _, e := range h {
+		if !math.IsNaN(e.Record.SelectedRatio) {
+			xs = append(xs, e.Record.SelectedRatio)
 		}
 	}
 	if len(xs) == 0 {

@@ -10,15 +10,20 @@
 //	udocc version                 versions of udocc and libtorch
 //
 // Exit status: 0 on success, 2 for a usage error, 1 for any other error; each error is
-// one line on stderr.
+// one line on stderr. Ctrl-C (SIGINT) or SIGTERM stops a command at the end of the
+// epoch it is in: fit and score then leave --out as it was and exit 1; a second signal
+// kills at once (the outputs are one transaction, so that too leaves --out whole).
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -41,7 +46,7 @@ func usagef(format string, args ...any) error {
 // command is one subcommand.
 type command struct {
 	name, args, summary string
-	run                 func(args []string, stdout, stderr io.Writer) error
+	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func commands() []command {
@@ -64,11 +69,22 @@ func usage(w io.Writer) {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal kills, as if udocc did not catch them
+	}()
+	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes one command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext executes one command line, stopping when ctx is cancelled, and returns
+// the exit status.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return 2
@@ -82,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(args[1:], stdout, stderr)
+		err := c.run(ctx, args[1:], stdout, stderr)
 		var ue usageError
 		switch {
 		case err == nil:

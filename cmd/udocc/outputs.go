@@ -6,32 +6,28 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
 )
 
 // write puts every output of a fit into dir, the transaction's fresh folder.
 func (f *fitted) write(dir string) error {
-	rs := f.run.Results
-	cols := []scoreColumn{}
-	if len(rs) > 1 {
-		for _, r := range rs {
-			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", r.Member.Seed), r.Scores, r.Labels})
+	var cols []scoreColumn
+	if len(f.members) > 1 {
+		for _, m := range f.members {
+			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), m.Scores, m.Labels})
 		}
 	}
-	if err := writeScores(filepath.Join(dir, "scores.csv"), idOf(f.ds), f.scores, f.labels, f.ds.Y, cols); err != nil {
+	if err := writeScores(filepath.Join(dir, "scores.csv"), idOf(f.ds), f.m.Scores(), f.m.Labels(), f.ds.Y, cols); err != nil {
 		return err
 	}
 	if err := f.writeHistory(filepath.Join(dir, "history.csv")); err != nil {
 		return err
 	}
-	if err := f.writeModel(filepath.Join(dir, "model")); err != nil {
+	if err := f.m.Save(filepath.Join(dir, "model")); err != nil {
 		return err
 	}
 	if err := f.figures(dir); err != nil {
@@ -117,14 +113,14 @@ func (f *fitted) writeHistory(path string) error {
 			bw.WriteString(",rocauc,prauc,f1")
 		}
 		bw.WriteString("\n")
-		for k, r := range f.run.Results {
-			for j, h := range r.History {
+		for k, hist := range f.m.History() {
+			for j, h := range hist {
 				rec := h.Record
 				star := ""
 				if rec.DeltaStar > 0 {
 					star = strconv.Itoa(rec.DeltaStar)
 				}
-				fmt.Fprintf(bw, "%d,%d,%s,%d,%s,%s,%s,%s,%d,%s,%s", r.Member.Seed, h.Epoch, ftoa(h.Loss), h.TrainSize,
+				fmt.Fprintf(bw, "%d,%d,%s,%d,%s,%s,%s,%s,%d,%s,%s", f.members[k].Seed, h.Epoch, ftoa(h.Loss), h.TrainSize,
 					star, nanEmpty(rec.DeltaBar), nanEmpty(rec.SelectedRatio), nanEmpty(rec.MinScaled), rec.Ties,
 					ftoa(h.Radius), ftoa(h.Seconds))
 				if f.ds.Y != nil && j < len(f.epochs[k]) {
@@ -136,42 +132,4 @@ func (f *fitted) writeHistory(path string) error {
 		}
 		return bw.Flush()
 	})
-}
-
-// writeModel saves the networks and model.json into the new folder dir. Feature names
-// are saved only when they came from the file, so that score matches columns by name
-// exactly when both files have names.
-func (f *fitted) writeModel(dir string) error {
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return err
-	}
-	meta := &models.Meta{
-		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: f.summary.Method,
-		Data: f.ds.Name, Sizes: append([]int{f.ds.D}, f.cfg.Hidden...), Scaler: *f.scaler,
-	}
-	if f.ds.Named {
-		meta.Features = f.ds.Features
-	}
-	if !f.ds.Selection.IsZero() {
-		meta.Selection = &f.ds.Selection
-	}
-	for k, r := range f.run.Results {
-		name := fmt.Sprintf("member-%d.pt", r.Member.Seed)
-		if err := f.run.Save(k, filepath.Join(dir, name)); err != nil {
-			return err
-		}
-		mem := models.Member{Seed: r.Member.Seed, Network: name, Threshold: num(thresholds(f.run.Results)[k])}
-		if f.ens != nil {
-			mem.Threshold = nil
-			mem.Autoencoder = fmt.Sprintf("autoencoder-%d.pt", r.Member.Seed)
-			if err := f.run.SaveAutoencoder(k, filepath.Join(dir, mem.Autoencoder)); err != nil {
-				return err
-			}
-		}
-		meta.Members = append(meta.Members, mem)
-	}
-	if f.ens != nil {
-		meta.Ensemble, meta.Threshold, meta.ThresholdRule = f.ens, num(f.thr), f.summary.Config.Threshold
-	}
-	return models.WriteMeta(dir, meta)
 }

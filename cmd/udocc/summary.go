@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/training"
 )
 
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;
@@ -131,75 +131,73 @@ func flagged(labels []bool) int {
 	return c
 }
 
-func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary {
-	rs := f.run.Results
+func (f *fitted) summarise(total float64) summary {
+	o, m, ds := f.o, f.m, f.ds
+	hist := m.History()
+	fine := 0.0
+	for _, e := range hist[0] {
+		fine += e.Seconds // the group's epochs: the same for every member
+	}
 	s := summary{
-		Udocc: Version, Libtorch: torch.Version(), Data: f.ds.Name, Source: f.ds.Path,
-		Method: o.method, N: f.ds.N, D: f.ds.D, Seed: seeds[0], Seeds: seeds, Device: o.Device,
+		Udocc: Version, Libtorch: torch.Version(), Data: ds.Name, Source: ds.Path,
+		Method: o.Method, N: ds.N, D: ds.D, Seed: o.Seeds[0], Seeds: o.Seeds, Device: o.Device,
 		Config: configJSON{
-			Arch: f.cfg.Hidden, PretrainEpochs: f.cfg.PretrainEpochs, Epochs: f.cfg.Epochs,
-			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, PretrainLR: f.cfg.PretrainLR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
-			RankScores: string(f.cfg.Scores), Threads: o.threads, Preset: o.preset,
+			Arch: o.Hidden, PretrainEpochs: o.PretrainEpochs, Epochs: o.Epochs,
+			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
+			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset,
 		},
-		Threshold: num(models.CombinedThreshold(thresholds(rs))),
-		Flagged:   flagged(f.labels),
-		Timings: timings{PretrainSeconds: f.run.PretrainSeconds, FinetuneSeconds: f.run.FinetuneSeconds,
-			TotalSeconds: total},
-		Constant: f.scaler.ConstantColumns,
+		Threshold: num(m.Threshold()),
+		Flagged:   flagged(m.Labels()),
+		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total},
 	}
-	if strings.EqualFold(filepath.Ext(f.ds.Path), ".csv") {
-		s.Header = &f.ds.Named
+	if scaler, err := data.FitScaler(ds); err == nil {
+		s.Constant = scaler.ConstantColumns
 	}
-	s.Features, s.TextDropped = f.ds.Features, f.ds.TextDropped
-	if !f.ds.Selection.IsZero() {
-		s.Selection = &f.ds.Selection
+	if strings.EqualFold(filepath.Ext(ds.Path), ".csv") {
+		s.Header = &ds.Named
 	}
-	if o.method == "proposed" {
-		s.Config.Threshold = o.threshold
-		if o.threshold == "paper" {
-			s.Config.Threshold += "/" + o.ties
+	s.Features, s.TextDropped = ds.Features, ds.TextDropped
+	if !ds.Selection.IsZero() {
+		s.Selection = &ds.Selection
+	}
+	if o.Method == training.Proposed.Name {
+		s.Config.Threshold = o.ThresholdRule
+	}
+	s.labelMetrics = metricsOf(ds.Y, m.Scores(), m.Labels())
+	if meth, _ := training.MethodNamed(o.Method); meth.Ensemble {
+		s.Config.Threshold = o.ThresholdRule
+		if o.Contamination > 0 {
+			s.Config.Threshold = fmt.Sprintf("contamination=%g", o.Contamination)
 		}
-	}
-	if f.ens != nil {
-		s.Threshold = num(f.thr)
-		s.Config.Threshold = o.threshold
-		if o.contamination > 0 {
-			s.Config.Threshold = fmt.Sprintf("contamination=%g", o.contamination)
-		}
-		s.Config.Members = len(rs)
-		s.Config.DistanceWeight = &f.ens.DistanceWeight
-		r := float64(flagged(f.labels)) / float64(f.ds.N)
+		s.Config.Members = len(f.members)
+		w := training.DistanceWeight
+		s.Config.DistanceWeight = &w
+		r := m.Ratio()
 		s.SelectedRatio = &r
-		if f.ds.Y != nil {
-			s.labelMetrics = metricsOf(f.ds.Y, f.scores, f.labels)
-		}
-		for i, r := range rs {
-			m := memberSummary{Seed: seeds[i]}
-			lm := metricsOf(f.ds.Y, r.Scores, nil)
-			m.ROCAUC, m.PRAUC = lm.ROCAUC, lm.PRAUC
-			s.Members = append(s.Members, m)
+		for _, mem := range f.members {
+			ms := memberSummary{Seed: mem.Seed}
+			lm := metricsOf(ds.Y, mem.Scores, nil)
+			ms.ROCAUC, ms.PRAUC = lm.ROCAUC, lm.PRAUC
+			s.Members = append(s.Members, ms)
 		}
 		return s
 	}
 	var bars, ratios []float64
-	for _, r := range rs {
-		b, q := deltaBar(r)
+	for _, h := range hist {
+		b, q := deltaBar(h)
 		bars, ratios = append(bars, b), append(ratios, q)
 	}
 	s.DeltaBar, s.SelectedRatio = num(mean(bars)), num(mean(ratios))
-	if len(rs) == 1 {
-		s.RatioEpochs = ratioSpread(rs[0])
+	if len(hist) == 1 {
+		s.RatioEpochs = ratioSpread(hist[0])
 	}
-	if f.ds.Y != nil {
-		s.labelMetrics = metricsOf(f.ds.Y, f.scores, f.labels)
-	}
-	if len(rs) > 1 {
-		for i, r := range rs {
-			m := memberSummary{Seed: seeds[i], DeltaBar: num(bars[i]), SelectedRatio: num(ratios[i]),
-				Threshold: num(r.Threshold), Flagged: flagged(r.Labels)}
-			lm := metricsOf(f.ds.Y, r.Scores, r.Labels)
-			m.ROCAUC, m.PRAUC, m.F1 = lm.ROCAUC, lm.PRAUC, lm.F1
-			s.Members = append(s.Members, m)
+	if len(f.members) > 1 {
+		for i, mem := range f.members {
+			ms := memberSummary{Seed: mem.Seed, DeltaBar: num(bars[i]), SelectedRatio: num(ratios[i]),
+				Threshold: num(mem.Threshold), Flagged: flagged(mem.Labels)}
+			lm := metricsOf(ds.Y, mem.Scores, mem.Labels)
+			ms.ROCAUC, ms.PRAUC, ms.F1 = lm.ROCAUC, lm.PRAUC, lm.F1
+			s.Members = append(s.Members, ms)
 		}
 	}
 	return s

@@ -27,10 +27,11 @@ func TestParseSeeds(t *testing.T) {
 		{"0-", nil},
 		{"0,,1", nil},
 		{"0-2000", nil},
+		{"4,4", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := parseSeeds(c.in)
+			got, err := parseSeeds("seed", c.in)
 			var ue usageError
 			switch {
 			case c.want == nil && !errors.As(err, &ue):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -8,7 +9,7 @@ import (
 	"github.com/udocc/udocc/torch"
 )
 
-func runVersion(args []string, stdout, stderr io.Writer) error {
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("version", "", "Print the versions of udocc, libtorch and Go, and the CUDA devices libtorch sees.", stdout)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/outdir"
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/training"
+)
+
+// The flags that several subcommands take are declared here, once, so that every
+// subcommand spells them the same way and says the same about them.
+
+// outputFlags say where a command's results go and how it talks: fit, score and demo.
+type outputFlags struct {
+	out   string
+	force bool
+	json  bool
+	quiet bool
+}
+
+func addOutputFlags(fs *pflag.FlagSet, o *outputFlags, outHelp string) {
+	fs.StringVar(&o.out, "out", o.out, outHelp)
+	fs.BoolVar(&o.force, "force", false, "replace --out even when it holds files udocc did not write (they are deleted)")
+	fs.BoolVar(&o.json, "json", false, "print summary.json to stdout and nothing else there")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+}
+
+// beginOutputs locks and checks --out and opens the transaction its outputs are
+// written in (internal/outdir).
+func beginOutputs(o outputFlags, outputs []string) (*outdir.Tx, error) {
+	return outdir.Begin(o.out, outputs, o.force)
+}
+
+// commit swaps the outputs into --out, unless ctx was cancelled (Ctrl-C) while they
+// were written: then --out is left as it was.
+func commit(ctx context.Context, tx *outdir.Tx, out string) error {
+	if err := ctx.Err(); err != nil {
+		return interrupted(ctx, out, err)
+	}
+	return tx.Commit()
+}
+
+// interrupted says, for an error of a cancelled ctx, that the command stopped on a
+// signal and left out as it was; other errors pass unchanged.
+func interrupted(ctx context.Context, out string, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return fmt.Errorf("interrupted: stopped before writing anything; %s is as it was", out)
+	}
+	return err
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// inputFlags say how to read DATA: fit and score.
+type inputFlags struct {
+	label  string
+	xVar   string
+	header string
+}
+
+func addInputFlags(fs *pflag.FlagSet, in *inputFlags) {
+	fs.StringVar(&in.label, "label", "", "label column (CSV: name or 0-based index) or variable (MAT/NPZ: default y); used only to report metrics, never to train")
+	fs.StringVar(&in.xVar, "x-var", "X", "the data variable of a MAT or NPZ file")
+	fs.StringVar(&in.header, "header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
+}
+
+func (in inputFlags) check() error {
+	if _, err := data.ParseHeader(in.header); err != nil {
+		return usagef("--header %q: want yes, no or auto", in.header)
+	}
+	return nil
+}
+
+// addDeviceFlags declares --device and --threads: fit, score, demo and bench.
+func addDeviceFlags(fs *pflag.FlagSet, device *string, threads *int) {
+	fs.StringVar(device, "device", "cpu", "cpu, cuda or cuda:N")
+	fs.IntVar(threads, "threads", 1, "libtorch CPU threads (results are bit-identical for the same count)")
+}
+
+// addSeedFlags declares --seed and its synonym --seeds: fit, demo and bench.
+func addSeedFlags(fs *pflag.FlagSet, seeds *string, def, help string) {
+	fs.StringVar(seeds, "seed", def, help)
+	fs.StringVar(seeds, "seeds", def, "the same as --seed")
+}
+
+// parseSeeds reads --seed (or, as flag names it, --seeds) with training.ParseSeeds, the
+// one parser of seed lists.
+func parseSeeds(flag, s string) ([]uint64, error) {
+	seeds, err := training.ParseSeeds(s)
+	if err != nil {
+		return nil, usagef("--%s %q: %v", flag, s, err)
+	}
+	return seeds, nil
+}
+
+// optionFlags are the flags of lib.Options' fields, for the library's Validate errors.
+var optionFlags = map[string]string{
+	"Method": "method", "Hidden": "arch", "Epochs": "epochs", "PretrainEpochs": "pretrain-epochs",
+	"LR": "lr", "PretrainLR": "pretrain-lr", "BatchSize": "batch-size", "WeightDecay": "weight-decay",
+	"Members": "members", "Seeds": "seed", "Device": "device", "Threads": "threads",
+	"ThresholdRule": "threshold", "Contamination": "contamination", "Ratio": "ratio", "RankScores": "rank-scores",
+}
+
+// optionsError is a usage error for an error of lib.Options.Validate ("udocc:
+// Options.Epochs: ..."), naming the flag instead of the field.
+func optionsError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "udocc: ")
+	if field, rest, ok := strings.Cut(strings.TrimPrefix(msg, "Options."), ":"); ok && optionFlags[field] != "" {
+		msg = "--" + optionFlags[field] + rest
+	}
+	return usageError{errors.New(msg)}
+}
+
+// orList is "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
+// methodOf is the method of --method.
+func methodOf(name string) (training.Method, error) {
+	m, err := training.MethodNamed(name)
+	if err != nil {
+		return m, usagef("--method: %v", err)
+	}
+	return m, nil
+}
+
+func methodNames() []string {
+	var out []string
+	for _, m := range training.AllMethods {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func thresholdNames() []string {
+	var out []string
+	for _, r := range threshold.All() {
+		out = append(out, r.Name())
+	}
+	return out
+}
+
+// checkDevice accepts the --device forms udocc documents: cpu, cuda or cuda:N. Whether
+// that device exists is libtorch's to say, at run time.
+func checkDevice(dev string) error {
+	if dev == "cpu" || dev == "cuda" {
+		return nil
+	}
+	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
+		if _, err := strconv.ParseUint(n, 10, 31); err == nil {
+			return nil
+		}
+	}
+	return usagef("--device %q: want cpu, cuda or cuda:N", dev)
+}
+
+// deviceUsable says whether this libtorch can run on dev, a form checkDevice accepted,
+// so that a fit or a bench fails before it trains or writes anything.
+func deviceUsable(dev string) error {
+	if dev == "cpu" {
+		return nil
+	}
+	if !torch.CUDACompiled() {
+		return fmt.Errorf("--device %s: this libtorch was built without CUDA; use --device cpu", dev)
+	}
+	count := torch.CUDADeviceCount()
+	idx := 0
+	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
+		idx, _ = strconv.Atoi(n)
+	}
+	if idx >= count {
+		return fmt.Errorf("--device %s: libtorch sees %d CUDA devices", dev, count)
+	}
+	return nil
+}

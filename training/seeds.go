@@ -1,0 +1,39 @@
+package training
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxSeedRange is the most seeds one range a-b of ParseSeeds may name.
+const MaxSeedRange = 1000
+
+// ParseSeeds reads a list of seeds as `udocc fit --seed` and `udocc bench --seeds`
+// spell it: "3", a range "0-9", a list "1,4,7", or ranges and seeds mixed. A seed named
+// twice is an error: its members or runs would be the same network.
+func ParseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.ParseUint(lo, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a seed", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a >= MaxSeedRange {
+				return nil, fmt.Errorf("%q is not a range a-b with a <= b and at most %d seeds", part, MaxSeedRange)
+			}
+		}
+		for v := a; v <= b; v++ {
+			if seen[v] {
+				return nil, fmt.Errorf("seed %d is named twice", v)
+			}
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,46 @@
+package training
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseSeeds(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []uint64 // nil: an error
+	}{
+		{"0", []uint64{0}},
+		{"7", []uint64{7}},
+		{"0-2", []uint64{0, 1, 2}},
+		{"0-9", []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{"1,4,7", []uint64{1, 4, 7}},
+		{"1,4-5, 7", []uint64{1, 4, 5, 7}},
+		{"0-1, 5", []uint64{0, 1, 5}},
+		{"3-3", []uint64{3}},
+		{"0-999", nil}, // filled in below: the longest range
+		{"", nil},
+		{"abc", nil},
+		{"-1", nil},
+		{"3-1", nil},
+		{"0-", nil},
+		{"0,,1", nil},
+		{"0-1000", nil},
+		{"1,0-2", nil},
+		{"4,4", nil},
+	}
+	for i := range 1000 {
+		cases[8].want = append(cases[8].want, uint64(i))
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := ParseSeeds(c.in)
+			switch {
+			case c.want == nil && err == nil:
+				t.Errorf("ParseSeeds(%q) = %v; want an error", c.in, got)
+			case c.want != nil && (err != nil || !slices.Equal(got, c.want)):
+				t.Errorf("ParseSeeds(%q) = %v, %v; want %v", c.in, got, err, c.want)
+			}
+		})
+	}
+}
