@@ -63,7 +63,10 @@ func TestScoreMatchesFit(t *testing.T) {
 	})
 	t.Run("new rows without labels", func(t *testing.T) {
 		writeTable(t, filepath.Join(dir, "new.csv"), 37, 3, false, 6)
-		mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "new.csv")
+		r := mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "--quiet", "new.csv")
+		if r.stdout != "" || r.stderr != "" {
+			t.Errorf("score --quiet said %q on stdout and %q on stderr, want nothing", r.stdout, r.stderr)
+		}
 		sc := readCSV(t, filepath.Join(dir, "new", "scores.csv"))
 		want := []string{"row", "score", "rank", "label"} // no true_label; then the default ensemble's members
 		for seed := range 5 {
