@@ -3,7 +3,6 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/udocc/udocc/data"
@@ -55,8 +54,9 @@ type Options struct {
 	Train    training.Config // settings; Hidden is ignored (the paper's preset per data set)
 	Version  string          // udocc's version, recorded in every line
 	Args     []string        // the command line, recorded in sessions.json
-	Quiet    bool            // no progress
-	Progress io.Writer       // where progress goes (stderr); nil means none
+	// Progress, when set, hears the grid's progress (see Progress); calls come one at a
+	// time, from the goroutines of the jobs.
+	Progress func(Progress)
 }
 
 // DefaultOptions returns the paper's grid: the ten ODDS sets of Table I, the five

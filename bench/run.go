@@ -30,7 +30,7 @@ var testHookEpoch func(written int)
 type runner struct {
 	o       Options
 	st      *store
-	prog    *progress
+	prog    *tracker
 	session Session
 	mu      sync.Mutex // guards session and seq
 	seq     int        // groups started, for group ids
@@ -39,7 +39,8 @@ type runner struct {
 
 // Run trains every run of the grid that is not yet in the results file, appending each
 // run's line as soon as its group finishes, then writes the report. A Run with runs to
-// train is a session of sessions.json. Cancelling ctx stops it between groups. A group
+// train is a session of sessions.json. Cancelling ctx stops it at the end of the epoch
+// its groups are in; the runs already written stay, and a rerun trains the others. A group
 // that fails is retried run by run; failed runs are named in the error, the others go on.
 func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := o.Validate(); err != nil {
@@ -110,17 +111,12 @@ func train(ctx context.Context, o Options, st *store, works []work, total float6
 	if err := r.saveSession(); err != nil {
 		return []error{err}
 	}
-	w := o.Progress
-	if o.Quiet {
-		w = nil
-	}
-	r.prog = newProgress(w, total, sum.Planned-sum.Skipped)
-	if w != nil && sum.Skipped > 0 {
-		fmt.Fprintf(w, "bench: %d of %d runs are already in %s; training the other %d\n",
-			sum.Skipped, sum.Planned, st.path, sum.Planned-sum.Skipped)
+	r.prog = newTracker(o.Progress, total, sum.Planned-sum.Skipped)
+	if sum.Skipped > 0 {
+		r.prog.event(fmt.Sprintf("%d of %d runs are already in %s; training the other %d",
+			sum.Skipped, sum.Planned, st.path, sum.Planned-sum.Skipped))
 	}
 	errs := flatten(r.runAll(ctx, works))
-	r.prog.close()
 
 	end := time.Now().UTC()
 	r.mu.Lock()
@@ -203,15 +199,16 @@ func (r *runner) runDataset(ctx context.Context, w work) []error {
 		if ctx.Err() != nil {
 			return errs
 		}
-		if err := r.runGroup(w.d, std.X, g); err != nil {
+		if err := r.runGroup(ctx, w.d, std.X, g); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errs
 }
 
-// runGroup trains one lockstep group and appends a line per member.
-func (r *runner) runGroup(d *dataset, x []float64, g []task) error {
+// runGroup trains one lockstep group and appends a line per member. A cancelled ctx
+// stops it at the end of the epoch it is in, with no line written (Run reports ctx.Err).
+func (r *runner) runGroup(ctx context.Context, d *dataset, x []float64, g []task) error {
 	r.mu.Lock()
 	r.seq++
 	id := fmt.Sprintf("%s/%d", r.session.ID, r.seq)
@@ -228,7 +225,7 @@ func (r *runner) runGroup(d *dataset, x []float64, g []task) error {
 		members[i] = m
 	}
 	pre, fine := cost(d, g)
-	hooks := &training.Hooks{Progress: func(stage string, e, total int) {
+	hooks := &training.Hooks{Stop: ctx.Err, Progress: func(stage string, e, total int) {
 		if stage == "pretrain" {
 			r.prog.add(pre / float64(total))
 			return
@@ -242,13 +239,17 @@ func (r *runner) runGroup(d *dataset, x []float64, g []task) error {
 		}
 	}}
 	run, err := training.FitGroup(x, d.ds.N, d.ds.D, d.cfg, members, hooks)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		r.prog.finished(0, what+" interrupted")
+		return nil
+	}
 	if err != nil && len(g) > 1 {
 		// One member's failure (non-finite scores, say) stops its whole lockstep group;
 		// trained alone, the others still give their lines and the culprit is named.
 		r.prog.finished(0, fmt.Sprintf("%s FAILED (%v); training its runs one by one", what, err))
 		var errs []error
 		for _, t := range g {
-			errs = append(errs, r.runGroup(d, x, []task{t}))
+			errs = append(errs, r.runGroup(ctx, d, x, []task{t}))
 		}
 		return errors.Join(errs...) // flattened by Run's errList
 	}

@@ -99,9 +99,13 @@ func (s Spec) member(seed uint64, n int, trueRatio float64) (training.Member, er
 	if err != nil {
 		return training.Member{}, err
 	}
+	m, err := training.MethodNamed(s.Method)
+	if err != nil {
+		return training.Member{}, err
+	}
 	opt := training.MethodOptions{Rule: rule}
-	if training.UsesRatio(s.Method) {
+	if m.Ratio {
 		opt.Ratio = trueRatio
 	}
-	return training.NewMember(s.Method, seed, n, opt)
+	return m.NewMember(seed, n, opt)
 }

@@ -289,7 +289,7 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	cfg.Hidden, cfg.Device = hidden, device
 	var members []training.Member
 	for s := lo; s < hi+training.EnsembleSize; s++ {
-		m, err := training.NewMember("oc", s, ds.N, training.MethodOptions{})
+		m, err := training.OC.NewMember(s, ds.N, training.MethodOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +312,7 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	old.Hidden, old.Device = hidden, device
 	var oldMembers []training.Member
 	for _, s := range t.seeds {
-		m, err := training.NewMember("proposed", s, ds.N, training.MethodOptions{})
+		m, err := training.Proposed.NewMember(s, ds.N, training.MethodOptions{})
 		if err != nil {
 			return nil, err
 		}

@@ -85,26 +85,51 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Member is one model of a group: its seed and its method. Methods "oc" and "sb" are
-// built in; any other method needs a Selector (package dynamics makes them).
+// Member is one model of a group: its seed and its method. The methods OC and SB are
+// built in (Method); any other method needs a Selector (package dynamics makes them).
 type Member struct {
 	Seed     uint64
-	Method   string            // "oc", "sb", or the Selector's name
+	Method   string            // a Method's Name, or the Selector's name
 	Nu       float64           // SB's ν in (0, 1]
-	Selector dynamics.Selector // nil for "oc" and "sb"
+	Selector dynamics.Selector // nil for OC and SB
+}
+
+// method is the member's Method; a method udocc does not know, with its own Selector,
+// trains with the one-class objective.
+func (m Member) method() Method {
+	mm, err := MethodNamed(m.Method)
+	if err != nil {
+		return Method{Name: m.Method}
+	}
+	return mm
+}
+
+// selector is the member's selector for n rows: its own, or for OC and SB, which train
+// on every row, dynamics.All (OC: ranks without a threshold; SB: with the sphere's
+// labels).
+func (m Member) selector(n int) (dynamics.Selector, error) {
+	if m.Selector != nil {
+		return m.Selector, nil
+	}
+	all, err := dynamics.NewAll(n)
+	if err != nil {
+		return nil, err
+	}
+	if m.method().Soft {
+		return softBoundary{All: all, nu: m.Nu}, nil
+	}
+	return all, nil
 }
 
 func (m Member) validate() error {
-	switch m.Method {
-	case "oc":
-	case "sb":
+	mm := m.method()
+	switch {
+	case mm.Soft:
 		if !(m.Nu > 0 && m.Nu <= 1) {
-			return fmt.Errorf("training: sb needs ν in (0, 1], have %g", m.Nu)
+			return fmt.Errorf("training: %s needs ν in (0, 1], have %g", m.Method, m.Nu)
 		}
-	default:
-		if m.Selector == nil {
-			return fmt.Errorf("training: method %q needs a selector", m.Method)
-		}
+	case m.Selector == nil && mm.Name != OC.Name:
+		return fmt.Errorf("training: method %q needs a selector", m.Method)
 	}
 	return nil
 }

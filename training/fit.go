@@ -268,17 +268,13 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
 	rngs := make([]*rand.Rand, k)
 	for i, m := range members {
-		sels[i] = m.Selector
-		if m.Method == "oc" || m.Method == "sb" {
-			all, err := dynamics.NewAll(n)
-			if err != nil {
-				return err
-			}
-			sels[i] = all // OC ranks but has no threshold
-			if m.Method == "sb" {
-				sels[i] = softBoundary{All: all, nu: m.Nu}
-				obj.Soft[i], obj.Nu[i] = 1, m.Nu
-			}
+		sel, err := m.selector(n)
+		if err != nil {
+			return err
+		}
+		sels[i] = sel
+		if m.method().Soft {
+			obj.Soft[i], obj.Nu[i] = 1, m.Nu
 		}
 		rngs[i] = rand.New(rand.NewPCG(m.Seed, finetuneStream))
 	}
@@ -297,8 +293,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		ms := make([]memberBatches, k)
 		for i := range ms {
 			ms[i] = epochBatches(rngs[i], masks[i], n, cfg.BatchSize, trainDist != nil)
-			// Ruff's code updates R from the epoch after the warm-up on (0-based epoch >= warm-up).
-			if members[i].Method == "sb" && e > cfg.WarmUp {
+			if members[i].method().UpdatesRadius(e, cfg) {
 				obj.UpdateR[i] = 1
 			}
 		}

@@ -75,6 +75,11 @@ func MethodNamed(name string) (Method, error) {
 	return Method{}, fmt.Errorf("unknown method %q: want one of %s", name, strings.Join(names, ", "))
 }
 
+// UpdatesRadius says whether the objective's radius R moves in fine-tuning epoch e
+// (1-based): SB's, from the epoch after cfg.WarmUp on, as Ruff's code does (0-based
+// epoch >= warm-up).
+func (m Method) UpdatesRadius(e int, cfg Config) bool { return m.Soft && e > cfg.WarmUp }
+
 // MemberMethod is the method a member of m trains with: OC for the ensemble, m itself
 // otherwise.
 func (m Method) MemberMethod() Method {

@@ -38,7 +38,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&o.Train.WeightDecay, "weight-decay", o.Train.WeightDecay, "Adam's L2 weight decay of pretraining and fine-tuning (the paper: 1e-6)")
 	fs.IntVar(&o.Train.BatchSize, "batch-size", o.Train.BatchSize, "minibatch rows of pretraining and fine-tuning (the paper: 128)")
 	reportOnly := fs.Bool("report-only", false, "train nothing: regenerate the report from OUT/"+bench.ResultsFile+" alone")
-	fs.BoolVar(&o.Quiet, "quiet", false, "no progress on stderr")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	study := fs.Bool("study", false, "instead of the grid: the score and threshold study of udocc fit's defaults on the paper sets and the\n"+
 		"semi-synthetic tables made from their normal rows (OUT/"+bench.StudyFile+", OUT/"+bench.StudyReport+"; default --out bench/study)")
 	maxNormals := fs.Int("max-normals", 600, "--study: normal rows kept per synthetic table (0: all)")
@@ -56,7 +56,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study {
-		return runStudy(ctx, fs, o, seeds, *datasets, *maxNormals, !*noSynthetic, *reportOnly, stdout, stderr)
+		return runStudy(ctx, fs, o, seeds, *datasets, *maxNormals, !*noSynthetic, *reportOnly, *quiet, stdout, stderr)
 	}
 	if *reportOnly {
 		path, err := bench.WriteReport(o.Out)
@@ -71,12 +71,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o.Datasets, o.Methods, o.Group = bench.ParseList(*datasets), bench.ParseList(*methods), bench.GroupMode(*group)
-	o.Version, o.Args, o.Progress = Version, append([]string{"udocc", "bench"}, args...), stderr
+	prog := newProgress(stderr, *quiet)
+	o.Version, o.Args, o.Progress = Version, append([]string{"udocc", "bench"}, args...), prog.bench
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}
 	torch.SetNumThreads(o.Threads)
 	sum, err := bench.Run(ctx, o)
+	prog.end()
 	if sum != nil {
 		fmt.Fprintf(stdout, "udocc bench: %d runs in the grid: %d already done, %d trained now, %d failed\n",
 			sum.Planned, sum.Skipped, sum.Trained, sum.Failed)
@@ -88,7 +90,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // runStudy runs `udocc bench --study`.
-func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNormals int, synthetic, reportOnly bool, stdout, stderr io.Writer) error {
+func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNormals int, synthetic, reportOnly, quiet bool, stdout, stderr io.Writer) error {
 	so := bench.StudyOptions{Data: o.DataDir, Datasets: bench.ParseList(datasets), MaxNormals: maxNormals,
 		Synthetic: synthetic, Jobs: o.Jobs, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
 	if !fs.Changed("out") {
@@ -101,7 +103,7 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, da
 	if maxNormals < 0 {
 		return usagef("--max-normals %d: want 0 (all) or more", maxNormals)
 	}
-	if !o.Quiet {
+	if !quiet {
 		so.Progress = func(done, total int, name string) {
 			fmt.Fprintf(stderr, "udocc bench --study: %d/%d %s\n", done, total, name)
 		}

@@ -8,15 +8,20 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/udocc/udocc/bench"
 )
 
 // progress shows training progress on stderr: a bar redrawn in place when stderr is a
-// terminal, a plain line every tenth of a stage otherwise, nothing when quiet.
+// terminal, plain lines otherwise, nothing when quiet. The library and the bench say
+// where they are through callbacks (update, bench); only the command draws.
 type progress struct {
 	w     io.Writer
 	tty   bool
 	quiet bool
 	start time.Time
+	step  int       // bench, plain lines: the last 5% step printed
+	drawn time.Time // bench, terminal: when the bar was last drawn
 }
 
 func newProgress(w io.Writer, quiet bool) *progress {
@@ -27,15 +32,22 @@ func newProgress(w io.Writer, quiet bool) *progress {
 	return p
 }
 
+const barWidth = 30
+
+func bar(fraction float64) string {
+	k := min(barWidth, int(barWidth*fraction+1e-9)) // 1e-9: 30 × 0.7 is 21 bars, not 20
+	return "[" + strings.Repeat("=", k) + strings.Repeat(" ", barWidth-k) + "]"
+}
+
+// update shows epoch e of total of a fit's stage ("pretrain" or "finetune"): a bar, or
+// a line every tenth of the stage.
 func (p *progress) update(stage string, e, total int) {
 	if p.quiet {
 		return
 	}
 	elapsed := time.Since(p.start).Round(100 * time.Millisecond)
 	if p.tty {
-		const width = 30
-		done := width * e / total
-		fmt.Fprintf(p.w, "\r%-9s [%s%s] %3d/%-3d %v ", stage, strings.Repeat("=", done), strings.Repeat(" ", width-done), e, total, elapsed)
+		fmt.Fprintf(p.w, "\r%-9s %s %3d/%-3d %v ", stage, bar(float64(e)/float64(total)), e, total, elapsed)
 		if e == total {
 			fmt.Fprintln(p.w)
 		}
@@ -45,4 +57,58 @@ func (p *progress) update(stage string, e, total int) {
 	if e%step == 0 || e == total {
 		fmt.Fprintf(p.w, "%s epoch %d/%d (%v)\n", stage, e, total, elapsed)
 	}
+}
+
+// bench shows a grid's progress (bench.Options.Progress): a bar with an estimate of the
+// time left, redrawn at most five times a second, with each event on a line of its
+// own above it; or a plain line at every 5% and every event.
+func (p *progress) bench(s bench.Progress) {
+	if p.quiet {
+		return
+	}
+	times := p.times(s.Done)
+	if p.tty {
+		if s.Event != "" {
+			fmt.Fprintf(p.w, "\r\033[K%s\n", s.Event)
+		} else if time.Since(p.drawn) < 200*time.Millisecond && s.Done < 1 {
+			return
+		}
+		p.drawn = time.Now()
+		fmt.Fprintf(p.w, "\r\033[Kbench %s %3.0f%% %d/%d runs, %s", bar(s.Done), 100*s.Done, s.Finished, s.Runs, times)
+		return
+	}
+	step := int(20 * s.Done)
+	if s.Event == "" && step <= p.step {
+		return
+	}
+	p.step = max(p.step, step)
+	line := fmt.Sprintf("bench: %3.0f%%, %d/%d runs, %s", 100*s.Done, s.Finished, s.Runs, times)
+	if s.Event != "" {
+		line += ": " + s.Event
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// end ends a bench bar's line on a terminal.
+func (p *progress) end() {
+	if p.tty && !p.quiet && !p.drawn.IsZero() {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// times is the elapsed time and, from the share done, an estimate of the time left.
+func (p *progress) times(done float64) string {
+	el := time.Since(p.start)
+	s := fmt.Sprintf("%s elapsed", round(el))
+	if done > 0 && done < 1 {
+		s += fmt.Sprintf(", about %s left", round(time.Duration(float64(el)*(1-done)/done)))
+	}
+	return s
+}
+
+func round(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
