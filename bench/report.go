@@ -202,7 +202,6 @@ func (r *report) write(b *bytes.Buffer, figs map[string]string) {
 	}
 	r.writeBest(b)
 	r.writeRatios(b, figs)
-	r.writeTargets(b, figs)
 	r.writeCurves(b, figs)
 	r.writeTimings(b)
 	r.writeIgnored(b)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/plots"
+	"github.com/udocc/udocc/training"
 )
 
 var palette = []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Purple, plots.Grey}
@@ -19,7 +20,7 @@ var palette = []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Purple,
 func (r *report) proposedMethods(ds string) []string {
 	var out []string
 	for _, m := range r.methods {
-		if c := r.cell(ds, m); c != nil && c.lines[0].Base == "proposed" {
+		if c := r.cell(ds, m); c != nil && c.lines[0].Base == training.Proposed.Name {
 			out = append(out, m)
 		}
 	}
@@ -27,18 +28,10 @@ func (r *report) proposedMethods(ds string) []string {
 }
 
 // figures draws Fig. 3 (accumulated Eq. (5)) and Fig. 4 (selected ratio over epochs)
-// for every data set that has them, and the selected ratio against the true one over
-// all data sets, into dir, and returns their paths relative to the report by
-// "fig3/<data set>", "fig4/<data set>" and "ratio_vs_true".
+// for every data set that has them into dir, and returns their paths relative to the
+// report by "fig3/<data set>" and "fig4/<data set>".
 func (r *report) figures(dir string) (map[string]string, error) {
 	figs := map[string]string{}
-	if fig, ok := r.targetFigure(); ok {
-		name := "ratio_vs_true.png"
-		if err := fig.Save(filepath.Join(dir, name)); err != nil {
-			return nil, fmt.Errorf("bench: figure %s: %w", name, err)
-		}
-		figs["ratio_vs_true"] = FiguresDir + "/" + name
-	}
 	for _, ds := range r.datasets {
 		if fig, ok := r.ratioFigure(ds); ok {
 			name := "fig4_" + ds + ".png"
@@ -158,7 +151,7 @@ func (r *report) writeRatios(b *bytes.Buffer, figs map[string]string) {
 	for _, ds := range r.datasets {
 		for _, m := range r.methods {
 			c := r.cell(ds, m)
-			if c == nil || c.lines[0].Base == "oc" {
+			if c == nil || c.lines[0].Base == training.OC.Name {
 				continue
 			}
 			sel := meanStd(c.values(func(l *Line) Num { return l.SelectedRatio }))
@@ -168,7 +161,7 @@ func (r *report) writeRatios(b *bytes.Buffer, figs map[string]string) {
 			tr := float64(r.info[ds].TrueRatio)
 			in := math.Abs(sel.Mean-tr) <= sel.Std
 			row := fmt.Sprintf("| %s | %s | %d | %.3f | %.3f ± %.3f | %+.3f | %s |", ds, m, sel.K, tr, sel.Mean, sel.Std, sel.Mean-tr, yesNo(in))
-			if c.lines[0].Base != "proposed" {
+			if c.lines[0].Base != training.Proposed.Name {
 				b.WriteString(row + " — | — | — | — | — |\n")
 				continue
 			}

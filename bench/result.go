@@ -71,7 +71,7 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 		l.Loss = append(l.Loss, Num(h.Loss))
 		l.Timing.EpochSeconds = append(l.Timing.EpochSeconds, h.Seconds)
 	}
-	if t.spec.Method == "proposed" {
+	if t.spec.Method == training.Proposed.Name {
 		proposedTrace(l, res, n)
 		if slices.Contains(CurveDatasets, d.name) {
 			p, ok := res.Member.Selector.(*dynamics.Proposed)

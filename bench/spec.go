@@ -37,7 +37,7 @@ func ParseSpec(s string) (Spec, error) {
 	if !named {
 		return Spec{Name: method, Method: method}, nil
 	}
-	if method != "proposed" {
+	if m, _ := training.MethodNamed(method); !m.Rule {
 		return Spec{}, fmt.Errorf("method %q: only proposed takes a δ rule", s)
 	}
 	name, ties, hasTies := strings.Cut(rule, "/")
@@ -65,7 +65,7 @@ func ParseSpec(s string) (Spec, error) {
 // the other methods.
 func (s Spec) newRule() (dynamics.Rule, error) {
 	switch {
-	case s.Method != "proposed":
+	case s.Method != training.Proposed.Name:
 		return nil, nil
 	case s.Rule == "":
 		return dynamics.DefaultRule(), nil

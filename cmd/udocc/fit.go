@@ -79,14 +79,14 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if !m.Ratio && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}
-	if o.Method == "proposed" && o.Epochs < 2 {
+	if o.Method == training.Proposed.Name && o.Epochs < 2 {
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return usagef("--epochs %d: --method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	}
 	if fs.Changed("threshold") && !m.Rule {
 		return usagef("--threshold is only for --method ensemble or proposed")
 	}
-	if o.Method == "proposed" {
+	if o.Method == training.Proposed.Name {
 		if o.ThresholdRule, err = deltaRule(o.threshold, o.ties); err != nil {
 			return err
 		}
