@@ -27,7 +27,11 @@
 // paper's baselines "oc", "sb", "otsu" and "tar" are there too.
 //
 // Fit is cancellable: the context is checked after every epoch, and a cancelled fit
-// frees its networks and returns ctx.Err(). A Model holds libtorch networks: Close it.
+// frees its networks and returns ctx.Err(). Options.Progress hears every epoch and
+// Options.Epoch sees the members' scores after each fine-tuning epoch; Members and
+// ScoreMembers give each member's own scores beside the model's. A Model holds libtorch
+// networks: Close it. The udocc command is this package with flags, file formats and
+// printing around it.
 //
 // Start from Fit (or FitDataset for a table read with package data) with
 // DefaultOptions, and Load for a saved model.

@@ -106,7 +106,7 @@ func (o Options) Validate() error {
 		return bad("Epochs", "%d < 1", o.Epochs)
 	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
-		return bad("Epochs", "%d: method proposed needs at least 2 to pick a threshold", o.Epochs)
+		return bad("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.PretrainEpochs < 0:
 		return bad("PretrainEpochs", "%d < 0", o.PretrainEpochs)
 	case !(o.LR > 0):

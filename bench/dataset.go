@@ -54,7 +54,7 @@ func loadDataset(dir, name string, train training.Config) (*dataset, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("bench: data set %q: %w ('udocc datasets fetch --dir %s' downloads the ODDS files)", name, err, dir)
+			return nil, fmt.Errorf("bench: data set %q: %w ('udocc datasets fetch --data %s' downloads the ODDS files)", name, err, dir)
 		}
 		return nil, fmt.Errorf("bench: data set %q: %w", name, err)
 	}

@@ -198,7 +198,7 @@ func TestHelp(t *testing.T) {
 		{"demo -h", []string{"demo", "-h"}, append(fitDefaults[2:],
 			`--rows int .*\(default 2000\)`, `--anomaly-ratio float .*\(default 0\.05\)`,
 			`--out string .*\(default "udocc-out/demo"\)`)},
-		{"datasets -h", []string{"datasets", "-h"}, []string{`udocc datasets list\|fetch`, `--dir string `}},
+		{"datasets -h", []string{"datasets", "-h"}, []string{`udocc datasets list\|fetch`, `--data string `}},
 		{"version -h", []string{"version", "-h"}, []string{`udocc version`}},
 		{"udocc -h", []string{"-h"}, []string{`udocc fit +\[flags\] DATA`, `udocc score `, `udocc demo `,
 			`udocc datasets `, `udocc version `}},

@@ -14,7 +14,9 @@ func runDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlags("datasets", "list|fetch [flags] [NAME...]",
 		"List the ten ODDS data sets of the paper's Table I, or download them with SHA-256 verification\n"+
 			"(resumable; files placed in the folder by hand are verified and kept).", stdout)
-	dir := fs.String("dir", defaultDataDir(), "folder of the .mat files")
+	dir := fs.String("data", defaultDataDir(), "folder of the .mat files (as udocc bench --data)")
+	fs.StringVar(dir, "dir", defaultDataDir(), "the same as --data")
+	fs.MarkDeprecated("dir", "use --data")
 	base := fs.String("base-url", "", "fetch every file from BASE-URL/<name>.mat instead of the ODDS links (a mirror)")
 	if err := parse(fs, args); err != nil {
 		return err

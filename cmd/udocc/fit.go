@@ -57,15 +57,14 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 }
 
 // check validates the flags that do not depend on the data and fills in the Options
-// that the flags spell: the preset, the threshold rule, the seeds and the widths.
+// that the flags spell: the preset, the threshold rule, the seeds and the widths. The
+// Options' own rules are the library's (Options.Validate, its errors naming the flag);
+// here are only those of the flags' spelling.
 func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.applyPreset(fs); err != nil {
 		return err
 	}
 	o.RankScores = training.ScoreSource(o.rankScores)
-	if o.RankScores != training.TrainScores && o.RankScores != training.EvalScores {
-		return usagef("--rank-scores %q: want train or eval", o.rankScores)
-	}
 	m, err := methodOf(o.Method)
 	if err != nil {
 		return err
@@ -73,15 +72,8 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.checkEnsemble(fs); err != nil {
 		return err
 	}
-	if m.Ratio && !(o.Ratio > 0 && o.Ratio < 1) {
-		return usagef("--method %s needs --ratio in (0, 1)", o.Method)
-	}
 	if !m.Ratio && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
-	}
-	if o.Method == training.Proposed.Name && o.Epochs < 2 {
-		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
-		return usagef("--epochs %d: --method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	}
 	if fs.Changed("threshold") && !m.Rule {
 		return usagef("--threshold is only for --method ensemble or proposed")

@@ -23,6 +23,15 @@ import (
 // once into a temporary folder (its RUNPATH, from the torch package's cgo flags, points
 // at the checkout's lib/, so the shim is found from anywhere) and each test runs that
 // binary in a folder of its own, as a user would.
+//
+// Coverage of those runs: with UDOCC_COVERDIR set to a folder, the binary is built with
+// -cover over every package of the module and writes its counters there (GOCOVERDIR)
+// at each exit; `go tool covdata percent -i FOLDER` then gives them per package:
+//
+//	mkdir -p /tmp/udocc-cover && UDOCC_COVERDIR=/tmp/udocc-cover go test ./cmd/udocc/
+//	go tool covdata percent -i /tmp/udocc-cover
+//
+// The tests that run in process count with go test's own -cover, not there.
 
 // udoccBin is the path of the binary TestMain built.
 var udoccBin string
@@ -38,6 +47,10 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	udoccBin = filepath.Join(dir, "udocc")
 	build := exec.Command("go", "build", "-o", udoccBin, ".")
+	if cover := os.Getenv("UDOCC_COVERDIR"); cover != "" {
+		build = exec.Command("go", "build", "-cover", "-coverpkg=github.com/udocc/udocc/...", "-o", udoccBin, ".")
+		os.Setenv("GOCOVERDIR", cover) // the binaries the tests start inherit it
+	}
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building udocc (run ./build.sh first for lib/libudocc_torch.so): %v\n", err)
