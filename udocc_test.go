@@ -64,6 +64,19 @@ func TestScoreIsScores(t *testing.T) {
 			if len(m.History()) != 2 || len(m.History()[0]) != 3 {
 				t.Errorf("History: %d members, want 2 of 3 epochs", len(m.History()))
 			}
+			_, dist, err := m.ScoreMembers(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, mem := range m.Members() {
+				if mem.Seed != uint64(k) || !slices.Equal(dist[k], mem.Scores) || len(mem.PretrainLoss) != 5 {
+					t.Errorf("member %d: seed %d, ScoreMembers equal to its Scores: %v, %d pretraining losses",
+						k, mem.Seed, slices.Equal(dist[k], mem.Scores), len(mem.PretrainLoss))
+				}
+				if (mem.Labels != nil) != !math.IsInf(mem.Threshold, 1) || (mem.Labels != nil) != (method != "oc" && method != "ensemble") {
+					t.Errorf("member %d: threshold %g with labels %v", k, mem.Threshold, mem.Labels != nil)
+				}
+			}
 
 			dir := filepath.Join(t.TempDir(), "model")
 			if err := m.Save(dir); err != nil {
@@ -87,6 +100,11 @@ func TestScoreIsScores(t *testing.T) {
 			}
 			if !slices.Equal(a, b) || l.Threshold() != m.Threshold() && !math.IsInf(m.Threshold(), 1) {
 				t.Errorf("the loaded model scores new rows differently, or has another threshold")
+			}
+			for k, mem := range l.Members() {
+				if want := m.Members()[k]; mem.Seed != want.Seed || mem.Threshold != want.Threshold || mem.Scores != nil {
+					t.Errorf("loaded member %d: %+v, want seed %d, threshold %g and no training scores", k, mem, want.Seed, want.Threshold)
+				}
 			}
 			pa, errA := m.Predict(fresh)
 			pb, errB := l.Predict(fresh)
@@ -190,6 +208,11 @@ func TestValidate(t *testing.T) {
 		{"ThresholdRule", func(o *udocc.Options) { o.ThresholdRule = "magic" }},
 		{"ThresholdRule", func(o *udocc.Options) { o.Method = "oc" }},
 		{"Epochs", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Epochs = 1 }},
+		{"Seeds", func(o *udocc.Options) { o.Seeds = []uint64{1, 2} }},
+		{"Seeds", func(o *udocc.Options) { o.Seeds, o.Members = []uint64{4, 4}, 2 }},
+		{"RankScores", func(o *udocc.Options) { o.RankScores = "test" }},
+		{"ThresholdRule", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.ThresholdRule = "paper/sideways" }},
+		{"ThresholdRule", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.ThresholdRule = "accumulated/largest" }},
 	}
 	for _, o := range []udocc.Options{udocc.DefaultOptions(), udocc.PaperOptions()} {
 		if err := o.Validate(); err != nil {
