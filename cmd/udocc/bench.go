@@ -52,6 +52,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkDevice(o.Train.Device); err != nil {
 		return err
 	}
+	if err := checkThreads(o.Threads); err != nil {
+		return err
+	}
 	if err := deviceUsable(o.Train.Device); err != nil {
 		return err // before bench.Run, which would write an empty report
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -94,14 +93,14 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := checkDevice(o.Device); err != nil {
 		return err
 	}
-	if o.Threads < 1 || o.Threads > 4*runtime.NumCPU() {
-		return usagef("--threads %d: want 1..%d", o.Threads, 4*runtime.NumCPU())
+	if err := checkThreads(o.Threads); err != nil {
+		return err
 	}
 	seeds, err := parseSeeds("seed", o.seeds)
 	if err != nil {
 		return err
 	}
-	if o.Method == training.EnsembleMethod && len(seeds) == 1 {
+	if m.Ensemble && len(seeds) == 1 {
 		seeds = training.EnsembleSeeds(seeds[0], o.Members)
 	}
 	o.Seed, o.Seeds, o.Members = seeds[0], seeds, len(seeds)

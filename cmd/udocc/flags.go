@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -91,6 +92,14 @@ func (in inputFlags) check() error {
 func addDeviceFlags(fs *pflag.FlagSet, device *string, threads *int) {
 	fs.StringVar(device, "device", "cpu", "cpu, cuda or cuda:N")
 	fs.IntVar(threads, "threads", 1, "libtorch CPU threads (results are bit-identical for the same count)")
+}
+
+// checkThreads accepts --threads from 1 to 4 per CPU.
+func checkThreads(n int) error {
+	if n < 1 || n > 4*runtime.NumCPU() {
+		return usagef("--threads %d: want 1..%d", n, 4*runtime.NumCPU())
+	}
+	return nil
 }
 
 // addSeedFlags declares --seed and its synonym --seeds: fit, demo and bench.

@@ -58,6 +58,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkDevice(device); err != nil {
 		return err
 	}
+	if err := checkThreads(threads); err != nil {
+		return err
+	}
 	if err := input.check(); err != nil {
 		return err
 	}
