@@ -27,7 +27,7 @@ const (
 var GroupModes = []GroupMode{GroupDataset, GroupSeed, GroupRun}
 
 // DefaultMethods are the paper's five methods, in the order of its tables.
-var DefaultMethods = []string{"sb", "oc", "otsu", "tar", "proposed"}
+var DefaultMethods = []string{training.SB.Name, training.OC.Name, training.Otsu.Name, training.TAR.Name, training.Proposed.Name}
 
 // Files in the output folder.
 const (

@@ -56,7 +56,7 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 		l.Flagged, l.F1, l.Precision, l.Recall = s.Flagged, s.F1, s.Precision, s.Recall
 		l.SelectedRatio, l.Threshold = Num(float64(l.Flagged)/float64(n)), Num(res.Threshold)
 	}
-	if k := len(res.History); t.spec.Method == "sb" && k > 0 {
+	if k := len(res.History); t.spec.soft() && k > 0 {
 		radius := res.History[k-1].Radius
 		out := make([]bool, n)
 		for i, v := range res.Scores {

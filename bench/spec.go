@@ -92,6 +92,13 @@ func ruleLabel(r dynamics.Rule) string {
 	return r.Name()
 }
 
+// soft says whether the spec's method has SB's soft-boundary objective, whose radius
+// the loss learns.
+func (s Spec) soft() bool {
+	m, err := training.MethodNamed(s.Method)
+	return err == nil && m.Soft
+}
+
 // member builds the training member of this spec for a data set of n rows with the
 // given true anomaly ratio (SB's ν and TAR's ratio, as in the paper).
 func (s Spec) member(seed uint64, n int, trueRatio float64) (training.Member, error) {
