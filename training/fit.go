@@ -331,7 +331,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
-	masks := make([][]bool, k) // nil: all rows (epochs 1 and 2 of Algorithm 1)
+	masks := make([][]bool, k)         // nil: all rows (epochs 1 and 2 of Algorithm 1)
 	var trainDist, localDist []float32 // localDist: this rank's rows of trainDist
 	if cfg.Scores == TrainScores {
 		trainDist = make([]float32, k*n)
