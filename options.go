@@ -51,6 +51,12 @@ type Options struct {
 	// Progress, when set, is called after every epoch: stage "pretrain" or "finetune",
 	// epoch of total.
 	Progress func(stage string, epoch, total int)
+	// Dist, when not nil and of more than one rank (JoinFromEnv), makes the fit one rank
+	// of a data-parallel run (docs/distributed.md): the rows are this rank's block of the
+	// table, blocks in rank order, every rank calls with the same other options, and every
+	// rank gets the same Model, whose Scores and Labels cover the whole table. nil: one
+	// process.
+	Dist *Dist
 }
 
 // DefaultOptions returns the defaults of `udocc fit`: the ensemble method with the
@@ -163,5 +169,6 @@ func (o Options) config(hidden []int) training.Config {
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
+	c.Dist = o.Dist
 	return c
 }
