@@ -4,13 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/internal/outdir"
@@ -42,6 +45,11 @@ type fitOptions struct {
 	quiet   bool
 	table   tableFlags
 	in      *input // the table fit reads, for --append-to; nil for demo
+	// nproc, distTimeout and dist are the data-parallel run's (docs/distributed.md):
+	// dist is this process's rank, nil in a single process.
+	nproc       int
+	distTimeout time.Duration
+	dist        *lib.Dist
 }
 
 // addFitFlags declares the training flags shared by fit and demo.
@@ -222,6 +230,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.xVar, "x-var", "X", "the data variable of a MAT or NPZ file")
 	fs.StringVar(&o.header, "header", "auto", "CSV: is the first row a header? yes, no, or auto (a header when not all numbers)")
 	addTableFlags(fs, &o.table)
+	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
+	fs.DurationVar(&o.distTimeout, "dist-timeout", torch.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -233,6 +243,30 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := o.table.check(o.json); err != nil {
 		return err
+	}
+	if o.nproc < 1 || o.nproc > 1024 {
+		return usagef("--nproc %d: want 1..1024", o.nproc)
+	}
+	if o.distTimeout <= 0 {
+		return usagef("--dist-timeout %v: want a positive duration", o.distTimeout)
+	}
+	if o.nproc > 1 {
+		if os.Getenv("WORLD_SIZE") != "" {
+			return usagef("--nproc %d: WORLD_SIZE is set, so a launcher already started the ranks", o.nproc)
+		}
+		if fs.Arg(0) == "-" {
+			return usagef("--nproc %d: DATA - (stdin) cannot be read by several ranks; give a file", o.nproc)
+		}
+		return launchRanks(o.nproc, args, stdout, stderr)
+	}
+	d, err := lib.JoinFromEnv(o.Device, o.distTimeout)
+	if err != nil {
+		return err
+	}
+	if d != nil {
+		defer d.Close()
+		o.dist = d
+		o.quiet = o.quiet || d.Rank() != 0 // one progress line: rank 0's
 	}
 	in, err := loadTable(fs.Arg(0), o.label, o.xVar, o.header, o.table, o.table.selection())
 	if err != nil {
@@ -254,6 +288,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
 	if err := o.checkData(ds); err != nil {
 		return summary{}, err
+	}
+	if o.dist != nil && o.dist.Rank() != 0 {
+		// Rank 0 writes every output; the others only train with it.
+		f, err := fitTable(ds, o, newProgress(stderr, true))
+		if err != nil {
+			return summary{}, err
+		}
+		f.run.Close()
+		return f.summary, nil
 	}
 	tx, err := outdir.Begin(o.out, fitOutputs, o.force)
 	if err != nil {

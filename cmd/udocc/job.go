@@ -58,11 +58,20 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	cfg := o.Config
 	cfg.Hidden = hidden
 	cfg.Scores = training.ScoreSource(o.scores)
-	scaler, err := data.FitScaler(ds)
+	// A data-parallel rank trains on its block of the rows, standardised with the whole
+	// table's scaler from all-reduced sums; its results cover the whole table.
+	block, scaler, err := ds, (*data.Scaler)(nil), error(nil)
+	if o.dist != nil {
+		block = rankBlock(ds, o.dist)
+		scaler, err = data.FitScalerParts(block, o.dist.Rank() == 0, o.dist.AllReduce)
+		cfg.Dist = o.dist
+	} else {
+		scaler, err = data.FitScaler(ds)
+	}
 	if err != nil {
 		return nil, err
 	}
-	std, err := scaler.Transform(ds)
+	std, err := scaler.Transform(block)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,7 @@ type configJSON struct {
 	Members        int      `json:"members,omitempty"`         // the ensemble method's
 	DistanceWeight *float64 `json:"distance_weight,omitempty"` // the ensemble method's w
 	Preset         string   `json:"preset"`
+	Ranks          int      `json:"ranks,omitempty"` // a data-parallel run's W
 	RankScores     string   `json:"rank_scores"`
 	Threads        int      `json:"threads"`
 }
@@ -139,7 +140,7 @@ func (f *fitted) summarise(o fitOptions, seeds []uint64, total float64) summary 
 		Config: configJSON{
 			Arch: f.cfg.Hidden, PretrainEpochs: f.cfg.PretrainEpochs, Epochs: f.cfg.Epochs,
 			BatchSize: f.cfg.BatchSize, LR: f.cfg.LR, PretrainLR: f.cfg.PretrainLR, WeightDecay: f.cfg.WeightDecay, Ratio: o.ratio,
-			RankScores: string(f.cfg.Scores), Threads: o.threads, Preset: o.preset,
+			RankScores: string(f.cfg.Scores), Threads: o.threads, Preset: o.preset, Ranks: ranksOf(o),
 		},
 		Threshold: num(models.CombinedThreshold(thresholds(rs))),
 		Flagged:   flagged(f.labels),
@@ -211,4 +212,12 @@ func mean(xs []float64) float64 {
 		t += x
 	}
 	return t / float64(len(xs))
+}
+
+// ranksOf is a data-parallel run's number of ranks W, 0 in a single process.
+func ranksOf(o fitOptions) int {
+	if o.dist == nil {
+		return 0
+	}
+	return o.dist.World()
 }
