@@ -66,12 +66,17 @@ struct udocc_dist {
 
   // wait runs one collective to its end, naming it in the error.
   void wait(const c10::intrusive_ptr<c10d::Work> &w, const char *what) {
-    try {
-      w->wait(timeout);
-    } catch (const std::exception &e) {
+    auto fail = [&](const char *why) {
       throw std::runtime_error(std::string("rank ") + std::to_string(rank) + " of " + std::to_string(world) +
                                ": " + what + " failed (a peer died, hung past the " +
-                               std::to_string(timeout.count() / 1000) + " s timeout, or left): " + e.what());
+                               std::to_string(timeout.count() / 1000) + " s timeout, or left): " + why);
+    };
+    try {
+      w->wait(timeout);
+    } catch (const c10::Error &e) {
+      fail(e.what_without_backtrace());
+    } catch (const std::exception &e) {
+      fail(e.what());
     }
   }
 
