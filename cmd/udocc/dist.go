@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,9 +89,15 @@ func withoutNproc(args []string) []string {
 }
 
 // rankBlock is this rank's block of the table's rows: rows [r*n/W, (r+1)*n/W), so that
-// the blocks of ranks 0, 1, ... lie one after the other.
+// the blocks of ranks 0, 1, ... lie one after the other. A rank other than 0 keeps only
+// its block: the whole table's values are dropped from ds (only rank 0 writes the
+// outputs, which need them), so its memory holds one block once the fit starts.
 func rankBlock(ds *data.Dataset, d *lib.Dist) *data.Dataset {
 	lo, hi := d.Rank()*ds.N/d.World(), (d.Rank()+1)*ds.N/d.World()
-	b := &data.Dataset{Name: ds.Name, Path: ds.Path, N: hi - lo, D: ds.D, X: ds.X[lo*ds.D : hi*ds.D]}
+	b := &data.Dataset{Name: ds.Name, Path: ds.Path, N: hi - lo, D: ds.D, X: slices.Clone(ds.X[lo*ds.D : hi*ds.D])}
+	if d.Rank() != 0 {
+		ds.X = nil
+		runtime.GC()
+	}
 	return b
 }
