@@ -7,8 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -89,15 +87,22 @@ func withoutNproc(args []string) []string {
 }
 
 // rankBlock is this rank's block of the table's rows: rows [r*n/W, (r+1)*n/W), so that
-// the blocks of ranks 0, 1, ... lie one after the other. A rank other than 0 keeps only
-// its block: the whole table's values are dropped from ds (only rank 0 writes the
-// outputs, which need them), so its memory holds one block once the fit starts.
+// the blocks of ranks 0, 1, ... lie one after the other. Rank 0 holds the whole table
+// (its outputs need every row) and trains on its first block; any other rank read only
+// its block (data.LoadOptions.Part), which ds is.
 func rankBlock(ds *data.Dataset, d *lib.Dist) *data.Dataset {
-	lo, hi := d.Rank()*ds.N/d.World(), (d.Rank()+1)*ds.N/d.World()
-	b := &data.Dataset{Name: ds.Name, Path: ds.Path, N: hi - lo, D: ds.D, X: slices.Clone(ds.X[lo*ds.D : hi*ds.D])}
 	if d.Rank() != 0 {
-		ds.X = nil
-		runtime.GC()
+		return ds
 	}
-	return b
+	hi := ds.N / d.World()
+	return &data.Dataset{Name: ds.Name, Path: ds.Path, N: hi, D: ds.D, X: ds.X[:hi*ds.D]}
+}
+
+// tableRows is the number of rows of the whole table: the sum of the ranks' blocks.
+func tableRows(d *lib.Dist, local int) (int, error) {
+	buf := []float64{float64(local)}
+	if err := d.AllReduce(buf); err != nil {
+		return 0, err
+	}
+	return int(buf[0]), nil
 }

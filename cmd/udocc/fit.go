@@ -267,6 +267,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		defer d.Close()
 		o.dist = d
 		o.quiet = o.quiet || d.Rank() != 0 // one progress line: rank 0's
+		if d.Rank() != 0 {
+			// Rank 0 reads every row (its outputs need them all); the others their block.
+			o.table.part = data.Part{Index: d.Rank(), Of: d.World()}
+		}
 	}
 	in, err := loadTable(fs.Arg(0), o.label, o.xVar, o.header, o.table, o.table.selection())
 	if err != nil {
@@ -286,17 +290,21 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 // the summary. The output folder is locked and checked before training, so that a
 // folder that cannot be written fails at once.
 func fitWriteReport(ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
-	if err := o.checkData(ds); err != nil {
-		return summary{}, err
-	}
 	if o.dist != nil && o.dist.Rank() != 0 {
-		// Rank 0 writes every output; the others only train with it.
+		// Rank 0 checks the flags against the whole table and writes every output; the
+		// others, which hold their block of the rows, only train with it.
+		if err := deviceUsable(o.Device); err != nil {
+			return summary{}, err
+		}
 		f, err := fitTable(ds, o, newProgress(stderr, true))
 		if err != nil {
 			return summary{}, err
 		}
 		f.run.Close()
 		return f.summary, nil
+	}
+	if err := o.checkData(ds); err != nil {
+		return summary{}, err
 	}
 	tx, err := outdir.Begin(o.out, fitOutputs, o.force)
 	if err != nil {

@@ -60,9 +60,12 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	cfg.Scores = training.ScoreSource(o.scores)
 	// A data-parallel rank trains on its block of the rows, standardised with the whole
 	// table's scaler from all-reduced sums; its results cover the whole table.
-	block, scaler, err := ds, (*data.Scaler)(nil), error(nil)
+	block, scaler, n := ds, (*data.Scaler)(nil), ds.N
 	if o.dist != nil {
 		block = rankBlock(ds, o.dist)
+		if n, err = tableRows(o.dist, block.N); err != nil {
+			return nil, err
+		}
 		scaler, err = data.FitScalerParts(block, o.dist.Rank() == 0, o.dist.AllReduce)
 		cfg.Dist = o.dist
 	} else {
@@ -86,14 +89,14 @@ func fitTable(ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	}
 	members := make([]training.Member, len(seeds))
 	for i, s := range seeds {
-		if members[i], err = training.NewMember(method, s, ds.N, opt); err != nil {
-			return nil, fmt.Errorf("%s (%d rows): %w", source(ds), ds.N, err)
+		if members[i], err = training.NewMember(method, s, n, opt); err != nil {
+			return nil, fmt.Errorf("%s (%d rows): %w", source(ds), n, err)
 		}
 	}
 	torch.SetNumThreads(o.threads)
 	f := &fitted{ds: ds, scaler: scaler, cfg: cfg, epochs: make([][]epochMetrics, len(seeds)), thr: math.NaN()}
 	hooks := &training.Hooks{Progress: prog.update}
-	if ds.Y != nil {
+	if ds.Y != nil && ds.N == n { // a rank other than 0 holds only its block's labels
 		hooks.Epoch = func(k, e int, scores []float64, labels []bool) {
 			f.epochs[k] = append(f.epochs[k], evaluateEpoch(ds.Y, scores, labels))
 		}
