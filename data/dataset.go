@@ -73,7 +73,7 @@ type Dataset struct {
 	TextDropped []string
 	// Selection is the LoadOptions.Selection the data set was read with.
 	Selection Selection
-	partCut bool // loadNPYPart read only LoadOptions.Part's rows
+	partCut   bool // loadNPYPart read only LoadOptions.Part's rows
 }
 
 // Row returns row i of X (a slice of X, not a copy).
