@@ -59,7 +59,14 @@ bool loopback(const std::string &addr) {
 
 struct udocc_dist {
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> pg;
+  // The process group, held by its concrete type: libtorch 2 derives both from
+  // c10d::Backend, 1.13 from c10d::ProcessGroup; on() calls whichever this run has.
+#ifdef UDOCC_HAVE_GLOO
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
+#endif
+#ifdef UDOCC_NCCL
+  c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;
+#endif
   torch::Device dev{torch::kCPU};
   int rank = 0, world = 1;
   std::chrono::milliseconds timeout{0};
@@ -80,9 +87,20 @@ struct udocc_dist {
     }
   }
 
+  template <typename F>
+  c10::intrusive_ptr<c10d::Work> on(F &&f) {
+#ifdef UDOCC_HAVE_GLOO
+    if (gloo) return f(*gloo);
+#endif
+#ifdef UDOCC_NCCL
+    if (nccl) return f(*nccl);
+#endif
+    throw std::runtime_error("no process group");
+  }
+
   void allreduce(at::Tensor &t) {
     std::vector<at::Tensor> ts{t};
-    wait(pg->allreduce(ts), "all-reduce");
+    wait(on([&](auto &pg) { return pg.allreduce(ts); }), "all-reduce");
   }
 };
 
@@ -127,7 +145,7 @@ char *udocc_dist_new(const char *addr, int port, int rank, int world, const char
 #ifdef UDOCC_NCCL
       auto opts = c10d::ProcessGroupNCCL::Options::create();
       opts->timeout = d->timeout;
-      d->pg = c10::make_intrusive<c10d::ProcessGroupNCCL>(d->store, rank, world, opts);
+      d->nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(d->store, rank, world, opts);
 #else
       throw std::runtime_error("device " + std::string(device) +
                                ": this shim was built without NCCL (build it against a CUDA libtorch)");
@@ -143,7 +161,7 @@ char *udocc_dist_new(const char *addr, int port, int rank, int world, const char
         opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       }
       opts->threads = 2;
-      d->pg = c10::make_intrusive<c10d::ProcessGroupGloo>(d->store, rank, world, opts);
+      d->gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(d->store, rank, world, opts);
 #else
       throw std::runtime_error("this shim was built without Gloo's headers (install libgloo-dev and rebuild)");
 #endif
@@ -183,7 +201,7 @@ char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts
     std::vector<std::vector<at::Tensor>> outs(1);
     for (int r = 0; r < d->world; ++r) outs[0].push_back(torch::empty({width}, opt));
     std::vector<at::Tensor> ins{mine};
-    d->wait(d->pg->allgather(outs, ins), "all-gather");
+    d->wait(d->on([&](auto &pg) { return pg.allgather(outs, ins); }), "all-gather");
     int64_t off = 0;
     for (int r = 0; r < d->world; ++r) {
       at::Tensor h = outs[0][r].narrow(0, 0, counts[r]).cpu();
@@ -213,7 +231,7 @@ char *udocc_group_set_dist(udocc_group *g, udocc_dist *d) {
     std::vector<at::Tensor> ts{all};
     c10d::BroadcastOptions bo;
     bo.rootRank = 0;
-    d->wait(d->pg->broadcast(ts, bo), "broadcast of rank 0's weights");
+    d->wait(d->on([&](auto &pg) { return pg.broadcast(ts, bo); }), "broadcast of rank 0's weights");
     torch::NoGradGuard ng;
     int64_t off = 0;
     for (auto &t : st) {
