@@ -2,7 +2,8 @@
 # build.sh: build udocc (bin/udocc and lib/libudocc_torch.so), or test it.
 #
 #   ./build.sh          build the shim (only when its sources changed) and bin/udocc
-#   ./build.sh test     build, then go vet ./... and the whole test suite
+#   ./build.sh test     build (and the shim's pin test, lib/udocc_pin_test), then go vet ./...
+#                       and the whole test suite
 #   ./build.sh shim     build only lib/libudocc_torch.so
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
 #
@@ -156,6 +157,25 @@ build_shim() {
   echo "$key" > "$stamp"
 }
 
+# build_pin compiles lib/udocc_pin_test (torch/shim/pintest), the program that pins the
+# shim's Adam and BatchNorm to libtorch's own; torch/pin_test.go runs it. It links the
+# shim dynamically, so it tests whichever lib/libudocc_torch.so is built.
+build_pin() {
+  local lt out=lib/udocc_pin_test stamp=lib/.pin-stamp key
+  lt=$(find_libtorch)
+  shim_flags "$lt"
+  key=$(cat torch/shim/pintest/pin_test.cpp torch/shim/udocc_torch.h build.sh | sha256sum | cut -c1-16)
+  key="$key $lt ${CXXFLAGS_T[*]}"
+  if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
+    return
+  fi
+  log "compiling the shim's pin test against libtorch: $lt"
+  g++ -O1 -Wall "${CXXFLAGS_T[@]}" torch/shim/pintest/pin_test.cpp -o "$out.tmp" \
+    -Llib -ludocc_torch -Wl,-rpath,'$ORIGIN' "${LDFLAGS_T[@]}"
+  mv "$out.tmp" "$out"
+  echo "$key" > "$stamp"
+}
+
 build_go() {
   mkdir -p bin
   # RUNPATH $ORIGIN/../lib: bin/udocc finds lib/libudocc_torch.so from any folder.
@@ -172,9 +192,10 @@ case "${1:-build}" in
     ;;
   test)
     build_shim
+    build_pin
     build_go
     go vet ./...
-    go test -count=1 -timeout 20m ./...
+    UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m ./...
     ;;
   *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;
 esac

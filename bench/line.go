@@ -38,6 +38,12 @@ type Line struct {
 	DeltaBar      Num `json:"delta_bar"` // proposed's final δ̄, null for the others
 	Threshold     Num `json:"threshold"` // in score units, null for OC
 
+	// LossSphere is SB's other candidate boundary, kept to measure the choice of R
+	// (docs/reproduction.md): the R of the loss after the last minibatch (Ruff's training
+	// loop, train mode) applied to the final eval-mode scores, as Ruff's test scores
+	// ‖φ(x)−c‖² − R² do. The labels above use the model's R (training.Result.Threshold).
+	LossSphere *Sphere `json:"loss_sphere,omitempty"`
+
 	Loss   []Num       `json:"loss"`             // mean fine-tuning loss per epoch
 	Epochs *EpochTrace `json:"epochs,omitempty"` // proposed only
 	// Crossings are Eq. (5)'s crossing counts for δ = 0..n summed over every search
@@ -65,6 +71,15 @@ type EpochTrace struct {
 	MinScaled     []Num  `json:"min_scaled"`     // Eq. (5)'s minimum
 	TrainSize     []int  `json:"train_size"`     // rows epoch e trained on, |D_N^e|
 	Floored       []bool `json:"floored"`        // D_N^{e+1} fell below the floor
+}
+
+// Sphere is the labelling of the rows ‖φ(x)−c‖² > R² by one radius R.
+type Sphere struct {
+	Radius    Num `json:"radius"`
+	Flagged   int `json:"flagged"`
+	F1        Num `json:"f1"`
+	Precision Num `json:"precision"`
+	Recall    Num `json:"recall"`
 }
 
 // SearchStats count how proposed's δ search ended over the search epochs (e ≥ 2).

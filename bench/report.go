@@ -200,6 +200,7 @@ func (r *report) write(b *bytes.Buffer, figs map[string]string) {
 	for _, m := range Metrics {
 		r.writeMetric(b, m)
 	}
+	r.writeSpheres(b)
 	r.writeBest(b)
 	r.writeRatios(b, figs)
 	r.writeTargets(b, figs)

@@ -49,19 +49,25 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 	}
 	l.ROCAUC, l.PRAUC = Num(roc), Num(pr)
 	if res.Labels != nil {
-		pred := make([]int, n)
-		for i, b := range res.Labels {
-			if b {
-				pred[i] = 1
-				l.Flagged++
-			}
-		}
-		c, err := metrics.Count(d.ds.Y, pred)
+		s, err := count(d.ds.Y, res.Labels)
 		if err != nil {
 			return fail(err)
 		}
-		l.F1, l.Precision, l.Recall = Num(c.F1()), Num(c.Precision()), Num(c.Recall())
+		l.Flagged, l.F1, l.Precision, l.Recall = s.Flagged, s.F1, s.Precision, s.Recall
 		l.SelectedRatio, l.Threshold = Num(float64(l.Flagged)/float64(n)), Num(res.Threshold)
+	}
+	if k := len(res.History); t.spec.Method == "sb" && k > 0 {
+		radius := res.History[k-1].Radius
+		out := make([]bool, n)
+		for i, v := range res.Scores {
+			out[i] = v > radius*radius
+		}
+		s, err := count(d.ds.Y, out)
+		if err != nil {
+			return fail(err)
+		}
+		s.Radius = Num(radius)
+		l.LossSphere = &s
 	}
 	l.Timing = Timing{
 		GroupID: g.id, PretrainSeconds: g.pre, FinetuneSeconds: g.fine,
@@ -83,6 +89,24 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 	}
 	l.Finished = time.Now().UTC().Format(time.RFC3339Nano)
 	return l, nil
+}
+
+// count compares the labels (true = anomaly) with y; Radius is left for the caller.
+func count(y []int, labels []bool) (Sphere, error) {
+	s := Sphere{Radius: NaN()}
+	pred := make([]int, len(labels))
+	for i, b := range labels {
+		if b {
+			pred[i] = 1
+			s.Flagged++
+		}
+	}
+	c, err := metrics.Count(y, pred)
+	if err != nil {
+		return Sphere{}, err
+	}
+	s.F1, s.Precision, s.Recall = Num(c.F1()), Num(c.Precision()), Num(c.Recall())
+	return s, nil
 }
 
 // proposedTrace records proposed's epochs, its final δ̄ and selected ratio (n − δ̄)/n,

@@ -2,7 +2,7 @@
 // Deep SVDD trains on, and labels the rows at the end. It implements the paper's
 // ranking-based training dynamics (Section IV-A, Eqs. (4)–(6), Algorithm 1) and the
 // baselines' selectors: Otsu's threshold (OC+Otsu), a given anomaly ratio (OC+TAR) and
-// every row (OC, SB). Quantile serves soft-boundary Deep SVDD's radius.
+// every row (OC, SB). Quantile is numpy's linear quantile (SB's radius is one).
 //
 // It is not for training: it sees only one score per row and epoch, never a tensor, a
 // model or a loss, and it never imports torch. It is pure Go and tests without cgo.
@@ -44,9 +44,12 @@
 // search is Next(2), on the ranks of epochs 1 and 2; its mask is D_N^3. Otsu and TAR
 // follow the same schedule, so every method trains epochs 1 and 2 on all rows.
 //
-// Score source. Selectors take whatever scores the loop passes: an eval-mode pass after
-// the epoch (the loop's default) or the scores of the training pass. That choice is the
-// training loop's; nothing here depends on it. Non-finite scores are an error.
+// Score source. Selectors take whatever scores the loop passes. udocc's training loop
+// (package training, Config.Scores) passes Next the train-mode distances of the epoch's
+// own pass by default, or, when asked, an eval-mode pass over all rows after the epoch;
+// Label always gets the final eval-mode scores, the ones udocc reports and `score`
+// computes. That choice is the loop's; nothing here depends on it. Non-finite scores
+// are an error.
 //
 // Floor. A returned mask never has fewer than 2 rows (MinTrainRows; BatchNorm needs 2).
 // When D_N^{e+1} (or Otsu's lower class) is smaller, the mask is replaced by the floor

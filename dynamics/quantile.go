@@ -9,8 +9,9 @@ import (
 // Quantile returns the q-quantile of xs with numpy's default ("linear") interpolation:
 // with xs sorted ascending, h = (n−1)·q, j = ⌊h⌋ and g = h − j, it is
 // xs[j] + g·(xs[j+1] − xs[j]), with the float operations of numpy's _lerp (from the
-// upper end when g ≥ 0.5). Soft-boundary Deep SVDD takes
-// R² as the (1−ν)-quantile of the squared distances.
+// upper end when g ≥ 0.5). Soft-boundary Deep SVDD's radius is R = Quantile of the
+// square-rooted distances ‖φ(x)−c‖ at q = 1−ν, as Ruff's get_radius computes it (with
+// interpolation, R² is not the (1−ν)-quantile of the squared distances).
 //
 // xs is not modified. Empty xs returns ErrTooFewRows, non-finite values ErrNonFinite, and
 // q outside [0, 1] ErrOption.

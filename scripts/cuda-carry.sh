@@ -30,6 +30,9 @@ log() { printf 'cuda-carry: %s\n' "$*" >&2; }
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/test" "$dir/pkg" "$dir/torch/shim" "$dir/scripts"
 cp bin/udocc "$dir/bin/"
+# Without symbol tables the carry stays under the device tool's 64 MiB (stack traces keep
+# their function names and lines: Go's pclntab is not stripped).
+strip "$dir/bin/udocc" 2>/dev/null || log "no strip: the carry is larger"
 
 # Packages with CUDA tests are those whose test files change with the cuda tag.
 list() { go list -e "$@" -f '{{.Dir}}|{{join .TestGoFiles ","}}|{{join .XTestGoFiles ","}}' ./...; }
@@ -40,7 +43,7 @@ for abs in $pkgs; do
   name=${rel//\//-}
   log "go test -c -tags cuda ./$rel -> test/$name.test"
   # RUNPATH $ORIGIN/../lib after cgo's absolute one; cuda-run.sh also sets LD_LIBRARY_PATH.
-  go test -c -tags cuda -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/test/$name.test" "./$rel"
+  go test -c -tags cuda -ldflags "-s -w -extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/test/$name.test" "./$rel"
   echo "$rel" > "$dir/test/$name.dir"  # the folder cuda-run.sh runs it in: pkg/$rel
   mkdir -p "$dir/pkg/$rel"
   if [ -d "$rel/testdata" ]; then cp -r "$rel/testdata" "$dir/pkg/$rel/"; fi
@@ -58,6 +61,9 @@ fi
 cp build.sh "$dir/"
 cp torch/shim/udocc_torch.h torch/shim/udocc_torch.cpp "$dir/torch/shim/"
 cp scripts/cuda-run.sh "$dir/scripts/"
+# The PyTorch eager baseline, timed beside udocc on the same GPU and wheel.
+eager=${EAGER:-$(pwd)/../shared/baseline/torch_epoch.py}
+if [ -f "$eager" ]; then cp "$eager" "$dir/scripts/torch_epoch.py"; else log "no $eager: cuda-run.sh will not time PyTorch eager"; fi
 
 {
   echo "udocc carry for a CUDA machine: bash scripts/cuda-run.sh (docs/cuda.md)"
@@ -69,3 +75,7 @@ cp scripts/cuda-run.sh "$dir/scripts/"
   (cd "$dir" && find . -type f ! -name MANIFEST | sort | sed 's/^\.\//  /')
 } > "$dir/MANIFEST"
 log "$(du -sh "$dir" | cut -f1) in $dir; there: bash $dir/scripts/cuda-run.sh"
+# The device tool carries at most 64 MiB: a packed copy is about a third of the folder.
+# There: tar xzf .carry.tar.gz && bash .carry/scripts/cuda-run.sh
+tar czf "$dir.tar.gz" "$dir"
+log "$(du -sh "$dir.tar.gz" | cut -f1) in $dir.tar.gz"

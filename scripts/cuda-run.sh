@@ -19,6 +19,9 @@
 # names the libtorch's lib folder.
 #
 #   BENCH_ARGS=...  flags added to the short 'udocc bench' grid run on both devices
+#   GRID=1          (GRID_ARGS=... adds flags) also the full default grid (10 sets x 5 methods x 10 seeds, the paper's
+#                   settings) on cuda, timed, with nvidia-smi's memory.used sampled every
+#                   100 ms into grid-memory.txt (its peak is an INFO line)
 #
 # Exit status: 0 when every step passed, 1 otherwise; summary.txt lists the steps (INFO
 # lines are measurements, not checks).
@@ -130,7 +133,9 @@ if ! grep -q 'CUDA, [1-9]' "$out/version.txt"; then
   failed=1
 fi
 
-# The Go tests, each binary in its package's folder, as go test runs them.
+# The Go tests, each binary in its package's folder, as go test runs them; tests that
+# need the ODDS files find the carried ones.
+[ -d data/odds ] && export UDOCC_DATA=${UDOCC_DATA:-$root/data/odds}
 for bin in test/*.test; do
   name=$(basename "$bin" .test)
   args=(-test.v -test.count=1 -test.timeout=15m)
@@ -200,6 +205,32 @@ else:
     print("INFO %-22s no run finished on both devices" % "cli-bench-cuda-vs-cpu")
 EOF
   fi
+fi
+
+# The full default grid on cuda: wall time and the peak of nvidia-smi's memory.used.
+if [ "${GRID:-}" = 1 ] && [ -d data/odds ]; then
+  smi=
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/grid-memory.txt" 2>&1 &
+    smi=$!
+  fi
+  # shellcheck disable=SC2086 # GRID_ARGS is a list of flags (e.g. --jobs 10)
+  step grid-cuda bin/udocc bench --device cuda --data data/odds --quiet --out "$cli/grid-cuda" ${GRID_ARGS:-}
+  [ -n "$smi" ] && kill "$smi" 2>/dev/null
+  if [ -s "$out/grid-memory.txt" ]; then
+    printf 'INFO %-22s peak %s MiB used on the GPU (nvidia-smi, 100 ms samples; before the grid: %s MiB)\n' grid-cuda-memory \
+      "$(sort -n "$out/grid-memory.txt" | tail -n 1)" "$(head -n 1 "$out/grid-memory.txt")" >> "$summary"
+  fi
+fi
+
+# PyTorch eager on the same GPU and wheel, the shapes of BenchmarkCUDAEpoch (K = 1: one
+# model; eager has no lockstep groups, so K models cost K times this).
+if [ -f scripts/torch_epoch.py ] && command -v python3 >/dev/null; then
+  for dev in cuda cpu; do
+    step "eager-mnist-$dev" python3 scripts/torch_epoch.py --device "$dev" --threads 1 --n 7603 --d 100 --arch 64,32,16 --ae-epochs 5 --oc-epochs 5
+    step "eager-satellite-$dev" python3 scripts/torch_epoch.py --device "$dev" --threads 1 --n 6435 --d 36 --arch 32,16,8 --ae-epochs 5 --oc-epochs 5
+  done
+  for f in "$out"/eager-*.txt; do printf 'INFO %-22s %s\n' "$(basename "$f" .txt)" "$(tail -n 1 "$f")" >> "$summary"; done
 fi
 
 # Epoch timings.

@@ -39,7 +39,7 @@ func epoch(g *torch.Group, rngs []*rand.Rand, pretrain bool, obj torch.Objective
 }
 
 // BenchmarkCUDAEpoch times one pretraining and one fine-tuning epoch (minibatches of 128,
-// Adam) of K = 1 and K = 10 members on mnist- and satellite-sized data, on the CPU and on
+// Adam) of K = 1, 10 and 50 members on mnist- and satellite-sized data, on the CPU and on
 // CUDA; ms/epoch is wall time including the host's plan and the copies back, samples/s
 // counts K·n rows per epoch. Every setup runs one untimed epoch first (CUDA context,
 // cuBLAS handles, the caching allocator). Run with -test.bench CUDAEpoch.
@@ -47,7 +47,7 @@ func BenchmarkCUDAEpoch(b *testing.B) {
 	for _, s := range epochShapes {
 		for _, phase := range []string{"pretrain", "finetune"} {
 			for _, device := range []string{"cpu", "cuda"} {
-				for _, k := range []int{1, 10} {
+				for _, k := range []int{1, 10, 50} {
 					name := fmt.Sprintf("data=%s/phase=%s/device=%s/k=%d", s.name, phase, device, k)
 					b.Run(name, func(b *testing.B) {
 						if device == "cuda" {

@@ -36,7 +36,7 @@ type Epoch struct {
 	Epoch     int             // e, 1-based
 	Loss      float64         // mean minibatch loss
 	TrainSize int             // rows trained on in this epoch, |D_N^e|
-	Radius    float64         // SB's R after the epoch (0 for other methods)
+	Radius    float64         // SB's R of the loss after the epoch, train mode (0 for other methods)
 	Seconds   float64         // wall time of the group's epoch, training and scoring
 	Record    dynamics.Record // the selector's record of this epoch
 }
@@ -46,7 +46,7 @@ type Result struct {
 	Member       Member
 	Scores       []float64 // final eval-mode anomaly scores ||φ(x)−c||², Eq. (3)
 	Labels       []bool    // true = anomaly; nil for OC, which has no threshold
-	Threshold    float64   // in score units: a row is anomalous when its score is above it; +Inf for OC
+	Threshold    float64   // in score units: a row is anomalous when its score is above it; +Inf for OC; R² for SB
 	PretrainLoss []float64 // autoencoder loss per pretraining epoch of this member's seed
 	// Reconstruction is the eval-mode reconstruction error ||x − dec(enc(x))||² / d of every
 	// row under this member's seed's pretrained autoencoder.
@@ -432,6 +432,10 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			return err
 		}
 	}
+	radius, err := g.Radius()
+	if err != nil {
+		return err
+	}
 	for i := range members {
 		r := &run.Results[i]
 		r.Scores = widen(dist[i*n : (i+1)*n])
@@ -443,8 +447,14 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			return fmt.Errorf("training: member %d: labels: %w", i, err)
 		}
 		r.Labels, r.Threshold = labels, thr
+		if sb, ok := sels[i].(softBoundary); ok {
+			// The model's radius is the sphere of its labels (softBoundary), which Save keeps.
+			if radius[i], err = sb.radius(r.Scores); err != nil {
+				return fmt.Errorf("training: member %d: radius: %w", i, err)
+			}
+		}
 	}
-	return nil
+	return g.SetRadius(radius)
 }
 
 func widen(xs []float32) []float64 {

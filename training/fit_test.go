@@ -3,10 +3,12 @@ package training
 import (
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/torch"
 )
 
 // blobs is n rows of d features: a Gaussian cluster with a share of scattered anomalies
@@ -87,6 +89,27 @@ func TestSoftBoundaryLabels(t *testing.T) {
 	}
 	if r.History[0].Radius != 0 {
 		t.Errorf("R moved during the warm-up: %g", r.History[0].Radius)
+	}
+
+	// The model's radius is the labels' sphere: R² is the threshold, and a saved network
+	// brings it back, so labels of new rows use the same boundary.
+	path := filepath.Join(t.TempDir(), "sb.pt")
+	if err := run.Save(0, path); err != nil {
+		t.Fatal(err)
+	}
+	g, err := torch.Load(path, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for name, grp := range map[string]*torch.Group{"the fitted": run.group, "the saved": g} {
+		radius, err := grp.Radius()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r2 := float64(radius[0]) * float64(radius[0]); r2 != r.Threshold {
+			t.Errorf("%s network's R² is %g, the labels' threshold %g", name, r2, r.Threshold)
+		}
 	}
 }
 

@@ -134,8 +134,13 @@ func deviceUsable(dev string) error {
 	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
 		idx, _ = strconv.Atoi(n)
 	}
+	// The shim's own words (torch/shim parse_device), so the CLI and the library say one thing.
+	if count == 0 {
+		return fmt.Errorf("--device %s: libtorch has CUDA but no CUDA device is visible (CUDA_VISIBLE_DEVICES=%q)",
+			dev, os.Getenv("CUDA_VISIBLE_DEVICES"))
+	}
 	if idx >= count {
-		return fmt.Errorf("--device %s: libtorch sees %d CUDA devices", dev, count)
+		return fmt.Errorf("--device %s: only %d CUDA device(s) visible", dev, count)
 	}
 	return nil
 }

@@ -26,6 +26,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -179,6 +181,10 @@ struct udocc_group {
   std::vector<int64_t> sizes;  // input, hidden..., representation
   int64_t K = 0;
   torch::Device dev{torch::kCPU};
+  // stream is the group's own CUDA stream (none on the CPU): every entry point queues its
+  // work there, so groups trained concurrently (udocc bench --jobs) overlap on the GPU
+  // instead of serialising on the default stream.
+  c10::optional<c10::Stream> stream;
   std::vector<Layer> enc, dec;
   at::Tensor c;  // K x rep
   at::Tensor R;  // K
@@ -500,6 +506,24 @@ void check_data(const float *x, int64_t m, int64_t d, int64_t want_d) {
   }
 }
 
+// pool_stream is a stream from libtorch's pool for a CUDA device, none for the CPU. The
+// generic c10 interface needs no CUDA header, so the shim still builds against both kinds
+// of libtorch.
+c10::optional<c10::Stream> pool_stream(const torch::Device &dev) {
+  if (!dev.is_cuda()) return c10::nullopt;
+  c10::impl::VirtualGuardImpl impl(c10::DeviceType::CUDA);
+  return impl.getStreamFromGlobalPool(dev.has_index() ? dev : impl.getDevice(), false);
+}
+
+// guard with a group runs f on the group's stream (see udocc_group::stream).
+template <typename F>
+char *guard(const udocc_group *g, F &&f) {
+  return guard([&] {
+    c10::OptionalStreamGuard on(g->stream);
+    f();
+  });
+}
+
 udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
                        const torch::Device &dev, const uint64_t *seeds) {
   if (sizes.size() < 2) throw std::runtime_error("need at least an input and an output size");
@@ -513,6 +537,8 @@ udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
   g->sizes = sizes;
   g->K = K;
   g->dev = dev;
+  g->stream = pool_stream(dev);
+  c10::OptionalStreamGuard on(g->stream);
   g->enc = make_layers(sizes, gens, dev);
   if (dec) {
     std::vector<int64_t> rev(sizes.rbegin(), sizes.rend());
@@ -605,11 +631,14 @@ char *udocc_group_from(const udocc_group *src, const int *src_members, int k, ud
       if (src_members[i] < 0 || src_members[i] >= src->K) throw std::runtime_error("member out of range");
       sel.push_back(src_members[i]);
     }
-    at::Tensor idx = torch::tensor(sel, at::kLong).to(src->dev);
+    if (src->stream) src->stream->synchronize();  // sync: src's queued work, before another stream reads it
     auto g = std::make_unique<udocc_group>();
     g->sizes = src->sizes;
     g->K = k;
     g->dev = src->dev;
+    g->stream = pool_stream(g->dev);
+    c10::OptionalStreamGuard on(g->stream);
+    at::Tensor idx = torch::tensor(sel, at::kLong).to(src->dev);
     torch::NoGradGuard ng;
     for (const auto &l : src->enc) {
       Layer c;
@@ -632,7 +661,7 @@ char *udocc_group_from(const udocc_group *src, const int *src_members, int k, ud
 void udocc_group_close(udocc_group *g) { delete g; }
 
 char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d) {
-  return guard([&] {
+  return guard(g, [&] {
     check_data(x, n, d, g->sizes.front());
     at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
     std::memcpy(h.data_ptr<float>(), x, sizeof(float) * n * d);
@@ -642,7 +671,7 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
 }
 
 char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const double *wd) {
-  return guard([&] {
+  return guard(g, [&] {
     if (phase == 0 && g->dec.empty()) throw std::runtime_error("this group has no decoder");
     adam_reset(g, params_of(g->enc, phase == 0 ? &g->dec : nullptr), lr, wd);
   });
@@ -650,7 +679,7 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
 
 char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
                                  const uint8_t *flags, int64_t steps, int64_t width, double *loss) {
-  return guard([&] {
+  return guard(g, [&] {
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
     Plan p = make_plan(g, plan, counts, nullptr, flags, steps, width);
@@ -677,7 +706,7 @@ char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int3
 }
 
 char *udocc_group_init_center(udocc_group *g, double eps) {
-  return guard([&] {
+  return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     torch::NoGradGuard ng;
     at::Tensor z = forward_eval(g->enc, g->X.narrow(0, 0, g->n));
@@ -693,7 +722,7 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
                               const uint8_t *update_r, double *loss, float *train_dist) {
-  return guard([&] {
+  return guard(g, [&] {
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
     Plan p = make_plan(g, plan, counts, extra, flags, steps, width);
     const int64_t K = g->K;
@@ -757,7 +786,7 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
 }
 
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
-  return guard([&] {
+  return guard(g, [&] {
     check_data(x, m, d, g->sizes.front());
     torch::NoGradGuard ng;
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
@@ -767,7 +796,7 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
 }
 
 char *udocc_group_distances(udocc_group *g, float *out) {
-  return guard([&] {
+  return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     torch::NoGradGuard ng;
     // Rows go through in chunks so K x chunk x width stays near 2^24 floats.
@@ -805,14 +834,14 @@ void reconstruction(const udocc_group *g, const at::Tensor &x, float *out) {
 }
 
 char *udocc_group_reconstruction(udocc_group *g, float *out) {
-  return guard([&] {
+  return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     reconstruction(g, g->X.narrow(0, 0, g->n), out);
   });
 }
 
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
-  return guard([&] {
+  return guard(g, [&] {
     check_data(x, m, d, g->sizes.front());
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
     reconstruction(g, xt, out);
@@ -820,21 +849,21 @@ char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, i
 }
 
 char *udocc_group_get_center(const udocc_group *g, float *out) {
-  return guard([&] {
+  return guard(g, [&] {
     at::Tensor h = g->c.contiguous().cpu();
     std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
   });
 }
 
 char *udocc_group_get_radius(const udocc_group *g, float *out) {
-  return guard([&] {
+  return guard(g, [&] {
     at::Tensor h = g->R.contiguous().cpu();
     std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
   });
 }
 
 char *udocc_group_set_radius(udocc_group *g, const float *r) {
-  return guard([&] {
+  return guard(g, [&] {
     // clone: on the CPU .to() would alias the caller's buffer, which is not ours to keep.
     g->R = torch::from_blob(const_cast<float *>(r), {g->K}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
   });
@@ -842,7 +871,7 @@ char *udocc_group_set_radius(udocc_group *g, const float *r) {
 
 char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float *out, int64_t len,
                             int64_t *n_out) {
-  return guard([&] {
+  return guard(g, [&] {
     if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
     for (const auto &kv : named(g)) {
       if (kv.first != name) continue;
@@ -857,7 +886,7 @@ char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float
 }
 
 char *udocc_group_save(const udocc_group *g, int k, const char *path) {
-  return guard([&] {
+  return guard(g, [&] {
     if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
     torch::serialize::OutputArchive ar;
     ar.write("format", torch::tensor({kFormat}, at::kLong));
@@ -885,6 +914,7 @@ char *udocc_group_load(const char *path, const char *device, udocc_group **out) 
     std::vector<int64_t> sz(sizes.data_ptr<int64_t>(), sizes.data_ptr<int64_t>() + sizes.numel());
     uint64_t seed = 0;
     std::unique_ptr<udocc_group> g(new_group(sz, 1, hasdec.item<int64_t>() != 0, dev, &seed));
+    c10::OptionalStreamGuard on(g->stream);
     torch::NoGradGuard ng;
     for (auto &kv : named(g.get())) {
       at::Tensor t;
