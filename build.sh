@@ -39,17 +39,33 @@ find_libtorch() {
     echo "$root/third_party/libtorch"; return
   fi
   if [ -f /usr/include/torch/csrc/api/include/torch/torch.h ]; then
+    install_gloo
     echo system; return
   fi
   if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
     log "installing libtorch-dev with apt (with its recommends, which bring OpenBLAS)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >&2
-    apt-get install -y -q libtorch-dev >&2
+    apt-get install -y -q libtorch-dev libgloo-dev >&2
     echo system; return
   fi
   log "no libtorch found: set LIBTORCH, unpack one into third_party/libtorch, or install libtorch-dev"
   exit 1
+}
+
+# install_gloo installs Debian's libgloo-dev (Gloo's headers, which c10d's
+# ProcessGroupGloo.hpp includes: data-parallel runs, docs/distributed.md) beside the
+# system libtorch-dev, when it is missing and this runs as root on Debian.
+install_gloo() {
+  [ -f /usr/include/gloo/config.h ] && return
+  if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
+    log "installing libgloo-dev with apt (Gloo's headers, for data-parallel runs)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >&2
+    apt-get install -y -q libgloo-dev >&2
+  else
+    log "no Gloo headers (/usr/include/gloo): the shim is built without data-parallel runs on the CPU"
+  fi
 }
 
 # cxx11_abi prints 1 or 0, the _GLIBCXX_USE_CXX11_ABI that libc10 in $1 was built with:
@@ -103,6 +119,16 @@ shim_flags() {
   [ -e "$libdir/libtorch_cuda.so" ] && cuda+=(-ltorch_cuda)
   [ -e "$libdir/libc10_cuda.so" ] && cuda+=(-lc10_cuda)
   [ ${#cuda[@]} -gt 0 ] && log "linking CUDA (${cuda[*]}) from $libdir"
+  # NCCL for data-parallel CUDA runs: only a CUDA libtorch has ProcessGroupNCCL, and its
+  # header needs nccl.h (a wheel's nvidia/nccl/include, or NCCL_INCLUDE).
+  if [ -e "$libdir/libtorch_cuda.so" ] && [ -f "$inc/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp" ]; then
+    local nccl=${NCCL_INCLUDE:-}
+    [ -z "$nccl" ] && nccl=$(ls -d "$libdir"/../../nvidia/nccl/include 2>/dev/null | head -n 1 || true)
+    if [ -n "$nccl" ] && [ -f "$nccl/nccl.h" ]; then
+      CXXFLAGS_T+=(-DUDOCC_NCCL -isystem "$nccl")
+      log "data-parallel CUDA runs on NCCL (nccl.h from $nccl)"
+    fi
+  fi
   LDFLAGS_T+=(-Wl,--no-as-needed "${cuda[@]}" -ltorch -ltorch_cpu -lc10 -Wl,--as-needed)
   # A libtorch that calls an outside BLAS's sgemm_ (Debian's: the reference BLAS) beside
   # a shared oneDNN gets the shim's sgemm_, which runs on oneDNN (see the shim's end).
@@ -118,7 +144,7 @@ build_shim() {
   local lt out=lib/libudocc_torch.so stamp=lib/.shim-stamp key
   lt=$(find_libtorch)
   shim_flags "$lt"
-  key=$(cat torch/shim/udocc_torch.cpp torch/shim/udocc_torch.h build.sh | sha256sum | cut -c1-16)
+  key=$(cat torch/shim/*.cpp torch/shim/*.h build.sh | sha256sum | cut -c1-16)
   key="$key $lt ${CXXFLAGS_T[*]}"
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
@@ -126,7 +152,7 @@ build_shim() {
   mkdir -p lib
   log "compiling the shim against libtorch: $lt"
   g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${CXXFLAGS_T[@]}" \
-    torch/shim/udocc_torch.cpp -o "$out.tmp" "${LDFLAGS_T[@]}"
+    torch/shim/udocc_torch.cpp torch/shim/udocc_dist.cpp -o "$out.tmp" "${LDFLAGS_T[@]}"
   mv "$out.tmp" "$out"
   echo "$key" > "$stamp"
 }

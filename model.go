@@ -65,18 +65,31 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if opts.Contamination > 0 && opts.Contamination*float64(ds.N) < 1 {
-		return nil, fmt.Errorf("udocc: Options.Contamination %g of %d rows is fewer than one row", opts.Contamination, ds.N)
+	rk, err := newRanks(opts.Dist, ds.N)
+	if err != nil {
+		return nil, err
+	}
+	n := ds.N // rows of the whole table
+	if rk != nil {
+		n = rk.n
+	}
+	if opts.Contamination > 0 && opts.Contamination*float64(n) < 1 {
+		return nil, fmt.Errorf("udocc: Options.Contamination %g of %d rows is fewer than one row", opts.Contamination, n)
 	}
 	meth, _ := training.MethodNamed(opts.Method) // checked by Validate
-	if meth.Ratio && opts.Ratio*float64(ds.N) < 1 {
-		return nil, fmt.Errorf("udocc: Options.Ratio %g of %d rows is fewer than one row", opts.Ratio, ds.N)
+	if meth.Ratio && opts.Ratio*float64(n) < 1 {
+		return nil, fmt.Errorf("udocc: Options.Ratio %g of %d rows is fewer than one row", opts.Ratio, n)
 	}
 	hidden := opts.Hidden
 	if hidden == nil {
 		hidden, _ = models.Preset(ds.Name)
 	}
-	scaler, err := data.FitScaler(ds)
+	var scaler *data.Scaler
+	if rk == nil {
+		scaler, err = data.FitScaler(ds)
+	} else {
+		scaler, err = data.FitScalerParts(ds, rk.d.Rank() == 0, rk.d.AllReduce)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
@@ -97,7 +110,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 				return nil, err
 			}
 		}
-		if members[i], err = meth.NewMember(s, ds.N, mo); err != nil {
+		if members[i], err = meth.NewMember(s, n, mo); err != nil {
 			return nil, fmt.Errorf("udocc: %w", err)
 		}
 	}
@@ -126,7 +139,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(std, opts); err != nil {
+	if err := m.finish(std, opts, rk); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -171,11 +184,21 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 }
 
 // finish scores the standardised training rows with the model's networks, and for the
-// ensemble method learns the combination and the threshold from those scores.
-func (m *Model) finish(std *data.Dataset, opts Options) error {
+// ensemble method learns the combination and the threshold from those scores. In a
+// data-parallel fit std is this rank's block and the scores of every block are gathered.
+func (m *Model) finish(std *data.Dataset, opts Options, rk *ranks) error {
 	dist, rec, err := m.memberScores(std)
 	if err != nil {
 		return err
+	}
+	if rk != nil {
+		for _, xs := range [][][]float64{dist, rec} {
+			for k := range xs {
+				if xs[k], err = rk.gather(xs[k]); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	if m.meta.Method == training.Ensemble.Name {
 		ens, _, err := models.FitEnsemble(dist, rec, training.DistanceWeight)

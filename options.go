@@ -62,6 +62,12 @@ type Options struct {
 	// epoch e and the labels its selector would give them then (nil for oc, the ensemble's
 	// members and before a selector's first threshold). The slices are the callback's.
 	Epoch func(k, e int, scores []float64, labels []bool)
+	// Dist, when not nil and of more than one rank (JoinFromEnv), makes the fit one rank
+	// of a data-parallel run (docs/distributed.md): the rows are this rank's block of the
+	// table, blocks in rank order, every rank calls with the same other options, and every
+	// rank gets the same Model, whose Scores and Labels cover the whole table. nil: one
+	// process.
+	Dist *Dist
 }
 
 // DefaultOptions returns the defaults of `udocc fit`: the ensemble method with the
@@ -213,5 +219,6 @@ func (o Options) config(hidden []int) training.Config {
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
 	c.Scores = o.RankScores
+	c.Dist = o.Dist
 	return c
 }

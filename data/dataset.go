@@ -73,6 +73,7 @@ type Dataset struct {
 	TextDropped []string
 	// Selection is the LoadOptions.Selection the data set was read with.
 	Selection Selection
+	partCut   bool // loadNPYPart read only LoadOptions.Part's rows
 }
 
 // Row returns row i of X (a slice of X, not a copy).
@@ -150,6 +151,16 @@ type LoadOptions struct {
 	// Positive is the label value that marks an anomaly, for labels of two values
 	// other than 0/1, -1/1 and true/false; "" reads those conventions.
 	Positive string
+	// Part, when Part.Of > 1, keeps only one block of rows: a data-parallel rank's
+	// share (docs/distributed.md). The zero value reads every row.
+	Part Part
+}
+
+// Part is block Index of Of equal blocks of a file's n rows: rows
+// [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order is read from that block's
+// bytes only; every other file is read whole and then cut to the block.
+type Part struct {
+	Index, Of int
 }
 
 // Header says whether a CSV file starts with a header row.
@@ -191,6 +202,8 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
 	case o.Format != "" && !slices.Contains(Formats, o.Format):
 		return fmt.Errorf("data: format %q (want one of %s): %w", o.Format, strings.Join(Formats, ", "), ErrOptions)
+	case o.Part.Of < 0 || o.Part.Of > 0 && (o.Part.Index < 0 || o.Part.Index >= o.Part.Of):
+		return fmt.Errorf("data: part %d of %d: %w", o.Part.Index, o.Part.Of, ErrOptions)
 	}
 	return o.Selection.Validate()
 }
@@ -233,10 +246,16 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	var ds *Dataset
-	if format == "parquet" {
+	switch {
+	case format == "npy" && opts.Part.Of > 1:
+		ds, err = loadNPYPart(path, opts)
+	case format == "parquet":
 		ds, err = loadParquet(path, opts)
-	} else {
+	default:
 		ds, err = loadBytes(path, format, opts)
+	}
+	if err == nil && opts.Part.Of > 1 {
+		ds, err = cutPart(ds, opts.Part)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", path, err)

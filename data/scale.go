@@ -98,3 +98,76 @@ func (s *Scaler) Transform(ds *Dataset) (*Dataset, error) {
 	out.Features = append([]string(nil), ds.Features...)
 	return &out, nil
 }
+
+// Reduce replaces buf by its element-wise sum over the parts of a table that different
+// processes hold (a data-parallel run's all-reduce). Every part calls it with buffers of
+// the same lengths in the same order.
+type Reduce func(buf []float64) error
+
+// FitScalerParts fits the Scaler of a table split by rows into parts, one per process:
+// ds is this process's part and first says whether it is the part that starts the
+// table. Column sums, counts and centred sums of squares are summed over the parts with
+// reduce, so the Scaler is FitScaler's of the whole table (up to the order of the sums'
+// float additions). A constant column is one whose every value equals the table's first.
+func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
+	if ds.D <= 0 || ds.N < 0 || len(ds.X) != ds.N*ds.D || (first && ds.N == 0) {
+		return nil, fmt.Errorf("data: FitScalerParts: %s: %d×%d with %d values: %w", ds.Name, ds.N, ds.D, len(ds.X), ErrEmpty)
+	}
+	d := ds.D
+	// One buffer per pass: the first row (from the first part), then per column the sum
+	// and the count of values unlike the first row's, then the row count.
+	buf := make([]float64, 2*d+1)
+	if first {
+		copy(buf, ds.X[:d])
+	}
+	if err := reduce(buf[:d]); err != nil {
+		return nil, err
+	}
+	firstRow := append([]float64(nil), buf[:d]...)
+	for j := range buf {
+		buf[j] = 0
+	}
+	for i := 0; i < ds.N; i++ {
+		for j := 0; j < d; j++ {
+			v := ds.X[i*d+j]
+			buf[j] += v
+			if v != firstRow[j] {
+				buf[d+j]++
+			}
+		}
+	}
+	buf[2*d] = float64(ds.N)
+	if err := reduce(buf); err != nil {
+		return nil, err
+	}
+	n := buf[2*d]
+	if n < 1 {
+		return nil, fmt.Errorf("data: FitScalerParts: %s: no rows: %w", ds.Name, ErrEmpty)
+	}
+	s := &Scaler{Mean: make([]float64, d), Scale: make([]float64, d)}
+	for j := 0; j < d; j++ {
+		s.Mean[j] = buf[j] / n
+	}
+	ss := make([]float64, d)
+	for i := 0; i < ds.N; i++ {
+		for j := 0; j < d; j++ {
+			dv := ds.X[i*d+j] - s.Mean[j]
+			ss[j] += dv * dv
+		}
+	}
+	if err := reduce(ss); err != nil {
+		return nil, err
+	}
+	for j := 0; j < d; j++ {
+		if buf[d+j] == 0 {
+			s.Mean[j], s.Scale[j] = firstRow[j], 1
+			s.ConstantColumns = append(s.ConstantColumns, j)
+			continue
+		}
+		s.Scale[j] = math.Sqrt(ss[j] / n)
+		if s.Scale[j] == 0 || math.IsInf(s.Scale[j], 0) || math.IsNaN(s.Scale[j]) {
+			return nil, fmt.Errorf("data: FitScalerParts: %s: column %d: standard deviation %v: %w", ds.Name, j+1, s.Scale[j], ErrNonFinite)
+		}
+	}
+	return s, nil
+}

@@ -13,5 +13,9 @@
 // whole duration, so libtorch's thread-local state (grad mode) never leaks between calls
 // and no runtime.LockOSThread is needed.
 //
+// Data-parallel runs: a Dist is one rank's handle on a c10d process group (Gloo on the
+// CPU, NCCL on CUDA); Group.SetDist makes a group a rank of it, whose gradients, radii,
+// BatchNorm statistics and center are then averaged over the ranks (docs/distributed.md).
+//
 // Every C handle has one owner and an explicit, idempotent Close.
 package torch

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/torch"
 )
 
 // ScoreSource says which anomaly scores the selectors rank each epoch.
@@ -37,6 +38,9 @@ type Config struct {
 	CenterEps      float64     // components of c with 0 < |c_j| < CenterEps become ±CenterEps (0.1)
 	Device         string      // "cpu", "cuda", "cuda:N"
 	Scores         ScoreSource // which scores the selectors rank (train)
+	// Dist, when not nil and of more than one rank, makes the fit one rank of a
+	// data-parallel run on c10d (docs/distributed.md): see FitGroup. nil is one process.
+	Dist *torch.Dist
 }
 
 // DefaultConfig returns the paper's settings with the default architecture.

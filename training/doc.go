@@ -7,5 +7,6 @@
 // its own seed, so a member's numbers do not depend on the group it is trained in), which
 // rows each epoch trains on, the soft-boundary warm-up, and the final labels. It is not
 // for reading data or computing metrics. Start from Fit (one model) or FitGroup (several
-// seeds and methods trained in lockstep), configured by Config.
+// seeds and methods trained in lockstep), configured by Config. With Config.Dist the fit
+// is one rank of a data-parallel run over blocks of the rows (docs/distributed.md).
 package training

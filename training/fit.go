@@ -61,6 +61,10 @@ type Hooks struct {
 	// Epoch sees member k's eval-mode scores after fine-tuning epoch e and the labels its
 	// selector would give them now (nil for OC). The slices are the hook's to keep.
 	Epoch func(k, e int, scores []float64, labels []bool)
+	// Network sees the group in training after every epoch (stage "pretrain": the
+	// autoencoders, one per seed; "finetune": the members' encoders), to read its
+	// weights with Param, Center and Radius; it must not train or close it.
+	Network func(stage string, epoch int, g *torch.Group)
 	// Stop is asked after every epoch, pretraining and fine-tuning; a non-nil error ends
 	// the fit, which frees its networks and returns that error unwrapped (a cancelled
 	// context's ctx.Err, so that errors.Is(err, context.Canceled) holds).
@@ -121,6 +125,11 @@ func Fit(x []float64, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error
 // FitGroup trains every member in lockstep on x. Members that share a seed share one
 // pretrained autoencoder; a member's numbers depend only on its own seed, method and
 // the data, not on the other members (up to float rounding of padded batched products).
+//
+// With cfg.Dist of more than one rank, x is this rank's block of n rows, the blocks of
+// ranks 0, 1, ... lying one after the other in the table; every rank calls FitGroup with
+// the same cfg and members (made for the whole table's rows) and gets the same Results,
+// whose scores and reconstruction errors cover the whole table (docs/distributed.md).
 func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -144,17 +153,30 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 		x32[i] = float32(v)
 	}
 
+	var sh *shard
+	if cfg.Dist != nil && cfg.Dist.World() > 1 {
+		var err error
+		if sh, err = newShard(cfg.Dist, n); err != nil {
+			return nil, err
+		}
+	}
 	seeds, seedOf := uniqueSeeds(members)
 	run := &Run{}
 	t0 := time.Now()
-	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, hooks)
+	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, hooks, sh)
 	if err != nil {
 		return nil, err
 	}
 	recon, err := pre.Reconstruction()
+	if err == nil && sh != nil {
+		recon, err = sh.gather(recon, len(seeds))
+	}
 	if err != nil {
 		pre.Close()
 		return nil, err
+	}
+	if sh != nil {
+		n = sh.n
 	}
 	run.PretrainSeconds = time.Since(t0).Seconds()
 	run.pre, run.seedOf = pre, seedOf
@@ -165,7 +187,7 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 	}
 	run.group = ft
 	t1 := time.Now()
-	if err := finetune(ft, run, cfg, members, hooks); err != nil {
+	if err := finetune(ft, run, cfg, members, hooks, sh); err != nil {
 		run.Close()
 		return nil, err
 	}
@@ -207,7 +229,7 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (*torch.Group, [][]float64, error) {
+func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
 	k := len(seeds)
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
@@ -216,6 +238,15 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 	fail := func(err error) (*torch.Group, [][]float64, error) {
 		g.Close()
 		return nil, nil, err
+	}
+	steps := 0 // data-parallel: every rank's steps per epoch
+	if sh != nil {
+		if err := g.SetDist(sh.d); err != nil {
+			return fail(err)
+		}
+		if steps, err = sh.steps(nil, cfg.BatchSize); err != nil {
+			return fail(err)
+		}
 	}
 	if err := g.SetData(x, n, d); err != nil {
 		return fail(err)
@@ -229,15 +260,22 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 	}
 	rngs := make([]*rand.Rand, k)
 	for i, s := range seeds {
-		rngs[i] = rand.New(rand.NewPCG(s, pretrainStream))
+		rngs[i] = rand.New(rand.NewPCG(s, rankStream(pretrainStream, sh)))
 	}
 	losses := make([][]float64, k)
 	for e := 1; e <= cfg.PretrainEpochs; e++ {
 		ms := make([]memberBatches, k)
 		for i := range ms {
-			ms[i] = epochBatches(rngs[i], nil, n, cfg.BatchSize, false)
+			if sh == nil {
+				ms[i] = epochBatches(rngs[i], nil, n, cfg.BatchSize, false)
+			} else {
+				ms[i] = shardBatches(rngs[i], nil, n, steps, false)
+			}
 		}
 		loss, err := g.PretrainEpoch(buildPlan(ms, n))
+		if err == nil && sh != nil {
+			err = sh.mean(loss) // every rank reports the ranks' mean loss
+		}
 		if err != nil {
 			return fail(fmt.Errorf("training: pretraining epoch %d: %w", e, err))
 		}
@@ -246,6 +284,9 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 				return fail(diverged("pretraining", e, i, seeds[i], "the autoencoder loss", l))
 			}
 			losses[i] = append(losses[i], l)
+		}
+		if hooks != nil && hooks.Network != nil {
+			hooks.Network("pretrain", e, g)
 		}
 		if err := hooks.progress("pretrain", e, cfg.PretrainEpochs); err != nil {
 			return fail(err)
@@ -256,8 +297,12 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 
 // finetune runs Algorithm 1 for every member of g: train an epoch on each member's
 // D_N^e, score all rows, let the member's selector pick D_N^{e+1}.
-func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hooks) error {
-	k, n := g.K(), g.N()
+func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hooks, sh *shard) error {
+	k, local := g.K(), g.N()
+	n := local // rows the selectors rank: the whole table's
+	if sh != nil {
+		n = sh.n
+	}
 	if err := g.InitCenter(cfg.CenterEps); err != nil {
 		return err
 	}
@@ -276,33 +321,57 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		if m.method().Soft {
 			obj.Soft[i], obj.Nu[i] = 1, m.Nu
 		}
-		rngs[i] = rand.New(rand.NewPCG(m.Seed, finetuneStream))
+		rngs[i] = rand.New(rand.NewPCG(m.Seed, rankStream(finetuneStream, sh)))
 	}
 	run.Results = make([]Result, k)
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
-	masks := make([][]bool, k) // nil: all rows (epochs 1 and 2 of Algorithm 1)
-	var trainDist []float32
+	masks := make([][]bool, k)         // nil: all rows (epochs 1 and 2 of Algorithm 1)
+	var trainDist, localDist []float32 // localDist: this rank's rows of trainDist
 	if cfg.Scores == TrainScores {
 		trainDist = make([]float32, k*n)
+		localDist = trainDist
+		if sh != nil {
+			localDist = make([]float32, k*local)
+		}
 	}
 	var dist []float32
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
 		ms := make([]memberBatches, k)
 		for i := range ms {
-			ms[i] = epochBatches(rngs[i], masks[i], n, cfg.BatchSize, trainDist != nil)
+			if sh == nil {
+				ms[i] = epochBatches(rngs[i], masks[i], n, cfg.BatchSize, trainDist != nil)
+			} else {
+				steps, err := sh.steps(masks[i], cfg.BatchSize)
+				if err != nil {
+					return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
+				}
+				ms[i] = shardBatches(rngs[i], sh.slice(masks[i]), local, steps, trainDist != nil)
+			}
 			if members[i].method().UpdatesRadius(e, cfg) {
 				obj.UpdateR[i] = 1
 			}
 		}
-		loss, err := g.TrainEpoch(buildPlan(ms, n), obj, trainDist)
+		loss, err := g.TrainEpoch(buildPlan(ms, local), obj, localDist)
 		if err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
 		if dist, err = g.Distances(); err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
+		}
+		if sh != nil {
+			// Every rank ranks all n rows: the scores of every block, gathered.
+			if err = sh.mean(loss); err == nil {
+				dist, err = sh.gather(dist, k)
+			}
+			if err == nil && trainDist != nil {
+				trainDist, err = sh.gather(localDist, k)
+			}
+			if err != nil {
+				return fmt.Errorf("training: epoch %d: %w", e, err)
+			}
 		}
 		radius, err := g.Radius()
 		if err != nil {
@@ -350,6 +419,9 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 				}
 				hooks.Epoch(i, e, scores, labels)
 			}
+		}
+		if hooks != nil && hooks.Network != nil {
+			hooks.Network("finetune", e, g)
 		}
 		if err := hooks.progress("finetune", e, cfg.Epochs); err != nil {
 			return err

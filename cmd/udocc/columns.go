@@ -29,6 +29,7 @@ type tableFlags struct {
 	positive string
 	scoresTo string
 	appendTo string
+	part     data.Part // a data-parallel rank's block of rows; the zero value reads all
 }
 
 // addTableFlags declares the table flags.
@@ -106,6 +107,7 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 	}
 	opts := data.DefaultLoadOptions()
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
+	opts.Part = t.part
 	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {
 		if i, err := strconv.Atoi(f.label); err == nil {

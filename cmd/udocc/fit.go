@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/torch"
 	"github.com/udocc/udocc/training"
 )
 
@@ -30,6 +33,10 @@ type fitOptions struct {
 	output     outputFlags
 	table      tableFlags
 	in         *input // the table fit reads, for --append-to; nil for demo
+	// nproc and distTimeout are the data-parallel run's (docs/distributed.md); this
+	// process's rank is Options.Dist, nil in a single process.
+	nproc       int
+	distTimeout time.Duration
 }
 
 // addFitFlags declares the training flags shared by fit and demo, with the defaults of
@@ -153,6 +160,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	addOutputFlags(fs, &o.output, "output folder (default udocc-out/<data name>)")
 	addInputFlags(fs, &o.input)
 	addTableFlags(fs, &o.table)
+	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
+	fs.DurationVar(&o.distTimeout, "dist-timeout", torch.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -164,6 +173,34 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := o.table.check(o.output.json); err != nil {
 		return err
+	}
+	if o.nproc < 1 || o.nproc > 1024 {
+		return usagef("--nproc %d: want 1..1024", o.nproc)
+	}
+	if o.distTimeout <= 0 {
+		return usagef("--dist-timeout %v: want a positive duration", o.distTimeout)
+	}
+	if o.nproc > 1 {
+		if os.Getenv("WORLD_SIZE") != "" {
+			return usagef("--nproc %d: WORLD_SIZE is set, so a launcher already started the ranks", o.nproc)
+		}
+		if fs.Arg(0) == "-" {
+			return usagef("--nproc %d: DATA - (stdin) cannot be read by several ranks; give a file", o.nproc)
+		}
+		return launchRanks(o.nproc, args, stdout, stderr)
+	}
+	d, err := lib.JoinFromEnv(o.Device, o.distTimeout)
+	if err != nil {
+		return err
+	}
+	if d != nil {
+		defer d.Close()
+		o.Dist = d
+		o.output.quiet = o.output.quiet || d.Rank() != 0 // one progress line: rank 0's
+		if d.Rank() != 0 {
+			// Rank 0 reads every row (its outputs need them all); the others their block.
+			o.table.part = data.Part{Index: d.Rank(), Of: d.World()}
+		}
 	}
 	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
@@ -183,6 +220,19 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // folder that cannot be written fails at once; a cancelled ctx (Ctrl-C) leaves it as it
 // was.
 func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout, stderr io.Writer) (summary, error) {
+	if o.Dist != nil && o.Dist.Rank() != 0 {
+		// Rank 0 checks the flags against the whole table and writes every output; the
+		// others, which hold their block of the rows, only train with it.
+		if err := deviceUsable(o.Device); err != nil {
+			return summary{}, err
+		}
+		f, err := fitTable(ctx, ds, o, newProgress(stderr, true))
+		if err != nil {
+			return summary{}, err
+		}
+		f.m.Close()
+		return f.summary, nil
+	}
 	if err := o.checkData(ds); err != nil {
 		return summary{}, err
 	}

@@ -42,12 +42,18 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 		}
 		prog.update(stage, e, total)
 	}
-	if ds.Y != nil {
+	block := ds
+	if opts.Dist != nil {
+		// A data-parallel rank trains on its block of the rows (rank 0 holds them all, for
+		// its outputs); the library standardises from all-reduced sums and gathers scores.
+		block = rankBlock(ds, opts.Dist)
+	}
+	if ds.Y != nil && (opts.Dist == nil || opts.Dist.Rank() == 0) { // other ranks: their block's labels only
 		opts.Epoch = func(k, e int, scores []float64, labels []bool) {
 			f.epochs[k] = append(f.epochs[k], evaluateEpoch(ds.Y, scores, labels))
 		}
 	}
-	m, err := lib.FitDataset(ctx, ds, opts)
+	m, err := lib.FitDataset(ctx, block, opts)
 	if errors.Is(err, training.ErrDiverged) {
 		return nil, fmt.Errorf("%s: %w; try a lower --lr (now %g)", source(ds), err, o.LR)
 	}

@@ -54,6 +54,7 @@ type configJSON struct {
 	Members        int      `json:"members,omitempty"`         // the ensemble method's
 	DistanceWeight *float64 `json:"distance_weight,omitempty"` // the ensemble method's w
 	Preset         string   `json:"preset"`
+	Ranks          int      `json:"ranks,omitempty"` // a data-parallel run's W
 	RankScores     string   `json:"rank_scores"`
 	Threads        int      `json:"threads"`
 }
@@ -144,7 +145,7 @@ func (f *fitted) summarise(total float64) summary {
 		Config: configJSON{
 			Arch: o.Hidden, PretrainEpochs: o.PretrainEpochs, Epochs: o.Epochs,
 			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
-			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset,
+			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset, Ranks: ranksOf(o),
 		},
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),
@@ -209,4 +210,12 @@ func mean(xs []float64) float64 {
 		t += x
 	}
 	return t / float64(len(xs))
+}
+
+// ranksOf is a data-parallel run's number of ranks W, 0 in a single process.
+func ranksOf(o fitOptions) int {
+	if o.Dist == nil {
+		return 0
+	}
+	return o.Dist.World()
 }

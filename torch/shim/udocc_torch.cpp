@@ -19,6 +19,7 @@
 // per-step branch (does a member train, is the batch dense) is decided on the host from
 // the host plan, never from a device value. Points where the host waits say "sync".
 #include "udocc_torch.h"
+#include "udocc_reduce.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -171,6 +172,7 @@ struct Adam {
   std::vector<double> lr, wd;    // per member
   at::Tensor wd_dev;             // K, float, on the device
   bool wd_uniform = true;        // every member has wd[0]
+  udocc::Reducer *reduce = nullptr;  // data-parallel: averages grad over the ranks
 };
 
 }  // namespace
@@ -190,6 +192,7 @@ struct udocc_group {
   int64_t n = 0;
   Adam adam;
   bool adam_ready = false;
+  std::shared_ptr<udocc::Reducer> reducer;  // data-parallel rank (udocc_dist.cpp); null in one process
 };
 
 namespace {
@@ -306,6 +309,7 @@ void adam_reset(udocc_group *g, std::vector<at::Tensor *> params, const double *
   for (double w : a.wd) a.wd_uniform = a.wd_uniform && w == a.wd[0];
   std::vector<float> wd32(a.wd.begin(), a.wd.end());
   a.wd_dev = torch::tensor(wd32, at::kFloat).to(g->dev);
+  a.reduce = g->reducer.get();
   g->adam = std::move(a);
   g->adam_ready = true;
 }
@@ -332,6 +336,12 @@ void adam_step(Adam &a, const AdamCoef &c, const at::Tensor &on, bool dense) {
       p.mutable_grad() = slot;
     }
     off += len;
+  }
+  if (a.reduce != nullptr) {
+    // Data-parallel: every rank steps on the mean of the ranks' gradients, and on the
+    // same code path whatever its own batch widths, so the ranks' weights stay equal.
+    udocc::mean_all(*a.reduce, {a.grad});
+    dense = false;
   }
   auto per = [&](const at::Tensor &k) { return k.index_select(0, a.member); };
   at::Tensor grad = a.wd_uniform ? a.grad.add(a.flat, a.wd[0]) : a.grad + per(a.wd_dev) * a.flat;
@@ -539,7 +549,51 @@ udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
   return g.release();
 }
 
+// sync_running_stats averages the BatchNorm running statistics over the ranks of a
+// data-parallel run at the end of an epoch. Within an epoch train mode normalises with
+// batch statistics only, and the running update is linear in them, so one average at the
+// end equals averaging after every step (up to float rounding).
+void sync_running_stats(udocc_group *g) {
+  if (!g->reducer) return;
+  std::vector<at::Tensor> bufs;
+  for (auto *ls : {&g->enc, &g->dec}) {
+    for (auto &l : *ls) {
+      if (!l.bn()) continue;
+      bufs.push_back(l.rm);
+      bufs.push_back(l.rv);
+    }
+  }
+  udocc::mean_all(*g->reducer, bufs);
+}
+
+// global_mean is the mean of z (K x m x rep) over the rows of every rank of a
+// data-parallel run: the all-reduced sums over the all-reduced row count.
+at::Tensor global_mean(udocc_group *g, const at::Tensor &z) {
+  at::Tensor s = z.sum(1).contiguous();
+  at::Tensor n = torch::full({1}, static_cast<double>(z.size(1)), at::TensorOptions().dtype(at::kDouble).device(g->dev));
+  g->reducer->sum(s);
+  g->reducer->sum(n);
+  return s / n.item<double>();
+}
+
 }  // namespace
+
+namespace udocc {
+
+char *error(const std::string &msg) { return dup_error(msg); }
+
+void set_reducer(udocc_group *g, std::shared_ptr<Reducer> r) {
+  g->reducer = std::move(r);
+  if (g->adam_ready) g->adam.reduce = g->reducer.get();
+}
+
+std::vector<at::Tensor> state(udocc_group *g) {
+  std::vector<at::Tensor> out;
+  for (auto &kv : named(g)) out.push_back(kv.second.detach());
+  return out;
+}
+
+}  // namespace udocc
 
 extern "C" {
 
@@ -599,6 +653,7 @@ char *udocc_group_from(const udocc_group *src, const int *src_members, int k, ud
     g->R = src->R.index_select(0, idx).clone();
     g->X = src->X;  // read-only, shared
     g->n = src->n;
+    g->reducer = src->reducer;
     *out = g.release();
   });
 }
@@ -644,6 +699,7 @@ char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int3
       sum.add_(per.detach() * act);
       nb.add_(act);
     }
+    sync_running_stats(g);
     at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();  // sync: the epoch's one copy back
     std::memcpy(loss, mean.data_ptr<double>(), sizeof(double) * g->K);
   });
@@ -654,7 +710,7 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     torch::NoGradGuard ng;
     at::Tensor z = forward_eval(g->enc, g->X.narrow(0, 0, g->n));
-    at::Tensor c = z.mean(1);
+    at::Tensor c = g->reducer ? global_mean(g, z) : z.mean(1);
     at::Tensor small = c.abs() < eps;
     c = torch::where(small & (c < 0), torch::full_like(c, -eps), c);
     c = torch::where(small & (c > 0), torch::full_like(c, eps), c);
@@ -713,11 +769,13 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
       if (dist_out.defined()) dist_out.scatter_(1, p.idx.select(1, s), dd);
       if (any_upr) {
         at::Tensor r = masked_quantile(dd.sqrt(), m, cnt, 1 - nut);
+        if (g->reducer) udocc::mean_all(*g->reducer, {r});  // data-parallel: the ranks' radii averaged
         g->R = torch::where(upr & (act > 0), r, g->R);
       }
       sum.add_(per.detach() * act);
       nb.add_(act);
     }
+    sync_running_stats(g);
     at::Tensor mean = (sum / nb.clamp_min(1)).to(at::kDouble).cpu();  // sync: end of the epoch
     std::memcpy(loss, mean.data_ptr<double>(), sizeof(double) * K);
     if (dist_out.defined()) {

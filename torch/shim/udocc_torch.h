@@ -108,6 +108,28 @@ char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float
 char *udocc_group_save(const udocc_group *g, int k, const char *path);
 char *udocc_group_load(const char *path, const char *device, udocc_group **out);
 
+/* Data-parallel runs (udocc_dist.cpp). udocc_dist_new joins a run of world ranks as rank
+ * through a c10d TCPStore at addr:port (rank 0 serves it) and makes its process group:
+ * Gloo for device "cpu", NCCL for "cuda..." (only in a shim built against a CUDA
+ * libtorch). timeout_ms bounds the rendezvous and every collective: a peer that died or
+ * hangs makes the call fail with an error within it. */
+typedef struct udocc_dist udocc_dist;
+char *udocc_dist_new(const char *addr, int port, int rank, int world, const char *device,
+                     int64_t timeout_ms, udocc_dist **out);
+void udocc_dist_close(udocc_dist *d);
+/* udocc_dist_allreduce replaces buf[0..n) by its sum over the ranks. */
+char *udocc_dist_allreduce(udocc_dist *d, double *buf, int64_t n);
+/* udocc_dist_allgather concatenates every rank's in (counts[r] floats from rank r) into
+ * out, rank after rank, on every rank. */
+char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts, float *out);
+/* udocc_dist_barrier returns when every rank has called it. */
+char *udocc_dist_barrier(udocc_dist *d);
+/* udocc_group_set_dist makes g a rank of d's run: g takes rank 0's state now, then
+ * averages its gradients before every Adam step, its radii after every update and its
+ * BatchNorm running statistics after every epoch over the ranks; its center becomes the
+ * mean over every rank's rows. d must outlive g and every group derived from it. */
+char *udocc_group_set_dist(udocc_group *g, udocc_dist *d);
+
 /* udocc_group_info reports K, the number of layer sizes and the sizes (up to cap). */
 void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap);
 
