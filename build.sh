@@ -117,15 +117,20 @@ build_shim() {
   local lt out=lib/libudocc_torch.so stamp=lib/.shim-stamp key
   lt=$(find_libtorch)
   shim_flags "$lt"
-  key=$(cat torch/shim/udocc_torch.cpp torch/shim/udocc_torch.h build.sh | sha256sum | cut -c1-16)
+  key=$(cat torch/shim/*.cpp torch/shim/*.h build.sh | sha256sum | cut -c1-16)
   key="$key $lt ${CXXFLAGS_T[*]}"
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
   fi
   mkdir -p lib
   log "compiling the shim against libtorch: $lt"
+  # udocc_fast.cpp (the CPU fast path's loops, no libtorch) is compiled apart with -O3,
+  # which vectorises its loops over features.
+  local obj=lib/.udocc_fast.o
+  g++ -O3 -fPIC -Wall -c -std=c++17 torch/shim/udocc_fast.cpp -o "$obj"
   g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${CXXFLAGS_T[@]}" \
-    torch/shim/udocc_torch.cpp -o "$out.tmp" "${LDFLAGS_T[@]}"
+    torch/shim/udocc_torch.cpp "$obj" -o "$out.tmp" "${LDFLAGS_T[@]}"
+  rm -f "$obj"
   mv "$out.tmp" "$out"
   echo "$key" > "$stamp"
 }

@@ -80,6 +80,23 @@ func (g *Group) Close() {
 	}
 }
 
+// SetReference selects, on the CPU, the libtorch path (autograd over the stacked tensor
+// ops) when on is true, or the fast path (the training step and scoring written out by
+// hand over buffers reused at every step) when false, the default. Both give the same
+// numbers to float rounding; the libtorch path is the reference the fast one is tested
+// against and the only one on CUDA. UDOCC_REFERENCE=1 in the environment makes it the
+// default of new groups; a derived group takes its source's.
+func (g *Group) SetReference(on bool) {
+	if g.p == nil {
+		return
+	}
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.udocc_group_set_reference(g.p, v)
+}
+
 // K is the number of members.
 func (g *Group) K() int { return g.k }
 

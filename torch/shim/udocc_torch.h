@@ -108,6 +108,14 @@ char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float
 char *udocc_group_save(const udocc_group *g, int k, const char *path);
 char *udocc_group_load(const char *path, const char *device, udocc_group **out);
 
+/* udocc_group_set_reference selects, on the CPU, the libtorch path (on = 1: autograd over
+ * the stacked tensor ops) or the fast path (on = 0: the step written out by hand over
+ * preallocated buffers, the default). Both compute the same numbers to float rounding;
+ * the libtorch path is the reference the fast one is tested against, and the only one on
+ * CUDA. A new group takes the libtorch path when the environment has UDOCC_REFERENCE=1;
+ * a derived group takes its source's. */
+void udocc_group_set_reference(udocc_group *g, int on);
+
 /* udocc_group_info reports K, the number of layer sizes and the sizes (up to cap). */
 void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap);
 
