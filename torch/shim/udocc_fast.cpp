@@ -26,13 +26,63 @@ int64_t widest(const Net &net) {
   return w;
 }
 
-float leaky(float y) { return y > 0 ? y : kLeaky * y; }
+// leaky is LeakyReLU without a branch (the sign of y is a coin toss, and a mispredicted
+// branch per element cost more than the arithmetic): exactly y or kLeaky * y.
+inline float leaky(float y) { return std::max(y, 0.0f) + kLeaky * std::min(y, 0.0f); }
+
+// leaky_slope is LeakyReLU's derivative at y, as PyTorch takes it (1 where y > 0).
+inline float leaky_slope(float y) { return y > 0 ? 1.0f : kLeaky; }
 
 // gather copies the P rows of step (k, s) into x (P x d); padding slots hold row n.
 void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
   const int64_t *rows = e.rows + (k * e.S + s) * e.P;
   const size_t bytes = sizeof(float) * e.d;
   for (int64_t j = 0; j < e.P; ++j) std::memcpy(x + j * e.d, e.X + rows[j] * e.d, bytes);
+}
+
+// normalize turns h (rows x out, in place) into y = (h - mean) s and writes
+// a = LeakyReLU(y). With h == a (eval mode) only a is written.
+void normalize(float *h, float *a, const float *__restrict mean, const float *__restrict s,
+               int64_t rows, int64_t out) {
+  if (h == a) {
+    for (int64_t i = 0; i < rows * out; i += out) {
+      float *__restrict ai = a + i;
+      for (int64_t j = 0; j < out; ++j) ai[j] = leaky((ai[j] - mean[j]) * s[j]);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < rows * out; i += out) {
+    float *__restrict hi = h + i;
+    float *__restrict ai = a + i;
+    for (int64_t j = 0; j < out; ++j) {
+      float y = (hi[j] - mean[j]) * s[j];
+      hi[j] = y;
+      ai[j] = leaky(y);
+    }
+  }
+}
+
+// bn_backward takes g, the gradient of LeakyReLU(y) over c rows (overwritten with that of
+// y), and writes the gradient of the BatchNorm input h into dh (see the file comment).
+void bn_backward(float *__restrict g, const float *__restrict y, const float *__restrict s,
+                 float *__restrict sum1, float *__restrict sum2, float *__restrict dh, int64_t c,
+                 int64_t out, float cnt) {
+  for (int64_t i = 0; i < c; ++i) {
+    float *__restrict gi = g + i * out;
+    const float *__restrict yi = y + i * out;
+    for (int64_t j = 0; j < out; ++j) {
+      float dy = gi[j] * leaky_slope(yi[j]);
+      gi[j] = dy;
+      sum1[j] += dy;
+      sum2[j] += dy * yi[j];
+    }
+  }
+  for (int64_t i = 0; i < c; ++i) {
+    const float *__restrict gi = g + i * out;
+    const float *__restrict yi = y + i * out;
+    float *__restrict di = dh + i * out;
+    for (int64_t j = 0; j < out; ++j) di[j] = s[j] * (gi[j] - (sum1[j] + yi[j] * sum2[j]) / cnt);
+  }
 }
 
 }  // namespace
@@ -88,15 +138,7 @@ void Work::forward_train(const Net &net, int64_t c, bool update) {
       }
       s[j] = 1.0f / std::sqrt(var + kBNEps);
     }
-    float *a = act_[l + 1].data();
-    for (int64_t i = 0; i < P_; ++i) {
-      float *hi = h + i * out, *ai = a + i * out;
-      for (int64_t j = 0; j < out; ++j) {
-        float y = (hi[j] - mean[j]) * s[j];
-        hi[j] = y;
-        ai[j] = leaky(y);
-      }
-    }
+    normalize(h, act_[l + 1].data(), mean, s, P_, out);
   }
 }
 
@@ -112,21 +154,7 @@ void Work::backward(const Net &net, int64_t c) {
       const float *y = y_[l].data(), *s = s_[l].data();
       float *sum1 = s_[l].data() + out, *sum2 = sum1 + out;  // the mean is no longer needed
       std::fill(sum1, sum1 + 2 * out, 0.0f);
-      for (int64_t i = 0; i < c; ++i) {
-        float *gi = cur + i * out;
-        const float *yi = y + i * out;
-        for (int64_t j = 0; j < out; ++j) {
-          float dy = yi[j] > 0 ? gi[j] : gi[j] * kLeaky;
-          gi[j] = dy;
-          sum1[j] += dy;
-          sum2[j] += dy * yi[j];
-        }
-      }
-      for (int64_t i = 0; i < c; ++i) {
-        const float *gi = cur + i * out, *yi = y + i * out;
-        float *di = dh + i * out;
-        for (int64_t j = 0; j < out; ++j) di[j] = s[j] * (gi[j] - (sum1[j] + yi[j] * sum2[j]) / cnt);
-      }
+      bn_backward(cur, y, s, sum1, sum2, dh, c, out, cnt);
     }
     if (ly.gw != nullptr) gemm(true, false, in, out, c, act_[l].data(), in, dh, out, ly.gw, out);
     if (l == 0) break;
@@ -150,10 +178,7 @@ void forward_eval(const Net &net, const float *x, int64_t m, float *out, std::ve
       gemm(false, false, len, o, ly.in, cur, ly.in, ly.w, o, next, o);
       if (ly.bn()) {
         for (int64_t j = 0; j < o; ++j) scale[j] = 1.0f / std::sqrt(ly.rv[j] + kBNEps);
-        for (int64_t r = 0; r < len; ++r) {
-          float *hr = next + r * o;
-          for (int64_t j = 0; j < o; ++j) hr[j] = leaky((hr[j] - ly.rm[j]) * scale[j]);
-        }
+        normalize(next, next, ly.rm, scale, len, o);
       }
       cur = next;
     }
