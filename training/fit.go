@@ -232,12 +232,12 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 		rngs[i] = rand.New(rand.NewPCG(s, pretrainStream))
 	}
 	losses := make([][]float64, k)
+	pl := newPlanner(n, cfg.BatchSize, k)
 	for e := 1; e <= cfg.PretrainEpochs; e++ {
-		ms := make([]memberBatches, k)
-		for i := range ms {
-			ms[i] = epochBatches(rngs[i], nil, n, cfg.BatchSize, false)
+		for i := range rngs {
+			pl.draw(i, rngs[i], nil, false)
 		}
-		loss, err := g.PretrainEpoch(buildPlan(ms, n))
+		loss, err := g.PretrainEpoch(pl.layout())
 		if err != nil {
 			return fail(fmt.Errorf("training: pretraining epoch %d: %w", e, err))
 		}
@@ -292,17 +292,17 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		trainDist = make([]float32, k*n)
 	}
 	var dist []float32
+	pl := newPlanner(n, cfg.BatchSize, k)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
-		ms := make([]memberBatches, k)
-		for i := range ms {
-			ms[i] = epochBatches(rngs[i], masks[i], n, cfg.BatchSize, trainDist != nil)
+		for i := range rngs {
+			pl.draw(i, rngs[i], masks[i], trainDist != nil)
 			// Ruff's code updates R from the epoch after the warm-up on (0-based epoch >= warm-up).
 			if members[i].Method == "sb" && e > cfg.WarmUp {
 				obj.UpdateR[i] = 1
 			}
 		}
-		loss, err := g.TrainEpoch(buildPlan(ms, n), obj, trainDist)
+		loss, err := g.TrainEpoch(pl.layout(), obj, trainDist)
 		if err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
