@@ -212,7 +212,22 @@ func (g *Group) Distances() ([]float32, error) {
 		return nil, fmt.Errorf("torch: no data: call SetData first")
 	}
 	out := make([]float32, g.k*g.n)
-	return out, errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0])))
+	return out, g.DistancesTo(out)
+}
+
+// DistancesTo is Distances into out (K x n), which a training loop reuses from epoch to
+// epoch.
+func (g *Group) DistancesTo(out []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if g.n == 0 {
+		return fmt.Errorf("torch: no data: call SetData first")
+	}
+	if len(out) != g.k*g.n {
+		return fmt.Errorf("torch: distances need %d values, have %d", g.k*g.n, len(out))
+	}
+	return errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0])))
 }
 
 // DistancesOf scores the m x d row-major matrix x, which is not the group's data.

@@ -94,7 +94,7 @@ func BenchmarkPretrainEpoch(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
 }
 
-// speedShapes are the tables bench/speed.sh times: d = 20 with 32-16-8 from 10^3 to 10^6
+// speedShapes are the tables bench/speed.sh times: d = 20 with 32-16-8 from 10^3 to 10^7
 // rows, and the mnist shape.
 var speedShapes = []struct {
 	n, d   int
@@ -104,6 +104,7 @@ var speedShapes = []struct {
 	{10000, 20, []int{32, 16, 8}},
 	{100000, 20, []int{32, 16, 8}},
 	{1000000, 20, []int{32, 16, 8}},
+	{10000000, 20, []int{32, 16, 8}},
 	{7603, 100, []int{64, 32, 16}},
 }
 
@@ -125,13 +126,17 @@ func BenchmarkSpeed(b *testing.B) {
 					defer g.Close()
 					pl := newPlanner(g.N(), 128, k)
 					obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+					var dist []float32
+					if !pretrain {
+						dist = make([]float32, k*g.N())
+					}
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						var err error
 						if pretrain {
 							_, err = g.PretrainEpoch(plans(pl, rngs))
 						} else if _, err = g.TrainEpoch(plans(pl, rngs), obj, nil); err == nil {
-							_, err = g.Distances()
+							err = g.DistancesTo(dist)
 						}
 						if err != nil {
 							b.Fatal(err)

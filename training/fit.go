@@ -306,7 +306,10 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		if err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
-		if dist, err = g.Distances(); err != nil {
+		if dist == nil {
+			dist = make([]float32, k*n)
+		}
+		if err = g.DistancesTo(dist); err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
 		radius, err := g.Radius()
