@@ -121,6 +121,22 @@ func (g *Group) SetData(x []float32, n, d int) error {
 	return nil
 }
 
+// SetData64 is SetData for a float64 matrix, converted to float32 as it is copied, so
+// that the caller's table is the only other copy.
+func (g *Group) SetData64(x []float64, n, d int) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if n < 1 || d < 1 || len(x) != n*d {
+		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), n, d)
+	}
+	if err := errorOf(C.udocc_group_set_data_f64(g.p, (*C.double)(&x[0]), C.int64_t(n), C.int64_t(d))); err != nil {
+		return err
+	}
+	g.n = n
+	return nil
+}
+
 // ResetAdam starts fresh Adam states with per-member learning rates and L2 weight decay.
 func (g *Group) ResetAdam(phase Phase, lr, wd []float64) error {
 	if g.p == nil {

@@ -136,18 +136,16 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 			return nil, err
 		}
 	}
-	x32 := make([]float32, len(x))
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("training: row %d, column %d is not a finite number", i/d, i%d)
 		}
-		x32[i] = float32(v)
 	}
 
 	seeds, seedOf := uniqueSeeds(members)
 	run := &Run{}
 	t0 := time.Now()
-	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, hooks)
+	pre, preLoss, err := pretrain(x, n, d, cfg, seeds, hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +205,7 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (*torch.Group, [][]float64, error) {
+func pretrain(x []float64, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (*torch.Group, [][]float64, error) {
 	k := len(seeds)
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
@@ -217,7 +215,8 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (
 		g.Close()
 		return nil, nil, err
 	}
-	if err := g.SetData(x, n, d); err != nil {
+	// The shim keeps the one float32 copy of the table; no other is made here.
+	if err := g.SetData64(x, n, d); err != nil {
 		return fail(err)
 	}
 	lr := cfg.PretrainLR

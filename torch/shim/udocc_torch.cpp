@@ -733,6 +733,18 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
   });
 }
 
+char *udocc_group_set_data_f64(udocc_group *g, const double *x, int64_t n, int64_t d) {
+  return guard([&] {
+    if (n < 1) throw std::runtime_error("data has no rows");
+    at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
+    float *p = h.data_ptr<float>();
+    for (int64_t i = 0; i < n * d; ++i) p[i] = static_cast<float>(x[i]);
+    check_data(p, n, d, g->sizes.front());
+    g->X = h.to(g->dev);
+    g->n = n;
+  });
+}
+
 char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const double *wd) {
   return guard([&] {
     if (phase == 0 && g->dec.empty()) throw std::runtime_error("this group has no decoder");
