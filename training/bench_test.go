@@ -150,3 +150,17 @@ func BenchmarkSpeed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanner is the host's share of an epoch: drawing and laying out the
+// minibatches of one member over 10^6 rows, as the training loop does every epoch.
+func BenchmarkPlanner(b *testing.B) {
+	const n = 1000000
+	pl := newPlanner(n, 128, 1)
+	rngs := []*rand.Rand{rand.New(rand.NewPCG(1, finetuneStream))}
+	plans(pl, rngs) // the first epoch sizes the buffers
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plans(pl, rngs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
+}

@@ -80,13 +80,20 @@ func (p *planner) draw(k int, r *rand.Rand, mask []bool, passengers bool) {
 			b.out = append(b.out, int64(i))
 		}
 	}
-	in := b.in
-	r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-	b.ends = chunkEnds(len(in), p.size, b.ends[:0])
+	shuffle(r, b.in)
+	b.ends = chunkEnds(len(b.in), p.size, b.ends[:0])
 	b.passengers = passengers && len(b.ends) > 0
 	if b.passengers {
-		out := b.out
-		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		shuffle(r, b.out)
+	}
+}
+
+// shuffle is r.Shuffle over xs, the same Fisher-Yates draws (so the same order) without
+// a call of the swap function per element.
+func shuffle(r *rand.Rand, xs []int64) {
+	for i := len(xs) - 1; i > 0; i-- {
+		j := r.Uint64N(uint64(i + 1))
+		xs[i], xs[j] = xs[j], xs[i]
 	}
 }
 
