@@ -127,7 +127,7 @@ void distances(const Net &net, const float *c, const float *x, int64_t m, float 
 // reconstruction writes ||x - net(x)||^2 / d in eval mode for the m rows of x (m x d, the
 // net an autoencoder) into out (m).
 void reconstruction(const Net &net, const float *x, int64_t m, float *out);
-// mean_output adds the eval-mode outputs of the m rows of x into sum (out), in double.
+// sum_output adds the eval-mode outputs of the m rows of x into sum (out), in double.
 void sum_output(const Net &net, const float *x, int64_t m, double *sum);
 
 }  // namespace fast

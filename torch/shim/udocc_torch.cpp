@@ -18,6 +18,12 @@
 // K x n) and in the small getters. The steps in between queue without a sync: every
 // per-step branch (does a member train, is the batch dense) is decided on the host from
 // the host plan, never from a device value. Points where the host waits say "sync".
+//
+// On the CPU the epochs and the scoring run on the fast path of udocc_fast.cpp (see
+// udocc_fast.h) unless the group is set to the reference (udocc_group_set_reference);
+// the tensor ops here are then the reference it is tested against, and CUDA's path. Both
+// paths leave each step's gradients in the flat buffer Adam.grad and then step Adam: in
+// adam_at here, in FastStep::run there.
 #include "udocc_torch.h"
 
 #include "udocc_fast.h"
@@ -586,7 +592,8 @@ std::vector<udocc::fast::Net> nets(udocc_group *g, bool dec) {
 
 // FastStep is the optimiser step of the fast path at step s of an epoch: Adam over the
 // flat buffer, the same for every member that trains at s, with the gradients that the
-// fast path wrote into the flat gradient buffer.
+// fast path wrote into the flat gradient buffer (a.grad, as in the libtorch path, so
+// that whatever must see the gradients before Adam steps sees them in both paths).
 struct FastStep {
   udocc_group *g;
   const Steps *steps;
