@@ -7,6 +7,12 @@
 // for policy: which rows a member trains on, in which order and with which loss is decided
 // by the caller (package training) and handed over as a Plan.
 //
+// Two paths run the same numbers (to float rounding): on the CPU a fast path written out
+// by hand in the shim (udocc_fast.cpp: sgemm calls and fused loops over buffers reused at
+// every step), and the libtorch path (autograd over stacked tensor ops), which CUDA uses
+// and which is the reference the fast one is tested against; Group.SetReference or
+// UDOCC_REFERENCE=1 selects it on the CPU.
+//
 // Threads: libtorch's intra-op thread count is process-wide and is set here only, with
 // SetNumThreads. Calls on different Groups may run concurrently from different goroutines;
 // a Group itself is not safe for concurrent use. Each call runs on one OS thread for its

@@ -80,6 +80,23 @@ func (g *Group) Close() {
 	}
 }
 
+// SetReference selects, on the CPU, the libtorch path (autograd over the stacked tensor
+// ops) when on is true, or the fast path (the training step and scoring written out by
+// hand over buffers reused at every step) when false, the default. Both give the same
+// numbers to float rounding; the libtorch path is the reference the fast one is tested
+// against and the only one on CUDA. UDOCC_REFERENCE=1 in the environment makes it the
+// default of new groups; a derived group takes its source's.
+func (g *Group) SetReference(on bool) {
+	if g.p == nil {
+		return
+	}
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.udocc_group_set_reference(g.p, v)
+}
+
 // K is the number of members.
 func (g *Group) K() int { return g.k }
 
@@ -98,6 +115,22 @@ func (g *Group) SetData(x []float32, n, d int) error {
 		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), n, d)
 	}
 	if err := errorOf(C.udocc_group_set_data(g.p, (*C.float)(&x[0]), C.int64_t(n), C.int64_t(d))); err != nil {
+		return err
+	}
+	g.n = n
+	return nil
+}
+
+// SetData64 is SetData for a float64 matrix, converted to float32 as it is copied, so
+// that the caller's table is the only other copy.
+func (g *Group) SetData64(x []float64, n, d int) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if n < 1 || d < 1 || len(x) != n*d {
+		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), n, d)
+	}
+	if err := errorOf(C.udocc_group_set_data_f64(g.p, (*C.double)(&x[0]), C.int64_t(n), C.int64_t(d))); err != nil {
 		return err
 	}
 	g.n = n
@@ -195,7 +228,22 @@ func (g *Group) Distances() ([]float32, error) {
 		return nil, fmt.Errorf("torch: no data: call SetData first")
 	}
 	out := make([]float32, g.k*g.n)
-	return out, errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0])))
+	return out, g.DistancesTo(out)
+}
+
+// DistancesTo is Distances into out (K x n), which a training loop reuses from epoch to
+// epoch.
+func (g *Group) DistancesTo(out []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if g.n == 0 {
+		return fmt.Errorf("torch: no data: call SetData first")
+	}
+	if len(out) != g.k*g.n {
+		return fmt.Errorf("torch: distances need %d values, have %d", g.k*g.n, len(out))
+	}
+	return errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0])))
 }
 
 // DistancesOf scores the m x d row-major matrix x, which is not the group's data.

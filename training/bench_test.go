@@ -47,12 +47,11 @@ func epochGroup(b *testing.B, n, d int, hidden []int, k int, pretrain bool, devi
 }
 
 // plans draws one epoch over all n rows for every member, as the training loop does.
-func plans(rngs []*rand.Rand, n int) *torch.Plan {
-	ms := make([]memberBatches, len(rngs))
+func plans(pl *planner, rngs []*rand.Rand) *torch.Plan {
 	for i, r := range rngs {
-		ms[i] = epochBatches(r, nil, n, 128, false)
+		pl.draw(i, r, nil, false)
 	}
-	return buildPlan(ms, n)
+	return pl.layout()
 }
 
 // BenchmarkFinetuneEpoch is one fine-tuning epoch (training plus the eval-mode scoring
@@ -63,10 +62,11 @@ func BenchmarkFinetuneEpoch(b *testing.B) {
 		b.Run(fmt.Sprintf("K=%d", k), func(b *testing.B) {
 			g, rngs := epochGroup(b, 7603, 100, []int{64, 32, 16}, k, false, "cpu")
 			defer g.Close()
+			pl := newPlanner(g.N(), 128, k)
 			obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := g.TrainEpoch(plans(rngs, g.N()), obj, nil); err != nil {
+				if _, err := g.TrainEpoch(plans(pl, rngs), obj, nil); err != nil {
 					b.Fatal(err)
 				}
 				if _, err := g.Distances(); err != nil {
@@ -84,16 +84,17 @@ func BenchmarkFinetuneEpoch(b *testing.B) {
 func BenchmarkPretrainEpoch(b *testing.B) {
 	g, rngs := epochGroup(b, 7603, 100, []int{64, 32, 16}, 1, true, "cpu")
 	defer g.Close()
+	pl := newPlanner(g.N(), 128, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := g.PretrainEpoch(plans(rngs, g.N())); err != nil {
+		if _, err := g.PretrainEpoch(plans(pl, rngs)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
 }
 
-// speedShapes are the tables bench/speed.sh times: d = 20 with 32-16-8 from 10^3 to 10^6
+// speedShapes are the tables bench/speed.sh times: d = 20 with 32-16-8 from 10^3 to 10^7
 // rows, and the mnist shape.
 var speedShapes = []struct {
 	n, d   int
@@ -103,6 +104,7 @@ var speedShapes = []struct {
 	{10000, 20, []int{32, 16, 8}},
 	{100000, 20, []int{32, 16, 8}},
 	{1000000, 20, []int{32, 16, 8}},
+	{10000000, 20, []int{32, 16, 8}},
 	{7603, 100, []int{64, 32, 16}},
 }
 
@@ -122,14 +124,19 @@ func BenchmarkSpeed(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					g, rngs := epochGroup(b, s.n, s.d, s.hidden, k, pretrain, "cpu")
 					defer g.Close()
+					pl := newPlanner(g.N(), 128, k)
 					obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+					var dist []float32
+					if !pretrain {
+						dist = make([]float32, k*g.N())
+					}
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
 						var err error
 						if pretrain {
-							_, err = g.PretrainEpoch(plans(rngs, g.N()))
-						} else if _, err = g.TrainEpoch(plans(rngs, g.N()), obj, nil); err == nil {
-							_, err = g.Distances()
+							_, err = g.PretrainEpoch(plans(pl, rngs))
+						} else if _, err = g.TrainEpoch(plans(pl, rngs), obj, nil); err == nil {
+							err = g.DistancesTo(dist)
 						}
 						if err != nil {
 							b.Fatal(err)
@@ -142,4 +149,18 @@ func BenchmarkSpeed(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkPlanner is the host's share of an epoch: drawing and laying out the
+// minibatches of one member over 10^6 rows, as the training loop does every epoch.
+func BenchmarkPlanner(b *testing.B) {
+	const n = 1000000
+	pl := newPlanner(n, 128, 1)
+	rngs := []*rand.Rand{rand.New(rand.NewPCG(1, finetuneStream))}
+	plans(pl, rngs) // the first epoch sizes the buffers
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plans(pl, rngs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
 }

@@ -2,7 +2,6 @@ package training
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/udocc/udocc/torch"
 )
@@ -110,27 +109,6 @@ func (s *shard) steps(mask []bool, size int) (int, error) {
 		return 0, fmt.Errorf("training: rank %d holds %d of the training rows, need 2 on every rank (use fewer ranks)", at, least)
 	}
 	return max(1, min((most+size-1)/size, least/2)), nil
-}
-
-// shardBatches draws one member's minibatches on this rank: its training rows (of its
-// block, numbered from 0) shuffled and dealt into exactly steps near-equal minibatches,
-// then, with passengers, the left-out rows dealt round them as epochBatches does.
-func shardBatches(r *rand.Rand, mask []bool, n, steps int, passengers bool) memberBatches {
-	in, out := shuffled(r, mask, n)
-	var b memberBatches
-	for i := 0; i < steps; i++ {
-		c := in[i*len(in)/steps : (i+1)*len(in)/steps]
-		b.rows = append(b.rows, c)
-		b.train = append(b.train, len(c))
-	}
-	if passengers {
-		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-		for i, row := range out {
-			s := i % len(b.rows)
-			b.rows[s] = append(b.rows[s][:len(b.rows[s]):len(b.rows[s])], row)
-		}
-	}
-	return b
 }
 
 // rankStream makes a member's random stream on rank r differ from every other rank's,

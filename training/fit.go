@@ -145,12 +145,10 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 			return nil, err
 		}
 	}
-	x32 := make([]float32, len(x))
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("training: row %d, column %d is not a finite number", i/d, i%d)
 		}
-		x32[i] = float32(v)
 	}
 
 	var sh *shard
@@ -163,7 +161,7 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 	seeds, seedOf := uniqueSeeds(members)
 	run := &Run{}
 	t0 := time.Now()
-	pre, preLoss, err := pretrain(x32, n, d, cfg, seeds, hooks, sh)
+	pre, preLoss, err := pretrain(x, n, d, cfg, seeds, hooks, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +227,7 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
+func pretrain(x []float64, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
 	k := len(seeds)
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
@@ -248,7 +246,8 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, s
 			return fail(err)
 		}
 	}
-	if err := g.SetData(x, n, d); err != nil {
+	// The shim keeps the one float32 copy of the table; no other is made here.
+	if err := g.SetData64(x, n, d); err != nil {
 		return fail(err)
 	}
 	lr := cfg.PretrainLR
@@ -263,16 +262,16 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, s
 		rngs[i] = rand.New(rand.NewPCG(s, rankStream(pretrainStream, sh)))
 	}
 	losses := make([][]float64, k)
+	pl := newPlanner(n, cfg.BatchSize, k)
 	for e := 1; e <= cfg.PretrainEpochs; e++ {
-		ms := make([]memberBatches, k)
-		for i := range ms {
+		for i := range rngs {
 			if sh == nil {
-				ms[i] = epochBatches(rngs[i], nil, n, cfg.BatchSize, false)
+				pl.draw(i, rngs[i], nil, false)
 			} else {
-				ms[i] = shardBatches(rngs[i], nil, n, steps, false)
+				pl.drawSteps(i, rngs[i], nil, steps, false)
 			}
 		}
-		loss, err := g.PretrainEpoch(buildPlan(ms, n))
+		loss, err := g.PretrainEpoch(pl.layout())
 		if err == nil && sh != nil {
 			err = sh.mean(loss) // every rank reports the ranks' mean loss
 		}
@@ -336,35 +335,39 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			localDist = make([]float32, k*local)
 		}
 	}
-	var dist []float32
+	var dist, localScores []float32 // localScores: this rank's rows of dist
+	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
-		ms := make([]memberBatches, k)
-		for i := range ms {
+		for i := range rngs {
 			if sh == nil {
-				ms[i] = epochBatches(rngs[i], masks[i], n, cfg.BatchSize, trainDist != nil)
+				pl.draw(i, rngs[i], masks[i], trainDist != nil)
 			} else {
 				steps, err := sh.steps(masks[i], cfg.BatchSize)
 				if err != nil {
 					return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
 				}
-				ms[i] = shardBatches(rngs[i], sh.slice(masks[i]), local, steps, trainDist != nil)
+				pl.drawSteps(i, rngs[i], sh.slice(masks[i]), steps, trainDist != nil)
 			}
 			if members[i].method().UpdatesRadius(e, cfg) {
 				obj.UpdateR[i] = 1
 			}
 		}
-		loss, err := g.TrainEpoch(buildPlan(ms, local), obj, localDist)
+		loss, err := g.TrainEpoch(pl.layout(), obj, localDist)
 		if err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
-		if dist, err = g.Distances(); err != nil {
+		if localScores == nil {
+			localScores = make([]float32, k*local) // reused every epoch
+		}
+		if err = g.DistancesTo(localScores); err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
+		dist = localScores
 		if sh != nil {
 			// Every rank ranks all n rows: the scores of every block, gathered.
 			if err = sh.mean(loss); err == nil {
-				dist, err = sh.gather(dist, k)
+				dist, err = sh.gather(localScores, k)
 			}
 			if err == nil && trainDist != nil {
 				trainDist, err = sh.gather(localDist, k)

@@ -185,13 +185,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestChunks(t *testing.T) {
-	rows := func(n int) []int64 {
-		r := make([]int64, n)
-		for i := range r {
-			r[i] = int64(i)
-		}
-		return r
-	}
 	cases := []struct {
 		n, size int
 		want    []int
@@ -203,14 +196,16 @@ func TestChunks(t *testing.T) {
 		{0, 4, nil},
 	}
 	for _, c := range cases {
-		got := chunks(rows(c.n), c.size)
+		got := chunkEnds(c.n, c.size, nil)
 		if len(got) != len(c.want) {
-			t.Fatalf("chunks(%d, %d) = %d minibatches, want %v", c.n, c.size, len(got), c.want)
+			t.Fatalf("chunkEnds(%d, %d) = %d minibatches, want %v", c.n, c.size, len(got), c.want)
 		}
-		for i, g := range got {
-			if len(g) != c.want[i] {
-				t.Errorf("chunks(%d, %d)[%d] has %d rows, want %d", c.n, c.size, i, len(g), c.want[i])
+		start := 0
+		for i, end := range got {
+			if end-start != c.want[i] {
+				t.Errorf("chunkEnds(%d, %d)[%d] has %d rows, want %d", c.n, c.size, i, end-start, c.want[i])
 			}
+			start = end
 		}
 	}
 }

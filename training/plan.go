@@ -12,98 +12,163 @@ const (
 	finetuneStream = 2
 )
 
-// chunks splits rows into minibatches of size. A trailing minibatch of one row is merged
-// into the one before it (so it has size+1 rows): BatchNorm cannot normalise a single
-// row, and dropping it would leave that row out of the epoch.
-func chunks(rows []int64, size int) [][]int64 {
-	var out [][]int64
-	for len(rows) > 0 {
-		m := min(size, len(rows))
-		if len(rows)-m == 1 {
+// chunkEnds appends to ends the end of each minibatch of size rows over count rows. A
+// trailing minibatch of one row is merged into the one before it (so it has size+1
+// rows): BatchNorm cannot normalise a single row, and dropping it would leave that row
+// out of the epoch.
+func chunkEnds(count, size int, ends []int) []int {
+	for at := 0; at < count; {
+		m := min(size, count-at)
+		if count-at-m == 1 {
 			m++
 		}
-		out = append(out, rows[:m])
-		rows = rows[m:]
+		at += m
+		ends = append(ends, at)
 	}
-	return out
+	return ends
 }
 
-// memberBatches are one member's minibatches of an epoch: rows[i] holds train[i] rows
-// that train, then the minibatch's passengers, rows that are only scored with its batch
-// statistics.
+// memberBatches are one member's minibatches of an epoch: training rows in[ends[i-1]:
+// ends[i]] for minibatch i, then, when it has passengers, the left-out rows out[j] for
+// j = i, i+B, i+2B, ... (B minibatches): rows only scored with its batch statistics.
 type memberBatches struct {
-	rows  [][]int64
-	train []int
+	in, out    []int64
+	ends       []int
+	passengers bool
 }
 
-// shuffled returns the rows selected by mask (all rows when mask is nil), in an order
-// drawn from r, and the rows left out, in index order.
-func shuffled(r *rand.Rand, mask []bool, n int) (in, out []int64) {
-	for i := 0; i < n; i++ {
+func (b *memberBatches) count() int { return len(b.ends) }
+
+// rows is the number of rows of minibatch i, training rows first.
+func (b *memberBatches) rows(i int) (train, extra int) {
+	start := 0
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	train = b.ends[i] - start
+	if b.passengers && i < len(b.out) {
+		extra = (len(b.out) - i + b.count() - 1) / b.count()
+	}
+	return train, extra
+}
+
+// planner draws every member's minibatches of an epoch and lays them out as a
+// torch.Plan, reusing its buffers from epoch to epoch: after the first epochs an epoch
+// allocates nothing whose size grows with the table.
+type planner struct {
+	n, size int
+	members []memberBatches
+	plan    torch.Plan
+	extra   []int32 // the plan's Extra, kept while an epoch has no passengers
+}
+
+func newPlanner(n, size, k int) *planner {
+	return &planner{n: n, size: size, members: make([]memberBatches, k)}
+}
+
+// draw shuffles one member's training rows (those of mask, all rows when mask is nil)
+// with r and cuts them into minibatches; with passengers, the rows left out are
+// shuffled too and dealt round the minibatches, so that every row gets a train-mode
+// score with the batch statistics of training rows.
+func (p *planner) draw(k int, r *rand.Rand, mask []bool, passengers bool) {
+	b := &p.members[k]
+	b.in, b.out = b.in[:0], b.out[:0]
+	for i := 0; i < p.n; i++ {
 		if mask == nil || mask[i] {
-			in = append(in, int64(i))
+			b.in = append(b.in, int64(i))
 		} else {
-			out = append(out, int64(i))
+			b.out = append(b.out, int64(i))
 		}
 	}
-	r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-	return in, out
+	shuffle(r, b.in)
+	b.ends = chunkEnds(len(b.in), p.size, b.ends[:0])
+	b.passengers = passengers && len(b.ends) > 0
+	if b.passengers {
+		shuffle(r, b.out)
+	}
 }
 
-// epochBatches draws one member's minibatches: shuffled training rows and, when
-// passengers is set, the left-out rows dealt round the minibatches as passengers, so
-// that every row gets a train-mode score with the batch statistics of training rows.
-func epochBatches(r *rand.Rand, mask []bool, n, size int, passengers bool) memberBatches {
-	in, out := shuffled(r, mask, n)
-	var b memberBatches
-	for _, c := range chunks(in, size) {
-		b.rows = append(b.rows, c)
-		b.train = append(b.train, len(c))
+// drawSteps is draw for a rank of a data-parallel run: the training rows dealt into
+// exactly steps near-equal minibatches (minibatch i ends at (i+1)·len/steps), so that every
+// rank takes the same number of Adam steps; the same draws as draw.
+func (p *planner) drawSteps(k int, r *rand.Rand, mask []bool, steps int, passengers bool) {
+	p.draw(k, r, mask, passengers)
+	b := &p.members[k]
+	b.ends = b.ends[:0]
+	for i := 0; i < steps; i++ {
+		b.ends = append(b.ends, (i+1)*len(b.in)/steps)
 	}
-	if passengers && len(b.rows) > 0 {
-		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-		for i, row := range out {
-			s := i % len(b.rows)
-			b.rows[s] = append(b.rows[s][:len(b.rows[s]):len(b.rows[s])], row)
-		}
-	}
-	return b
+	b.passengers = passengers && steps > 0
 }
 
-// buildPlan lays the members' minibatches side by side, padded with row index n.
-func buildPlan(ms []memberBatches, n int) *torch.Plan {
+// shuffle is r.Shuffle over xs, the same Fisher-Yates draws (so the same order) without
+// a call of the swap function per element.
+func shuffle(r *rand.Rand, xs []int64) {
+	for i := len(xs) - 1; i > 0; i-- {
+		j := r.Uint64N(uint64(i + 1))
+		xs[i], xs[j] = xs[j], xs[i]
+	}
+}
+
+// layout lays the members' minibatches side by side, padded with row index n. The plan
+// is the planner's own and valid until the next layout.
+func (p *planner) layout() *torch.Plan {
 	steps, width, extra := 0, 1, false
-	for _, m := range ms {
-		steps = max(steps, len(m.rows))
-		for i, r := range m.rows {
-			width = max(width, len(r))
-			extra = extra || len(r) > m.train[i]
+	for k := range p.members {
+		b := &p.members[k]
+		steps = max(steps, b.count())
+		for i := 0; i < b.count(); i++ {
+			t, e := b.rows(i)
+			width = max(width, t+e)
+			extra = extra || e > 0
 		}
 	}
-	k := len(ms)
-	p := &torch.Plan{
-		Steps:  steps,
-		Width:  width,
-		Rows:   make([]int64, k*steps*width),
-		Counts: make([]int32, k*steps),
-		Train:  make([]uint8, k*steps),
-	}
+	k := len(p.members)
+	pl := &p.plan
+	pl.Steps, pl.Width = steps, width
+	pl.Rows = grow(pl.Rows, k*steps*width)
+	pl.Counts = grow(pl.Counts, k*steps)
+	pl.Train = grow(pl.Train, k*steps)
+	pl.Extra = nil
 	if extra {
-		p.Extra = make([]int32, k*steps)
+		p.extra = grow(p.extra, k*steps)
+		pl.Extra = p.extra
 	}
-	for i := range p.Rows {
-		p.Rows[i] = int64(n)
+	n := int64(p.n)
+	for i := range pl.Rows {
+		pl.Rows[i] = n
 	}
-	for k, m := range ms {
-		for s, r := range m.rows {
-			at := k*steps + s
-			copy(p.Rows[at*width:], r)
-			p.Counts[at] = int32(m.train[s])
-			p.Train[at] = 1
+	for kk := range p.members {
+		b := &p.members[kk]
+		for s := 0; s < steps; s++ {
+			at := kk*steps + s
+			pl.Counts[at], pl.Train[at] = 0, 0
 			if extra {
-				p.Extra[at] = int32(len(r) - m.train[s])
+				pl.Extra[at] = 0
+			}
+			if s >= b.count() {
+				continue
+			}
+			t, e := b.rows(s)
+			start := b.ends[s] - t
+			row := pl.Rows[at*width : (at+1)*width]
+			copy(row, b.in[start:b.ends[s]])
+			for q := 0; q < e; q++ {
+				row[t+q] = b.out[s+q*b.count()]
+			}
+			pl.Counts[at], pl.Train[at] = int32(t), 1
+			if extra {
+				pl.Extra[at] = int32(e)
 			}
 		}
 	}
-	return p
+	return pl
+}
+
+// grow returns s with length n, reusing its array when it is large enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }

@@ -18,8 +18,16 @@
 // K x n) and in the small getters. The steps in between queue without a sync: every
 // per-step branch (does a member train, is the batch dense) is decided on the host from
 // the host plan, never from a device value. Points where the host waits say "sync".
+//
+// On the CPU the epochs and the scoring run on the fast path of udocc_fast.cpp (see
+// udocc_fast.h) unless the group is set to the reference (udocc_group_set_reference);
+// the tensor ops here are then the reference it is tested against, and CUDA's path. Both
+// paths leave each step's gradients in the flat buffer Adam.grad and then step Adam: in
+// adam_at here, in FastStep::run there.
 #include "udocc_torch.h"
 #include "udocc_reduce.h"
+
+#include "udocc_fast.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -193,6 +201,9 @@ struct udocc_group {
   Adam adam;
   bool adam_ready = false;
   std::shared_ptr<udocc::Reducer> reducer;  // data-parallel rank (udocc_dist.cpp); null in one process
+  // reference: on the CPU, run the libtorch ops (autograd) instead of the fast path;
+  // set from UDOCC_REFERENCE=1 at creation, or by udocc_group_set_reference.
+  bool reference = false;
 };
 
 namespace {
@@ -358,33 +369,26 @@ void adam_step(Adam &a, const AdamCoef &c, const at::Tensor &on, bool dense) {
   a.grad.zero_();
 }
 
-// Plan holds one epoch's steps on the device.
-struct Plan {
-  at::Tensor idx;    // K x S x P int64
-  at::Tensor valid;  // K x S x P float
-  at::Tensor cnt;    // K x S float, clamped to >= 1
-  at::Tensor train;  // K x S float: trains at this step
-  at::Tensor upd;    // K x S float: trains with at least 2 rows (running statistics move)
-  at::Tensor step, bc2s;  // K x S float: Adam's coefficients (see AdamCoef)
+// Steps is what the host reads of an epoch's plan, checked whole, with the members' Adam
+// step counts advanced over its training steps and Adam's bias corrections computed (see
+// AdamCoef), K x S each.
+struct Steps {
+  std::vector<float> step, bc2s;
   std::vector<bool> any_train;  // S: some member trains at this step
   std::vector<bool> dense;      // S: every member trains on a full-width minibatch
-  int64_t S = 0, P = 0;
 };
 
-// make_plan checks the host plan, copies it to the device once (sync: small pageable
-// copies before the first step), and advances the members' Adam step counts over the
-// epoch's training steps; Adam's bias corrections are computed here on the host.
-Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
-               const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
+// check_steps checks the host plan and advances the members' Adam step counts.
+Steps check_steps(udocc_group *g, const int64_t *plan, const int32_t *counts, const int32_t *extra,
+                  const uint8_t *flags, int64_t S, int64_t P) {
   if (g->n == 0) throw std::runtime_error("no data: call set_data first");
   if (S < 0 || P < 1) throw std::runtime_error("bad plan shape");
   const int64_t K = g->K;
-  Plan p;
-  p.S = S;
-  p.P = P;
+  Steps p;
   p.any_train.assign(S, false);
   p.dense.assign(S, true);
-  std::vector<float> step(K * S, 0.0f), bc2s(K * S, 1.0f);
+  p.step.assign(K * S, 0.0f);
+  p.bc2s.assign(K * S, 1.0f);
   // The whole plan is checked before any member's Adam step counter moves, so a refused
   // plan leaves the optimiser as it was.
   for (int64_t k = 0; k < K; ++k) {
@@ -407,13 +411,41 @@ Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
       if (!trains || c != P || e != 0) p.dense[s] = false;
       if (trains && g->adam_ready) {
         double t = static_cast<double>(++g->adam.t[k]);
-        step[k * S + s] = static_cast<float>(g->adam.lr[k] / (1 - std::pow(kBeta1, t)));
-        bc2s[k * S + s] = static_cast<float>(std::sqrt(1 - std::pow(kBeta2, t)));
+        p.step[k * S + s] = static_cast<float>(g->adam.lr[k] / (1 - std::pow(kBeta1, t)));
+        p.bc2s[k * S + s] = static_cast<float>(std::sqrt(1 - std::pow(kBeta2, t)));
       }
     }
   }
-  p.step = torch::from_blob(step.data(), {K, S}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
-  p.bc2s = torch::from_blob(bc2s.data(), {K, S}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+  return p;
+}
+
+// Plan holds one epoch's steps on the device.
+struct Plan {
+  at::Tensor idx;    // K x S x P int64
+  at::Tensor valid;  // K x S x P float
+  at::Tensor cnt;    // K x S float, clamped to >= 1
+  at::Tensor train;  // K x S float: trains at this step
+  at::Tensor upd;    // K x S float: trains with at least 2 rows (running statistics move)
+  at::Tensor step, bc2s;  // K x S float: Adam's coefficients (see AdamCoef)
+  std::vector<bool> any_train;  // S: some member trains at this step
+  std::vector<bool> dense;      // S: every member trains on a full-width minibatch
+  int64_t S = 0, P = 0;
+};
+
+// make_plan checks the host plan, copies it to the device once (sync: small pageable
+// copies before the first step), and advances the members' Adam step counts over the
+// epoch's training steps; Adam's bias corrections are computed here on the host.
+Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
+               const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
+  Steps h = check_steps(g, plan, counts, extra, flags, S, P);
+  const int64_t K = g->K;
+  Plan p;
+  p.S = S;
+  p.P = P;
+  p.any_train = std::move(h.any_train);
+  p.dense = std::move(h.dense);
+  p.step = torch::from_blob(h.step.data(), {K, S}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+  p.bc2s = torch::from_blob(h.bc2s.data(), {K, S}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
   if (g->dev.is_cpu()) {
     p.step = p.step.clone();
     p.bc2s = p.bc2s.clone();
@@ -524,6 +556,12 @@ char *guard(const udocc_group *g, F &&f) {
   });
 }
 
+// reference_default is the path a new group takes: UDOCC_REFERENCE=1 selects libtorch's.
+bool reference_default() {
+  const char *v = std::getenv("UDOCC_REFERENCE");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
 udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
                        const torch::Device &dev, const uint64_t *seeds) {
   if (sizes.size() < 2) throw std::runtime_error("need at least an input and an output size");
@@ -546,6 +584,7 @@ udocc_group *new_group(const std::vector<int64_t> &sizes, int64_t K, bool dec,
   }
   g->c = torch::zeros({K, sizes.back()}, f32(dev));
   g->R = torch::zeros({K}, f32(dev));
+  g->reference = reference_default();
   return g.release();
 }
 
@@ -576,6 +615,122 @@ at::Tensor global_mean(udocc_group *g, const at::Tensor &z) {
   return s / n.item<double>();
 }
 
+
+
+// fast says whether g runs on the fast path (udocc_fast.h): the CPU, unless asked not to.
+// A rank of a data-parallel run takes the libtorch path, where its exchanges are hooked
+// (the gradient all-reduce before Adam, the radii after each update).
+bool fast(const udocc_group *g) { return g->dev.is_cpu() && !g->reference && !g->reducer; }
+
+// nets describes member k's layers (the encoder, then the decoder when dec is set) as
+// pointers into the stacked CPU tensors; a weight that Adam covers gets its slot in the
+// flat gradient buffer.
+std::vector<udocc::fast::Net> nets(udocc_group *g, bool dec) {
+  std::vector<udocc::fast::Net> out(g->K);
+  const float *flat = g->adam_ready ? g->adam.flat.data_ptr<float>() : nullptr;
+  const int64_t T = g->adam_ready ? g->adam.flat.numel() : 0;
+  auto add = [&](std::vector<Layer> &ls) {
+    for (auto &l : ls) {
+      if (!l.w.is_contiguous()) throw std::logic_error("udocc: a weight is not contiguous");
+      const int64_t in = l.w.size(1), o = l.w.size(2);
+      float *w = l.w.data_ptr<float>();
+      float *grad = nullptr;
+      if (flat != nullptr && w >= flat && w < flat + T) grad = g->adam.grad.data_ptr<float>() + (w - flat);
+      for (int64_t k = 0; k < g->K; ++k) {
+        udocc::fast::Layer f;
+        f.w = w + k * in * o;
+        f.gw = grad == nullptr ? nullptr : grad + k * in * o;
+        if (l.bn()) {
+          f.rm = l.rm.data_ptr<float>() + k * o;
+          f.rv = l.rv.data_ptr<float>() + k * o;
+        }
+        f.in = in;
+        f.out = o;
+        out[k].push_back(f);
+      }
+    }
+  };
+  add(g->enc);
+  if (dec) add(g->dec);
+  return out;
+}
+
+// FastStep is the optimiser step of the fast path at step s of an epoch: Adam over the
+// flat buffer, the same for every member that trains at s, with the gradients that the
+// fast path wrote into the flat gradient buffer (a.grad, as in the libtorch path, so
+// that whatever must see the gradients before Adam steps sees them in both paths).
+struct FastStep {
+  udocc_group *g;
+  const Steps *steps;
+  int64_t S;
+  std::vector<int64_t> lens;
+  std::vector<udocc::fast::AdamMember> members;
+
+  static void run(void *ctx, int64_t s) {
+    auto *f = static_cast<FastStep *>(ctx);
+    Adam &a = f->g->adam;
+    for (int64_t k = 0; k < f->g->K; ++k) {
+      auto &m = f->members[k];
+      m.step = f->steps->step[k * f->S + s];
+      m.bc2s = f->steps->bc2s[k * f->S + s];
+      m.on = m.step != 0.0f;
+      m.wd = static_cast<float>(a.wd[k]);
+    }
+    udocc::fast::adam(a.flat.data_ptr<float>(), a.grad.data_ptr<float>(), a.m.data_ptr<float>(),
+                      a.v.data_ptr<float>(), f->lens, f->members);
+  }
+};
+
+FastStep fast_step(udocc_group *g, const Steps &steps, int64_t S) {
+  FastStep f{g, &steps, S, {}, std::vector<udocc::fast::AdamMember>(g->K)};
+  for (const at::Tensor &p : g->adam.params) f.lens.push_back(p.numel());
+  for (const at::Tensor *t : {&g->adam.flat, &g->adam.grad, &g->adam.m, &g->adam.v}) {
+    if (!t->is_contiguous()) throw std::logic_error("udocc: an Adam buffer is not contiguous");
+  }
+  return f;
+}
+
+udocc::fast::Epoch fast_epoch(const udocc_group *g, const int64_t *plan, const int32_t *counts,
+                              const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
+  udocc::fast::Epoch e;
+  e.X = g->X.data_ptr<float>();
+  e.n = g->n;
+  e.d = g->sizes.front();
+  e.rows = plan;
+  e.counts = counts;
+  e.extra = extra;
+  e.flags = flags;
+  e.K = g->K;
+  e.S = S;
+  e.P = P;
+  return e;
+}
+
+void fast_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+                         const uint8_t *flags, int64_t S, int64_t P, double *loss) {
+  Steps steps = check_steps(g, plan, counts, nullptr, flags, S, P);
+  FastStep f = fast_step(g, steps, S);
+  udocc::fast::pretrain_epoch(nets(g, true), fast_epoch(g, plan, counts, nullptr, flags, S, P),
+                              &FastStep::run, &f, loss);
+}
+
+void fast_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts, const int32_t *extra,
+                      const uint8_t *flags, int64_t S, int64_t P, const uint8_t *soft, const double *nu,
+                      const uint8_t *update_r, double *loss, float *train_dist) {
+  Steps steps = check_steps(g, plan, counts, extra, flags, S, P);
+  FastStep f = fast_step(g, steps, S);
+  g->c = g->c.contiguous();
+  g->R = g->R.contiguous();
+  udocc::fast::Objective o;
+  o.c = g->c.data_ptr<float>();
+  o.rep = g->sizes.back();
+  o.soft = soft;
+  o.nu = nu;
+  o.update_r = update_r;
+  o.R = g->R.data_ptr<float>();
+  udocc::fast::train_epoch(nets(g, false), fast_epoch(g, plan, counts, extra, flags, S, P), o,
+                           &FastStep::run, &f, loss, train_dist);
+}
 }  // namespace
 
 namespace udocc {
@@ -654,6 +809,7 @@ char *udocc_group_from(const udocc_group *src, const int *src_members, int k, ud
     g->X = src->X;  // read-only, shared
     g->n = src->n;
     g->reducer = src->reducer;
+    g->reference = src->reference;
     *out = g.release();
   });
 }
@@ -665,6 +821,18 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
     check_data(x, n, d, g->sizes.front());
     at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
     std::memcpy(h.data_ptr<float>(), x, sizeof(float) * n * d);
+    g->X = h.to(g->dev);
+    g->n = n;
+  });
+}
+
+char *udocc_group_set_data_f64(udocc_group *g, const double *x, int64_t n, int64_t d) {
+  return guard([&] {
+    if (n < 1) throw std::runtime_error("data has no rows");
+    at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
+    float *p = h.data_ptr<float>();
+    for (int64_t i = 0; i < n * d; ++i) p[i] = static_cast<float>(x[i]);
+    check_data(p, n, d, g->sizes.front());
     g->X = h.to(g->dev);
     g->n = n;
   });
@@ -682,6 +850,10 @@ char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int3
   return guard(g, [&] {
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
+    if (fast(g)) {
+      fast_pretrain_epoch(g, plan, counts, flags, steps, width, loss);
+      return;
+    }
     Plan p = make_plan(g, plan, counts, nullptr, flags, steps, width);
     at::Tensor sum = torch::zeros({g->K}, f32(g->dev));
     at::Tensor nb = torch::zeros({g->K}, f32(g->dev));
@@ -709,8 +881,19 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
   return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     torch::NoGradGuard ng;
-    at::Tensor z = forward_eval(g->enc, g->X.narrow(0, 0, g->n));
-    at::Tensor c = g->reducer ? global_mean(g, z) : z.mean(1);
+    at::Tensor c;
+    if (fast(g)) {
+      // The mean in double over chunks: no K x n x rep tensor.
+      const int64_t rep = g->sizes.back();
+      std::vector<double> sum(g->K * rep, 0.0);
+      auto ns = nets(g, false);
+      for (int64_t k = 0; k < g->K; ++k) udocc::fast::sum_output(ns[k], g->X.data_ptr<float>(), g->n, &sum[k * rep]);
+      for (double &v : sum) v /= static_cast<double>(g->n);
+      c = torch::tensor(sum, at::kDouble).view({g->K, rep}).to(at::kFloat);
+    } else {
+      at::Tensor z = forward_eval(g->enc, g->X.narrow(0, 0, g->n));
+      c = g->reducer ? global_mean(g, z) : z.mean(1);
+    }
     at::Tensor small = c.abs() < eps;
     c = torch::where(small & (c < 0), torch::full_like(c, -eps), c);
     c = torch::where(small & (c > 0), torch::full_like(c, eps), c);
@@ -724,6 +907,10 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
                               const uint8_t *update_r, double *loss, float *train_dist) {
   return guard(g, [&] {
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
+    if (fast(g)) {
+      fast_train_epoch(g, plan, counts, extra, flags, steps, width, soft, nu, update_r, loss, train_dist);
+      return;
+    }
     Plan p = make_plan(g, plan, counts, extra, flags, steps, width);
     const int64_t K = g->K;
     auto cpu = at::TensorOptions();
@@ -788,6 +975,14 @@ char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
   return guard(g, [&] {
     check_data(x, m, d, g->sizes.front());
+    if (fast(g)) {
+      g->c = g->c.contiguous();
+      auto ns = nets(g, false);
+      for (int64_t k = 0; k < g->K; ++k) {
+        udocc::fast::distances(ns[k], g->c.data_ptr<float>() + k * g->sizes.back(), x, m, out + k * m);
+      }
+      return;
+    }
     torch::NoGradGuard ng;
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
     at::Tensor dist = (forward_eval(g->enc, xt) - g->c.unsqueeze(1)).pow(2).sum(2).contiguous().cpu();
@@ -798,6 +993,15 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
 char *udocc_group_distances(udocc_group *g, float *out) {
   return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+    if (fast(g)) {
+      g->c = g->c.contiguous();
+      auto ns = nets(g, false);
+      for (int64_t k = 0; k < g->K; ++k) {
+        udocc::fast::distances(ns[k], g->c.data_ptr<float>() + k * g->sizes.back(), g->X.data_ptr<float>(),
+                               g->n, out + k * g->n);
+      }
+      return;
+    }
     torch::NoGradGuard ng;
     // Rows go through in chunks so K x chunk x width stays near 2^24 floats.
     int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
@@ -815,8 +1019,15 @@ char *udocc_group_distances(udocc_group *g, float *out) {
 
 // reconstruction writes the K x m eval-mode reconstruction errors ||x - dec(enc(x))||^2 / d
 // of the rows of x (m x d, shared by all members) into out, in chunks as distances does.
-void reconstruction(const udocc_group *g, const at::Tensor &x, float *out) {
+void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+  if (fast(g)) {
+    at::Tensor xc = x.contiguous();
+    const int64_t m = xc.size(0);
+    auto ns = nets(g, true);
+    for (int64_t k = 0; k < g->K; ++k) udocc::fast::reconstruction(ns[k], xc.data_ptr<float>(), m, out + k * m);
+    return;
+  }
   torch::NoGradGuard ng;
   const int64_t m = x.size(0);
   const double d = static_cast<double>(g->sizes.front());
@@ -928,6 +1139,8 @@ char *udocc_group_load(const char *path, const char *device, udocc_group **out) 
   });
 }
 
+void udocc_group_set_reference(udocc_group *g, int on) { g->reference = on != 0; }
+
 void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap) {
   *k = static_cast<int>(g->K);
   *nsizes = static_cast<int>(g->sizes.size());
@@ -962,3 +1175,22 @@ extern "C" void sgemm_(const char *transa, const char *transb, const int *m, con
   if (next != nullptr) next(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
 }
 #endif  // UDOCC_DNNL_SGEMM
+
+// gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
+// where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
+// libtorch's mm over the same memory.
+void udocc::fast::gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                       const float *b, int64_t ldb, float *c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+#ifdef UDOCC_DNNL_SGEMM
+  if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc) == 0) {
+    return;
+  }
+#endif
+  auto opt = at::TensorOptions().dtype(at::kFloat);
+  float *pa = const_cast<float *>(a), *pb = const_cast<float *>(b);
+  at::Tensor A = ta ? torch::from_blob(pa, {k, m}, {lda, 1}, opt).t() : torch::from_blob(pa, {m, k}, {lda, 1}, opt);
+  at::Tensor B = tb ? torch::from_blob(pb, {n, k}, {ldb, 1}, opt).t() : torch::from_blob(pb, {k, n}, {ldb, 1}, opt);
+  at::Tensor C = torch::from_blob(c, {m, n}, {ldc, 1}, opt);
+  C.copy_(torch::mm(A, B));
+}

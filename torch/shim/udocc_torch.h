@@ -54,6 +54,9 @@ void udocc_group_close(udocc_group *g);
 
 /* udocc_group_set_data copies the n x d row-major matrix x to the group's device once. */
 char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d);
+/* udocc_group_set_data_f64 is set_data for a float64 matrix, converted to float32 as it
+ * is copied: the caller needs no float32 copy of its table. */
+char *udocc_group_set_data_f64(udocc_group *g, const double *x, int64_t n, int64_t d);
 
 /* udocc_group_reset_adam starts fresh Adam states (per member lr and L2 weight decay)
  * over the autoencoder's parameters (phase 0) or the encoder's (phase 1). */
@@ -129,6 +132,13 @@ char *udocc_dist_barrier(udocc_dist *d);
  * BatchNorm running statistics after every epoch over the ranks; its center becomes the
  * mean over every rank's rows. d must outlive g and every group derived from it. */
 char *udocc_group_set_dist(udocc_group *g, udocc_dist *d);
+/* udocc_group_set_reference selects, on the CPU, the libtorch path (on = 1: autograd over
+ * the stacked tensor ops) or the fast path (on = 0: the step written out by hand over
+ * preallocated buffers, the default). Both compute the same numbers to float rounding;
+ * the libtorch path is the reference the fast one is tested against, and the only one on
+ * CUDA. A new group takes the libtorch path when the environment has UDOCC_REFERENCE=1;
+ * a derived group takes its source's. */
+void udocc_group_set_reference(udocc_group *g, int on);
 
 /* udocc_group_info reports K, the number of layer sizes and the sizes (up to cap). */
 void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap);

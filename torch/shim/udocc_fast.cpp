@@ -1,0 +1,394 @@
+// udocc_fast.cpp: the CPU fast path (see udocc_fast.h).
+//
+// Backward of a BatchNorm layer over its c valid rows, with y = (h - mean) s and
+// s = 1/sqrt(var + eps): dh_i = s (dy_i - (sum_j dy_j + y_i sum_j dy_j y_j) / c). Rows
+// after c (passengers, padding) receive no loss gradient, and BatchNorm's cross-row
+// terms only reach valid rows, so their gradient is zero all the way down: backward
+// works on the first c rows only. The forward products run over all P rows, as the
+// libtorch path does, so a row's numbers do not depend on how many passengers ride along.
+#include "udocc_fast.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+// SIMD marks the loops over features that gcc builds twice, for AVX2 and for plain
+// x86-64, picking one when the library loads (the loops are too short to amortise
+// anything cleverer). AVX2 alone brings no FMA, so both versions round alike.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define SIMD
+#endif
+
+namespace udocc {
+namespace fast {
+
+namespace {
+
+constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kAdamEps = 1e-8f;  // torch.optim.Adam defaults
+constexpr int64_t kChunk = 1024;  // rows per eval-mode chunk
+
+int64_t widest(const Net &net) {
+  int64_t w = 1;
+  for (const Layer &l : net) w = std::max({w, l.in, l.out});
+  return w;
+}
+
+// leaky is LeakyReLU without a branch (the sign of y is a coin toss, and a mispredicted
+// branch per element cost more than the arithmetic): exactly y or kLeaky * y.
+inline float leaky(float y) { return std::max(y, 0.0f) + kLeaky * std::min(y, 0.0f); }
+
+// leaky_slope is LeakyReLU's derivative at y, as PyTorch takes it (1 where y > 0).
+inline float leaky_slope(float y) { return y > 0 ? 1.0f : kLeaky; }
+
+// gather copies the P rows of step (k, s) into x (P x d); padding slots hold row n.
+void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
+  const int64_t *rows = e.rows + (k * e.S + s) * e.P;
+  const size_t bytes = sizeof(float) * e.d;
+  for (int64_t j = 0; j < e.P; ++j) std::memcpy(x + j * e.d, e.X + rows[j] * e.d, bytes);
+}
+
+// normalize turns h (rows x out, in place) into y = (h - mean) s and writes
+// a = LeakyReLU(y). With h == a (eval mode) only a is written.
+SIMD void normalize(float *h, float *a, const float *__restrict mean, const float *__restrict s,
+               int64_t rows, int64_t out) {
+  if (h == a) {
+    for (int64_t i = 0; i < rows * out; i += out) {
+      float *__restrict ai = a + i;
+      for (int64_t j = 0; j < out; ++j) ai[j] = leaky((ai[j] - mean[j]) * s[j]);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < rows * out; i += out) {
+    float *__restrict hi = h + i;
+    float *__restrict ai = a + i;
+    for (int64_t j = 0; j < out; ++j) {
+      float y = (hi[j] - mean[j]) * s[j];
+      hi[j] = y;
+      ai[j] = leaky(y);
+    }
+  }
+}
+
+// batch_stats writes the mean of the first c rows of h and the sums of squared
+// deviations from it, per feature.
+SIMD void batch_stats(const float *__restrict h, int64_t c, int64_t out, float cnt,
+                      float *__restrict mean, float *__restrict sq) {
+  std::fill(mean, mean + out, 0.0f);
+  std::fill(sq, sq + out, 0.0f);
+  for (int64_t i = 0; i < c; ++i) {
+    const float *__restrict hi = h + i * out;
+    for (int64_t j = 0; j < out; ++j) mean[j] += hi[j];
+  }
+  for (int64_t j = 0; j < out; ++j) mean[j] /= cnt;
+  for (int64_t i = 0; i < c; ++i) {
+    const float *__restrict hi = h + i * out;
+    for (int64_t j = 0; j < out; ++j) {
+      float dv = hi[j] - mean[j];
+      sq[j] += dv * dv;
+    }
+  }
+}
+
+// bn_backward takes g, the gradient of LeakyReLU(y) over c rows (overwritten with that of
+// y), and writes the gradient of the BatchNorm input h into dh (see the file comment).
+SIMD void bn_backward(float *__restrict g, const float *__restrict y, const float *__restrict s,
+                 float *__restrict sum1, float *__restrict sum2, float *__restrict dh, int64_t c,
+                 int64_t out, float cnt) {
+  for (int64_t i = 0; i < c; ++i) {
+    float *__restrict gi = g + i * out;
+    const float *__restrict yi = y + i * out;
+    for (int64_t j = 0; j < out; ++j) {
+      float dy = gi[j] * leaky_slope(yi[j]);
+      gi[j] = dy;
+      sum1[j] += dy;
+      sum2[j] += dy * yi[j];
+    }
+  }
+  for (int64_t i = 0; i < c; ++i) {
+    const float *__restrict gi = g + i * out;
+    const float *__restrict yi = y + i * out;
+    float *__restrict di = dh + i * out;
+    for (int64_t j = 0; j < out; ++j) di[j] = s[j] * (gi[j] - (sum1[j] + yi[j] * sum2[j]) / cnt);
+  }
+}
+
+// mse_grad returns the sum of squared errors of the reconstruction xr of the c rows of x
+// (c x d) and writes its gradient divided by denom into g. The sum runs per feature
+// first (in acc), which vectorises where one running sum could not.
+SIMD float mse_grad(const float *__restrict x, const float *__restrict xr, float *__restrict g,
+                    float *__restrict acc, int64_t c, int64_t d, float denom) {
+  std::fill(acc, acc + d, 0.0f);
+  for (int64_t i = 0; i < c * d; i += d) {
+    for (int64_t j = 0; j < d; ++j) {
+      float diff = xr[i + j] - x[i + j];
+      acc[j] += diff * diff;
+      g[i + j] = 2 * diff / denom;
+    }
+  }
+  float se = 0;
+  for (int64_t j = 0; j < d; ++j) se += acc[j];
+  return se;
+}
+
+}  // namespace
+
+Work::Work(const Net &net, int64_t P) : P_(P) {
+  const size_t L = net.size();
+  act_.resize(L + 1);
+  y_.resize(L);
+  s_.resize(L);
+  act_[0].resize(P * net[0].in);
+  for (size_t l = 0; l < L; ++l) {
+    act_[l + 1].resize(P * net[l].out);
+    if (net[l].bn()) {
+      y_[l].resize(P * net[l].out);
+      s_[l].resize(3 * net[l].out);  // s, then room for the mean and the sums of backward
+    }
+  }
+  const int64_t w = widest(net);
+  dout_.resize(P * net.back().out);
+  da_.resize(P * w);
+  dh_.resize(P * w);
+}
+
+void Work::forward_train(const Net &net, int64_t c, bool update) {
+  const float cnt = static_cast<float>(std::max<int64_t>(c, 1));
+  for (size_t l = 0; l < net.size(); ++l) {
+    const Layer &ly = net[l];
+    const int64_t out = ly.out;
+    float *h = ly.bn() ? y_[l].data() : act_[l + 1].data();
+    gemm(false, false, P_, out, ly.in, act_[l].data(), ly.in, ly.w, out, h, out);
+    if (!ly.bn()) continue;
+    float *s = s_[l].data(), *mean = s + out;
+    batch_stats(h, c, out, cnt, mean, s);
+    for (int64_t j = 0; j < out; ++j) {
+      float var = s[j] / cnt;
+      if (update && c > 1) {
+        float unbiased = var * cnt / (cnt - 1);
+        ly.rm[j] += kBNMomentum * (mean[j] - ly.rm[j]);
+        ly.rv[j] += kBNMomentum * (unbiased - ly.rv[j]);
+      }
+      s[j] = 1.0f / std::sqrt(var + kBNEps);
+    }
+    normalize(h, act_[l + 1].data(), mean, s, P_, out);
+  }
+}
+
+void Work::backward(const Net &net, int64_t c) {
+  const float cnt = static_cast<float>(c);
+  float *cur = dout_.data();  // gradient of the current layer's output, c rows
+  for (size_t l = net.size(); l-- > 0;) {
+    const Layer &ly = net[l];
+    const int64_t in = ly.in, out = ly.out;
+    float *dh = cur;
+    if (ly.bn()) {
+      dh = cur == dh_.data() ? da_.data() : dh_.data();
+      const float *y = y_[l].data(), *s = s_[l].data();
+      float *sum1 = s_[l].data() + out, *sum2 = sum1 + out;  // the mean is no longer needed
+      std::fill(sum1, sum1 + 2 * out, 0.0f);
+      bn_backward(cur, y, s, sum1, sum2, dh, c, out, cnt);
+    }
+    if (ly.gw != nullptr) gemm(true, false, in, out, c, act_[l].data(), in, dh, out, ly.gw, out);
+    if (l == 0) break;
+    float *da = dh == da_.data() ? dh_.data() : da_.data();
+    gemm(false, true, c, in, out, dh, out, ly.w, out, da, in);
+    cur = da;
+  }
+}
+
+void forward_eval(const Net &net, const float *x, int64_t m, float *out, std::vector<float> &buf) {
+  const int64_t w = widest(net);
+  buf.resize(2 * kChunk * w + 2 * w);
+  float *ping = buf.data(), *pong = ping + kChunk * w, *scale = pong + kChunk * w;
+  for (int64_t i = 0; i < m; i += kChunk) {
+    const int64_t len = std::min(kChunk, m - i);
+    const float *cur = x + i * net[0].in;
+    for (size_t l = 0; l < net.size(); ++l) {
+      const Layer &ly = net[l];
+      const int64_t o = ly.out;
+      float *next = l + 1 == net.size() ? out + i * o : (cur == ping ? pong : ping);
+      gemm(false, false, len, o, ly.in, cur, ly.in, ly.w, o, next, o);
+      if (ly.bn()) {
+        for (int64_t j = 0; j < o; ++j) scale[j] = 1.0f / std::sqrt(ly.rv[j] + kBNEps);
+        normalize(next, next, ly.rm, scale, len, o);
+      }
+      cur = next;
+    }
+  }
+}
+
+namespace {
+
+SIMD void adam_member(float *__restrict w, const float *__restrict grad, float *__restrict m,
+                 float *__restrict v, int64_t len, const AdamMember &a) {
+  const float wd = a.wd, bc2s = a.bc2s, step = a.step;
+  for (int64_t i = 0; i < len; ++i) {
+    float g = grad[i] + wd * w[i];
+    m[i] = m[i] * kBeta1 + (1 - kBeta1) * g;
+    v[i] = v[i] * kBeta2 + (1 - kBeta2) * (g * g);
+    float denom = std::sqrt(v[i]) / bc2s + kAdamEps;
+    w[i] -= m[i] / denom * step;
+  }
+}
+
+}  // namespace
+
+void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens,
+          const std::vector<AdamMember> &members) {
+  const int64_t K = static_cast<int64_t>(members.size());
+  int64_t off = 0;
+  for (int64_t len : lens) {
+    const int64_t per = len / K;
+    for (int64_t k = 0; k < K; ++k) {
+      const AdamMember &a = members[k];
+      const int64_t at = off + k * per;
+      float *wk = w + at, *gk = grad + at, *mk = m + at, *vk = v + at;
+      if (a.on) adam_member(wk, gk, mk, vk, per, a);
+      std::fill(gk, gk + per, 0.0f);
+    }
+    off += len;
+  }
+}
+
+void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, void *ctx,
+                    double *loss) {
+  Work w(nets[0], e.P);
+  std::vector<float> sum(e.K, 0.0f), nb(e.K, 0.0f), acc(e.d);
+  const int64_t d = e.d;
+  for (int64_t s = 0; s < e.S; ++s) {
+    bool any = false;
+    for (int64_t k = 0; k < e.K; ++k) {
+      if (!e.trains(k, s)) continue;
+      any = true;
+      const int64_t c = e.counts[k * e.S + s];
+      const float denom = static_cast<float>(c) * static_cast<float>(d);
+      gather(e, k, s, w.a(0));
+      w.forward_train(nets[k], c, true);
+      const float se = mse_grad(w.a(0), w.out(), w.dout(), acc.data(), c, d, denom);
+      w.backward(nets[k], c);
+      sum[k] += se / denom;
+      nb[k] += 1;
+    }
+    if (any) step(ctx, s);
+  }
+  for (int64_t k = 0; k < e.K; ++k) loss[k] = sum[k] / std::max(nb[k], 1.0f);
+}
+
+void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &o, StepFn step,
+                 void *ctx, double *loss, float *train_dist) {
+  Work w(nets[0], e.P);
+  std::vector<float> sum(e.K, 0.0f), nb(e.K, 0.0f), dist(e.P), root(e.P);
+  const int64_t rep = o.rep;
+  for (int64_t s = 0; s < e.S; ++s) {
+    bool any = false;
+    for (int64_t k = 0; k < e.K; ++k) {
+      const int64_t at = k * e.S + s;
+      const int64_t c = e.counts[at], rode = c + (e.extra == nullptr ? 0 : e.extra[at]);
+      const bool trains = e.trains(k, s);
+      if (!trains && (train_dist == nullptr || rode == 0)) continue;
+      any = any || trains;
+      gather(e, k, s, w.a(0));
+      w.forward_train(nets[k], c, trains);
+      const float *z = w.out(), *ck = o.c + k * rep;
+      for (int64_t i = 0; i < rode; ++i) {
+        float d2 = 0;
+        for (int64_t j = 0; j < rep; ++j) {
+          float diff = z[i * rep + j] - ck[j];
+          d2 += diff * diff;
+        }
+        dist[i] = d2;
+      }
+      if (train_dist != nullptr) {
+        const int64_t *rows = e.rows + at * e.P;
+        for (int64_t i = 0; i < rode; ++i) train_dist[k * e.n + rows[i]] = dist[i];
+      }
+      if (!trains) continue;
+      const float cnt = static_cast<float>(c);
+      const bool soft = o.soft[k] != 0;
+      const float r2 = o.R[k] * o.R[k];
+      const float inv_nu = soft ? 1.0f / std::max(static_cast<float>(o.nu[k]), 1e-12f) : 0.0f;
+      float total = 0;
+      float *g = w.dout();
+      for (int64_t i = 0; i < c; ++i) {
+        // Eq. (2), or in Ruff's scaling Eq. (1) / nu: the hinge's gradient where it is open.
+        float coef = 1.0f / cnt;
+        if (soft) {
+          const float over = dist[i] - r2;
+          total += over > 0 ? over : 0.0f;
+          coef = over > 0 ? inv_nu / cnt : 0.0f;
+        } else {
+          total += dist[i];
+        }
+        for (int64_t j = 0; j < rep; ++j) g[i * rep + j] = 2 * (z[i * rep + j] - ck[j]) * coef;
+      }
+      const float per = soft ? r2 + inv_nu * (total / cnt) : total / cnt;
+      w.backward(nets[k], c);
+      sum[k] += per;
+      nb[k] += 1;
+      if (o.update_r[k] != 0) {
+        // numpy's linear quantile 1 - nu of the minibatch's distances (Ruff's get_radius)
+        for (int64_t i = 0; i < c; ++i) root[i] = std::sqrt(dist[i]);
+        std::sort(root.begin(), root.begin() + c);
+        const float last = cnt - 1;
+        const float pos = (1.0f - static_cast<float>(o.nu[k])) * last;
+        const float lo = std::floor(pos), hi = std::min(lo + 1, last);
+        const float vlo = root[static_cast<int64_t>(lo)], vhi = root[static_cast<int64_t>(hi)];
+        o.R[k] = vlo + (pos - lo) * (vhi - vlo);
+      }
+    }
+    if (any) step(ctx, s);
+  }
+  for (int64_t k = 0; k < e.K; ++k) loss[k] = sum[k] / std::max(nb[k], 1.0f);
+}
+
+void distances(const Net &net, const float *c, const float *x, int64_t m, float *out) {
+  const int64_t rep = net.back().out, in = net[0].in;
+  std::vector<float> buf, z(kChunk * rep);
+  for (int64_t i = 0; i < m; i += kChunk) {
+    const int64_t len = std::min(kChunk, m - i);
+    forward_eval(net, x + i * in, len, z.data(), buf);
+    for (int64_t r = 0; r < len; ++r) {
+      float d2 = 0;
+      for (int64_t j = 0; j < rep; ++j) {
+        float diff = z[r * rep + j] - c[j];
+        d2 += diff * diff;
+      }
+      out[i + r] = d2;
+    }
+  }
+}
+
+void reconstruction(const Net &net, const float *x, int64_t m, float *out) {
+  const int64_t d = net[0].in;
+  std::vector<float> buf, xr(kChunk * d);
+  for (int64_t i = 0; i < m; i += kChunk) {
+    const int64_t len = std::min(kChunk, m - i);
+    forward_eval(net, x + i * d, len, xr.data(), buf);
+    for (int64_t r = 0; r < len; ++r) {
+      float se = 0;
+      const float *xi = x + (i + r) * d, *yi = xr.data() + r * d;
+      for (int64_t j = 0; j < d; ++j) {
+        float diff = yi[j] - xi[j];
+        se += diff * diff;
+      }
+      out[i + r] = se / static_cast<float>(d);
+    }
+  }
+}
+
+void sum_output(const Net &net, const float *x, int64_t m, double *sum) {
+  const int64_t rep = net.back().out, in = net[0].in;
+  std::vector<float> buf, z(kChunk * rep);
+  for (int64_t i = 0; i < m; i += kChunk) {
+    const int64_t len = std::min(kChunk, m - i);
+    forward_eval(net, x + i * in, len, z.data(), buf);
+    for (int64_t r = 0; r < len; ++r) {
+      for (int64_t j = 0; j < rep; ++j) sum[j] += z[r * rep + j];
+    }
+  }
+}
+
+}  // namespace fast
+}  // namespace udocc

@@ -1,0 +1,136 @@
+// udocc_fast.h: the CPU fast path of udocc's shim, the fixed MLP's training step and
+// scoring written out by hand over raw float buffers. It is not part of the C ABI.
+//
+// udocc_torch.cpp keeps the tensors (weights, BatchNorm buffers, the flat Adam buffers)
+// and, on the CPU, hands this file pointers into them: one Net per member. A step here
+// is what autograd and the stacked libtorch ops compute for one member (forward in train
+// mode with BatchNorm over the member's valid rows, the loss, backward into the flat
+// gradient buffer), in the same order of operations wherever that is cheap, so the two
+// paths agree to float rounding; every matrix product is one sgemm call (gemm below),
+// every BatchNorm + LeakyReLU one fused loop, and no buffer is allocated per step.
+// Nothing here knows about tensors, devices or policy.
+#ifndef UDOCC_FAST_H
+#define UDOCC_FAST_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace udocc {
+namespace fast {
+
+constexpr float kBNEps = 1e-4f;      // BatchNorm1d(eps=1e-4, affine=False)
+constexpr float kBNMomentum = 0.1f;  // running-statistics momentum
+constexpr float kLeaky = 0.01f;      // LeakyReLU slope
+
+// gemm is the row-major product C (m x n) = op(A) op(B), op(X) = X^T when t is set;
+// defined in udocc_torch.cpp (oneDNN's sgemm where the shim has it, else libtorch's mm).
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float *c, int64_t ldc);
+
+// Layer is one bias-free Linear layer of one member, in x out row-major, followed by
+// BatchNorm (affine=false) and LeakyReLU when rm is not null.
+struct Layer {
+  const float *w = nullptr;
+  float *gw = nullptr;          // its slot in the flat gradient buffer; null: not trained
+  float *rm = nullptr, *rv = nullptr;  // running mean and variance (out); null: bare Linear
+  int64_t in = 0, out = 0;
+  bool bn() const { return rm != nullptr; }
+};
+
+// Net is one member's layers, input first (the encoder, then the decoder when
+// pretraining).
+using Net = std::vector<Layer>;
+
+// Work holds the buffers of one minibatch step (P rows) of one member at a time; it is
+// sized once per epoch and reused at every step and by every member.
+class Work {
+ public:
+  Work(const Net &net, int64_t P);
+  // forward_train runs net on the P gathered rows in a(0) in train mode: BatchNorm with
+  // the statistics of the first c rows (biased variance); when update is set the running
+  // statistics move (unbiased variance, momentum 0.1). The output is out().
+  void forward_train(const Net &net, int64_t c, bool update);
+  // backward takes the loss gradient of the first c rows of out() in dout() (the rows
+  // after c have none) and writes every layer's weight gradient into its gw.
+  void backward(const Net &net, int64_t c);
+  float *a(size_t l) { return act_[l].data(); }  // input of layer l, P x in
+  float *out() { return act_.back().data(); }     // output of the last layer, P x out
+  float *dout() { return dout_.data(); }          // P x out
+
+ private:
+  int64_t P_;
+  std::vector<std::vector<float>> act_;  // act_[l]: input of layer l; act_[L]: output
+  std::vector<std::vector<float>> y_;    // normalised pre-activation of a BatchNorm layer
+  std::vector<std::vector<float>> s_;    // 1/sqrt(var + eps) per feature of that layer
+  std::vector<float> dout_, da_, dh_;
+};
+
+// forward_eval runs net in eval mode (running statistics) on the m rows of x (m x in),
+// writing m x out into out; rows go through in chunks held in buf.
+void forward_eval(const Net &net, const float *x, int64_t m, float *out, std::vector<float> &buf);
+
+// AdamMember is one member's step: skip when it sits the step out, else its step size
+// lr/(1-β1^t), sqrt(1-β2^t) and L2 weight decay.
+struct AdamMember {
+  bool on = false;
+  float step = 0, bc2s = 1, wd = 0;
+};
+
+// adam is torch.optim.Adam (L2 weight decay added to the gradient, no amsgrad) over the
+// flat buffers of the parameters whose sizes (K x in x out each, weight after weight)
+// are lens; member k's part of a parameter is its k-th K-th. Gradients are zeroed after.
+void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens,
+          const std::vector<AdamMember> &members);
+
+// Epoch is one epoch's plan over the data, as udocc_torch.h describes it: member k's
+// step s processes rows[(k*S + s)*P ...], counts[k*S + s] of them training rows, then
+// extra[k*S + s] passengers (extra may be null); flags[k*S + s] says it trains. X is the
+// (n+1) x d table whose last row is zeros (the padding row).
+struct Epoch {
+  const float *X = nullptr;
+  int64_t n = 0, d = 0;
+  const int64_t *rows = nullptr;
+  const int32_t *counts = nullptr, *extra = nullptr;
+  const uint8_t *flags = nullptr;
+  int64_t K = 0, S = 0, P = 0;
+  bool trains(int64_t k, int64_t s) const { return flags[k * S + s] != 0 && counts[k * S + s] > 0; }
+};
+
+// StepFn runs the optimiser after every member's gradient of step s is in the flat
+// gradient buffer; it is called only at steps where some member trains.
+using StepFn = void (*)(void *ctx, int64_t s);
+
+// pretrain_epoch runs one autoencoder epoch (MSE over all features): loss[k] receives
+// member k's mean minibatch loss.
+void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, void *ctx,
+                    double *loss);
+
+// Objective is the fine-tuning loss of every member: the one-class loss mean ||z-c||^2,
+// or where soft[k] the soft-boundary loss R^2 + (1/nu) mean(max(0, ||z-c||^2 - R^2)),
+// with R set after each training step from the minibatch's distances where update_r[k].
+struct Objective {
+  const float *c = nullptr;  // K x rep
+  int64_t rep = 0;
+  const uint8_t *soft = nullptr, *update_r = nullptr;
+  const double *nu = nullptr;
+  float *R = nullptr;        // K, updated in place
+};
+
+// train_epoch runs one fine-tuning epoch; loss[k] receives the mean minibatch loss and
+// train_dist (K x n, when not null) the train-mode distance of every row visited.
+void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &o, StepFn step,
+                 void *ctx, double *loss, float *train_dist);
+
+// distances writes ||net(x) - c||^2 in eval mode for the m rows of x into out (m).
+void distances(const Net &net, const float *c, const float *x, int64_t m, float *out);
+// reconstruction writes ||x - net(x)||^2 / d in eval mode for the m rows of x (m x d, the
+// net an autoencoder) into out (m).
+void reconstruction(const Net &net, const float *x, int64_t m, float *out);
+// sum_output adds the eval-mode outputs of the m rows of x into sum (out), in double.
+void sum_output(const Net &net, const float *x, int64_t m, double *sum);
+
+}  // namespace fast
+}  // namespace udocc
+
+#endif
