@@ -26,12 +26,16 @@ import (
 // occurs anywhere (a quoted field may hold a newline, so a line need not be a record;
 // finding the records would mean parsing every row), when there is no data row, and
 // when the block's labels alone could be mapped otherwise than the whole column's: all
-// 1 (an anomaly under 0/1, a normal row under -1/1), or a label error (with
-// opts.Positive, a block without the positive value). Checks that need every row, such
+// 1 with the first data row's (an anomaly under 0/1, a normal row under -1/1), or a
+// label error (with opts.Positive, a block without the positive value). So is a path
+// that is not a regular file (a pipe: stdin). Checks that need every row, such
 // as a third label value outside the block, are not made on the block: rank 0 reads
 // the whole file.
 func loadCSVPart(path, format string, opts LoadOptions) (*Dataset, error) {
 	whole := func() (*Dataset, error) { return loadBytes(path, format, opts) }
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return whole() // a pipe (stdin) or a device: read once, without seeking
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -40,9 +44,6 @@ func loadCSVPart(path, format string, opts LoadOptions) (*Dataset, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return whole() // a pipe or a device: not seekable
 	}
 	size := st.Size()
 	from := int64(0) // after a UTF-8 byte-order mark, which decodeCSV drops

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -138,6 +139,37 @@ func TestLoadCSVPartErrors(t *testing.T) {
 				t.Errorf("row %d, part %d: %v", bad, p, err)
 			}
 		}
+	}
+}
+
+// TestLoadCSVPartPipe reads a part from a pipe, as stdin: the whole text is read, then
+// cut, to the block the file gives.
+func TestLoadCSVPartPipe(t *testing.T) {
+	if _, err := os.Stat("/dev/fd/0"); err != nil {
+		t.Skip("no /dev/fd:", err)
+	}
+	text := csvTable(9, true, "\n", []string{"0", "1"})
+	opts := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id", DropText: true}, Part: Part{Index: 1, Of: 2}}
+	want, err := Load(writeTemp(t, "t.csv", []byte(text)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.WriteString(text)
+		w.Close()
+	}()
+	opts.Format = "csv"
+	got, err := Load(fmt.Sprintf("/dev/fd/%d", r.Fd()), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.partCut || !reflect.DeepEqual(got.X, want.X) || !reflect.DeepEqual(got.Y, want.Y) || !reflect.DeepEqual(got.IDs, want.IDs) {
+		t.Errorf("from a pipe: %+v, want the rows of %+v, read whole", got, want)
 	}
 }
 
