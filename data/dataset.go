@@ -73,7 +73,7 @@ type Dataset struct {
 	TextDropped []string
 	// Selection is the LoadOptions.Selection the data set was read with.
 	Selection Selection
-	partCut   bool // loadNPYPart read only LoadOptions.Part's rows
+	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
 }
 
 // Row returns row i of X (a slice of X, not a copy).
@@ -157,8 +157,10 @@ type LoadOptions struct {
 }
 
 // Part is block Index of Of equal blocks of a file's n rows: rows
-// [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order is read from that block's
-// bytes only; every other file is read whole and then cut to the block.
+// [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order, and an uncompressed
+// CSV, TSV or TXT file without double quotes, are read from that block's bytes (a CSV
+// file's header and first data row besides); every other file is read whole and then
+// cut to the block.
 type Part struct {
 	Index, Of int
 }
@@ -249,6 +251,8 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	switch {
 	case format == "npy" && opts.Part.Of > 1:
 		ds, err = loadNPYPart(path, opts)
+	case (format == "csv" || format == "tsv" || format == "txt") && opts.Part.Of > 1 && path != "-":
+		ds, err = loadCSVPart(path, format, opts)
 	case format == "parquet":
 		ds, err = loadParquet(path, opts)
 	default:

@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// cutPart keeps block p of ds's rows (a no-op for a data set that loadNPYPart already
-// cut, whose Part it carries).
+// cutPart keeps block p of ds's rows (a no-op for a data set that loadNPYPart or
+// loadCSVPart already cut).
 func cutPart(ds *Dataset, p Part) (*Dataset, error) {
 	if ds.partCut {
 		return ds, nil
