@@ -3,6 +3,7 @@
 #
 #   ./build.sh          build the shim (only when its sources changed) and bin/udocc
 #   ./build.sh test     build (and the shim's pin test, lib/udocc_pin_test), then go vet ./...
+#                       (also with -tags cuda)
 #                       and the whole test suite
 #   ./build.sh shim     build only lib/libudocc_torch.so
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
@@ -120,13 +121,23 @@ shim_flags() {
   [ -e "$libdir/libc10_cuda.so" ] && cuda+=(-lc10_cuda)
   [ ${#cuda[@]} -gt 0 ] && log "linking CUDA (${cuda[*]}) from $libdir"
   # NCCL for data-parallel CUDA runs: only a CUDA libtorch has ProcessGroupNCCL, and its
-  # header needs nccl.h (a wheel's nvidia/nccl/include, or NCCL_INCLUDE).
-  if [ -e "$libdir/libtorch_cuda.so" ] && [ -f "$inc/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp" ]; then
-    local nccl=${NCCL_INCLUDE:-}
+  # header needs nccl.h (a wheel's nvidia/nccl/include, or NCCL_INCLUDE) and the CUDA
+  # toolkit's cuda.h (CUDA_HOME/include, /usr/local/cuda/include, or CUDA_INCLUDE).
+  # UDOCC_NO_NCCL=1 leaves it out.
+  if [ -z "${UDOCC_NO_NCCL:-}" ] && [ -e "$libdir/libtorch_cuda.so" ] &&
+    [ -f "$inc/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp" ]; then
+    local nccl=${NCCL_INCLUDE:-} cudainc=${CUDA_INCLUDE:-} c
     [ -z "$nccl" ] && nccl=$(ls -d "$libdir"/../../nvidia/nccl/include 2>/dev/null | head -n 1 || true)
-    if [ -n "$nccl" ] && [ -f "$nccl/nccl.h" ]; then
-      CXXFLAGS_T+=(-DUDOCC_NCCL -isystem "$nccl")
-      log "data-parallel CUDA runs on NCCL (nccl.h from $nccl)"
+    if [ -z "$cudainc" ]; then
+      for c in ${CUDA_HOME:+"$CUDA_HOME/include"} /usr/local/cuda/include /usr/include "$libdir"/../../nvidia/cuda_runtime/include; do
+        if [ -f "$c/cuda.h" ] && [ -f "$c/cuda_runtime_api.h" ]; then cudainc=$c; break; fi
+      done
+    fi
+    if [ -n "$nccl" ] && [ -f "$nccl/nccl.h" ] && [ -n "$cudainc" ] && [ -f "$cudainc/cuda.h" ]; then
+      CXXFLAGS_T+=(-DUDOCC_NCCL -isystem "$nccl" -isystem "$cudainc")
+      log "data-parallel CUDA runs on NCCL (nccl.h from $nccl, cuda.h from $cudainc)"
+    else
+      log "no nccl.h or no cuda.h (set NCCL_INCLUDE, CUDA_INCLUDE): the shim is built without NCCL"
     fi
   fi
   LDFLAGS_T+=(-Wl,--no-as-needed "${cuda[@]}" -ltorch -ltorch_cpu -lc10 -Wl,--as-needed)
@@ -201,6 +212,9 @@ case "${1:-build}" in
     build_pin
     build_go
     go vet ./...
+    # The CUDA tests and benchmarks run only on a GPU machine (docs/cuda.md), but they
+    # compile everywhere: vetting them here keeps them in step with the code they test.
+    go vet -tags cuda ./...
     UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m ./...
     ;;
   *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;

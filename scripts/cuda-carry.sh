@@ -59,7 +59,7 @@ else
 fi
 
 cp build.sh "$dir/"
-cp torch/shim/udocc_torch.h torch/shim/udocc_torch.cpp "$dir/torch/shim/"
+cp torch/shim/*.h torch/shim/*.cpp "$dir/torch/shim/"
 cp scripts/cuda-run.sh "$dir/scripts/"
 # The PyTorch eager baseline, timed beside udocc on the same GPU and wheel.
 eager=${EAGER:-$(pwd)/../shared/baseline/torch_epoch.py}

@@ -23,12 +23,12 @@ var epochShapes = []struct {
 
 // epoch runs one epoch as the training loop does: the host draws the plan, the shim
 // trains; a fine-tuning epoch also copies back the eval-mode distances and the radii.
-func epoch(g *torch.Group, rngs []*rand.Rand, pretrain bool, obj torch.Objective) error {
+func epoch(g *torch.Group, pl *planner, rngs []*rand.Rand, pretrain bool, obj torch.Objective) error {
 	if pretrain {
-		_, err := g.PretrainEpoch(plans(rngs, g.N()))
+		_, err := g.PretrainEpoch(plans(pl, rngs))
 		return err
 	}
-	if _, err := g.TrainEpoch(plans(rngs, g.N()), obj, nil); err != nil {
+	if _, err := g.TrainEpoch(plans(pl, rngs), obj, nil); err != nil {
 		return err
 	}
 	if _, err := g.Distances(); err != nil {
@@ -57,12 +57,13 @@ func BenchmarkCUDAEpoch(b *testing.B) {
 						g, rngs := epochGroup(b, s.n, s.d, s.hidden, k, pretrain, device)
 						defer g.Close()
 						obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
-						if err := epoch(g, rngs, pretrain, obj); err != nil {
+						pl := newPlanner(s.n, 128, k)
+						if err := epoch(g, pl, rngs, pretrain, obj); err != nil {
 							b.Fatal(err)
 						}
 						b.ResetTimer()
 						for i := 0; i < b.N; i++ {
-							if err := epoch(g, rngs, pretrain, obj); err != nil {
+							if err := epoch(g, pl, rngs, pretrain, obj); err != nil {
 								b.Fatal(err)
 							}
 						}
