@@ -202,9 +202,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			o.table.part = data.Part{Index: d.Rank(), Of: d.World()}
 		}
 	}
+	readStart := time.Now()
 	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
 		return err
+	}
+	if secs := time.Since(readStart).Seconds(); secs >= 1 && !o.output.quiet {
+		// A large table: say how long reading took, in rows per second.
+		fmt.Fprintf(stderr, "udocc fit: read %s: %d rows x %d columns in %.1f s (%.0f rows/s)\n",
+			fs.Arg(0), in.ds.N, in.ds.D, secs, float64(in.ds.N)/secs)
 	}
 	defer in.remove()
 	o.in = in
