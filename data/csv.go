@@ -235,7 +235,9 @@ func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 func detectDelimiter(b []byte) (rune, error) {
 	counts := map[rune]int{}
 	quoted := false
-	for _, c := range string(b) {
+	// Bytes, not runes: the characters looked for are ASCII, which no other UTF-8
+	// character's bytes contain, and string(b) would copy the whole file.
+	for _, c := range b {
 		if c == '\n' && !quoted {
 			break
 		}
@@ -244,7 +246,7 @@ func detectDelimiter(b []byte) (rune, error) {
 			quoted = !quoted
 		case ',', ';', '\t':
 			if !quoted {
-				counts[c]++
+				counts[rune(c)]++
 			}
 		}
 	}
