@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -207,6 +208,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	// Reading leaves garbage as large as the file (its bytes, parse buffers): hand it
+	// back before training allocates its own, so that the two do not add up.
+	debug.FreeOSMemory()
 	if secs := time.Since(readStart).Seconds(); secs >= 1 && !o.output.quiet {
 		// A large table: say how long reading took, in rows per second.
 		fmt.Fprintf(stderr, "udocc fit: read %s: %d rows x %d columns in %.1f s (%.0f rows/s)\n",
