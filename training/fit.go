@@ -335,7 +335,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			localDist = make([]float32, k*local)
 		}
 	}
-	var dist, localScores []float32 // localScores: this rank's rows of dist
+	var dist, localScores []float32           // localScores: this rank's rows of dist
 	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
