@@ -39,6 +39,15 @@ func CUDACompiled() bool { return C.udocc_cuda_compiled() != 0 }
 // CUDADeviceCount is the number of visible CUDA devices (0 without CUDA).
 func CUDADeviceCount() int { return int(C.udocc_cuda_device_count()) }
 
+// CheckDevice returns nil when device ("cpu", "cuda" or "cuda:N") can be used here, and
+// otherwise the error a group on it would fail with (no CUDA in this build, no device
+// visible, an index past the visible ones).
+func CheckDevice(device string) error {
+	cs := C.CString(device)
+	defer C.free(unsafe.Pointer(cs))
+	return errorOf(C.udocc_check_device(cs))
+}
+
 // SetNumThreads sets libtorch's intra-op thread count for the whole process; n < 1 leaves
 // it as it is. Bit-identical CPU results need the same count run after run.
 func SetNumThreads(n int) { C.udocc_set_num_threads(C.int(n)) }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -183,27 +182,12 @@ func checkDevice(dev string) error {
 	return usagef("--device %q: want cpu, cuda or cuda:N", dev)
 }
 
-// deviceUsable says whether this libtorch can run on dev, a form checkDevice accepted,
+// deviceUsable says whether this libtorch can run on dev, a form checkDevice accepted (the
+// shim decides, with the message a group on dev would fail with),
 // so that a fit or a bench fails before it trains or writes anything.
 func deviceUsable(dev string) error {
-	if dev == "cpu" {
-		return nil
-	}
-	if !torch.CUDACompiled() {
-		return fmt.Errorf("--device %s: this libtorch was built without CUDA; use --device cpu", dev)
-	}
-	count := torch.CUDADeviceCount()
-	idx := 0
-	if n, ok := strings.CutPrefix(dev, "cuda:"); ok {
-		idx, _ = strconv.Atoi(n)
-	}
-	// The shim's own words (torch/shim parse_device), so the CLI and the library say one thing.
-	if count == 0 {
-		return fmt.Errorf("--device %s: libtorch has CUDA but no CUDA device is visible (CUDA_VISIBLE_DEVICES=%q)",
-			dev, os.Getenv("CUDA_VISIBLE_DEVICES"))
-	}
-	if idx >= count {
-		return fmt.Errorf("--device %s: only %d CUDA device(s) visible", dev, count)
+	if err := torch.CheckDevice(dev); err != nil {
+		return fmt.Errorf("--device %s: %w", dev, err)
 	}
 	return nil
 }

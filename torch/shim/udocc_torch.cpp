@@ -764,6 +764,10 @@ int udocc_cuda_compiled(void) { return cuda_compiled() ? 1 : 0; }
 
 int udocc_cuda_device_count(void) { return static_cast<int>(cuda_device_count()); }
 
+char *udocc_check_device(const char *device) {
+  return guard([&] { parse_device(device); });
+}
+
 void udocc_set_num_threads(int n) {
   if (n < 1) return;
   threads.store(n);

@@ -38,6 +38,9 @@ void udocc_version(char *buf, size_t len);
 int udocc_cuda_compiled(void);
 /* udocc_cuda_device_count is the number of visible CUDA devices (0 without CUDA). */
 int udocc_cuda_device_count(void);
+/* udocc_check_device says whether device ("cpu", "cuda", "cuda:N") can be used here: NULL,
+ * or why not, in the words every other entry point uses for it. */
+char *udocc_check_device(const char *device);
 /* udocc_set_num_threads sets libtorch's intra-op thread count. */
 void udocc_set_num_threads(int n);
 
