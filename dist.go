@@ -84,5 +84,7 @@ func (r *ranks) gather(xs []float64) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
-	return widen(all), nil
+	out := make([]float64, len(all))
+	widenInto(out, all)
+	return out, nil
 }

@@ -58,6 +58,8 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 
 // FitDataset is Fit on a table read with package data; its labels, if any, are never
 // trained on, and its name picks the paper's layer widths when opts.Hidden is nil.
+// ds is not changed: its rows are standardised on their way to the networks, so that
+// the fit holds no other full copy of them beside the one training reads.
 func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -93,10 +95,6 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
-	std, err := scaler.Transform(ds)
-	if err != nil {
-		return nil, fmt.Errorf("udocc: %w", err)
-	}
 	mo := training.MethodOptions{Ratio: opts.Ratio}
 	if opts.Epochs >= 2 {
 		mo.CurveEpochs = []int{opts.Epochs} // the last epoch's Eq. (5) curve, for History
@@ -116,7 +114,9 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	}
 	torch.SetNumThreads(opts.Threads)
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
-	run, err := training.FitGroup(std.X, std.N, std.D, opts.config(hidden), members, hooks)
+	cfg := opts.config(hidden)
+	cfg.Scaler = scaler
+	run, err := training.FitGroup(ds.X, ds.N, ds.D, cfg, members, hooks)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
@@ -139,7 +139,8 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(std, opts, rk); err != nil {
+	run.Close() // its copy of the table: the model rescores ds from here
+	if err := m.finish(ds, opts, rk); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -183,11 +184,11 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 	return m, nil
 }
 
-// finish scores the standardised training rows with the model's networks, and for the
-// ensemble method learns the combination and the threshold from those scores. In a
-// data-parallel fit std is this rank's block and the scores of every block are gathered.
-func (m *Model) finish(std *data.Dataset, opts Options, rk *ranks) error {
-	dist, rec, err := m.memberScores(std)
+// finish scores the training rows ds with the model's networks, and for the ensemble
+// method learns the combination and the threshold from those scores. In a data-parallel
+// fit ds is this rank's block and the scores of every block are gathered.
+func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks) error {
+	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package udocc
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/models"
@@ -30,11 +31,19 @@ func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	std, err := m.meta.Scaler.Transform(ds)
-	if err != nil {
-		return nil, nil, fmt.Errorf("udocc: %w", err)
+	return m.ScoreDataset(ds)
+}
+
+// ScoreDataset is ScoreMembers on a table read with package data, as FitDataset is Fit
+// on one; ds must have the training table's columns, in its order.
+func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
+	if m.nets == nil {
+		return nil, nil, errors.New("udocc: the model is closed")
 	}
-	dist, rec, err := m.memberScores(std)
+	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
+		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.meta.Sizes[0])
+	}
+	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,40 +70,55 @@ func (m *Model) Predict(rows [][]float64) ([]bool, error) {
 	return m.labelsOf(s), nil
 }
 
-// memberScores are every member's distances ||φ(x)−c||² of the standardised rows and,
-// for the ensemble method, its autoencoder's reconstruction errors.
-func (m *Model) memberScores(std *data.Dataset) (dist, rec [][]float64, err error) {
-	x := make([]float32, len(std.X))
-	for i, v := range std.X {
-		x[i] = float32(v)
+// scoreChunk is the rows memberScores standardises and scores at a time: a buffer of a
+// few MB, whatever the table's size, instead of a standardised copy of it.
+const scoreChunk = 1 << 16
+
+// memberScores are every member's distances ||φ(x)−c||² of the rows of ds, standardised
+// as the training rows were, and for the ensemble method its autoencoder's
+// reconstruction errors. Training rows and new ones go through the same chunks, so the
+// training rows score the same however they are given.
+func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float64, err error) {
+	dist, rec = make([][]float64, len(m.nets)), make([][]float64, len(m.aes))
+	for k := range dist {
+		dist[k] = make([]float64, ds.N)
 	}
-	for k, g := range m.nets {
-		d, err := g.DistancesOf(x, std.N, std.D)
-		if err != nil {
-			return nil, nil, fmt.Errorf("udocc: member %d: %w", k, err)
-		}
-		dist = append(dist, widen(d))
+	for k := range rec {
+		rec[k] = make([]float64, ds.N)
 	}
-	for k, g := range m.aes {
-		r, err := g.ReconstructionOf(x, std.N, std.D)
-		if err != nil {
-			return nil, nil, fmt.Errorf("udocc: member %d autoencoder: %w", k, err)
+	buf := make([]float32, min(ds.N, scoreChunk)*ds.D)
+	for lo := 0; lo < ds.N; lo += scoreChunk {
+		hi := min(lo+scoreChunk, ds.N)
+		x := buf[:(hi-lo)*ds.D]
+		m.meta.Scaler.Standardise(x, ds.X[lo*ds.D:hi*ds.D])
+		for k, g := range m.nets {
+			d, err := g.DistancesOf(x, hi-lo, ds.D)
+			if err != nil {
+				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo, hi-1, err)
+			}
+			widenInto(dist[k][lo:hi], d)
 		}
-		rec = append(rec, widen(r))
+		for k, g := range m.aes {
+			r, err := g.ReconstructionOf(x, hi-lo, ds.D)
+			if err != nil {
+				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo, hi-1, err)
+			}
+			widenInto(rec[k][lo:hi], r)
+		}
 	}
 	return dist, rec, nil
 }
 
-func widen(xs []float32) []float64 {
-	out := make([]float64, len(xs))
+// widenInto copies xs into dst as float64.
+func widenInto(dst []float64, xs []float32) {
 	for i, v := range xs {
-		out[i] = float64(v)
+		dst[i] = float64(v)
 	}
-	return out
 }
 
 // dataset packs rows into a data set, checking that every row has d numbers (d < 0:
-// as many as the first row).
+// as many as the first row), each finite and within float32's range: the table is
+// float32, as package data reads one.
 func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 	if len(rows) == 0 {
 		return nil, errors.New("udocc: no rows")
@@ -103,12 +127,18 @@ func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 	if d < 0 {
 		d, want = len(rows[0]), "row 0 has"
 	}
-	ds := &data.Dataset{Name: "rows", N: len(rows), D: d, X: make([]float64, 0, len(rows)*d)}
+	ds := &data.Dataset{Name: "rows", N: len(rows), D: d, X: make([]float32, 0, len(rows)*d)}
 	for i, r := range rows {
 		if len(r) != d {
 			return nil, fmt.Errorf("udocc: row %d has %d columns, %s %d", i, len(r), want, d)
 		}
-		ds.X = append(ds.X, r...)
+		for j, v := range r {
+			f := float32(v)
+			if math.IsNaN(v) || math.IsInf(float64(f), 0) {
+				return nil, fmt.Errorf("udocc: row %d, column %d: %v is not a finite float32", i, j, v)
+			}
+			ds.X = append(ds.X, f)
+		}
 	}
 	for j := range d {
 		ds.Features = append(ds.Features, fmt.Sprintf("x%d", j+1))

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
 )
 
 // fitted fits quick options of method on the synthetic table and closes the model at
@@ -115,6 +116,42 @@ func TestScoreIsScores(t *testing.T) {
 				t.Errorf("oc Predict: %v, want ErrNoThreshold", errA)
 			}
 		})
+	}
+}
+
+// TestFitDatasetKeepsTable checks that FitDataset leaves its table as it was (its rows
+// are standardised on their way to the networks, not in place), that Score of the same
+// rows gives Scores, and that rows score the same in any calls (the model scores in
+// chunks of rows, so each row's score must not depend on the others).
+func TestFitDatasetKeepsTable(t *testing.T) {
+	rows := table(120, 3, 1)
+	ds := &data.Dataset{Name: "t", N: len(rows), D: 3, Features: []string{"a", "b", "c"}}
+	for _, r := range rows {
+		for _, v := range r {
+			ds.X = append(ds.X, float32(v))
+		}
+	}
+	before := slices.Clone(ds.X)
+	o := quick()
+	m, err := udocc.FitDataset(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if !slices.Equal(ds.X, before) {
+		t.Errorf("FitDataset changed its table")
+	}
+	whole, err := m.Score(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(whole, m.Scores()) {
+		t.Errorf("Score(training rows) differs from Scores()")
+	}
+	a, errA := m.Score(rows[:37])
+	b, errB := m.Score(rows[37:])
+	if errA != nil || errB != nil || !slices.Equal(append(a, b...), whole) {
+		t.Errorf("rows score differently in two calls than in one (%v, %v)", errA, errB)
 	}
 }
 

@@ -208,7 +208,7 @@ func (r *runner) runDataset(ctx context.Context, w work) []error {
 
 // runGroup trains one lockstep group and appends a line per member. A cancelled ctx
 // stops it at the end of the epoch it is in, with no line written (Run reports ctx.Err).
-func (r *runner) runGroup(ctx context.Context, d *dataset, x []float64, g []task) error {
+func (r *runner) runGroup(ctx context.Context, d *dataset, x []float32, g []task) error {
 	r.mu.Lock()
 	r.seq++
 	id := fmt.Sprintf("%s/%d", r.session.ID, r.seq)

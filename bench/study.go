@@ -327,6 +327,10 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	oldResults := oldRun.Results
 	oldRun.Close()
 
+	x64 := make([]float64, len(ds.X)) // the isolation forest's input
+	for i, v := range ds.X {
+		x64[i] = float64(v)
+	}
 	var out []StudyRecord
 	for i, s := range t.seeds {
 		k := int(s - lo)
@@ -354,11 +358,11 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 			return nil, err
 		}
 		r.Sources["old"] = ev
-		forest, err := iforest.Fit(ds.X, ds.N, ds.D, iforest.Options{Seed: s})
+		forest, err := iforest.Fit(x64, ds.N, ds.D, iforest.Options{Seed: s})
 		if err != nil {
 			return nil, err
 		}
-		ev, err = evalSource(forest.Score(ds.X, ds.N), ds.Y, nil)
+		ev, err = evalSource(forest.Score(x64, ds.N), ds.Y, nil)
 		if err != nil {
 			return nil, err
 		}

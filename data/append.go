@@ -147,7 +147,7 @@ func openTextTable(path, format string, opts LoadOptions) (*table, error) {
 }
 
 func openMatrixTable(path string, opts LoadOptions) (*table, error) {
-	opts.Selection = Selection{}
+	opts.Selection, opts.full = Selection{}, true
 	ds, err := Load(path, opts)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func openMatrixTable(path string, opts LoadOptions) (*table, error) {
 			return nil, io.EOF
 		}
 		rec := make([]string, ds.D)
-		for j, v := range ds.Row(i) {
+		for j, v := range ds.wide[i*ds.D : (i+1)*ds.D] {
 			rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 		i++

@@ -32,7 +32,7 @@ func TestWriteAppended(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(ds.X, []float64{1.5, 0.25, 1, -2, 3, 2}) || !slices.Equal(ds.IDs, []string{"x", "y"}) {
+				if !slices.Equal(ds.X, f32([]float64{1.5, 0.25, 1, -2, 3, 2})) || !slices.Equal(ds.IDs, []string{"x", "y"}) {
 					t.Errorf("X %v ids %q", ds.X, ds.IDs)
 				}
 				if ext == ".csv" {

@@ -104,7 +104,7 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	// The lines bound the rows: one allocation of x instead of doublings.
-	x := make([]float64, 0, (bytes.Count(b, []byte{'\n'})+1)*len(ro.features))
+	x := make([]float32, 0, (bytes.Count(b, []byte{'\n'})+1)*len(ro.features))
 	var ids []string
 	lr := labelReader{positive: opts.Positive}
 	row := func(rec []string, line int) error {
@@ -188,8 +188,8 @@ func allNumbers(cells []string) bool {
 	return true
 }
 
-// parseCell parses one numeric cell.
-func parseCell(cell string) (float64, error) {
+// parseCell parses one numeric cell into the float32 a table holds.
+func parseCell(cell string) (float32, error) {
 	s := strings.TrimSpace(cell)
 	if s == "" {
 		return 0, ErrEmptyCell
@@ -202,7 +202,11 @@ func parseCell(cell string) (float64, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q: %w", s, ErrNonFinite)
 	}
-	return v, nil
+	f, err := toFloat32(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", s, ErrRange)
+	}
+	return f, nil
 }
 
 // csvLabelColumn resolves the label column to a 0-based index, -1 for none.

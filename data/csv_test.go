@@ -38,7 +38,7 @@ func TestCSVRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ds.N != n || ds.D != d || !slices.Equal(ds.X, x) || !slices.Equal(ds.Y, y) {
+				if ds.N != n || ds.D != d || !slices.Equal(ds.X, f32(x)) || !slices.Equal(ds.Y, y) {
 					t.Fatalf("read %d×%d %v %v, wrote %v %v", ds.N, ds.D, ds.X, ds.Y, x, y)
 				}
 				if want := []string{"f a", "f,b", "f3"}; !slices.Equal(ds.Features, want) {
@@ -112,7 +112,7 @@ func TestCSVAccepts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(ds.X, tc.wantX) || ds.Y != nil {
+			if !slices.Equal(ds.X, f32(tc.wantX)) || ds.Y != nil {
 				t.Errorf("X %v Y %v, want %v", ds.X, ds.Y, tc.wantX)
 			}
 		})
@@ -142,7 +142,7 @@ func TestCSVHeader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(ds.X, tc.wantX) || !slices.Equal(ds.Features, tc.wantNames) || ds.Named != tc.named {
+			if !slices.Equal(ds.X, f32(tc.wantX)) || !slices.Equal(ds.Features, tc.wantNames) || ds.Named != tc.named {
 				t.Errorf("X %v, features %q, named %v; want %v, %q, %v", ds.X, ds.Features, ds.Named, tc.wantX, tc.wantNames, tc.named)
 			}
 		})

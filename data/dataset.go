@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -43,6 +44,9 @@ var (
 	ErrLengthMismatch = errors.New("label count differs from row count")
 	// ErrTooLarge reports a declared size that exceeds the bytes present.
 	ErrTooLarge = errors.New("declared size exceeds the data present")
+	// ErrRange reports a finite value too large for float32 (beyond ±3.4e38), the
+	// precision a table is held in.
+	ErrRange = errors.New("value is beyond float32's range (±3.4e38)")
 	// ErrOptions reports contradictory or invalid LoadOptions.
 	ErrOptions = errors.New("invalid load options")
 )
@@ -55,8 +59,10 @@ type Dataset struct {
 	Path string
 	// N is the number of rows (points), D the number of columns (features).
 	N, D int
-	// X holds the N×D values in row-major order: X[i*D+j] is row i, column j.
-	X []float64
+	// X holds the N×D values in row-major order: X[i*D+j] is row i, column j. They are
+	// float32, the precision training uses: readers convert every value as they read it,
+	// so that a table is held once, at half float64's size.
+	X []float32
 	// Y holds N labels, 1 = anomaly and 0 = normal, or is nil when the file
 	// has no labels.
 	Y []int
@@ -74,10 +80,14 @@ type Dataset struct {
 	// Selection is the LoadOptions.Selection the data set was read with.
 	Selection Selection
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
+	// wide is X at full precision, for a matrix (MAT, NPY, NPZ) read with
+	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended
+	// copies its values exactly. nil otherwise.
+	wide []float64
 }
 
 // Row returns row i of X (a slice of X, not a copy).
-func (ds *Dataset) Row(i int) []float64 { return ds.X[i*ds.D : (i+1)*ds.D] }
+func (ds *Dataset) Row(i int) []float32 { return ds.X[i*ds.D : (i+1)*ds.D] }
 
 // Anomalies returns the number of rows labelled 1 (0 when Y is nil).
 func (ds *Dataset) Anomalies() int {
@@ -109,7 +119,7 @@ func (ds *Dataset) Validate() error {
 		return fmt.Errorf("data: %s: %d ids for %d rows: %w", where, len(ds.IDs), ds.N, ErrLengthMismatch)
 	}
 	for k, v := range ds.X {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if isNonFinite(v) {
 			return fmt.Errorf("data: %s: row %d, column %d: %v: %w", where, k/ds.D+1, k%ds.D+1, v, ErrNonFinite)
 		}
 	}
@@ -154,7 +164,14 @@ type LoadOptions struct {
 	// Part, when Part.Of > 1, keeps only one block of rows: a data-parallel rank's
 	// share (docs/distributed.md). The zero value reads every row.
 	Part Part
+	// full makes a matrix reader keep its values at full precision too (Dataset.wide),
+	// for WriteAppended.
+	full bool
 }
+
+// wide reports whether a matrix reader keeps its values at full precision beside X: for
+// WriteAppended, and for an id column, whose numbers become text.
+func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" }
 
 // Part is block Index of Of equal blocks of a file's n rows: rows
 // [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order, and an uncompressed
@@ -251,6 +268,8 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	switch {
 	case format == "npy" && opts.Part.Of > 1:
 		ds, err = loadNPYPart(path, opts)
+	case format == "npy":
+		ds, err = loadNPY(path, opts)
 	case (format == "csv" || format == "tsv" || format == "txt") && opts.Part.Of > 1 && path != "-":
 		ds, err = loadCSVPart(path, format, opts)
 	case format == "parquet":
@@ -292,7 +311,7 @@ func loadBytes(path, format string, opts LoadOptions) (*Dataset, error) {
 	case "csv", "tsv", "txt":
 		return decodeCSV(b, opts)
 	case "npy":
-		ds, err = decodeNPY(b)
+		ds, err = decodeNPY(bytes.NewReader(b), int64(len(b)), opts)
 	case "npz":
 		ds, err = decodeNPZ(b, opts)
 	}
@@ -305,12 +324,12 @@ func loadBytes(path, format string, opts LoadOptions) (*Dataset, error) {
 // newDataset assembles a Dataset from a row-major n×d matrix, optional
 // float labels and optional feature names (nil gives "x1"…"xd"), checking
 // the values and the labels.
-func newDataset(n, d int, x []float64, y []float64, features []string) (*Dataset, error) {
+func newDataset(n, d int, x []float32, y []float64, features []string) (*Dataset, error) {
 	if n <= 0 || d <= 0 {
 		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, ErrEmpty)
 	}
 	for k, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if isNonFinite(v) {
 			return nil, fmt.Errorf("row %d, column %d: %v: %w", k/d+1, k%d+1, v, ErrNonFinite)
 		}
 	}
@@ -329,6 +348,44 @@ func newDataset(n, d int, x []float64, y []float64, features []string) (*Dataset
 		ds.Y = labels
 	}
 	return ds, nil
+}
+
+// newDatasetWide is newDataset for a matrix read at full precision: X is x narrowed,
+// and x is kept as the data set's wide values.
+func newDatasetWide(n, d int, x []float64, y []float64) (*Dataset, error) {
+	if n <= 0 || d <= 0 {
+		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, ErrEmpty)
+	}
+	x32 := make([]float32, len(x))
+	for k, v := range x {
+		f, err := toFloat32(v)
+		if err != nil {
+			return nil, fmt.Errorf("row %d, column %d: %w", k/d+1, k%d+1, err)
+		}
+		x32[k] = f
+	}
+	ds, err := newDataset(n, d, x32, y, nil)
+	if err != nil {
+		return nil, err
+	}
+	ds.wide = x
+	return ds, nil
+}
+
+// isNonFinite reports a NaN or ±Inf.
+func isNonFinite(v float32) bool { return v != v || v > math.MaxFloat32 || v < -math.MaxFloat32 }
+
+// toFloat32 is v as the table holds it, or an error for a NaN, an infinity, or a finite
+// value beyond float32's range (which would become one).
+func toFloat32(v float64) (float32, error) {
+	f := float32(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%v: %w", v, ErrNonFinite)
+	case isNonFinite(f):
+		return 0, fmt.Errorf("%v: %w", v, ErrRange)
+	}
+	return f, nil
 }
 
 // toLabels converts float labels that are exactly 0 or 1.

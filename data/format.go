@@ -78,7 +78,7 @@ func gunzip(b []byte) ([]byte, error) {
 
 // selectMatrix applies a Selection to a matrix read from MAT, NPY or NPZ, whose
 // columns are named x1…xD: every column is numeric, and the id column's numbers
-// become its text.
+// become its text (read at full precision: LoadOptions.wide).
 func selectMatrix(ds *Dataset, s Selection) (*Dataset, error) {
 	if s.IsZero() {
 		return ds, nil
@@ -92,14 +92,14 @@ func selectMatrix(ds *Dataset, s Selection) (*Dataset, error) {
 		return nil, err
 	}
 	out := &Dataset{N: ds.N, D: len(r.features), Y: ds.Y, Named: ds.Named}
-	out.X = make([]float64, 0, out.N*out.D)
+	out.X = make([]float32, 0, out.N*out.D)
 	for i := 0; i < ds.N; i++ {
 		row := ds.Row(i)
 		for _, j := range r.features {
 			out.X = append(out.X, row[j])
 		}
 		if r.id >= 0 {
-			out.IDs = append(out.IDs, strconv.FormatFloat(row[r.id], 'g', -1, 64))
+			out.IDs = append(out.IDs, strconv.FormatFloat(ds.wide[i*ds.D+r.id], 'g', -1, 64))
 		}
 	}
 	for _, j := range r.features {

@@ -50,7 +50,7 @@ func TestTextFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(ds.X, []float64{1.5, -2e-3, 0.1, 7, 3, 4}) || !slices.Equal(ds.Y, []int{0, 1, 0}) ||
+			if !slices.Equal(ds.X, f32([]float64{1.5, -2e-3, 0.1, 7, 3, 4})) || !slices.Equal(ds.Y, []int{0, 1, 0}) ||
 				!slices.Equal(ds.IDs, []string{"r1", "r2", "r,3"}) || !slices.Equal(ds.Features, []string{"a", "b"}) || ds.Name != "t" {
 				t.Errorf("read %v %v %q %q %q", ds.X, ds.Y, ds.IDs, ds.Features, ds.Name)
 			}
@@ -107,7 +107,7 @@ func TestCSVSelection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(ds.Features, tc.features) || !slices.Equal(ds.X, tc.x) || !slices.Equal(ds.Y, []int{1, 0}) {
+			if !slices.Equal(ds.Features, tc.features) || !slices.Equal(ds.X, f32(tc.x)) || !slices.Equal(ds.Y, []int{1, 0}) {
 				t.Errorf("features %q X %v Y %v", ds.Features, ds.X, ds.Y)
 			}
 		})
@@ -137,7 +137,7 @@ func TestSameTableEveryFormat(t *testing.T) {
 			t.Fatalf("%s: %d×%d, csv %d×%d", f, ds.N, ds.D, first.N, first.D)
 		}
 		for k := range ds.X {
-			if math.Float64bits(ds.X[k]) != math.Float64bits(first.X[k]) {
+			if math.Float32bits(ds.X[k]) != math.Float32bits(first.X[k]) {
 				t.Fatalf("%s: value %d is %v, csv has %v", f, k, ds.X[k], first.X[k])
 			}
 		}

@@ -42,7 +42,7 @@ func FuzzMAT(f *testing.F) {
 		for i, v := range ds.Y {
 			y[i] = float64(v)
 		}
-		vars := []MATVar{{Name: "X", Rows: ds.N, Cols: ds.D, Data: ds.X}}
+		vars := []MATVar{{Name: "X", Rows: ds.N, Cols: ds.D, Data: f64(ds.X)}}
 		if ds.Y != nil {
 			vars = append(vars, MATVar{Name: "y", Rows: ds.N, Cols: 1, Data: y})
 		}
@@ -51,7 +51,7 @@ func FuzzMAT(f *testing.F) {
 			t.Fatalf("re-read: %v", err)
 		}
 		for k := range ds.X {
-			if math.Float64bits(ds.X[k]) != math.Float64bits(again.X[k]) {
+			if math.Float32bits(ds.X[k]) != math.Float32bits(again.X[k]) {
 				t.Fatalf("value %d: %v then %v", k, ds.X[k], again.X[k])
 			}
 		}
@@ -90,7 +90,7 @@ func FuzzNPZ(f *testing.F) {
 				checkDecoded(t, ds)
 			}
 		}
-		if ds, err := decodeNPY(xnpy); err == nil {
+		if ds, err := decodeNPY(bytes.NewReader(xnpy), int64(len(xnpy)), DefaultLoadOptions()); err == nil {
 			checkDecoded(t, ds)
 		}
 	})

@@ -80,3 +80,21 @@ func writeTemp(t testing.TB, name string, b []byte) string {
 	}
 	return path
 }
+
+// f32 is xs as a Dataset holds them, rounded to float32.
+func f32(xs []float64) []float32 {
+	out := make([]float32, len(xs))
+	for i, v := range xs {
+		out[i] = float32(v)
+	}
+	return out
+}
+
+// f64 is xs widened to float64.
+func f64(xs []float32) []float64 {
+	out := make([]float64, len(xs))
+	for i, v := range xs {
+		out[i] = float64(v)
+	}
+	return out
+}

@@ -40,7 +40,7 @@ func TestIndependentWriters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ds.N != 3 || ds.D != 4 || !slices.Equal(ds.X, tc.wantX) {
+			if ds.N != 3 || ds.D != 4 || !slices.Equal(ds.X, f32(tc.wantX)) {
 				t.Errorf("%d×%d %v, want 3×4 %v", ds.N, ds.D, ds.X, tc.wantX)
 			}
 			wantY := []int{0, 1, 0}

@@ -14,7 +14,7 @@ func (ds *Dataset) LikelyLabels() []string {
 		if !ds.Named || !isLabelName(name) {
 			continue
 		}
-		values := map[float64]bool{}
+		values := map[float32]bool{}
 		for i := 0; i < ds.N && len(values) <= 2; i++ {
 			values[ds.X[i*ds.D+j]] = true
 		}

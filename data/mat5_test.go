@@ -89,7 +89,7 @@ func TestMATRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ds.N != n || ds.D != d || !slices.Equal(ds.X, x) {
+				if ds.N != n || ds.D != d || !slices.Equal(ds.X, f32(x)) {
 					t.Fatalf("read %d×%d %v, wrote %d×%d %v", ds.N, ds.D, ds.X, n, d, x)
 				}
 				for i, v := range y {
@@ -210,7 +210,7 @@ func TestMATSkipsOtherElements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ds.X, []float64{3, 4}) || ds.Y != nil || !slices.Equal(ds.Features, []string{"x1", "x2"}) {
+	if !slices.Equal(ds.X, f32([]float64{3, 4})) || ds.Y != nil || !slices.Equal(ds.Features, []string{"x1", "x2"}) {
 		t.Errorf("%+v", ds)
 	}
 }

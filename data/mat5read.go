@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -59,8 +60,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	if y == nil && yRequired {
 		return nil, fmt.Errorf("variable %q: %w", yName, ErrMissingVariable)
 	}
-	xv, err := x.values(order)
-	if err != nil {
+	if err := x.check(); err != nil {
 		return nil, err
 	}
 	if len(x.dims) != 2 {
@@ -70,15 +70,32 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	if n == 0 || d == 0 {
 		return nil, fmt.Errorf("variable %q: %d×%d: %w", x.name, n, d, ErrEmpty)
 	}
-	// Column-major (MATLAB order) to row-major.
-	rows := make([]float64, len(xv))
+	// Column-major (MATLAB order) to row-major, a column at a time: to float32 as the
+	// table holds it, and at full precision beside it where LoadOptions.wide asks.
+	var rows []float32
+	var wide []float64
+	if opts.wide() {
+		wide = make([]float64, n*d)
+	} else {
+		rows = make([]float32, n*d)
+	}
+	sz := x.storage.size()
 	for j := 0; j < d; j++ {
-		for i := 0; i < n; i++ {
-			rows[i*d+j] = xv[j*n+i]
+		for i, v := range x.storage.decode(order, x.real[j*n*sz:(j+1)*n*sz]) {
+			if wide != nil {
+				wide[i*d+j] = v
+				continue
+			}
+			f := float32(v)
+			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				return nil, fmt.Errorf("variable %q: row %d, column %d: %v: %w", x.name, i+1, j+1, v, ErrRange)
+			}
+			rows[i*d+j] = f
 		}
 	}
 	var yv []float64
 	if y != nil {
+		var err error
 		if yv, err = y.values(order); err != nil {
 			return nil, err
 		}
@@ -86,7 +103,12 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 			return nil, fmt.Errorf("variable %q: dimensions %v, want a vector: %w", y.name, y.dims, ErrFormat)
 		}
 	}
-	ds, err := newDataset(n, d, rows, yv, nil)
+	var ds *Dataset
+	if wide != nil {
+		ds, err = newDatasetWide(n, d, wide, yv)
+	} else {
+		ds, err = newDataset(n, d, rows, yv, nil)
+	}
 	if err != nil {
 		vars := fmt.Sprintf("variable %q", x.name)
 		if y != nil {
@@ -257,28 +279,37 @@ func matParseMatrix(e []byte, order binary.ByteOrder, off int) (*matArray, error
 // values decodes the real part into float64 in MATLAB's column-major
 // order, checking the element count against the dimensions.
 func (a *matArray) values(order binary.ByteOrder) ([]float64, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return a.storage.decode(order, a.real), nil
+}
+
+// check reports a variable that is not a real numeric array whose stored values match
+// its dimensions.
+func (a *matArray) check() error {
 	switch {
 	case !a.class.numeric():
-		return nil, fmt.Errorf("variable %q (byte %d): %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
+		return fmt.Errorf("variable %q (byte %d): %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
 	case a.complex:
-		return nil, fmt.Errorf("variable %q (byte %d): complex %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
+		return fmt.Errorf("variable %q (byte %d): complex %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
 	}
 	sz := a.storage.size()
 	if sz == 0 {
-		return nil, fmt.Errorf("variable %q (byte %d): real part stored as %v: %w", a.name, a.offset, a.storage, ErrFormat)
+		return fmt.Errorf("variable %q (byte %d): real part stored as %v: %w", a.name, a.offset, a.storage, ErrFormat)
 	}
 	if len(a.real)%sz != 0 {
-		return nil, fmt.Errorf("variable %q (byte %d): %d bytes of %v is not a whole number of values: %w", a.name, a.offset, len(a.real), a.storage, ErrFormat)
+		return fmt.Errorf("variable %q (byte %d): %d bytes of %v is not a whole number of values: %w", a.name, a.offset, len(a.real), a.storage, ErrFormat)
 	}
 	count := len(a.real) / sz
 	// The product of the dimensions is compared with the values present,
 	// never used to allocate: a header claiming 2^40 elements fails here.
 	numel, ok := product(a.dims, count)
 	if !ok || numel != count {
-		return nil, fmt.Errorf("variable %q (byte %d): dimensions %v need %s values, %d stored: %w",
+		return fmt.Errorf("variable %q (byte %d): dimensions %v need %s values, %d stored: %w",
 			a.name, a.offset, a.dims, dimsProduct(a.dims), count, ErrTooLarge)
 	}
-	return a.storage.decode(order, a.real), nil
+	return nil
 }
 
 // product returns the product of dims if it is at most limit; ok is false

@@ -2,29 +2,34 @@ package data
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sbinet/npyio/npy"
 )
 
-// npyArray is a decoded .npy array: its shape and values in C (row-major)
-// order.
+// npyArray is a decoded .npy array: its shape and values in C (row-major) order,
+// narrowed to float32 (x), or at full precision (wide) where parseNPY was asked to
+// keep it (labels, and a matrix an id column or WriteAppended needs exactly).
 type npyArray struct {
-	dtype  string
-	shape  []int
-	values []float64
+	dtype string
+	shape []int
+	x     []float32
+	wide  []float64
 }
 
 // npyHeaderRE matches the header dictionary exactly as NumPy (and npyio)
 // write it, padding and newline included. npyio's own header parser slices
 // by these fixed offsets and panics or misreads on other layouts, so any
-// other layout is rejected before npyio sees it.
+// other layout is rejected.
 var npyHeaderRE = regexp.MustCompile(`^\{'descr': '([^']*)', 'fortran_order': (True|False), 'shape': \(([0-9, ]*)\), \} *\n$`)
 
 // npyDtypes are the dtypes read, by their NumPy descr, with their size.
@@ -35,35 +40,42 @@ var npyDtypes = map[string]int{
 	"<u8": 8, ">u8": 8, "<i8": 8, ">i8": 8, "<f8": 8, ">f8": 8,
 }
 
-// parseNPY decodes one .npy file (format versions 1.0 and 2.0, NEP 1).
-// The header is checked, and the declared shape compared with the bytes
-// present, before npyio allocates anything: a header claiming 2^40 values
-// is an error, not an allocation.
-func parseNPY(b []byte) (*npyArray, error) {
-	if !bytes.HasPrefix(b, npy.Magic[:]) || len(b) < 10 {
+// parseNPY decodes one .npy file (format versions 1.0 and 2.0, NEP 1) of size bytes
+// from r, in blocks: the file's bytes are never held whole, and the values are
+// converted as they are read (to float32, or float64 when wide). The header is
+// checked, and the declared shape compared with the bytes present, before anything is
+// allocated: a header claiming 2^40 values is an error, not an allocation.
+func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
+	pre := make([]byte, 10, 12)
+	if _, err := io.ReadFull(r, pre); err != nil || !bytes.HasPrefix(pre, npy.Magic[:]) {
 		return nil, fmt.Errorf("no NumPy magic \"\\x93NUMPY\" at byte 0: %w", ErrFormat)
 	}
 	var hlen, start int
-	switch major := b[6]; major {
+	switch major := pre[6]; major {
 	case 1:
-		hlen, start = int(b[8])|int(b[9])<<8, 10
+		hlen, start = int(pre[8])|int(pre[9])<<8, 10
 	case 2:
-		if len(b) < 12 {
+		pre = pre[:12]
+		if _, err := io.ReadFull(r, pre[10:]); err != nil {
 			return nil, fmt.Errorf("byte 8: truncated header length: %w", ErrFormat)
 		}
-		hlen, start = int(b[8])|int(b[9])<<8|int(b[10])<<16|int(b[11])<<24, 12
+		hlen, start = int(pre[8])|int(pre[9])<<8|int(pre[10])<<16|int(pre[11])<<24, 12
 	default:
-		return nil, fmt.Errorf("byte 6: format version %d.%d, want 1.0 or 2.0: %w", major, b[7], ErrFormat)
+		return nil, fmt.Errorf("byte 6: format version %d.%d, want 1.0 or 2.0: %w", major, pre[7], ErrFormat)
 	}
-	if hlen > len(b)-start {
-		return nil, fmt.Errorf("byte 8: header declares %d bytes, %d left: %w", hlen, len(b)-start, ErrTooLarge)
+	if int64(hlen) > size-int64(start) {
+		return nil, fmt.Errorf("byte 8: header declares %d bytes, %d left: %w", hlen, size-int64(start), ErrTooLarge)
 	}
-	m := npyHeaderRE.FindSubmatch(b[start : start+hlen])
+	hdr := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, fmt.Errorf("byte %d: %v: %w", start, err, ErrFormat)
+	}
+	m := npyHeaderRE.FindSubmatch(hdr)
 	if m == nil {
-		return nil, fmt.Errorf("byte %d: header %q is not a NumPy header dictionary: %w", start, b[start:start+hlen], ErrFormat)
+		return nil, fmt.Errorf("byte %d: header %q is not a NumPy header dictionary: %w", start, hdr, ErrFormat)
 	}
 	dtype, fortran := string(m[1]), string(m[2]) == "True"
-	size, ok := npyDtypes[dtype]
+	sz, ok := npyDtypes[dtype]
 	if !ok {
 		return nil, fmt.Errorf("dtype %q (want bool, intN, uintN, float32 or float64): %w", dtype, ErrNotNumeric)
 	}
@@ -71,37 +83,102 @@ func parseNPY(b []byte) (*npyArray, error) {
 	if err != nil {
 		return nil, fmt.Errorf("byte %d: %w", start, err)
 	}
-	data := b[start+hlen:]
-	count := len(data) / size
-	numel, ok := product(shape, count)
+	data := size - int64(start+hlen)
+	numel, ok := product(shape, int(data/int64(sz)))
 	if !ok {
-		return nil, fmt.Errorf("shape %v needs more than the %d bytes of data present: %w", shape, len(data), ErrTooLarge)
+		return nil, fmt.Errorf("shape %v needs more than the %d bytes of data present: %w", shape, data, ErrTooLarge)
 	}
-	if numel*size != len(data) {
-		return nil, fmt.Errorf("shape %v of %s needs %d bytes of data, %d present: %w", shape, dtype, numel*size, len(data), ErrFormat)
+	if int64(numel)*int64(sz) != data {
+		return nil, fmt.Errorf("shape %v of %s needs %d bytes of data, %d present: %w", shape, dtype, numel*sz, data, ErrFormat)
 	}
-	if dtype == "|b1" {
-		if k := slices.IndexFunc(data, func(c byte) bool { return c > 1 }); k >= 0 {
-			return nil, fmt.Errorf("element %d: bool byte %d: %w", k, data[k], ErrFormat)
-		}
-	}
-	r, err := npy.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("npyio: %v: %w", err, ErrFormat)
-	}
-	if h := r.Header.Descr; h.Type != dtype || h.Fortran != fortran || !slices.Equal(h.Shape, shape) {
-		return nil, fmt.Errorf("npyio read header %v, want %s %v: %w", r.Header, dtype, shape, ErrFormat)
-	}
-	values, err := npyRead(r, dtype, numel)
-	if err != nil {
-		return nil, fmt.Errorf("npyio: %v: %w", err, ErrFormat)
-	}
-	if fortran && len(shape) == 2 {
-		values = transpose(values, shape[1], shape[0])
-	} else if fortran && len(shape) > 2 {
+	if fortran && len(shape) > 2 {
 		return nil, fmt.Errorf("%d-D array in Fortran order: %w", len(shape), ErrFormat)
 	}
-	return &npyArray{dtype: dtype, shape: shape, values: values}, nil
+	// Element k of the file is row k/cols, column k%cols in C order; in Fortran order
+	// (2-D) it is row k%rows, column k/rows, and lands at its row-major place.
+	rows, cols := numel, 1
+	if len(shape) == 2 {
+		rows, cols = shape[0], shape[1]
+	}
+	place := func(k int) int { return k }
+	if fortran && len(shape) == 2 {
+		place = func(k int) int { return k%rows*cols + k/rows }
+	}
+	a := &npyArray{dtype: dtype, shape: shape}
+	if wide {
+		a.wide = make([]float64, numel)
+		err = npyValues(r, dtype, numel, func(k int, v float64) error { a.wide[place(k)] = v; return nil })
+	} else {
+		a.x = make([]float32, numel)
+		err = npyValues(r, dtype, numel, func(k int, v float64) error {
+			f := float32(v)
+			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+				i := place(k)
+				return fmt.Errorf("row %d, column %d: %v: %w", i/cols+1, i%cols+1, v, ErrRange)
+			}
+			a.x[place(k)] = f
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// npyBlock is the bytes parseNPY reads at a time.
+const npyBlock = 1 << 16
+
+// npyValues reads n values of dtype from r, a block at a time, and hands each to put
+// with its index, converted to float64 (exactly: every dtype read fits).
+func npyValues(r io.Reader, dtype string, n int, put func(k int, v float64) error) error {
+	sz := npyDtypes[dtype]
+	var order binary.ByteOrder = binary.LittleEndian
+	if dtype[0] == '>' {
+		order = binary.BigEndian
+	}
+	conv := npyConv(dtype[1:], order)
+	buf := make([]byte, npyBlock/sz*sz)
+	for k := 0; k < n; {
+		b := buf[:min(len(buf), (n-k)*sz)]
+		if _, err := io.ReadFull(r, b); err != nil {
+			return fmt.Errorf("element %d: %v: %w", k, err, ErrFormat)
+		}
+		for ; len(b) > 0; b, k = b[sz:], k+1 {
+			if dtype == "|b1" && b[0] > 1 {
+				return fmt.Errorf("element %d: bool byte %d: %w", k, b[0], ErrFormat)
+			}
+			if err := put(k, conv(b)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// npyConv returns the decoder of one value of the NumPy kind+size code in order.
+func npyConv(code string, order binary.ByteOrder) func(p []byte) float64 {
+	switch code {
+	case "b1", "u1":
+		return func(p []byte) float64 { return float64(p[0]) }
+	case "i1":
+		return func(p []byte) float64 { return float64(int8(p[0])) }
+	case "u2":
+		return func(p []byte) float64 { return float64(order.Uint16(p)) }
+	case "i2":
+		return func(p []byte) float64 { return float64(int16(order.Uint16(p))) }
+	case "u4":
+		return func(p []byte) float64 { return float64(order.Uint32(p)) }
+	case "i4":
+		return func(p []byte) float64 { return float64(int32(order.Uint32(p))) }
+	case "f4":
+		return func(p []byte) float64 { return float64(math.Float32frombits(order.Uint32(p))) }
+	case "u8":
+		return func(p []byte) float64 { return float64(order.Uint64(p)) }
+	case "i8":
+		return func(p []byte) float64 { return float64(int64(order.Uint64(p))) }
+	}
+	return func(p []byte) float64 { return math.Float64frombits(order.Uint64(p)) }
 }
 
 // parseShape parses the inside of a shape tuple in NumPy's canonical
@@ -129,70 +206,27 @@ func parseShape(s string) ([]int, error) {
 	return shape, nil
 }
 
-// npyRead reads n values of dtype through npyio and converts them.
-func npyRead(r *npy.Reader, dtype string, n int) ([]float64, error) {
-	switch dtype[1:] {
-	case "b1":
-		v := make([]bool, n)
-		if err := r.Read(&v); err != nil {
-			return nil, err
-		}
-		out := make([]float64, n)
-		for i, b := range v {
-			if b {
-				out[i] = 1
-			}
-		}
-		return out, nil
-	case "u1":
-		return readConv[uint8](r, n)
-	case "i1":
-		return readConv[int8](r, n)
-	case "u2":
-		return readConv[uint16](r, n)
-	case "i2":
-		return readConv[int16](r, n)
-	case "u4":
-		return readConv[uint32](r, n)
-	case "i4":
-		return readConv[int32](r, n)
-	case "f4":
-		return readConv[float32](r, n)
-	case "u8":
-		return readConv[uint64](r, n)
-	case "i8":
-		return readConv[int64](r, n)
-	}
-	return readConv[float64](r, n)
-}
-
-// readConv reads n values of type T and converts them to float64.
-func readConv[T uint8 | int8 | uint16 | int16 | uint32 | int32 | uint64 | int64 | float32 | float64](r *npy.Reader, n int) ([]float64, error) {
-	v := make([]T, n)
-	if err := r.Read(&v); err != nil {
+// loadNPY reads a .npy file holding a 2-D X, streaming from the file; it has no labels.
+func loadNPY(path string, opts LoadOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, n)
-	for i, x := range v {
-		out[i] = float64(x)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	ds, err := decodeNPY(bufio.NewReaderSize(f, npyBlock), st.Size(), opts)
+	if err != nil {
+		return nil, err
+	}
+	return selectMatrix(ds, opts.Selection)
 }
 
-// transpose turns an r×c column-major matrix into row-major order.
-func transpose(v []float64, c, r int) []float64 {
-	out := make([]float64, len(v))
-	for j := 0; j < c; j++ {
-		for i := 0; i < r; i++ {
-			out[i*c+j] = v[j*r+i]
-		}
-	}
-	return out
-}
-
-// decodeNPY reads a .npy file holding a 2-D X; it has no labels.
-func decodeNPY(b []byte) (*Dataset, error) {
-	a, err := parseNPY(b)
+// decodeNPY reads a .npy file of size bytes from r holding a 2-D X; it has no labels.
+func decodeNPY(r io.Reader, size int64, opts LoadOptions) (*Dataset, error) {
+	a, err := parseNPY(r, size, opts.wide())
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +241,7 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("zip: %v: %w", err, ErrFormat)
 	}
 	xName := opts.xVar()
-	x, err := npzEntry(zr, xName)
+	x, err := npzEntry(zr, xName, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +251,7 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 	yName, required := opts.yVar()
 	var y *npyArray
 	if yName != "" {
-		if y, err = npzEntry(zr, yName); err != nil {
+		if y, err = npzEntry(zr, yName, opts); err != nil {
 			return nil, err
 		}
 		if y == nil && required {
@@ -229,7 +263,8 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 
 // npzEntry decodes the array name ("name.npy" in the archive, or "name"),
 // or returns nil if the archive has no such entry.
-func npzEntry(zr *zip.Reader, name string) (*npyArray, error) {
+func npzEntry(zr *zip.Reader, name string, opts LoadOptions) (*npyArray, error) {
+	wide := opts.wide()
 	for _, f := range zr.File {
 		if f.Name != name+".npy" && f.Name != name {
 			continue
@@ -248,7 +283,7 @@ func npzEntry(zr *zip.Reader, name string) (*npyArray, error) {
 		if uint64(len(b)) != f.UncompressedSize64 {
 			return nil, fmt.Errorf("array %q: zip entry declares %d bytes, holds %d: %w", name, f.UncompressedSize64, len(b), ErrFormat)
 		}
-		a, err := parseNPY(b)
+		a, err := parseNPY(bytes.NewReader(b), int64(len(b)), wide || name != opts.xVar())
 		if err != nil {
 			return nil, fmt.Errorf("array %q: %w", name, err)
 		}
@@ -268,7 +303,10 @@ func npyDataset(x, y *npyArray, xName string) (*Dataset, error) {
 		if !(len(y.shape) == 1 || len(y.shape) == 2 && y.shape[1] == 1) {
 			return nil, fmt.Errorf("labels: shape %v, want (n,) or (n, 1): %w", y.shape, ErrFormat)
 		}
-		yv = y.values
+		yv = y.wide
 	}
-	return newDataset(x.shape[0], x.shape[1], x.values, yv, nil)
+	if x.wide != nil {
+		return newDatasetWide(x.shape[0], x.shape[1], x.wide, yv)
+	}
+	return newDataset(x.shape[0], x.shape[1], x.x, yv, nil)
 }

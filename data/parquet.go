@@ -87,7 +87,7 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 	if n == 0 {
 		return nil, fmt.Errorf("no rows: %w", ErrEmpty)
 	}
-	x := make([]float64, n*d)
+	x := make([]float32, n*d)
 	var ids []string
 	if ro.id >= 0 {
 		ids = make([]string, 0, n)
@@ -115,9 +115,9 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 				if v.IsNull() {
 					return ErrNull
 				}
-				f := conv(v)
-				if math.IsNaN(f) || math.IsInf(f, 0) {
-					return fmt.Errorf("%v: %w", f, ErrNonFinite)
+				f, err := toFloat32(conv(v))
+				if err != nil {
+					return err
 				}
 				x[(base+row)*d+int64(i)] = f
 				return nil

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -21,7 +22,8 @@ func cutPart(ds *Dataset, p Part) (*Dataset, error) {
 	}
 	out := *ds
 	out.N = hi - lo
-	out.X = append([]float64(nil), ds.X[lo*ds.D:hi*ds.D]...)
+	out.X = append([]float32(nil), ds.X[lo*ds.D:hi*ds.D]...)
+	out.wide = nil
 	if ds.Y != nil {
 		out.Y = append([]int(nil), ds.Y[lo:hi]...)
 	}
@@ -33,7 +35,8 @@ func cutPart(ds *Dataset, p Part) (*Dataset, error) {
 
 // loadNPYPart reads block opts.Part of the rows of a 2-D NPY file in C order from that
 // block's bytes only, through the whole-file decoder: the header is rewritten to the
-// block's shape and the block's bytes follow it, so every check of parseNPY applies.
+// block's shape and the block's bytes, streamed from the file, follow it, so every
+// check of parseNPY applies.
 // Any other NPY layout is read whole (cutPart then cuts it).
 func loadNPYPart(path string, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
@@ -77,12 +80,9 @@ func loadNPYPart(path string, opts LoadOptions) (*Dataset, error) {
 	b.Write(head[:8])
 	_ = binary.Write(&b, binary.LittleEndian, uint16(len(h)))
 	b.WriteString(h)
-	block := make([]byte, (hi-lo)*d*size)
-	if _, err := f.ReadAt(block, int64(10+hlen)+int64(lo)*int64(d)*int64(size)); err != nil {
-		return nil, err
-	}
-	b.Write(block)
-	ds, err := decodeNPY(b.Bytes())
+	block := int64(hi-lo) * int64(d) * int64(size)
+	r := io.MultiReader(&b, bufio.NewReaderSize(io.NewSectionReader(f, int64(10+hlen)+int64(lo)*int64(d)*int64(size), block), npyBlock))
+	ds, err := decodeNPY(r, int64(b.Len())+block, opts)
 	if err != nil {
 		return nil, err
 	}

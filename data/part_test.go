@@ -45,7 +45,7 @@ func TestLoadPart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var x []float64
+			var x []float32
 			var y []int
 			var ids []string
 			for p := 0; p < 3; p++ {
@@ -74,9 +74,9 @@ func TestLoadPart(t *testing.T) {
 // reduce sums the parts' buffers: the Scaler is FitScaler's of the whole table.
 func TestFitScalerParts(t *testing.T) {
 	const n, d = 50, 3
-	ds := &Dataset{Name: "t", N: n, D: d, X: make([]float64, n*d)}
+	ds := &Dataset{Name: "t", N: n, D: d, X: make([]float32, n*d)}
 	for i := 0; i < n; i++ {
-		ds.X[i*d], ds.X[i*d+1], ds.X[i*d+2] = float64(i*i%17)+0.1, 2.5, math.Sin(float64(i))
+		ds.X[i*d], ds.X[i*d+1], ds.X[i*d+2] = float32(i*i%17)+0.1, 2.5, float32(math.Sin(float64(i)))
 	}
 	want, err := FitScaler(ds)
 	if err != nil {

@@ -34,10 +34,10 @@ func FitScaler(ds *Dataset) (*Scaler, error) {
 	}
 	s := &Scaler{Mean: make([]float64, ds.D), Scale: make([]float64, ds.D)}
 	for j := 0; j < ds.D; j++ {
-		first, constant := ds.X[j], true
+		first, constant := float64(ds.X[j]), true
 		sum := 0.0
 		for i := 0; i < ds.N; i++ {
-			v := ds.X[i*ds.D+j]
+			v := float64(ds.X[i*ds.D+j])
 			sum += v
 			constant = constant && v == first
 		}
@@ -52,7 +52,7 @@ func FitScaler(ds *Dataset) (*Scaler, error) {
 		// where E[x²] − E[x]² would cancel.
 		ss := 0.0
 		for i := 0; i < ds.N; i++ {
-			dv := ds.X[i*ds.D+j] - mean
+			dv := float64(ds.X[i*ds.D+j]) - mean
 			ss += dv * dv
 		}
 		s.Mean[j], s.Scale[j] = mean, math.Sqrt(ss/float64(ds.N))
@@ -79,7 +79,7 @@ func (s *Scaler) Validate() error {
 }
 
 // Transform returns a copy of ds with each column standardised as
-// (x − Mean[j]) / Scale[j]. Labels and names are copied. ds must have as
+// (x − Mean[j]) / Scale[j] (Standardise). Labels and names are copied. ds must have as
 // many columns as the data the Scaler was fitted on.
 func (s *Scaler) Transform(ds *Dataset) (*Dataset, error) {
 	if err := s.Validate(); err != nil {
@@ -89,14 +89,27 @@ func (s *Scaler) Transform(ds *Dataset) (*Dataset, error) {
 		return nil, fmt.Errorf("data: scaler: %s has %d columns, fitted on %d: %w", ds.Name, ds.D, len(s.Mean), ErrColumns)
 	}
 	out := *ds
-	out.X = make([]float64, len(ds.X))
-	for k, v := range ds.X {
-		j := k % ds.D
-		out.X[k] = (v - s.Mean[j]) / s.Scale[j]
-	}
+	out.X = make([]float32, len(ds.X))
+	s.Standardise(out.X, ds.X)
 	out.Y = append([]int(nil), ds.Y...)
 	out.Features = append([]string(nil), ds.Features...)
 	return &out, nil
+}
+
+// Standardise writes the row-major rows x, of as many columns as the Scaler's,
+// standardised into dst of the same length: column j as (x − Mean[j]) / Scale[j] in
+// float64, rounded to float32. It is Transform into a buffer the caller owns, such as
+// one chunk of a table at a time.
+func (s *Scaler) Standardise(dst, x []float32) {
+	d := len(s.Mean)
+	if len(dst) != len(x) || len(x)%d != 0 {
+		panic(fmt.Sprintf("data: Standardise: %d values into %d, %d columns", len(x), len(dst), d))
+	}
+	for k := 0; k < len(x); k += d {
+		for j, v := range x[k : k+d] {
+			dst[k+j] = float32((float64(v) - s.Mean[j]) / s.Scale[j])
+		}
+	}
 }
 
 // Reduce replaces buf by its element-wise sum over the parts of a table that different
@@ -118,7 +131,9 @@ func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
 	// and the count of values unlike the first row's, then the row count.
 	buf := make([]float64, 2*d+1)
 	if first {
-		copy(buf, ds.X[:d])
+		for j, v := range ds.X[:d] {
+			buf[j] = float64(v)
+		}
 	}
 	if err := reduce(buf[:d]); err != nil {
 		return nil, err
@@ -129,7 +144,7 @@ func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
 	}
 	for i := 0; i < ds.N; i++ {
 		for j := 0; j < d; j++ {
-			v := ds.X[i*d+j]
+			v := float64(ds.X[i*d+j])
 			buf[j] += v
 			if v != firstRow[j] {
 				buf[d+j]++
@@ -151,7 +166,7 @@ func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
 	ss := make([]float64, d)
 	for i := 0; i < ds.N; i++ {
 		for j := 0; j < d; j++ {
-			dv := ds.X[i*d+j] - s.Mean[j]
+			dv := float64(ds.X[i*d+j]) - s.Mean[j]
 			ss[j] += dv * dv
 		}
 	}

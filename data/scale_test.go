@@ -9,7 +9,7 @@ import (
 )
 
 func TestScalerMatchesSklearn(t *testing.T) {
-	ds := &Dataset{Name: "m", N: 4, D: 3, X: []float64{
+	ds := &Dataset{Name: "m", N: 4, D: 3, X: []float32{
 		1, 5, -2,
 		2, 5, 0.5,
 		4, 5, 3.25,
@@ -36,6 +36,16 @@ func TestScalerMatchesSklearn(t *testing.T) {
 			}
 		}
 	}
+	// Transform rounds its float64 result to the float32 a Dataset holds: within half
+	// a float32 ulp of scikit-learn's, |want|·2^-24.
+	near32 := func(what string, got []float32, want []float64) {
+		t.Helper()
+		for j := range want {
+			if math.Abs(float64(got[j])-want[j]) > math.Abs(want[j])*0x1p-24 {
+				t.Errorf("%s[%d] = %.9g, scikit-learn %.17g", what, j, got[j], want[j])
+			}
+		}
+	}
 	near("Mean", s.Mean, wantMean)
 	near("Scale", s.Scale, wantScale)
 	if !slices.Equal(s.ConstantColumns, []int{1}) {
@@ -45,7 +55,7 @@ func TestScalerMatchesSklearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near("Transform", z.X, wantX)
+	near32("Transform", z.X, wantX)
 	if z.X[1] != 0 || z.X[4] != 0 {
 		t.Error("constant column not exactly zero")
 	}
@@ -62,11 +72,11 @@ func TestScalerMatchesSklearn(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	z2, err := back.Transform(&Dataset{N: 1, D: 3, X: []float64{0, 6, 1}})
+	z2, err := back.Transform(&Dataset{N: 1, D: 3, X: []float32{0, 6, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	near("Transform(new)", z2.X, wantNew)
+	near32("Transform(new)", z2.X, wantNew)
 }
 
 func TestScalerErrors(t *testing.T) {
@@ -77,12 +87,12 @@ func TestScalerErrors(t *testing.T) {
 		want error
 	}{
 		{"wrong column count", func() error {
-			_, err := s.Transform(&Dataset{N: 1, D: 3, X: []float64{1, 2, 3}})
+			_, err := s.Transform(&Dataset{N: 1, D: 3, X: []float32{1, 2, 3}})
 			return err
 		}, ErrColumns},
 		{"empty data set", func() error { _, err := FitScaler(&Dataset{}); return err }, ErrEmpty},
 		{"zero scale from JSON", func() error {
-			_, err := (&Scaler{Mean: []float64{0}, Scale: []float64{0}}).Transform(&Dataset{N: 1, D: 1, X: []float64{1}})
+			_, err := (&Scaler{Mean: []float64{0}, Scale: []float64{0}}).Transform(&Dataset{N: 1, D: 1, X: []float32{1}})
 			return err
 		}, ErrNonFinite},
 		{"lengths differ", func() error { return (&Scaler{Mean: []float64{0}}).Validate() }, ErrColumns},
@@ -98,7 +108,7 @@ func TestScalerErrors(t *testing.T) {
 
 func TestDatasetValidate(t *testing.T) {
 	ok := func() *Dataset {
-		return &Dataset{Name: "v", N: 2, D: 1, X: []float64{1, 2}, Y: []int{0, 1}, Features: []string{"a"}}
+		return &Dataset{Name: "v", N: 2, D: 1, X: []float32{1, 2}, Y: []int{0, 1}, Features: []string{"a"}}
 	}
 	tests := []struct {
 		name   string
@@ -111,7 +121,7 @@ func TestDatasetValidate(t *testing.T) {
 		{"names short", func(d *Dataset) { d.Features = nil }, ErrFormat},
 		{"labels short", func(d *Dataset) { d.Y = d.Y[:1] }, ErrLengthMismatch},
 		{"label 2", func(d *Dataset) { d.Y[1] = 2 }, ErrLabel},
-		{"infinite value", func(d *Dataset) { d.X[1] = math.Inf(-1) }, ErrNonFinite},
+		{"infinite value", func(d *Dataset) { d.X[1] = float32(math.Inf(-1)) }, ErrNonFinite},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,7 +18,9 @@ func NewFromDataset(ds *data.Dataset, seed uint64, opts Options) (*Generator, er
 	normals := make([]float64, 0, (ds.N-ds.Anomalies())*ds.D)
 	for i, y := range ds.Y {
 		if y == 0 {
-			normals = append(normals, ds.Row(i)...)
+			for _, v := range ds.Row(i) {
+				normals = append(normals, float64(v))
+			}
 		}
 	}
 	if len(normals) == 0 {
@@ -35,7 +37,8 @@ func NewFromDataset(ds *data.Dataset, seed uint64, opts Options) (*Generator, er
 
 // Dataset returns Table(kind, ratio, seed) as a data.Dataset named by
 // Spec.Name ("cardio-local-5"), with the base data set's feature names
-// ("x1"…"xd" for a Generator made by NewGenerator).
+// ("x1"…"xd" for a Generator made by NewGenerator), its values rounded to the float32
+// a data.Dataset holds.
 func (g *Generator) Dataset(kind Kind, ratio float64, seed uint64) (*data.Dataset, error) {
 	x, y, err := g.Table(kind, ratio, seed)
 	if err != nil {
@@ -53,8 +56,17 @@ func (g *Generator) Dataset(kind Kind, ratio float64, seed uint64) (*data.Datase
 		Name:     spec.Name(),
 		N:        len(y),
 		D:        g.d,
-		X:        x,
+		X:        narrow(x),
 		Y:        y,
 		Features: append([]string(nil), features...),
 	}, nil
+}
+
+// narrow is x as a data.Dataset holds it, in float32.
+func narrow(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }

@@ -8,7 +8,7 @@ import (
 
 // rowsOf returns the rows of x (row-major, d columns) whose label is want,
 // each rendered as an exact string, sorted.
-func rowsOf(x []float64, y []int, d, want int) []string {
+func rowsOf[F float32 | float64](x []F, y []int, d, want int) []string {
 	var rows []string
 	for i, yi := range y {
 		if yi == want {
@@ -61,4 +61,13 @@ func column(x []float64, d, j int) []float64 {
 		c[i] = x[i*d+j]
 	}
 	return c
+}
+
+// f32 is x as a data.Dataset holds it.
+func f32(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }

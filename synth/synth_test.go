@@ -233,8 +233,8 @@ func TestErrors(t *testing.T) {
 		{"no rows", errOf(NewGenerator(nil, 0, 3, 1, Options{})), ErrInput},
 		{"NaN", errOf(NewGenerator(nan, 50, 3, 1, Options{})), ErrInput},
 		{"negative option", errOf(NewGenerator(normals, 50, 3, 1, Options{Alpha: -1})), ErrOptions},
-		{"unlabelled", errOf(NewFromDataset(&data.Dataset{Name: "u", N: 50, D: 3, X: normals}, 1, Options{})), ErrInput},
-		{"no normals", errOf(NewFromDataset(&data.Dataset{Name: "a", N: 1, D: 3, X: normals[:3], Y: []int{1}}, 1, Options{})), ErrInput},
+		{"unlabelled", errOf(NewFromDataset(&data.Dataset{Name: "u", N: 50, D: 3, X: f32(normals)}, 1, Options{})), ErrInput},
+		{"no normals", errOf(NewFromDataset(&data.Dataset{Name: "a", N: 1, D: 3, X: f32(normals[:3]), Y: []int{1}}, 1, Options{})), ErrInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !errors.Is(c.err, c.want) {
@@ -251,7 +251,7 @@ func errOf(_ *Generator, err error) error { return err }
 // TestDataset checks the data.Dataset form: name, features, validity.
 func TestDataset(t *testing.T) {
 	x := twoClusters(4, 60)
-	ds := &data.Dataset{Name: "toy", N: 70, D: 3, X: append(x, make([]float64, 30)...),
+	ds := &data.Dataset{Name: "toy", N: 70, D: 3, X: f32(append(x, make([]float64, 30)...)),
 		Y: append(make([]int, 60), slices.Repeat([]int{1}, 10)...), Features: []string{"a", "b", "c"}}
 	g, err := NewFromDataset(ds, 1, Options{})
 	if err != nil {

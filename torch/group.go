@@ -121,16 +121,18 @@ func (g *Group) SetData(x []float32, n, d int) error {
 	return nil
 }
 
-// SetData64 is SetData for a float64 matrix, converted to float32 as it is copied, so
-// that the caller's table is the only other copy.
-func (g *Group) SetData64(x []float64, n, d int) error {
+// SetDataScaled is SetData with column j standardised as it is copied, as
+// (x − mean[j]) / scale[j] in float64 rounded to float32 (data.Scaler.Standardise's
+// arithmetic), so that the caller's raw table is the only other copy.
+func (g *Group) SetDataScaled(x []float32, n, d int, mean, scale []float64) error {
 	if g.p == nil {
 		return ErrClosed
 	}
-	if n < 1 || d < 1 || len(x) != n*d {
-		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), n, d)
+	if n < 1 || d < 1 || len(x) != n*d || len(mean) != d || len(scale) != d {
+		return fmt.Errorf("torch: data of %d values, %d means and %d scales is not %d x %d", len(x), len(mean), len(scale), n, d)
 	}
-	if err := errorOf(C.udocc_group_set_data_f64(g.p, (*C.double)(&x[0]), C.int64_t(n), C.int64_t(d))); err != nil {
+	if err := errorOf(C.udocc_group_set_data_scaled(g.p, (*C.float)(&x[0]), C.int64_t(n), C.int64_t(d),
+		(*C.double)(&mean[0]), (*C.double)(&scale[0]))); err != nil {
 		return err
 	}
 	g.n = n

@@ -14,11 +14,7 @@ import (
 func epochGroup(b *testing.B, n, d int, hidden []int, k int, pretrain bool, device string) (*torch.Group, []*rand.Rand) {
 	b.Helper()
 	torch.SetNumThreads(1)
-	x, _ := blobs(n, d, 0.05, 1)
-	x32 := make([]float32, len(x))
-	for i, v := range x {
-		x32[i] = float32(v)
-	}
+	x32, _ := blobs(n, d, 0.05, 1)
 	seeds := make([]uint64, k)
 	rngs := make([]*rand.Rand, k)
 	for i := range seeds {

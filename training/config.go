@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/torch"
 )
@@ -41,6 +42,10 @@ type Config struct {
 	// Dist, when not nil and of more than one rank, makes the fit one rank of a
 	// data-parallel run on c10d (docs/distributed.md): see FitGroup. nil is one process.
 	Dist *torch.Dist
+	// Scaler, when not nil, standardises the rows FitGroup is given as they are copied to
+	// the device (torch.Group.SetDataScaled), so that the caller's raw table is the only
+	// other copy of them; nil: the rows are standardised already.
+	Scaler *data.Scaler
 }
 
 // DefaultConfig returns the paper's settings with the default architecture.

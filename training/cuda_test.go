@@ -68,7 +68,7 @@ func compareRuns(t *testing.T, label string, a, b *Run) float64 {
 	return worst
 }
 
-func fitOn(t *testing.T, device string, x []float64, n, d int, cfg Config, members func() []Member) *Run {
+func fitOn(t *testing.T, device string, x []float32, n, d int, cfg Config, members func() []Member) *Run {
 	t.Helper()
 	cfg.Device = device
 	run, err := FitGroup(x, n, d, cfg, members(), nil)

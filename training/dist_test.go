@@ -60,10 +60,10 @@ func (c distCase) table(t testing.TB) *data.Dataset {
 	// 700 rows of 5 Gaussian features, the last 35 shifted far out: anomalies.
 	r := rand.New(rand.NewPCG(7, 7))
 	const n, d = 700, 5
-	ds := &data.Dataset{Name: "gauss", N: n, D: d, X: make([]float64, n*d), Y: make([]int, n)}
+	ds := &data.Dataset{Name: "gauss", N: n, D: d, X: make([]float32, n*d), Y: make([]int, n)}
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
-			ds.X[i*d+j] = r.NormFloat64()
+			ds.X[i*d+j] = float32(r.NormFloat64())
 			if i >= n-35 {
 				ds.X[i*d+j] += 4
 				ds.Y[i] = 1

@@ -117,8 +117,9 @@ func (r *Run) Close() {
 	}
 }
 
-// Fit trains one model on the n x d row-major matrix x (standardised by the caller).
-func Fit(x []float64, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error) {
+// Fit trains one model on the n x d row-major matrix x (standardised by the caller, or
+// by cfg.Scaler).
+func Fit(x []float32, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error) {
 	return FitGroup(x, n, d, cfg, []Member{m}, hooks)
 }
 
@@ -130,7 +131,7 @@ func Fit(x []float64, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error
 // ranks 0, 1, ... lying one after the other in the table; every rank calls FitGroup with
 // the same cfg and members (made for the whole table's rows) and gets the same Results,
 // whose scores and reconstruction errors cover the whole table (docs/distributed.md).
-func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
+func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -146,9 +147,12 @@ func FitGroup(x []float64, n, d int, cfg Config, members []Member, hooks *Hooks)
 		}
 	}
 	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return nil, fmt.Errorf("training: row %d, column %d is not a finite number", i/d, i%d)
 		}
+	}
+	if cfg.Scaler != nil && len(cfg.Scaler.Mean) != d {
+		return nil, fmt.Errorf("training: a scaler of %d columns for data of %d", len(cfg.Scaler.Mean), d)
 	}
 
 	var sh *shard
@@ -227,7 +231,7 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float64, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
+func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
 	k := len(seeds)
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
@@ -246,8 +250,14 @@ func pretrain(x []float64, n, d int, cfg Config, seeds []uint64, hooks *Hooks, s
 			return fail(err)
 		}
 	}
-	// The shim keeps the one float32 copy of the table; no other is made here.
-	if err := g.SetData64(x, n, d); err != nil {
+	// The shim keeps the one copy of the table it trains on, standardised by cfg.Scaler
+	// on the way; no other is made here.
+	if cfg.Scaler != nil {
+		err = g.SetDataScaled(x, n, d, cfg.Scaler.Mean, cfg.Scaler.Scale)
+	} else {
+		err = g.SetData(x, n, d)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	lr := cfg.PretrainLR

@@ -13,9 +13,9 @@ import (
 
 // blobs is n rows of d features: a Gaussian cluster with a share of scattered anomalies
 // (labels 1), standardised by construction.
-func blobs(n, d int, ratio float64, seed uint64) ([]float64, []int) {
+func blobs(n, d int, ratio float64, seed uint64) ([]float32, []int) {
 	r := rand.New(rand.NewPCG(seed, 11))
-	x := make([]float64, n*d)
+	x := make([]float32, n*d)
 	y := make([]int, n)
 	for i := 0; i < n; i++ {
 		scale := 0.5
@@ -23,7 +23,7 @@ func blobs(n, d int, ratio float64, seed uint64) ([]float64, []int) {
 			y[i], scale = 1, 3
 		}
 		for j := 0; j < d; j++ {
-			x[i*d+j] = scale * r.NormFloat64()
+			x[i*d+j] = float32(scale * r.NormFloat64())
 		}
 	}
 	return x, y
@@ -148,15 +148,15 @@ func TestMaskedTraining(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	x, _ := blobs(100, 3, 0.1, 4)
-	nan := append([]float64(nil), x...)
-	nan[7] = math.NaN()
+	nan := append([]float32(nil), x...)
+	nan[7] = float32(math.NaN())
 	cfg := quickConfig()
 	badDevice := cfg
 	badDevice.Device = "tpu"
 	oc := Member{Seed: 1, Method: "oc"}
 	cases := []struct {
 		name string
-		x    []float64
+		x    []float32
 		d    int
 		cfg  Config
 		m    Member

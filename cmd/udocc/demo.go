@@ -22,7 +22,7 @@ func demoTable(n, d int, ratio float64, seed uint64) *data.Dataset {
 			centers[c][j] = 4 * r.NormFloat64()
 		}
 	}
-	ds := &data.Dataset{Name: "demo", N: n, D: d, X: make([]float64, n*d), Y: make([]int, n)}
+	ds := &data.Dataset{Name: "demo", N: n, D: d, X: make([]float32, n*d), Y: make([]int, n)}
 	for j := 0; j < d; j++ {
 		ds.Features = append(ds.Features, fmt.Sprintf("x%d", j+1))
 	}
@@ -32,13 +32,13 @@ func demoTable(n, d int, ratio float64, seed uint64) *data.Dataset {
 		if i < anomalies {
 			ds.Y[i] = 1
 			for j := range row {
-				row[j] = -10 + 20*r.Float64()
+				row[j] = float32(-10 + 20*r.Float64())
 			}
 			continue
 		}
 		c := centers[r.IntN(clusters)]
 		for j := range row {
-			row[j] = c[j] + r.NormFloat64()
+			row[j] = float32(c[j] + r.NormFloat64())
 		}
 	}
 	r.Shuffle(n, func(a, b int) {

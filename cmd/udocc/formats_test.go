@@ -48,7 +48,7 @@ func writeFormats(t *testing.T, dir string, n int) {
 	rows := make([]point, ds.N)
 	for i := range rows {
 		r := ds.Row(i)
-		rows[i] = point{r[0], r[1], r[2]}
+		rows[i] = point{float64(r[0]), float64(r[1]), float64(r[2])}
 	}
 	if err := parquet.WriteFile(filepath.Join(dir, "t.parquet"), rows, parquet.MaxRowsPerRowGroup(64)); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func writeFormats(t *testing.T, dir string, n int) {
 	npy := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
 	npy = append(npy, hdr...)
 	for _, v := range ds.X {
-		npy = binary.LittleEndian.AppendUint64(npy, math.Float64bits(v))
+		npy = binary.LittleEndian.AppendUint64(npy, math.Float64bits(float64(v)))
 	}
 	for name, content := range map[string][]byte{"t.csv.gz": gz.Bytes(), "t.npy": npy} {
 		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
@@ -183,7 +183,8 @@ func TestTableColumns(t *testing.T) {
 		}
 		scores, ranks := fit.col(t, "score"), fit.col(t, "rank")
 		for i := 0; i < ds.N; i++ {
-			if strconv.FormatFloat(ds.X[2*i], 'g', -1, 64) != scores[i] || strconv.Itoa(int(ds.X[2*i+1])) != ranks[i] {
+			// The scores are float32 distances widened, which the table's float32 holds exactly.
+			if strconv.FormatFloat(float64(ds.X[2*i]), 'g', -1, 32) != f32Text(t, scores[i]) || strconv.Itoa(int(ds.X[2*i+1])) != ranks[i] {
 				t.Fatalf("row %d: score %v rank %v, scores.csv has %s %s", i, ds.X[2*i], ds.X[2*i+1], scores[i], ranks[i])
 			}
 		}
@@ -213,4 +214,14 @@ func TestTableFlagErrors(t *testing.T) {
 			oneErrorLine(t, inProcess(c.args...), 2, c.want)
 		})
 	}
+}
+
+// f32Text is the number s rounded to float32, in the shortest text that reads back as it.
+func f32Text(t *testing.T, s string) string {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 32)
 }

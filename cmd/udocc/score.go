@@ -101,7 +101,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer tx.Abort()
 	torch.SetNumThreads(threads)
-	final, dist, err := m.ScoreMembers(rowsOf(ds))
+	final, dist, err := m.ScoreDataset(ds)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, libError(err))
 	}
@@ -145,15 +145,6 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "udocc score: %s (%d rows) with %s: %d flagged; results in %s\n", ds.Name, ds.N, *model, s.Flagged, output.out)
 	}
 	return nil
-}
-
-// rowsOf is ds's rows as the library takes them.
-func rowsOf(ds *data.Dataset) [][]float64 {
-	rows := make([][]float64, ds.N)
-	for i := range rows {
-		rows[i] = ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
-	}
-	return rows
 }
 
 // libError is an error of the library without its "udocc: " prefix, which the command
@@ -216,7 +207,7 @@ func matchColumns(ds *data.Dataset, features []string, dir string) (*data.Datase
 	}
 	out := *ds
 	out.Features = append([]string(nil), features...)
-	out.X = make([]float64, len(ds.X))
+	out.X = make([]float32, len(ds.X))
 	for r := 0; r < ds.N; r++ {
 		for i, j := range order {
 			out.X[r*ds.D+i] = ds.X[r*ds.D+j]

@@ -830,12 +830,18 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
   });
 }
 
-char *udocc_group_set_data_f64(udocc_group *g, const double *x, int64_t n, int64_t d) {
-  return guard([&] {
+char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int64_t d,
+                                  const double *mean, const double *scale) {
+  return guard(g, [&] {
     if (n < 1) throw std::runtime_error("data has no rows");
+    if (d != g->sizes.front()) check_data(x, n, d, g->sizes.front());  // names the mismatch
     at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
     float *p = h.data_ptr<float>();
-    for (int64_t i = 0; i < n * d; ++i) p[i] = static_cast<float>(x[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < d; ++j) {
+        p[i * d + j] = static_cast<float>((static_cast<double>(x[i * d + j]) - mean[j]) / scale[j]);
+      }
+    }
     check_data(p, n, d, g->sizes.front());
     g->X = h.to(g->dev);
     g->n = n;

@@ -57,9 +57,11 @@ void udocc_group_close(udocc_group *g);
 
 /* udocc_group_set_data copies the n x d row-major matrix x to the group's device once. */
 char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d);
-/* udocc_group_set_data_f64 is set_data for a float64 matrix, converted to float32 as it
- * is copied: the caller needs no float32 copy of its table. */
-char *udocc_group_set_data_f64(udocc_group *g, const double *x, int64_t n, int64_t d);
+/* udocc_group_set_data_scaled is set_data with column j standardised as it is copied,
+ * as (double(x) - mean[j]) / scale[j] rounded to float: the caller's raw table is the
+ * only other copy. */
+char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int64_t d,
+                                  const double *mean, const double *scale);
 
 /* udocc_group_reset_adam starts fresh Adam states (per member lr and L2 weight decay)
  * over the autoencoder's parameters (phase 0) or the encoder's (phase 1). */
