@@ -177,7 +177,7 @@ func (l *labelReader) add(cell string) error {
 		if len(l.values) == 2 {
 			return fmt.Errorf("label %q is a third value after %q and %q: %w", cell, l.values[0], l.values[1], ErrLabel)
 		}
-		l.values = append(l.values, cell)
+		l.values = append(l.values, strings.Clone(cell)) // cell may be a reader's buffer
 		k = len(l.values) - 1
 	}
 	l.codes = append(l.codes, uint8(k))

@@ -1,12 +1,14 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,21 +28,63 @@ import (
 // Cells may carry surrounding spaces; an empty cell, a cell that
 // strconv.ParseFloat rejects, NaN or ±Inf is an error.
 func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
-	b = bytes.TrimPrefix(b, []byte("\uFEFF")) // a UTF-8 byte-order mark from spreadsheet exports
-	delim := opts.Delimiter
-	if delim == 0 {
-		var err error
-		if delim, err = detectDelimiter(b); err != nil {
+	scan := csvScan{lines: bytes.Count(b, []byte{'\n'}) + 1, quoted: bytes.IndexByte(b, '"') >= 0}
+	return readCSV(bytes.NewReader(b), scan, opts)
+}
+
+// csvScan is what readCSV needs to know of a whole text before it parses it: its lines
+// bound the rows (one allocation of the table, not doublings), and a text without
+// double quotes is read by plainReader.
+type csvScan struct {
+	lines  int
+	quoted bool
+}
+
+// csvBlock is the bytes a text file is scanned and read by at a time.
+const csvBlock = 1 << 20
+
+// loadCSV is decodeCSV over a file, streamed: a first pass counts its lines and looks
+// for double quotes, the second parses it; its bytes are never held whole.
+func loadCSV(path string, opts LoadOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	scan := csvScan{lines: 1}
+	buf := make([]byte, csvBlock)
+	for {
+		n, err := f.Read(buf)
+		scan.lines += bytes.Count(buf[:n], []byte{'\n'})
+		scan.quoted = scan.quoted || bytes.IndexByte(buf[:n], '"') >= 0
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	r := newRecordReader(b, delim, func() recordReader {
-		r := csv.NewReader(bytes.NewReader(b))
-		r.Comma = delim
-		r.FieldsPerRecord = -1 // ragged rows are reported below, with their line
-		r.ReuseRecord = true
-		return r
-	})
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return readCSV(f, scan, opts)
+}
+
+// readCSV is decodeCSV reading from r, whose text scan describes.
+func readCSV(src io.Reader, scan csvScan, opts LoadOptions) (*Dataset, error) {
+	br := bufio.NewReaderSize(src, csvBlock)
+	if bom, _ := br.Peek(3); string(bom) == "\uFEFF" {
+		br.Discard(3) // a UTF-8 byte-order mark from spreadsheet exports
+	}
+	delim := opts.Delimiter
+	if delim == 0 {
+		head, _ := br.Peek(csvBlock) // the header line, unless it is longer than a block
+		var err error
+		if delim, err = detectDelimiter(head); err != nil {
+			return nil, err
+		}
+	}
+	r := newRecordReader(br, delim, scan.quoted)
 	first, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("no header line: %w", ErrEmpty)
@@ -96,7 +140,10 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 	for j, c := range rec {
 		numeric[j] = looksNumeric(c)
 	}
-	firstData := slices.Clone(rec)
+	firstData := make([]string, len(rec)) // the reader's cells are valid until its next Read
+	for j, c := range rec {
+		firstData[j] = strings.Clone(c)
+	}
 	ro, err := resolveColumns(header, numeric, label, opts.Selection, func(j int) string {
 		return fmt.Sprintf("line %d, column %d: %q", line1, j+1, strings.TrimSpace(firstData[j]))
 	})
@@ -104,7 +151,7 @@ func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	// The lines bound the rows: one allocation of x instead of doublings.
-	x := make([]float32, 0, (bytes.Count(b, []byte{'\n'})+1)*len(ro.features))
+	x := make([]float32, 0, scan.lines*len(ro.features))
 	var ids []string
 	lr := labelReader{positive: opts.Positive}
 	row := func(rec []string, line int) error {

@@ -1,7 +1,10 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/csv"
+	"errors"
 	"io"
 	"unicode/utf8"
 	"unsafe"
@@ -18,36 +21,58 @@ type recordReader interface {
 // and every delimiter separates cells: what encoding/csv would read from it, at a
 // fraction of the cost (a 10^6 x 20 table was 8.9 s to load). Like encoding/csv it
 // drops a carriage return before a newline (and at the end of the file) and skips empty
-// lines. The first record's cells (the header, which the Dataset keeps) are copied; the
-// cells of the others are strings over b itself, which decodeCSV parses and does not
-// keep (it clones the ids): no allocation per line, and no garbage to collect.
+// lines. It reads a line at a time from a buffered stream, so that a file is never held
+// whole. The first record's cells (the header, which the Dataset keeps) are copied; the
+// cells of the others are strings over the stream's buffer, valid until the next Read:
+// decodeCSV parses them and clones what it keeps (ids, label values, the first data
+// row). No allocation per line, and no garbage to collect.
 type plainReader struct {
-	b       []byte
+	r       *bufio.Reader
 	comma   byte
 	line    int // the line of the record last read, 1-based
 	records int // records read
 	fields  []string
 	starts  []int
+	long    []byte // a line longer than r's buffer, gathered
 }
 
-// newRecordReader picks plainReader when b has no double quote and the delimiter is one
-// byte, else encoding/csv's Reader.
-func newRecordReader(b []byte, comma rune, fallback func() recordReader) recordReader {
-	if comma >= utf8.RuneSelf || comma == '"' || comma == '\r' || comma == '\n' || bytes.IndexByte(b, '"') >= 0 {
-		return fallback()
+// newRecordReader picks plainReader when the text has no double quote (quoted false)
+// and the delimiter is one byte, else encoding/csv's Reader.
+func newRecordReader(r *bufio.Reader, comma rune, quoted bool) recordReader {
+	if quoted || comma >= utf8.RuneSelf || comma == '"' || comma == '\r' || comma == '\n' {
+		c := csv.NewReader(r)
+		c.Comma = comma
+		c.FieldsPerRecord = -1 // ragged rows are reported by decodeCSV, with their line
+		c.ReuseRecord = true
+		return c
 	}
-	return &plainReader{b: b, comma: byte(comma)}
+	return &plainReader{r: r, comma: byte(comma)}
+}
+
+// next returns the next line, without its newline, valid until the next call.
+func (r *plainReader) next() ([]byte, error) {
+	l, err := r.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.long = append(r.long[:0], l...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			l, err = r.r.ReadSlice('\n')
+			r.long = append(r.long, l...)
+		}
+		l = r.long
+	}
+	if errors.Is(err, io.EOF) && len(l) > 0 {
+		err = nil // a last line without a newline
+	}
+	return bytes.TrimSuffix(l, []byte{'\n'}), err
 }
 
 func (r *plainReader) Read() ([]string, error) {
-	for len(r.b) > 0 {
-		r.line++
-		var l []byte
-		if i := bytes.IndexByte(r.b, '\n'); i >= 0 {
-			l, r.b = r.b[:i], r.b[i+1:]
-		} else {
-			l, r.b = r.b, nil
+	for {
+		l, err := r.next()
+		if err != nil {
+			return nil, err
 		}
+		r.line++
 		if n := len(l); n > 0 && l[n-1] == '\r' {
 			l = l[:n-1]
 		}
@@ -58,7 +83,7 @@ func (r *plainReader) Read() ([]string, error) {
 		if r.records == 0 {
 			s = string(l)
 		} else {
-			s = unsafe.String(&l[0], len(l)) // b is never written: the strings stay valid
+			s = unsafe.String(&l[0], len(l)) // valid until the next Read (see the type)
 		}
 		r.records++
 		r.fields, r.starts = r.fields[:0], r.starts[:0]
@@ -76,7 +101,6 @@ func (r *plainReader) Read() ([]string, error) {
 		r.starts = append(r.starts, start)
 		return r.fields, nil
 	}
-	return nil, io.EOF
 }
 
 // FieldPos is the line and the 1-based byte column where cell field of the record last
