@@ -123,7 +123,6 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		}
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
-	defer run.Close()
 
 	meta := &models.Meta{
 		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: opts.Method,
@@ -136,10 +135,12 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		meta.Selection = &ds.Selection
 	}
 	m, err := fromRun(run, meta, opts.Device, meth.Ensemble)
+	// The run is done with: its networks and its results (K scores a row) go before the
+	// model rescores ds with its own networks, which it does in chunks.
+	run.Close()
 	if err != nil {
 		return nil, err
 	}
-	run.Close() // its copy of the table: the model rescores ds from here
 	if err := m.finish(ds, opts, rk); err != nil {
 		m.Close()
 		return nil, err

@@ -139,6 +139,20 @@ func (g *Group) SetDataScaled(x []float32, n, d int, mean, scale []float64) erro
 	return nil
 }
 
+// DropData frees the group's copy of its data, which groups derived from it share: the
+// memory goes when the last of them drops it. Training and scoring the data fail after;
+// the networks can still be saved, and score other rows.
+func (g *Group) DropData() error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if err := errorOf(C.udocc_group_drop_data(g.p)); err != nil {
+		return err
+	}
+	g.n = 0
+	return nil
+}
+
 // ResetAdam starts fresh Adam states with per-member learning rates and L2 weight decay.
 func (g *Group) ResetAdam(phase Phase, lr, wd []float64) error {
 	if g.p == nil {

@@ -50,3 +50,43 @@ func TestSetRadiusCopies(t *testing.T) {
 		t.Errorf("radii %v after the caller's slice changed, want [0.5 0.25]", got)
 	}
 }
+
+// TestDropData checks that a group without its data (and a group derived from it, which
+// shares it) refuses to score it, scores other rows as before, and that SetDataScaled
+// standardises the rows as data.Scaler.Standardise does, to the bit.
+func TestDropData(t *testing.T) {
+	const n, d = 50, 3
+	x := synth(n, d, 3)
+	mean, scale := []float64{0.5, -1, 2}, []float64{2, 0.25, 3}
+	std := make([]float32, len(x))
+	for k, v := range x {
+		std[k] = float32((float64(v) - mean[k%d]) / scale[k%d])
+	}
+	g, err := NewGroup([]int{d, 4, 2}, 1, false, "cpu", []uint64{1})
+	must(t, err)
+	defer g.Close()
+	must(t, g.SetDataScaled(x, n, d, mean, scale))
+	must(t, g.InitCenter(0.1))
+	dist, err := g.Distances()
+	must(t, err)
+	of, err := g.DistancesOf(std, n, d)
+	must(t, err)
+	if !slices.Equal(dist, of) {
+		t.Error("the rows standardised on their way differ from the same rows standardised before")
+	}
+	ft, err := g.Derive([]int{0})
+	must(t, err)
+	defer ft.Close()
+	must(t, g.DropData())
+	must(t, ft.DropData())
+	for name, grp := range map[string]*Group{"source": g, "derived": ft} {
+		if _, err := grp.Distances(); err == nil {
+			t.Errorf("%s: scored its data after DropData", name)
+		}
+	}
+	after, err := g.DistancesOf(std, n, d)
+	must(t, err)
+	if !slices.Equal(after, of) {
+		t.Error("DropData changed how the network scores other rows")
+	}
+}

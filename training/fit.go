@@ -138,6 +138,9 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 	if n < 2 || d < 1 || len(x) != n*d {
 		return nil, fmt.Errorf("training: data of %d values is not %d x %d with n >= 2", len(x), n, d)
 	}
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("training: %d rows; at most %d", n, math.MaxInt32) // the planner's int32 rows
+	}
 	if len(members) == 0 {
 		return nil, fmt.Errorf("training: no members")
 	}
@@ -169,17 +172,6 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 	if err != nil {
 		return nil, err
 	}
-	recon, err := pre.Reconstruction()
-	if err == nil && sh != nil {
-		recon, err = sh.gather(recon, len(seeds))
-	}
-	if err != nil {
-		pre.Close()
-		return nil, err
-	}
-	if sh != nil {
-		n = sh.n
-	}
 	run.PretrainSeconds = time.Since(t0).Seconds()
 	run.pre, run.seedOf = pre, seedOf
 	ft, err := pre.Derive(seedOf)
@@ -194,6 +186,30 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 		return nil, err
 	}
 	run.FinetuneSeconds = time.Since(t1).Seconds()
+	// The autoencoders' reconstruction errors (K x n) are taken now, not held through
+	// fine-tuning, which leaves the autoencoders as pretraining did; their time counts as
+	// pretraining's.
+	t2 := time.Now()
+	recon, err := pre.Reconstruction()
+	if err == nil && sh != nil {
+		recon, err = sh.gather(recon, len(seeds))
+	}
+	if err != nil {
+		run.Close()
+		return nil, err
+	}
+	if sh != nil {
+		n = sh.n
+	}
+	run.PretrainSeconds += time.Since(t2).Seconds()
+	// The networks are trained: the device's copy of the table, which both groups share,
+	// goes before the results are widened, so that it and they do not add up.
+	for _, g := range []*torch.Group{ft, pre} {
+		if err := g.DropData(); err != nil {
+			run.Close()
+			return nil, err
+		}
+	}
 	for k := range run.Results {
 		run.Results[k].PretrainLoss = preLoss[seedOf[k]]
 		s := seedOf[k]

@@ -31,8 +31,9 @@ func chunkEnds(count, size int, ends []int) []int {
 // memberBatches are one member's minibatches of an epoch: training rows in[ends[i-1]:
 // ends[i]] for minibatch i, then, when it has passengers, the left-out rows out[j] for
 // j = i, i+B, i+2B, ... (B minibatches): rows only scored with its batch statistics.
+// Rows are int32, half the memory of the plan's int64 (FitGroup takes < 2^31 rows).
 type memberBatches struct {
-	in, out    []int64
+	in, out    []int32
 	ends       []int
 	passengers bool
 }
@@ -75,9 +76,9 @@ func (p *planner) draw(k int, r *rand.Rand, mask []bool, passengers bool) {
 	b.in, b.out = b.in[:0], b.out[:0]
 	for i := 0; i < p.n; i++ {
 		if mask == nil || mask[i] {
-			b.in = append(b.in, int64(i))
+			b.in = append(b.in, int32(i))
 		} else {
-			b.out = append(b.out, int64(i))
+			b.out = append(b.out, int32(i))
 		}
 	}
 	shuffle(r, b.in)
@@ -103,7 +104,7 @@ func (p *planner) drawSteps(k int, r *rand.Rand, mask []bool, steps int, passeng
 
 // shuffle is r.Shuffle over xs, the same Fisher-Yates draws (so the same order) without
 // a call of the swap function per element.
-func shuffle(r *rand.Rand, xs []int64) {
+func shuffle(r *rand.Rand, xs []int32) {
 	for i := len(xs) - 1; i > 0; i-- {
 		j := r.Uint64N(uint64(i + 1))
 		xs[i], xs[j] = xs[j], xs[i]
@@ -152,9 +153,11 @@ func (p *planner) layout() *torch.Plan {
 			t, e := b.rows(s)
 			start := b.ends[s] - t
 			row := pl.Rows[at*width : (at+1)*width]
-			copy(row, b.in[start:b.ends[s]])
+			for q, i := range b.in[start:b.ends[s]] {
+				row[q] = int64(i)
+			}
 			for q := 0; q < e; q++ {
-				row[t+q] = b.out[s+q*b.count()]
+				row[t+q] = int64(b.out[s+q*b.count()])
 			}
 			pl.Counts[at], pl.Train[at] = int32(t), 1
 			if extra {

@@ -848,6 +848,14 @@ char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int
   });
 }
 
+char *udocc_group_drop_data(udocc_group *g) {
+  return guard(g, [&] {
+    if (g->stream) g->stream->synchronize();  // sync: no queued work still reads it
+    g->X = at::Tensor();
+    g->n = 0;
+  });
+}
+
 char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const double *wd) {
   return guard(g, [&] {
     if (phase == 0 && g->dec.empty()) throw std::runtime_error("this group has no decoder");

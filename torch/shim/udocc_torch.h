@@ -63,6 +63,10 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
 char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int64_t d,
                                   const double *mean, const double *scale);
 
+/* udocc_group_drop_data frees the group's reference to its data (groups derived from it
+ * share it: the memory goes when the last drops it); scoring the data fails after. */
+char *udocc_group_drop_data(udocc_group *g);
+
 /* udocc_group_reset_adam starts fresh Adam states (per member lr and L2 weight decay)
  * over the autoencoder's parameters (phase 0) or the encoder's (phase 1). */
 char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const double *wd);
