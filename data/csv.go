@@ -44,13 +44,21 @@ type csvScan struct {
 const csvBlock = 1 << 20
 
 // loadCSV is decodeCSV over a file, streamed: a first pass counts its lines and looks
-// for double quotes, the second parses it; its bytes are never held whole.
+// for double quotes, the second parses it; its bytes are never held whole. A pipe or a
+// device, which cannot be read twice, is read whole.
 func loadCSV(path string, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		return decodeCSV(b, opts)
+	}
 	scan := csvScan{lines: 1}
 	buf := make([]byte, csvBlock)
 	for {

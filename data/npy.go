@@ -207,6 +207,7 @@ func parseShape(s string) ([]int, error) {
 }
 
 // loadNPY reads a .npy file holding a 2-D X, streaming from the file; it has no labels.
+// A pipe or a device, whose size is not known before it is read, is read whole first.
 func loadNPY(path string, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -217,7 +218,16 @@ func loadNPY(path string, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := decodeNPY(bufio.NewReaderSize(f, npyBlock), st.Size(), opts)
+	var r io.Reader = bufio.NewReaderSize(f, npyBlock)
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		b, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		r, size = bytes.NewReader(b), int64(len(b))
+	}
+	ds, err := decodeNPY(r, size, opts)
 	if err != nil {
 		return nil, err
 	}
