@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -43,10 +44,11 @@ type csvScan struct {
 // csvBlock is the bytes a text file is scanned and read by at a time.
 const csvBlock = 1 << 20
 
-// loadCSV is decodeCSV over a file, streamed: a first pass counts its lines and looks
-// for double quotes, the second parses it; its bytes are never held whole. A pipe or a
-// device, which cannot be read twice, is read whole.
-func loadCSV(path string, opts LoadOptions) (*Dataset, error) {
+// loadCSV is decodeCSV over a file, gzipped when gz, streamed: a first pass counts its
+// lines and looks for double quotes, the second parses it (a gzipped file is inflated
+// twice); its bytes are never held whole. A pipe or a device, which cannot be read
+// twice, is read whole.
+func loadCSV(path string, gz bool, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -54,28 +56,56 @@ func loadCSV(path string, opts LoadOptions) (*Dataset, error) {
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		b, err := io.ReadAll(f)
+		if err == nil && gz {
+			b, err = gunzip(b)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return decodeCSV(b, opts)
 	}
+	open := func() (io.Reader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if !gz {
+			return f, nil
+		}
+		zr, err := gzip.NewReader(bufio.NewReaderSize(f, csvBlock))
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %v: %w", err, ErrFormat)
+		}
+		return zr, nil
+	}
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
 	scan := csvScan{lines: 1}
 	buf := make([]byte, csvBlock)
+	var total int64
 	for {
-		n, err := f.Read(buf)
+		n, err := r.Read(buf)
+		total += int64(n)
 		scan.lines += bytes.Count(buf[:n], []byte{'\n'})
 		scan.quoted = scan.quoted || bytes.IndexByte(buf[:n], '"') >= 0
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err != nil && gz {
+			return nil, fmt.Errorf("gzip: after %d bytes: %v: %w", total, err, ErrFormat)
+		}
 		if err != nil {
 			return nil, err
 		}
+		if gz && total > maxGunzip {
+			return nil, fmt.Errorf("gzip: inflates past %d bytes: %w", int64(maxGunzip), ErrTooLarge)
+		}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if r, err = open(); err != nil {
 		return nil, err
 	}
-	return readCSV(f, scan, opts)
+	return readCSV(r, scan, opts)
 }
 
 // readCSV is decodeCSV reading from r, whose text scan describes.

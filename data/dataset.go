@@ -272,8 +272,8 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 		ds, err = loadNPY(path, opts)
 	case (format == "csv" || format == "tsv" || format == "txt") && opts.Part.Of > 1 && path != "-":
 		ds, err = loadCSVPart(path, format, opts)
-	case (format == "csv" || format == "tsv" || format == "txt") && path != "-":
-		ds, err = loadCSV(path, opts)
+	case slices.Contains([]string{"csv", "tsv", "txt", "csv.gz", "tsv.gz", "txt.gz"}, format) && path != "-":
+		ds, err = loadCSV(path, strings.HasSuffix(format, ".gz"), opts)
 	case format == "parquet":
 		ds, err = loadParquet(path, opts)
 	default:
