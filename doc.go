@@ -15,9 +15,12 @@
 //	err = m.Save("model")                        // the folder `udocc fit` writes as model/
 //	m2, err := udocc.Load("model", "cpu")        // `udocc score --model model` reads it too
 //
-// Rows are a [][]float64 of n rows of d numbers each (every row the same length); Fit
-// standardises each column with the training rows' mean and standard deviation, and
-// Score and Predict apply that saved standardisation to new rows.
+// Rows are a [][]float64 of n rows of d numbers each (every row the same length), held
+// as float32 as package data holds a table read from a file; Fit standardises each
+// column with the training rows' mean and standard deviation (summed in float64), and
+// Score and Predict apply that saved standardisation to new rows. A fit holds the table
+// once beside the copy it trains on (FitDataset standardises the rows on their way to
+// it and leaves the caller's table as it was) and rescores it in chunks.
 //
 // The default method, "ensemble", trains five one-class Deep SVDD members from
 // consecutive seeds, combines their distances and their pretraining autoencoders'

@@ -4,8 +4,11 @@
 // A caller starts from Load, which picks a reader by LoadOptions.Format or the
 // file extension (delimited text ".csv", ".tsv", ".txt", each optionally
 // gzipped; Apache Parquet ".parquet"; MATLAB MAT v5 ".mat"; NumPy ".npy" and
-// ".npz") and returns a Dataset: an n×d float64 matrix in row-major order with
-// optional 0/1 labels (1 = anomaly) and ids. For tables, a Selection chooses the
+// ".npz") and returns a Dataset: an n×d float32 matrix in row-major order with
+// optional 0/1 labels (1 = anomaly) and ids. Float32 is the precision training uses:
+// every reader converts each value as it reads it, streaming delimited text and NPY
+// files rather than holding their bytes, so that a table is in memory once, at half
+// float64's size (a finite value beyond float32's range is refused, ErrRange). For tables, a Selection chooses the
 // feature columns and the id column, and labels may follow the 0/1, -1/1
 // (scikit-learn) or true/false conventions or name their positive value;
 // WriteAppended writes a table back with columns (scores) added. Every reader
