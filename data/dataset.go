@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -350,44 +349,6 @@ func newDataset(n, d int, x []float32, y []float64, features []string) (*Dataset
 		ds.Y = labels
 	}
 	return ds, nil
-}
-
-// newDatasetWide is newDataset for a matrix read at full precision: X is x narrowed,
-// and x is kept as the data set's wide values.
-func newDatasetWide(n, d int, x []float64, y []float64) (*Dataset, error) {
-	if n <= 0 || d <= 0 {
-		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, ErrEmpty)
-	}
-	x32 := make([]float32, len(x))
-	for k, v := range x {
-		f, err := toFloat32(v)
-		if err != nil {
-			return nil, fmt.Errorf("row %d, column %d: %w", k/d+1, k%d+1, err)
-		}
-		x32[k] = f
-	}
-	ds, err := newDataset(n, d, x32, y, nil)
-	if err != nil {
-		return nil, err
-	}
-	ds.wide = x
-	return ds, nil
-}
-
-// isNonFinite reports a NaN or ±Inf.
-func isNonFinite(v float32) bool { return v != v || v > math.MaxFloat32 || v < -math.MaxFloat32 }
-
-// toFloat32 is v as the table holds it, or an error for a NaN, an infinity, or a finite
-// value beyond float32's range (which would become one).
-func toFloat32(v float64) (float32, error) {
-	f := float32(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return 0, fmt.Errorf("%v: %w", v, ErrNonFinite)
-	case isNonFinite(f):
-		return 0, fmt.Errorf("%v: %w", v, ErrRange)
-	}
-	return f, nil
 }
 
 // toLabels converts float labels that are exactly 0 or 1.
