@@ -107,6 +107,32 @@ func (r *Run) SaveAutoencoder(k int, path string) error {
 	return r.pre.Save(r.seedOf[k], path)
 }
 
+// Score returns, for the m x d row-major rows x (standardised as the training rows
+// were), every member's eval-mode distances ||φ(x)−c||² and its pretrained
+// autoencoder's reconstruction errors, member after member.
+func (r *Run) Score(x []float64, m, d int) (dist, rec [][]float64, err error) {
+	if r.group == nil || r.pre == nil {
+		return nil, nil, fmt.Errorf("training: the run is closed")
+	}
+	x32 := make([]float32, len(x))
+	for i, v := range x {
+		x32[i] = float32(v)
+	}
+	ds, err := r.group.DistancesOf(x32, m, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := r.pre.ReconstructionOf(x32, m, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, s := range r.seedOf {
+		dist = append(dist, widen(ds[k*m:(k+1)*m]))
+		rec = append(rec, widen(rs[s*m:(s+1)*m]))
+	}
+	return dist, rec, nil
+}
+
 // Close frees the networks; it is safe to call more than once.
 func (r *Run) Close() {
 	if r.group != nil {
