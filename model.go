@@ -100,23 +100,31 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		mo.CurveEpochs = []int{opts.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
 	seeds := opts.seeds()
-	members := make([]training.Member, len(seeds))
-	for i, s := range seeds {
-		if meth.Name == training.Proposed.Name {
-			// A rule may keep state: one per member.
-			if mo.Rule, err = deltaRule(opts.ThresholdRule); err != nil {
-				return nil, err
-			}
-		}
-		if members[i], err = meth.NewMember(s, n, mo); err != nil {
-			return nil, fmt.Errorf("udocc: %w", err)
-		}
-	}
 	torch.SetNumThreads(opts.Threads)
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler
-	run, err := training.FitGroup(ds.X, ds.N, ds.D, cfg, members, hooks)
+	var (
+		run    *training.Run
+		screen *training.Screening
+	)
+	if meth.Ensemble {
+		run, screen, err = training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
+	} else {
+		members := make([]training.Member, len(seeds))
+		for i, s := range seeds {
+			if meth.Name == training.Proposed.Name {
+				// A rule may keep state: one per member.
+				if mo.Rule, err = deltaRule(opts.ThresholdRule); err != nil {
+					return nil, err
+				}
+			}
+			if members[i], err = meth.NewMember(s, n, mo); err != nil {
+				return nil, fmt.Errorf("udocc: %w", err)
+			}
+		}
+		run, err = training.FitGroup(ds.X, ds.N, ds.D, cfg, members, hooks)
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
@@ -141,11 +149,31 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(ds, opts, rk); err != nil {
+	if err := m.finish(ds, opts, rk, screen); err != nil {
 		m.Close()
 		return nil, err
 	}
 	return m, nil
+}
+
+// ensembleThreshold is the ensemble's threshold on its combined scores: the top share
+// opts.Contamination when given; else, after a screening fit, as many rows as the rule
+// flags on the screening's scores (the screening sees every row, and a rule applied to the
+// final fit's scores splits off only the few it finds most extreme: docs/threshold.md);
+// without one, the rule on the scores themselves.
+func ensembleThreshold(scores []float64, screen *training.Screening, opts Options) (float64, error) {
+	if opts.Contamination > 0 || screen == nil {
+		return threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
+	}
+	r, err := threshold.ByName(opts.ThresholdRule)
+	if err != nil {
+		return 0, err
+	}
+	t, err := r.Threshold(screen.Scores)
+	if err != nil {
+		return 0, err
+	}
+	return threshold.TopCount(scores, min(threshold.Count(screen.Scores, t), len(scores)-1))
 }
 
 // fromRun moves the run's networks into a Model of single-member groups, through
@@ -188,7 +216,7 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 // finish scores the training rows ds with the model's networks, and for the ensemble
 // method learns the combination and the threshold from those scores. In a data-parallel
 // fit ds is this rank's block and the scores of every block are gathered.
-func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks) error {
+func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *training.Screening) error {
 	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return err
@@ -212,7 +240,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks) error {
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
-		thr, err := threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
+		thr, err := ensembleThreshold(scores, screen, opts)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}

@@ -22,10 +22,16 @@ type Options struct {
 	// for the data set's name (FitDataset), else 32,16,8.
 	Hidden []int
 	// Epochs are the fine-tuning epochs (ensemble 10, paper 50); PretrainEpochs the
-	// autoencoder's (100), 0 to skip pretraining.
+	// autoencoder's (ensemble 60, paper 100), 0 to skip pretraining.
 	Epochs, PretrainEpochs int
+	// ScreenEpochs, for the ensemble, are the autoencoder epochs of its screening fit on
+	// every row (50); the final fit then leaves out the share Trim of rows (0.1) that the
+	// screening scored highest (training.FitScreened). ScreenEpochs 0: one fit on every
+	// row, as the other methods always do (they ignore both).
+	ScreenEpochs int
+	Trim         float64
 	// LR is Adam's learning rate of fine-tuning (ensemble 1e-4, paper 1e-3), PretrainLR
-	// that of pretraining (ensemble 1e-3; 0 means LR).
+	// that of pretraining (ensemble 3e-3; 0 means LR).
 	LR, PretrainLR float64
 	// BatchSize is the rows of a minibatch (128), at least 2.
 	BatchSize int
@@ -91,7 +97,8 @@ func PaperOptions() Options {
 
 func fromConfig(c training.Config) Options {
 	return Options{
-		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, LR: c.LR, PretrainLR: c.PretrainLR,
+		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, ScreenEpochs: c.ScreenEpochs, Trim: c.Trim,
+		LR: c.LR, PretrainLR: c.PretrainLR,
 		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device, Threads: 1,
 		RankScores: c.Scores,
 	}
@@ -115,6 +122,10 @@ func (o Options) Validate() error {
 		return bad("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.PretrainEpochs < 0:
 		return bad("PretrainEpochs", "%d < 0", o.PretrainEpochs)
+	case o.ScreenEpochs < 0:
+		return bad("ScreenEpochs", "%d < 0", o.ScreenEpochs)
+	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
+		return bad("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
 	case !(o.LR > 0):
 		return bad("LR", "%g is not positive", o.LR)
 	case !(o.PretrainLR >= 0):
@@ -216,6 +227,9 @@ func (o Options) config(hidden []int) training.Config {
 	c := training.DefaultConfig()
 	c.Hidden = hidden
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
+	if m, _ := training.MethodNamed(o.Method); m.Ensemble {
+		c.ScreenEpochs, c.Trim, c.ScreenWeight = o.ScreenEpochs, o.Trim, training.ScreenWeight
+	}
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
 	c.Scores = o.RankScores

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -284,29 +283,32 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	if h, ok := models.Preset(t.base); ok {
 		hidden = h
 	}
-	lo, hi := slices.Min(t.seeds), slices.Max(t.seeds)
 	cfg := training.EnsembleConfig()
 	cfg.Hidden, cfg.Device = hidden, device
-	var members []training.Member
-	for s := lo; s < hi+training.EnsembleSize; s++ {
-		m, err := training.OC.NewMember(s, ds.N, training.MethodOptions{})
+	ens := make([]studyScores, len(t.seeds))
+	var newSecs float64
+	for i, s := range t.seeds {
+		// Each seed's ensemble screens and trims its own rows, exactly as `udocc fit
+		// --seed s` does, so no members are shared between seeds.
+		t0 := time.Now()
+		run, sc, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, training.Ensemble,
+			training.EnsembleSeeds(s, training.EnsembleSize), training.MethodOptions{}, nil)
 		if err != nil {
 			return nil, err
 		}
-		members = append(members, m)
+		dist, rec, err := run.Score(ds.X, ds.N, ds.D)
+		run.Close()
+		if err != nil {
+			return nil, err
+		}
+		newSecs += time.Since(t0).Seconds() / float64(len(t.seeds))
+		if ens[i], err = ensembleScores(dist, rec, ds.Y); err != nil {
+			return nil, err
+		}
+		if sc != nil {
+			ens[i].Screen = sc.Scores
+		}
 	}
-	t0 := time.Now()
-	run, err := training.FitGroup(ds.X, ds.N, ds.D, cfg, members, nil)
-	if err != nil {
-		return nil, err
-	}
-	newSecs := time.Now().Sub(t0).Seconds() / float64(len(t.seeds))
-	dist := make([][]float64, len(run.Results))
-	rec := make([][]float64, len(run.Results))
-	for k, r := range run.Results {
-		dist[k], rec[k] = r.Scores, r.Reconstruction
-	}
-	run.Close()
 
 	old := training.DefaultConfig()
 	old.Hidden, old.Device = hidden, device
@@ -333,15 +335,11 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	}
 	var out []StudyRecord
 	for i, s := range t.seeds {
-		k := int(s - lo)
 		r := StudyRecord{Table: t.name, Group: t.group, Base: t.base, Kind: t.kind, Ratio: t.ratio,
 			Seed: s, N: ds.N, TrueRatio: float64(ds.Anomalies()) / float64(ds.N),
 			Sources: map[string]SourceEval{},
 			Seconds: map[string]float64{"default": newSecs, "old": oldSecs}}
-		sc, err := ensembleScores(dist[k:k+training.EnsembleSize], rec[k:k+training.EnsembleSize], ds.Y)
-		if err != nil {
-			return nil, err
-		}
+		sc := ens[i]
 		b, err := json.Marshal(sc)
 		if err != nil {
 			return nil, err
@@ -413,11 +411,14 @@ func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval
 }
 
 // studyScores are one record's ensemble sources: the robust-z mean distance D and
-// reconstruction error R of models.Ensemble, so that source w is w·D + (1−w)·R.
+// reconstruction error R of models.Ensemble, so that source w is w·D + (1−w)·R, and
+// the screening fit's combined scores (training.Screening), from which each rule's
+// count of anomalies is taken for the rules "screen/RULE".
 type studyScores struct {
-	D []float64 `json:"d"`
-	R []float64 `json:"r"`
-	Y []int     `json:"y"`
+	D      []float64 `json:"d"`
+	R      []float64 `json:"r"`
+	Y      []int     `json:"y"`
+	Screen []float64 `json:"screen,omitempty"`
 }
 
 func scorePath(dir, table string, seed uint64) string {
@@ -442,17 +443,49 @@ func ensembleScores(dist, rec [][]float64, y []int) (studyScores, error) {
 // sources evaluates every weighted source of Weights, by its sourceKey.
 func (sc studyScores) sources() map[string]SourceEval {
 	out := map[string]SourceEval{}
+	counts := screenCounts(sc.Screen)
 	for _, w := range Weights {
 		s := make([]float64, len(sc.D))
 		for j := range s {
 			s[j] = w*sc.D[j] + (1-w)*sc.R[j]
 		}
-		if ev, err := evalSource(s, sc.Y, nil); err == nil {
+		if ev, err := evalSource(s, sc.Y, screenThresholds(s, counts)); err == nil {
 			out[sourceKey(w)] = ev
 		}
 	}
 	return out
 }
+
+// screenCounts are the rows every rule flags on the screening scores, by rule name;
+// nil without them.
+func screenCounts(screen []float64) map[string]int {
+	if len(screen) == 0 {
+		return nil
+	}
+	out := map[string]int{}
+	for _, rule := range threshold.All() {
+		if t, err := rule.Threshold(screen); err == nil {
+			out[rule.Name()] = threshold.Count(screen, t)
+		}
+	}
+	return out
+}
+
+// screenThresholds are, for every rule, the threshold on scores that flags as many rows
+// as the rule flags on the screening scores (counts, named "screen/RULE"), as `udocc
+// fit` labels the rows after a screening fit.
+func screenThresholds(scores []float64, counts map[string]int) map[string]float64 {
+	out := map[string]float64{}
+	for name, k := range counts {
+		if thr, err := threshold.TopCount(scores, min(k, len(scores)-1)); err == nil {
+			out[ScreenRule(name)] = thr
+		}
+	}
+	return out
+}
+
+// ScreenRule is the study's name of rule applied to the screening fit's scores.
+func ScreenRule(rule string) string { return "screen/" + rule }
 
 // reevaluate recomputes, for every record whose scores are in dir, every weighted
 // source from them: the rules of today's threshold package judged on the same scores.

@@ -163,11 +163,21 @@ func bestRule(paper, syn []StudyRecord, source string) (string, float64) {
 	return best, bestV
 }
 
+// defaultRule is the study's name of the threshold `udocc fit` draws by default: the
+// default rule on the screening fit's scores when the default ensemble screens.
+func defaultRule() string {
+	if training.EnsembleConfig().ScreenEpochs > 0 {
+		return ScreenRule(training.DefaultThresholdRule)
+	}
+	return training.DefaultThresholdRule
+}
+
 func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 	var b strings.Builder
 	paper := filter(recs, func(r StudyRecord) bool { return r.Group == "paper" })
 	syn := filter(recs, func(r StudyRecord) bool { return r.Group == "synthetic" })
 	def := sourceKey(training.DistanceWeight)
+	defRule := defaultRule()
 	fmt.Fprintf(&b, "# Score and threshold study\n\n")
 	fmt.Fprintf(&b, "Written by `udocc bench --study` from %s: %d paper-set fits (%d sets × seeds), %d synthetic tables "+
 		"(normal rows of each paper set, at most %d per table, plus injected anomalies of four kinds at six ratios, package synth).\n\n",
@@ -222,16 +232,17 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 
 	if rule, v := bestRule(paper, syn, def); rule != "" {
 		fmt.Fprintf(&b, "\nBest threshold rule on the default source by the mean of its within-×1.5 shares in the two groups "+
-			"(each group once; ties by mean F1 ÷ oracle): **%s** (%.3f); training.DefaultThresholdRule is %s.\n", rule, v, training.DefaultThresholdRule)
+			"(each group once; ties by mean F1 ÷ oracle): **%s** (%.3f); the default is %s (`screen/RULE`: "+
+			"as many rows as RULE flags on the screening fit's scores).\n", rule, v, defRule)
 	}
-	fmt.Fprintf(&b, "\n## The default threshold per paper set (%s, %s; mean over seeds)\n\n| set | true ratio | selected ratio | within ×1.5 (seeds) | F1 | oracle F1 |\n|---|---|---|---|---|---|\n", def, training.DefaultThresholdRule)
+	fmt.Fprintf(&b, "\n## The default threshold per paper set (%s, %s; mean over seeds)\n\n| set | true ratio | selected ratio | within ×1.5 (seeds) | F1 | oracle F1 |\n|---|---|---|---|---|---|\n", def, defRule)
 	for _, name := range o.Datasets {
 		rs := filter(paper, func(r StudyRecord) bool { return r.Base == name })
 		var sel, f1, or []float64
 		within := 0
 		for _, r := range rs {
 			se, ok := r.Sources[def]
-			re, ok2 := se.Rules[training.DefaultThresholdRule]
+			re, ok2 := se.Rules[defRule]
 			if !ok || !ok2 {
 				continue
 			}

@@ -33,3 +33,25 @@ func ByContamination(scores []float64, rule string, c float64) (float64, error) 
 	}
 	return r.Threshold(scores)
 }
+
+// Count is the number of scores above t: the rows a threshold t flags.
+func Count(scores []float64, t float64) int {
+	k := 0
+	for _, s := range scores {
+		if s > t {
+			k++
+		}
+	}
+	return k
+}
+
+// TopCount is the threshold that flags the k highest of the scores, 0 ≤ k < n: the
+// (k+1)-th highest score (fewer rows are flagged when rows tie with it). k = 0 flags none.
+func TopCount(scores []float64, k int) (float64, error) {
+	if k < 0 || k >= len(scores) {
+		return 0, fmt.Errorf("threshold: cannot flag %d of %d rows", k, len(scores))
+	}
+	s := slices.Clone(scores)
+	slices.Sort(s)
+	return s[len(s)-k-1], nil
+}

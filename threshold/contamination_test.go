@@ -43,3 +43,25 @@ func TestContamination(t *testing.T) {
 		})
 	}
 }
+
+func TestTopCount(t *testing.T) {
+	scores := []float64{5, 1, 4, 2, 3, 3, 0, 9, 8, 7}
+	for _, c := range []struct{ k, flagged int }{{0, 0}, {1, 1}, {3, 3}, {5, 5}, {6, 5}, {9, 9}} {
+		thr, err := TopCount(scores, c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// k = 6 reaches into the tie at 3: both 3s stay unflagged.
+		if got := Count(scores, thr); got != c.flagged {
+			t.Errorf("TopCount(%d) = %g flags %d rows, want %d", c.k, thr, got, c.flagged)
+		}
+	}
+	for _, k := range []int{-1, 10} {
+		if _, err := TopCount(scores, k); err == nil {
+			t.Errorf("TopCount(%d) of 10 rows: no error", k)
+		}
+	}
+	if got := Count(scores, 4.5); got != 4 {
+		t.Errorf("Count(> 4.5) = %d, want 4 (5, 7, 8, 9)", got)
+	}
+}

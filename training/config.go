@@ -39,6 +39,13 @@ type Config struct {
 	CenterEps      float64     // components of c with 0 < |c_j| < CenterEps become ±CenterEps (0.1)
 	Device         string      // "cpu", "cuda", "cuda:N"
 	Scores         ScoreSource // which scores the selectors rank (train)
+	// ScreenEpochs, when > 0, makes FitScreened fit the members first with this many
+	// pretraining epochs on every row, and then with PretrainEpochs on the rows left
+	// after leaving out the share Trim that scored highest, combined at distance weight
+	// ScreenWeight (the default ensemble; 0: one fit on every row).
+	ScreenEpochs int
+	Trim         float64
+	ScreenWeight float64
 	// Dist, when not nil and of more than one rank, makes the fit one rank of a
 	// data-parallel run on c10d (docs/distributed.md): see FitGroup. nil is one process.
 	Dist *torch.Dist
@@ -83,6 +90,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("training: weight decay %g < 0", c.WeightDecay)
 	case c.WarmUp < 0:
 		return fmt.Errorf("training: warm-up %d < 0", c.WarmUp)
+	case c.ScreenEpochs < 0:
+		return fmt.Errorf("training: screening epochs %d < 0", c.ScreenEpochs)
+	case c.ScreenEpochs > 0 && !(c.Trim > 0 && c.Trim < 0.5):
+		return fmt.Errorf("training: trim %g is not in (0, 0.5)", c.Trim)
+	case c.ScreenEpochs > 0 && !(c.ScreenWeight >= 0 && c.ScreenWeight <= 1):
+		return fmt.Errorf("training: screening distance weight %g is not in [0, 1]", c.ScreenWeight)
 	case c.Scores != EvalScores && c.Scores != TrainScores:
 		return fmt.Errorf("training: score source %q is not eval or train", c.Scores)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
 	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/torch"
@@ -93,6 +94,7 @@ type Run struct {
 	group           *torch.Group
 	pre             *torch.Group // the pretrained autoencoders, one per seed
 	seedOf          []int        // member k's autoencoder in pre
+	scaler          *data.Scaler // Config.Scaler of the fit, for Score
 }
 
 // Save writes member k's network (encoder, BatchNorm statistics, center, radius) to path.
@@ -105,6 +107,34 @@ func (r *Run) SaveAutoencoder(k int, path string) error {
 		return fmt.Errorf("training: the autoencoders are closed")
 	}
 	return r.pre.Save(r.seedOf[k], path)
+}
+
+// Score returns, for the m x d row-major rows x (as FitGroup was given its rows:
+// standardised here by the fit's Config.Scaler, if it had one), every member's
+// eval-mode distances ||φ(x)−c||² and its pretrained autoencoder's reconstruction
+// errors, member after member.
+func (r *Run) Score(x []float32, m, d int) (dist, rec [][]float64, err error) {
+	if r.group == nil || r.pre == nil {
+		return nil, nil, fmt.Errorf("training: the run is closed")
+	}
+	x32 := x
+	if r.scaler != nil {
+		x32 = make([]float32, len(x))
+		r.scaler.Standardise(x32, x)
+	}
+	ds, err := r.group.DistancesOf(x32, m, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs, err := r.pre.ReconstructionOf(x32, m, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, s := range r.seedOf {
+		dist = append(dist, widen(ds[k*m:(k+1)*m]))
+		rec = append(rec, widen(rs[s*m:(s+1)*m]))
+	}
+	return dist, rec, nil
 }
 
 // Close frees the networks; it is safe to call more than once.
@@ -166,7 +196,7 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 		}
 	}
 	seeds, seedOf := uniqueSeeds(members)
-	run := &Run{}
+	run := &Run{scaler: cfg.Scaler}
 	t0 := time.Now()
 	pre, preLoss, err := pretrain(x, n, d, cfg, seeds, hooks, sh)
 	if err != nil {

@@ -84,7 +84,8 @@ func TestEnsembleFit(t *testing.T) {
 			t.Errorf("method %v, seeds %s; want ensemble, [0,1,2,3,4]", s["method"], got)
 		}
 		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": training.DistanceWeight,
-			"lr": 1e-4, "pretrain_lr": 1e-3, "threshold_rule": training.DefaultThresholdRule})
+			"lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": training.DefaultThresholdRule,
+			"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim})
 		if s["delta_bar"] != nil {
 			t.Errorf("delta_bar %v, want null: the ensemble searches no δ", s["delta_bar"])
 		}
@@ -233,17 +234,19 @@ func TestPresets(t *testing.T) {
 		absent []string // config keys of the other preset's method
 	}{
 		{"default: an ensemble of 5 at lr 1e-4 for 10 epochs", []string{"--pretrain-epochs", "1"}, "ensemble",
-			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": 1e-3, "epochs": 10, "pretrain_epochs": 1,
+			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "epochs": 10, "pretrain_epochs": 1,
+				"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim,
 				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": training.DefaultThresholdRule}, nil},
 		{"paper: proposed at lr 1e-3 for 50 epochs", []string{"--preset", "paper", "--pretrain-epochs", "1"}, "proposed",
 			map[string]any{"preset": "paper", "lr": 1e-3, "pretrain_lr": 0, "epochs": 50, "pretrain_epochs": 1,
-				"threshold_rule": "accumulated"}, []string{"members", "distance_weight"}},
+				"threshold_rule": "accumulated"}, []string{"members", "distance_weight", "screen_epochs", "trim"}},
 		{"paper with epochs and lr given: they win", []string{"--preset", "paper", "--epochs", "2", "--pretrain-epochs", "2", "--lr", "0.01"},
 			"proposed", map[string]any{"preset": "paper", "lr": 0.01, "epochs": 2, "pretrain_epochs": 2}, []string{"members"}},
 		{"paper with --method oc: the method wins", []string{"--preset", "paper", "--method", "oc", "--epochs", "2", "--pretrain-epochs", "2"},
 			"oc", map[string]any{"preset": "paper", "lr": 1e-3, "epochs": 2}, []string{"members", "threshold_rule"}},
 		{"default with --method proposed: the default's settings", []string{"--method", "proposed", "--epochs", "2", "--pretrain-epochs", "2"},
-			"proposed", map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": 1e-3, "threshold_rule": "accumulated"}, []string{"members"}},
+			"proposed", map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": "accumulated"},
+			[]string{"members", "screen_epochs", "trim"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ type fitOptions struct {
 // lib.DefaultOptions; --preset paper takes lib.PaperOptions for the flags not given.
 func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	o.Options = lib.DefaultOptions()
-	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50)")
+	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50)")
 	fs.StringVar(&o.Method, "method", o.Method, "method: "+orList(methodNames())+" (--preset paper: proposed)")
 	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
@@ -53,7 +53,9 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+"; default "+training.DefaultThresholdRule+") or proposed's δ rule ("+strings.Join(dynamics.RuleNames(), ", ")+"; default "+dynamics.DefaultRule().Name()+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
-	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs")
+	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
+	fs.IntVar(&o.ScreenEpochs, "screen-epochs", o.ScreenEpochs, "ensemble: autoencoder epochs of the screening fit on every row, whose scores choose the rows the final fit leaves out and the threshold's count; 0: one fit on every row")
+	fs.Float64Var(&o.Trim, "trim", o.Trim, "ensemble: share of rows, those the screening fit scored highest, that the final fit leaves out")
 	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "fine-tuning epochs (--preset paper: 50)")
 	fs.IntVar(&o.BatchSize, "batch-size", o.BatchSize, "minibatch rows")
 	fs.Float64Var(&o.LR, "lr", o.LR, "Adam learning rate of fine-tuning, and of pretraining unless --pretrain-lr is set (--preset paper: 1e-3)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/training"
 )
 
 // figureFiles are the four figures of a proposed fit.
@@ -272,10 +274,19 @@ func TestFitJSON(t *testing.T) {
 		}
 	})
 	t.Run("progress goes to stderr in plain lines", func(t *testing.T) {
-		// stderr is a pipe here, not a terminal: a line per epoch of these short stages.
+		// stderr is a pipe here, not a terminal: a line every tenth of the screening fit
+		// (its pretraining and fine-tuning epochs counted together), then a line per epoch
+		// of these short stages.
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-		want := []string{"pretrain epoch 1/2", "pretrain epoch 2/2", "finetune epoch 1/4", "finetune epoch 2/4",
-			"finetune epoch 3/4", "finetune epoch 4/4"}
+		var want []string
+		screen := training.EnsembleConfig().ScreenEpochs + tinyEpochs
+		for e := 1; e <= screen; e++ {
+			if e%max(1, screen/10) == 0 || e == screen {
+				want = append(want, fmt.Sprintf("screen epoch %d/%d", e, screen))
+			}
+		}
+		want = append(want, "pretrain epoch 1/2", "pretrain epoch 2/2", "finetune epoch 1/4", "finetune epoch 2/4",
+			"finetune epoch 3/4", "finetune epoch 4/4")
 		if len(lines) != len(want) || strings.Contains(r.stderr, "\r") {
 			t.Fatalf("stderr %q, want the lines %q", r.stderr, want)
 		}

@@ -48,12 +48,12 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	m, _ := methodOf(o.Method)
 	if !m.Ensemble {
-		for _, name := range []string{"contamination", "members"} {
+		for _, name := range []string{"contamination", "members", "screen-epochs", "trim"} {
 			if fs.Changed(name) {
 				return usagef("--%s is only for --method ensemble", name)
 			}
 		}
-		o.Members = 1
+		o.Members, o.ScreenEpochs = 1, 0
 		return nil
 	}
 	if fs.Changed("contamination") && !(o.Contamination > 0 && o.Contamination < 0.5) {
@@ -61,6 +61,12 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	}
 	if fs.Changed("contamination") && fs.Changed("threshold") {
 		return usagef("--contamination and --threshold both set the threshold: give one")
+	}
+	if o.ScreenEpochs < 0 {
+		return usagef("--screen-epochs %d: want 0 (no screening) or more", o.ScreenEpochs)
+	}
+	if o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5) {
+		return usagef("--trim %g: want a share of rows in (0, 0.5)", o.Trim)
 	}
 	if o.Members < 1 || o.Members > 100 {
 		return usagef("--members %d: want 1..100", o.Members)

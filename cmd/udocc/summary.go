@@ -44,6 +44,8 @@ type summary struct {
 type configJSON struct {
 	Arch           []int    `json:"arch"`
 	PretrainEpochs int      `json:"pretrain_epochs"`
+	ScreenEpochs   int      `json:"screen_epochs,omitempty"` // the ensemble's screening fit
+	Trim           float64  `json:"trim,omitempty"`          // the share of rows it left out
 	Epochs         int      `json:"epochs"`
 	BatchSize      int      `json:"batch_size"`
 	LR             float64  `json:"lr"`
@@ -143,7 +145,8 @@ func (f *fitted) summarise(total float64) summary {
 		Udocc: Version, Libtorch: torch.Version(), Data: ds.Name, Source: ds.Path,
 		Method: o.Method, N: ds.N, D: ds.D, Seed: o.Seeds[0], Seeds: o.Seeds, Device: o.Device,
 		Config: configJSON{
-			Arch: o.Hidden, PretrainEpochs: o.PretrainEpochs, Epochs: o.Epochs,
+			Arch: o.Hidden, PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
+			Trim:      trimOf(o),
 			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
 			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset, Ranks: ranksOf(o),
 		},
@@ -218,4 +221,12 @@ func ranksOf(o fitOptions) int {
 		return 0
 	}
 	return o.Dist.World()
+}
+
+// trimOf is the share of rows the screening left out, when there was one.
+func trimOf(o fitOptions) float64 {
+	if o.ScreenEpochs == 0 {
+		return 0
+	}
+	return o.Trim
 }

@@ -1,0 +1,175 @@
+package training
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/udocc/udocc/models"
+)
+
+// The default ensemble is fitted twice (issue 18, docs/threshold.md A.1). A short
+// screening fit of the members on every row scores the rows; the share Config.Trim that
+// score highest are left out, and the members are fitted again, from scratch, on the
+// rows that are left. An autoencoder that has seen the anomalies learns to rebuild them
+// and a center computed over them moves towards them; fitted without the most anomalous
+// rows, both describe the normal rows, and the anomalies stand out from them. The
+// screening fit also gives the threshold its count of anomalies (the threshold rule is
+// applied to its scores), because a rule applied to the final scores splits off only the
+// few rows the final fit finds most extreme.
+
+// Screening is the outcome of a screening fit over the whole table.
+type Screening struct {
+	// Scores are the combined scores (models.Ensemble at Config.ScreenWeight) of
+	// every row of the table under the screening fit; higher is more anomalous.
+	Scores []float64
+	// Keep marks the rows the final fit trains on: those scoring at or below the
+	// (1 − Trim) quantile of Scores.
+	Keep []bool
+	// Seconds is the wall time of the screening fit.
+	Seconds float64
+}
+
+// Kept is the number of rows the final fit trains on.
+func (s *Screening) Kept() int {
+	k := 0
+	for _, v := range s.Keep {
+		if v {
+			k++
+		}
+	}
+	return k
+}
+
+// FitScreened fits the members of method meth, one per seed, on x as the default
+// ensemble does: with cfg.ScreenEpochs > 0, a screening fit (cfg.ScreenEpochs
+// pretraining epochs, then cfg's fine-tuning) on every row, the rows' combined scores at
+// distance weight cfg.ScreenWeight, and the final fit (cfg) on the rows at or below the (1 − cfg.Trim)
+// quantile. The Run's Results cover the rows it was trained on (Screening.Keep);
+// Run.Score scores any rows. With cfg.ScreenEpochs = 0 it is FitGroup on every row and
+// the Screening is nil.
+//
+// With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
+// Screening covers the whole table and every rank trains the final fit on the kept rows
+// of its own block.
+func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Run, *Screening, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	total := n // rows of the whole table
+	var sh *shard
+	if cfg.Dist != nil && cfg.Dist.World() > 1 {
+		var err error
+		if sh, err = newShard(cfg.Dist, n); err != nil {
+			return nil, nil, err
+		}
+		total = sh.n
+	}
+	members := func(rows int) ([]Member, error) {
+		out := make([]Member, len(seeds))
+		for i, s := range seeds {
+			m, err := meth.NewMember(s, rows, mo)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = m
+		}
+		return out, nil
+	}
+	if cfg.ScreenEpochs == 0 {
+		ms, err := members(total)
+		if err != nil {
+			return nil, nil, err
+		}
+		run, err := FitGroup(x, n, d, cfg, ms, hooks)
+		return run, nil, err
+	}
+
+	sc, err := screen(x, n, d, cfg, total, members, hooks)
+	if err != nil {
+		return nil, nil, err
+	}
+	keep := sc.Keep
+	if sh != nil {
+		keep = sh.slice(sc.Keep)
+	}
+	xk := make([]float32, 0, len(x))
+	for i, ok := range keep {
+		if ok {
+			xk = append(xk, x[i*d:(i+1)*d]...)
+		}
+	}
+	ms, err := members(sc.Kept())
+	if err != nil {
+		return nil, nil, err
+	}
+	run, err := FitGroup(xk, len(xk)/d, d, cfg, ms, hooks)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, sc, nil
+}
+
+// screen runs the screening fit and chooses the rows to keep.
+func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]Member, error), hooks *Hooks) (*Screening, error) {
+	sc := cfg
+	sc.PretrainEpochs = cfg.ScreenEpochs
+	ms, err := members(total)
+	if err != nil {
+		return nil, err
+	}
+	run, err := FitGroup(x, n, d, sc, ms, hooks.screening(sc))
+	if err != nil {
+		return nil, err
+	}
+	seconds := run.PretrainSeconds + run.FinetuneSeconds
+	run.Close()
+	dist := make([][]float64, len(run.Results))
+	rec := make([][]float64, len(run.Results))
+	for k, r := range run.Results {
+		dist[k], rec[k] = r.Scores, r.Reconstruction
+	}
+	_, scores, err := models.FitEnsemble(dist, rec, cfg.ScreenWeight)
+	if err != nil {
+		return nil, fmt.Errorf("training: screening: %w", err)
+	}
+	return &Screening{Scores: scores, Keep: KeepBelow(scores, cfg.Trim), Seconds: seconds}, nil
+}
+
+// KeepBelow marks the rows whose score is at most the score of rank ⌈(1 − trim)·n⌉ in
+// ascending order, so that the ⌊trim·n⌋ highest-scoring rows are left out (ties at the
+// cut are kept, so fewer may be).
+func KeepBelow(scores []float64, trim float64) []bool {
+	n := len(scores)
+	keep := make([]bool, n)
+	drop := int(trim * float64(n))
+	if drop >= n {
+		drop = n - 1
+	}
+	sorted := slices.Clone(scores)
+	slices.Sort(sorted)
+	cut := sorted[n-1-drop]
+	for i, s := range scores {
+		keep[i] = s <= cut
+	}
+	return keep
+}
+
+// screening returns the hooks of a screening fit: its epochs are reported as stage
+// "screen" (pretraining then fine-tuning, one count), and it has no Epoch or Network
+// callbacks, which belong to the final fit.
+func (h *Hooks) screening(cfg Config) *Hooks {
+	if h == nil {
+		return nil
+	}
+	total := cfg.PretrainEpochs + cfg.Epochs
+	out := &Hooks{Stop: h.Stop}
+	if h.Progress != nil {
+		out.Progress = func(stage string, e, _ int) {
+			if stage == "finetune" {
+				e += cfg.PretrainEpochs
+			}
+			h.Progress("screen", e, total)
+		}
+	}
+	return out
+}

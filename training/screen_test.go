@@ -1,0 +1,110 @@
+package training
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestKeepBelow(t *testing.T) {
+	scores := []float64{5, 1, 4, 2, 3, 3, 0, 9, 8, 7}
+	cases := []struct {
+		trim float64
+		want []bool
+	}{
+		// A tenth of 10 rows: the highest (9) is left out.
+		{0.1, []bool{true, true, true, true, true, true, true, false, true, true}},
+		// A quarter: ⌊2.5⌋ = 2 rows, 9 and 8.
+		{0.25, []bool{true, true, true, true, true, true, true, false, false, true}},
+		// Half: 9, 8, 7, 5 and 4 go.
+		{0.5, []bool{false, true, false, true, true, true, true, false, false, false}},
+		// 0.6 reaches into the tie at 3: the cut is the 7th highest score (3), and both
+		// rows scoring 3 are kept, so 5 rows go instead of 6.
+		{0.6, []bool{false, true, false, true, true, true, true, false, false, false}},
+		{0, []bool{true, true, true, true, true, true, true, true, true, true}},
+	}
+	for _, c := range cases {
+		if got := KeepBelow(scores, c.trim); !slices.Equal(got, c.want) {
+			t.Errorf("KeepBelow(trim %g) = %v, want %v", c.trim, got, c.want)
+		}
+	}
+}
+
+func TestFitScreened(t *testing.T) {
+	const n, d = 400, 6
+	x, y := blobs(n, d, 0.05, 3)
+	cfg := quickConfig()
+	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = 3, 0.1, 0.5
+	seeds := EnsembleSeeds(0, 3)
+	run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if len(sc.Scores) != n || len(sc.Keep) != n {
+		t.Fatalf("screening of %d scores, %d marks; want %d each", len(sc.Scores), len(sc.Keep), n)
+	}
+	if sc.Kept() != n-n/10 {
+		t.Errorf("kept %d rows, want %d (a tenth left out)", sc.Kept(), n-n/10)
+	}
+	// The rows left out are the screening's highest, and the planted anomalies (3× the
+	// spread) are among them.
+	cut := slices.Max(keptScores(sc, true))
+	for i, s := range sc.Scores {
+		if !sc.Keep[i] && s <= cut {
+			t.Fatalf("row %d left out with score %g, below a kept row's %g", i, s, cut)
+		}
+	}
+	out, anomalies := 0, 0
+	for i, v := range y {
+		if v == 1 {
+			anomalies++
+			if !sc.Keep[i] {
+				out++
+			}
+		}
+	}
+	if out < anomalies*3/4 {
+		t.Errorf("%d of %d planted anomalies left out of the final fit, want at least three quarters", out, anomalies)
+	}
+	// The final fit trained on the kept rows only, one member per seed, and scores any rows.
+	if len(run.Results) != len(seeds) || len(run.Results[0].Scores) != sc.Kept() {
+		t.Fatalf("%d results of %d scores, want %d of %d", len(run.Results), len(run.Results[0].Scores), len(seeds), sc.Kept())
+	}
+	dist, rec, err := run.Score(x, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dist) != len(seeds) || len(rec) != len(seeds) || len(dist[0]) != n || len(rec[0]) != n {
+		t.Fatalf("Score: %d x %d distances, %d x %d reconstruction errors; want %d x %d", len(dist), len(dist[0]), len(rec), len(rec[0]), len(seeds), n)
+	}
+
+	// The same call is deterministic, and without screening it is FitGroup on every row.
+	run2, sc2, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run2.Close()
+	if !slices.Equal(sc.Scores, sc2.Scores) || !slices.Equal(run.Results[0].Scores, run2.Results[0].Scores) {
+		t.Error("two screened fits of the same data and seeds differ")
+	}
+	cfg.ScreenEpochs = 0
+	one, none, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	if none != nil || len(one.Results[0].Scores) != n {
+		t.Errorf("without screening: screening %v, %d scores; want nil and %d", none, len(one.Results[0].Scores), n)
+	}
+}
+
+// keptScores are the screening scores of the rows kept (or left out).
+func keptScores(sc *Screening, kept bool) []float64 {
+	var out []float64
+	for i, s := range sc.Scores {
+		if sc.Keep[i] == kept {
+			out = append(out, s)
+		}
+	}
+	return out
+}
