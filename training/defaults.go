@@ -55,8 +55,10 @@ func EnsembleSeeds(s uint64, size int) []uint64 {
 const EnsembleMethod = "ensemble"
 
 // DefaultThresholdRule is the threshold rule of the ensemble method (package threshold):
-// the exact two-means split of the combined scores. The study's rule (bench.bestRule: the
+// the exact two-means split, applied to the screening fit's combined scores for the count
+// of rows to flag (the study's "screen/kmeans"). The study's rule (bench.bestRule: the
 // highest mean share of tables whose selected ratio is within ×1.5 of the true one, over
 // the paper sets and the synthetic tables, each group counted once) chose it among every
-// rule of package threshold on the default source.
+// rule of package threshold, on the final and on the screening scores, on the default
+// source.
 const DefaultThresholdRule = "kmeans"
