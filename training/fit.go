@@ -391,7 +391,11 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			localDist = make([]float32, k*local)
 		}
 	}
-	var dist, localScores []float32           // localScores: this rank's rows of dist
+	var dist, localScores []float32 // localScores: this rank's rows of dist
+	// ranked[i] is member i's scores as its selector sees them, one buffer reused every
+	// epoch (no selector keeps the slice): a new n-sized slice per epoch would stand beside
+	// the last one until the collector ran, at 8 bytes a row.
+	ranked := make([][]float64, k)
 	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
@@ -455,7 +459,8 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			if trainDist != nil {
 				src = trainDist[i*n : (i+1)*n]
 			}
-			mask, rec, err := sels[i].Next(e, widen(src))
+			ranked[i] = widenInto(ranked[i], src)
+			mask, rec, err := sels[i].Next(e, ranked[i])
 			if err != nil {
 				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
 			}
@@ -492,7 +497,8 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	}
 	for i := range members {
 		r := &run.Results[i]
-		r.Scores = widen(dist[i*n : (i+1)*n])
+		r.Scores = widenInto(ranked[i], dist[i*n:(i+1)*n]) // the buffer's last use
+		ranked[i] = nil
 		labels, thr, err := sels[i].Label(r.Scores)
 		if errors.Is(err, dynamics.ErrNoThreshold) {
 			labels, thr, err = nil, math.Inf(1), nil // OC and other rankers without a threshold
@@ -509,6 +515,15 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		}
 	}
 	return g.SetRadius(radius)
+}
+
+// widenInto converts xs to float64 into dst's array when it is large enough.
+func widenInto(dst []float64, xs []float32) []float64 {
+	dst = grow(dst, len(xs))
+	for i, v := range xs {
+		dst[i] = float64(v)
+	}
+	return dst
 }
 
 func widen(xs []float32) []float64 {
