@@ -44,7 +44,7 @@ type fitOptions struct {
 // lib.DefaultOptions; --preset paper takes lib.PaperOptions for the flags not given.
 func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	o.Options = lib.DefaultOptions()
-	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50)")
+	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50, --pretrain-epochs 100, no screening)")
 	fs.StringVar(&o.Method, "method", o.Method, "method: "+orList(methodNames())+" (--preset paper: proposed)")
 	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
