@@ -173,7 +173,7 @@ func ensembleThreshold(scores []float64, screen *training.Screening, opts Option
 	if err != nil {
 		return 0, err
 	}
-	return threshold.TopCount(scores, min(threshold.Count(screen.Scores, t), len(scores)-1))
+	return threshold.Transfer(scores, screen.Scores, t)
 }
 
 // fromRun moves the run's networks into a Model of single-member groups, through

@@ -443,41 +443,41 @@ func ensembleScores(dist, rec [][]float64, y []int) (studyScores, error) {
 // sources evaluates every weighted source of Weights, by its sourceKey.
 func (sc studyScores) sources() map[string]SourceEval {
 	out := map[string]SourceEval{}
-	counts := screenCounts(sc.Screen)
+	cuts := screenCuts(sc.Screen)
 	for _, w := range Weights {
 		s := make([]float64, len(sc.D))
 		for j := range s {
 			s[j] = w*sc.D[j] + (1-w)*sc.R[j]
 		}
-		if ev, err := evalSource(s, sc.Y, screenThresholds(s, counts)); err == nil {
+		if ev, err := evalSource(s, sc.Y, screenThresholds(s, sc.Screen, cuts)); err == nil {
 			out[sourceKey(w)] = ev
 		}
 	}
 	return out
 }
 
-// screenCounts are the rows every rule flags on the screening scores, by rule name;
-// nil without them.
-func screenCounts(screen []float64) map[string]int {
+// screenCuts are every rule's thresholds on the screening scores, by rule name, found
+// once for all the weighted sources; nil without them.
+func screenCuts(screen []float64) map[string]float64 {
 	if len(screen) == 0 {
 		return nil
 	}
-	out := map[string]int{}
+	out := map[string]float64{}
 	for _, rule := range threshold.All() {
 		if t, err := rule.Threshold(screen); err == nil {
-			out[rule.Name()] = threshold.Count(screen, t)
+			out[rule.Name()] = t
 		}
 	}
 	return out
 }
 
 // screenThresholds are, for every rule, the threshold on scores that flags as many rows
-// as the rule flags on the screening scores (counts, named "screen/RULE"), as `udocc
-// fit` labels the rows after a screening fit.
-func screenThresholds(scores []float64, counts map[string]int) map[string]float64 {
+// as the rule flags on the screening scores (threshold.Transfer of its cut, named
+// "screen/RULE"), as `udocc fit` labels the rows after a screening fit.
+func screenThresholds(scores, screen []float64, cuts map[string]float64) map[string]float64 {
 	out := map[string]float64{}
-	for name, k := range counts {
-		if thr, err := threshold.TopCount(scores, min(k, len(scores)-1)); err == nil {
+	for name, t := range cuts {
+		if thr, err := threshold.Transfer(scores, screen, t); err == nil {
 			out[ScreenRule(name)] = thr
 		}
 	}

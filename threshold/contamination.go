@@ -45,6 +45,13 @@ func Count(scores []float64, t float64) int {
 	return k
 }
 
+// Transfer is the threshold on scores that flags as many rows as t flags on from, scores
+// of the same rows from elsewhere (at most all rows but one): a count of anomalies found on
+// one score applied to another, as the ensemble takes its screening fit's count.
+func Transfer(scores, from []float64, t float64) (float64, error) {
+	return TopCount(scores, min(Count(from, t), len(scores)-1))
+}
+
 // TopCount is the threshold that flags the k highest of the scores, 0 ≤ k < n: the
 // (k+1)-th highest score (fewer rows are flagged when rows tie with it). k = 0 flags none.
 func TopCount(scores []float64, k int) (float64, error) {

@@ -65,3 +65,20 @@ func TestTopCount(t *testing.T) {
 		t.Errorf("Count(> 4.5) = %d, want 4 (5, 7, 8, 9)", got)
 	}
 }
+
+func TestTransfer(t *testing.T) {
+	from := []float64{1, 2, 3, 4}
+	scores := []float64{10, 40, 20, 30}
+	// t = 2.5 flags two rows of from (3, 4): the two highest of scores (40, 30) are flagged.
+	thr, err := Transfer(scores, from, 2.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thr != 20 || Count(scores, thr) != 2 {
+		t.Errorf("Transfer(t = 2.5) = %g flagging %d rows, want 20 flagging 2", thr, Count(scores, thr))
+	}
+	// A cut below every row of from flags them all: at most all rows but one are flagged.
+	if thr, err = Transfer(scores, from, 0); err != nil || thr != 10 || Count(scores, thr) != 3 {
+		t.Errorf("Transfer(t = 0) = %g, %v flagging %d rows, want 10 flagging 3", thr, err, Count(scores, thr))
+	}
+}

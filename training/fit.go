@@ -526,13 +526,7 @@ func widenInto(dst []float64, xs []float32) []float64 {
 	return dst
 }
 
-func widen(xs []float32) []float64 {
-	out := make([]float64, len(xs))
-	for i, v := range xs {
-		out[i] = float64(v)
-	}
-	return out
-}
+func widen(xs []float32) []float64 { return widenInto(nil, xs) }
 
 // count is the number of true entries of mask, or n for a nil mask.
 func count(mask []bool, n int) int {

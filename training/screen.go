@@ -25,8 +25,6 @@ type Screening struct {
 	// Keep marks the rows the final fit trains on: those scoring at or below the
 	// (1 − Trim) quantile of Scores.
 	Keep []bool
-	// Seconds is the wall time of the screening fit.
-	Seconds float64
 }
 
 // Kept is the number of rows the final fit trains on.
@@ -121,7 +119,6 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 	if err != nil {
 		return nil, err
 	}
-	seconds := run.PretrainSeconds + run.FinetuneSeconds
 	run.Close()
 	dist := make([][]float64, len(run.Results))
 	rec := make([][]float64, len(run.Results))
@@ -132,7 +129,7 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 	if err != nil {
 		return nil, fmt.Errorf("training: screening: %w", err)
 	}
-	return &Screening{Scores: scores, Keep: KeepBelow(scores, cfg.Trim), Seconds: seconds}, nil
+	return &Screening{Scores: scores, Keep: KeepBelow(scores, cfg.Trim)}, nil
 }
 
 // KeepBelow marks the rows whose score is at most the score of rank ⌈(1 − trim)·n⌉ in
