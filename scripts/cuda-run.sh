@@ -162,15 +162,21 @@ step cli-score-cuda bin/udocc score --model "$cli/fit-cuda/model" --device cuda:
 step cli-score-cpu bin/udocc score --model "$cli/fit-cuda/model" --device cpu --label label \
   --out "$cli/score-cpu" "$cli/table.csv"
 if [ -f "$cli/score-cuda/scores.csv" ] && [ -f "$cli/score-cpu/scores.csv" ]; then
-  # Largest relative difference of the score column, cuda against cpu, of the same model.
+  # Largest difference of the score column, cuda against cpu, of the same model, over the
+  # column's standard deviation. Some scores lie near 0, where a difference relative to
+  # the score itself measures float32's last bits (H100, 2026-11-22: 1.1e-3 "relative"
+  # on a score of 4.6e-4, 5.8e-7 apart); against the spread the two devices agreed to
+  # 2.2e-6 in the same kind of run, and the check allows 1e-4.
   worst=$(paste -d, "$cli/score-cuda/scores.csv" "$cli/score-cpu/scores.csv" | awk -F, '
     NR == 1 { for (i = 1; i <= NF; i++) if ($i == "score") { if (!a) a = i; else b = i }; next }
-    { d = $a - $b; if (d < 0) d = -d; m = ($b < 0 ? -$b : $b); if (m < 1e-3) m = 1e-3;
-      if (d / m > w) w = d / m } END { printf "%.3g", w }')
-  if awk -v w="$worst" 'BEGIN { exit !(w <= 1e-3) }'; then
-    printf 'PASS %-22s largest relative difference %s\n' cli-score-cuda-vs-cpu "$worst" >> "$summary"
+    { m++; x[m] = $a; y[m] = $b; s += $b; ss += $b * $b }
+    END { sd = sqrt(ss / m - (s / m) ^ 2); if (sd <= 0) sd = 1
+      for (i = 1; i <= m; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d / sd > w) w = d / sd }
+      printf "%.3g", w }')
+  if awk -v w="$worst" 'BEGIN { exit !(w <= 1e-4) }'; then
+    printf 'PASS %-22s largest difference %s standard deviations of the scores\n' cli-score-cuda-vs-cpu "$worst" >> "$summary"
   else
-    printf 'FAIL %-22s largest relative difference %s > 1e-3\n' cli-score-cuda-vs-cpu "$worst" >> "$summary"
+    printf 'FAIL %-22s largest difference %s standard deviations of the scores > 1e-4\n' cli-score-cuda-vs-cpu "$worst" >> "$summary"
     failed=1
   fi
 fi

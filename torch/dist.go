@@ -35,6 +35,11 @@ type DistConfig struct {
 	Timeout time.Duration // 0 means DefaultDistTimeout
 }
 
+// GlooCompiled reports whether the shim was built with Gloo's headers (Debian's
+// libgloo-dev; build.sh installs it), without which a CPU data-parallel run cannot start.
+// PyTorch's pip wheels ship no Gloo headers, so a shim built against one has no Gloo.
+func GlooCompiled() bool { return C.udocc_dist_gloo_compiled() != 0 }
+
 // Dist is one rank's handle on a c10d process group. Its collectives block until every
 // rank has made the same call; the ranks must make the same calls in the same order.
 type Dist struct {

@@ -68,8 +68,17 @@ func compareRuns(t *testing.T, label string, a, b *Run) float64 {
 	return worst
 }
 
+// fitOn fits members on device. On the CPU it takes the libtorch path (UDOCC_REFERENCE=1,
+// read by the shim when a group is made): CUDA runs the same autograd graph, so the two
+// differ by cuBLAS's and CUDA's summation order only. The CPU fast path, the default
+// there, rounds differently again (it is held to the libtorch path by the torch package's
+// TestFastMatchesReference), and over a few epochs of Adam the two roundings added up
+// passed cudaTolerance (2e-3 and 7e-3 relative on one member each, H100, 2026-11-22).
 func fitOn(t *testing.T, device string, x []float32, n, d int, cfg Config, members func() []Member) *Run {
 	t.Helper()
+	if device == "cpu" {
+		t.Setenv("UDOCC_REFERENCE", "1")
+	}
 	cfg.Device = device
 	run, err := FitGroup(x, n, d, cfg, members(), nil)
 	if err != nil {

@@ -170,6 +170,14 @@ char *udocc_dist_new(const char *addr, int port, int rank, int world, const char
   });
 }
 
+int udocc_dist_gloo_compiled(void) {
+#ifdef UDOCC_HAVE_GLOO
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 void udocc_dist_close(udocc_dist *d) {
   try {
     delete d;

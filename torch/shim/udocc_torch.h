@@ -126,6 +126,9 @@ char *udocc_group_load(const char *path, const char *device, udocc_group **out);
  * libtorch). timeout_ms bounds the rendezvous and every collective: a peer that died or
  * hangs makes the call fail with an error within it. */
 typedef struct udocc_dist udocc_dist;
+/* udocc_dist_gloo_compiled is 1 when the shim was built with Gloo's headers, so CPU ranks
+   can form a process group. */
+int udocc_dist_gloo_compiled(void);
 char *udocc_dist_new(const char *addr, int port, int rank, int world, const char *device,
                      int64_t timeout_ms, udocc_dist **out);
 void udocc_dist_close(udocc_dist *d);
