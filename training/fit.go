@@ -162,11 +162,42 @@ func Fit(x []float32, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error
 // the same cfg and members (made for the whole table's rows) and gets the same Results,
 // whose scores and reconstruction errors cover the whole table (docs/distributed.md).
 func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
+	if n < 2 || d < 1 || len(x) != n*d {
+		return nil, fmt.Errorf("training: data of %d values is not %d x %d with n >= 2", len(x), n, d)
+	}
+	return fitRows(table{x: x, d: d, n: n}, cfg, members, hooks)
+}
+
+// table is the data of a fit: the rows rows of the row-major matrix x of d columns (all
+// of x's rows when rows is nil), n of them. The shim reads them from x in place
+// (torch.Group.BorrowData), so a fit on some of a table's rows copies none of them.
+type table struct {
+	x    []float32
+	d, n int
+	rows []int32
+}
+
+// each calls f with the index (0 .. n-1) and the values of every row of t.
+func (t table) each(f func(i int, row []float32) bool) {
+	for i := 0; i < t.n; i++ {
+		r := i
+		if t.rows != nil {
+			r = int(t.rows[i])
+		}
+		if !f(i, t.x[r*t.d:(r+1)*t.d]) {
+			return
+		}
+	}
+}
+
+// fitRows is FitGroup on the rows of t.
+func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if n < 2 || d < 1 || len(x) != n*d {
-		return nil, fmt.Errorf("training: data of %d values is not %d x %d with n >= 2", len(x), n, d)
+	n, d := t.n, t.d
+	if n < 2 {
+		return nil, fmt.Errorf("training: data of %d rows, need n >= 2", n)
 	}
 	if n > math.MaxInt32 {
 		return nil, fmt.Errorf("training: %d rows; at most %d", n, math.MaxInt32) // the planner's int32 rows
@@ -179,10 +210,18 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 			return nil, err
 		}
 	}
-	for i, v := range x {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("training: row %d, column %d is not a finite number", i/d, i%d)
+	var bad error
+	t.each(func(i int, row []float32) bool {
+		for j, v := range row {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				bad = fmt.Errorf("training: row %d, column %d is not a finite number", i, j)
+				return false
+			}
 		}
+		return true
+	})
+	if bad != nil {
+		return nil, bad
 	}
 	if cfg.Scaler != nil && len(cfg.Scaler.Mean) != d {
 		return nil, fmt.Errorf("training: a scaler of %d columns for data of %d", len(cfg.Scaler.Mean), d)
@@ -198,7 +237,7 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 	seeds, seedOf := uniqueSeeds(members)
 	run := &Run{scaler: cfg.Scaler}
 	t0 := time.Now()
-	pre, preLoss, err := pretrain(x, n, d, cfg, seeds, hooks, sh)
+	pre, preLoss, err := pretrain(t, cfg, seeds, hooks, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -277,8 +316,8 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
-	k := len(seeds)
+func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
+	k, n, d := len(seeds), t.n, t.d
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
 		return nil, nil, err
@@ -296,14 +335,13 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, s
 			return fail(err)
 		}
 	}
-	// The shim keeps the one copy of the table it trains on, standardised by cfg.Scaler
-	// on the way; no other is made here.
+	// On the CPU the shim reads the caller's rows in place, standardised by cfg.Scaler as
+	// it reads them; on CUDA it keeps the one copy on the device. No other copy is made.
+	var mean, scale []float64
 	if cfg.Scaler != nil {
-		err = g.SetDataScaled(x, n, d, cfg.Scaler.Mean, cfg.Scaler.Scale)
-	} else {
-		err = g.SetData(x, n, d)
+		mean, scale = cfg.Scaler.Mean, cfg.Scaler.Scale
 	}
-	if err != nil {
+	if err := g.BorrowData(t.x, len(t.x)/d, d, t.rows, mean, scale); err != nil {
 		return fail(err)
 	}
 	lr := cfg.PretrainLR

@@ -90,17 +90,19 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 	if sh != nil {
 		keep = sh.slice(sc.Keep)
 	}
-	xk := make([]float32, 0, len(x))
+	// The final fit reads the kept rows from x through a row list (4 bytes a row), not
+	// from a copy of them (4·d bytes a row).
+	rows := make([]int32, 0, count(keep, len(keep)))
 	for i, ok := range keep {
 		if ok {
-			xk = append(xk, x[i*d:(i+1)*d]...)
+			rows = append(rows, int32(i))
 		}
 	}
 	ms, err := members(sc.Kept())
 	if err != nil {
 		return nil, nil, err
 	}
-	run, err := FitGroup(xk, len(xk)/d, d, cfg, ms, hooks)
+	run, err := fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 // SIMD marks the loops over features that gcc builds twice, for AVX2 and for plain
 // x86-64, picking one when the library loads (the loops are too short to amortise
@@ -42,11 +45,55 @@ inline float leaky(float y) { return std::max(y, 0.0f) + kLeaky * std::min(y, 0.
 // leaky_slope is LeakyReLU's derivative at y, as PyTorch takes it (1 where y > 0).
 inline float leaky_slope(float y) { return y > 0 ? 1.0f : kLeaky; }
 
-// gather copies the P rows of step (k, s) into x (P x d); padding slots hold row n.
+// standardise writes the m rows of x (m x d) standardised into out, with
+// set_data_scaled's expression (double arithmetic, a division, one rounding to float):
+// vectorised, it rounds alike, since IEEE division and the conversions are exact-rounded.
+SIMD void standardise(const float *__restrict x, const double *__restrict mean,
+                      const double *__restrict scale, int64_t m, int64_t d, float *__restrict out) {
+  for (int64_t i = 0; i < m * d; i += d) {
+    for (int64_t j = 0; j < d; ++j) {
+      out[i + j] = static_cast<float>((static_cast<double>(x[i + j]) - mean[j]) / scale[j]);
+    }
+  }
+}
+
+// gather reads the P rows of step (k, s) into x (P x d); padding slots hold row n.
 void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
   const int64_t *rows = e.rows + (k * e.S + s) * e.P;
-  const size_t bytes = sizeof(float) * e.d;
-  for (int64_t j = 0; j < e.P; ++j) std::memcpy(x + j * e.d, e.X + rows[j] * e.d, bytes);
+  for (int64_t j = 0; j < e.P; ++j) e.X.row(rows[j], x + j * e.d);
+}
+
+// ChunkBuf is one eval-mode chunk of a table's rows, 64-byte aligned as a tensor's data
+// is, so that the products see a chunk read from a table as they saw it in a copy.
+class ChunkBuf {
+ public:
+  explicit ChunkBuf(int64_t d) : buf_(kChunk * d + 16) {
+    void *p = buf_.data();
+    size_t space = buf_.size() * sizeof(float);
+    p_ = static_cast<float *>(std::align(64, kChunk * d * sizeof(float), p, space));
+  }
+  float *data() { return p_; }
+
+ private:
+  std::vector<float> buf_;
+  float *p_;
+};
+
+// each_chunk calls f(i, len, rows) for the table's rows i .. i+len in the eval-mode
+// chunks: a plain table in place, as one matrix, whose functions cut it into the same
+// chunks; any other read into a buffer a chunk at a time.
+template <class F>
+void each_chunk(const Table &t, F f) {
+  if (t.plain()) {
+    f(0, t.n, t.x);
+    return;
+  }
+  ChunkBuf buf(t.d);
+  for (int64_t i = 0; i < t.n; i += kChunk) {
+    const int64_t len = std::min(kChunk, t.n - i);
+    t.read(i, len, buf.data());
+    f(i, len, buf.data());
+  }
 }
 
 // normalize turns h (rows x out, in place) into y = (h - mean) s and writes
@@ -133,6 +180,33 @@ SIMD float mse_grad(const float *__restrict x, const float *__restrict xr, float
 }
 
 }  // namespace
+
+void Table::row(int64_t i, float *out) const {
+  if (i >= n) {
+    std::fill(out, out + d, 0.0f);
+    return;
+  }
+  const float *src = x + (rows == nullptr ? i : static_cast<int64_t>(rows[i])) * d;
+  if (mean == nullptr) {
+    std::memcpy(out, src, sizeof(float) * d);
+  } else {
+    standardise(src, mean, scale, 1, d, out);
+  }
+}
+
+void Table::read(int64_t i, int64_t m, float *out) const {
+  if (rows != nullptr) {
+    for (int64_t r = 0; r < m; ++r) row(i + r, out + r * d);
+    return;
+  }
+  const int64_t have = std::max<int64_t>(0, std::min(m, n - i));  // rows before the padding
+  if (mean == nullptr) {
+    std::memcpy(out, x + i * d, sizeof(float) * have * d);
+  } else {
+    standardise(x + i * d, mean, scale, have, d, out);
+  }
+  std::fill(out + have * d, out + m * d, 0.0f);
+}
 
 Work::Work(const Net &net, int64_t P) : P_(P) {
   const size_t L = net.size();
@@ -388,6 +462,29 @@ void sum_output(const Net &net, const float *x, int64_t m, double *sum) {
       for (int64_t j = 0; j < rep; ++j) sum[j] += z[r * rep + j];
     }
   }
+}
+
+void distances(const Net &net, const float *c, const Table &t, float *out) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { distances(net, c, x, len, out + i); });
+}
+
+void reconstruction(const Net &net, const Table &t, float *out) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { reconstruction(net, x, len, out + i); });
+}
+
+void sum_output(const Net &net, const Table &t, double *sum) {
+  each_chunk(t, [&](int64_t, int64_t len, const float *x) { sum_output(net, x, len, sum); });
+}
+
+void check_finite(const Table &t) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) {
+    for (int64_t v = 0; v < len * t.d; ++v) {
+      if (!std::isfinite(x[v])) {
+        throw std::runtime_error("data: row " + std::to_string(i + v / t.d) + ", column " +
+                                 std::to_string(v % t.d) + " is not a finite number");
+      }
+    }
+  });
 }
 
 }  // namespace fast

@@ -9,7 +9,8 @@
  *
  * Every function that can fail returns NULL on success or an error message allocated
  * with malloc, which the caller frees with udocc_free. No C++ exception crosses this
- * boundary. Host buffers are only read or written during the call.
+ * boundary. Host buffers are only read or written during the call, but for the matrix
+ * of udocc_group_borrow_data.
  *
  * Epoch plans: an epoch is S steps; at step s member k processes the rows
  * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data, then (fine-tuning only) the
@@ -62,6 +63,20 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
  * only other copy. */
 char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int64_t d,
                                   const double *mean, const double *scale);
+
+/* udocc_group_borrow_data gives g the n rows rows[0..n) (rows NULL: all, n = nx) of the
+ * caller's nx x d row-major matrix x, standardised by mean and scale as set_data_scaled
+ * standardises (mean and scale NULL: as they are). On the CPU fast path the group keeps
+ * x and reads it in place, standardising on every read, until drop_data or close (groups
+ * derived from it share it: until the last of them drops it): the caller keeps x
+ * unchanged and in place until then, and *borrowed is 1. On CUDA, in reference mode or
+ * in a data-parallel rank the rows are copied as set_data_scaled copies them, x is not
+ * kept and *borrowed is 0; a group that borrowed and is switched to the libtorch path
+ * later copies the rows when that path first needs them. The row list, mean and scale
+ * are copied either way. */
+char *udocc_group_borrow_data(udocc_group *g, const float *x, int64_t nx, int64_t d,
+                              const int32_t *rows, int64_t n, const double *mean,
+                              const double *scale, int *borrowed);
 
 /* udocc_group_drop_data frees the group's reference to its data (groups derived from it
  * share it: the memory goes when the last drops it); scoring the data fails after. */
