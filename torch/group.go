@@ -246,14 +246,14 @@ func (g *Group) ResetAdam(phase Phase, lr, wd []float64) error {
 	return errorOf(C.udocc_group_reset_adam(g.p, C.int(phase), (*C.double)(&lr[0]), (*C.double)(&wd[0])))
 }
 
-func planArgs(p *Plan) (*C.int64_t, *C.int32_t, *C.uint8_t) {
+func planArgs(p *Plan) (*C.int32_t, *C.int32_t, *C.uint8_t) {
 	if len(p.Counts) == 0 {
-		var r C.int64_t
+		var r C.int32_t
 		var c C.int32_t
 		var t C.uint8_t
 		return &r, &c, &t
 	}
-	return (*C.int64_t)(&p.Rows[0]), (*C.int32_t)(&p.Counts[0]), (*C.uint8_t)(&p.Train[0])
+	return (*C.int32_t)(&p.Rows[0]), (*C.int32_t)(&p.Counts[0]), (*C.uint8_t)(&p.Train[0])
 }
 
 // PretrainEpoch runs one autoencoder epoch (MSE) of the plan and returns each member's

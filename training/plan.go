@@ -31,7 +31,7 @@ func chunkEnds(count, size int, ends []int) []int {
 // memberBatches are one member's minibatches of an epoch: training rows in[ends[i-1]:
 // ends[i]] for minibatch i, then, when it has passengers, the left-out rows out[j] for
 // j = i, i+B, i+2B, ... (B minibatches): rows only scored with its batch statistics.
-// Rows are int32, half the memory of the plan's int64 (FitGroup takes < 2^31 rows).
+// Rows are int32, as the plan's are (FitGroup takes < 2^31 rows).
 type memberBatches struct {
 	in, out    []int32
 	ends       []int
@@ -135,7 +135,7 @@ func (p *planner) layout() *torch.Plan {
 		p.extra = grow(p.extra, k*steps)
 		pl.Extra = p.extra
 	}
-	n := int64(p.n)
+	n := int32(p.n)
 	for i := range pl.Rows {
 		pl.Rows[i] = n
 	}
@@ -154,10 +154,10 @@ func (p *planner) layout() *torch.Plan {
 			start := b.ends[s] - t
 			row := pl.Rows[at*width : (at+1)*width]
 			for q, i := range b.in[start:b.ends[s]] {
-				row[q] = int64(i)
+				row[q] = i
 			}
 			for q := 0; q < e; q++ {
-				row[t+q] = int64(b.out[s+q*b.count()])
+				row[t+q] = b.out[s+q*b.count()]
 			}
 			pl.Counts[at], pl.Train[at] = int32(t), 1
 			if extra {

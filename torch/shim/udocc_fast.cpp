@@ -59,7 +59,7 @@ SIMD void standardise(const float *__restrict x, const double *__restrict mean,
 
 // gather reads the P rows of step (k, s) into x (P x d); padding slots hold row n.
 void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
-  const int64_t *rows = e.rows + (k * e.S + s) * e.P;
+  const int32_t *rows = e.rows + (k * e.S + s) * e.P;
   for (int64_t j = 0; j < e.P; ++j) e.X.row(rows[j], x + j * e.d);
 }
 
@@ -375,7 +375,7 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
         dist[i] = d2;
       }
       if (train_dist != nullptr) {
-        const int64_t *rows = e.rows + at * e.P;
+        const int32_t *rows = e.rows + at * e.P;
         for (int64_t i = 0; i < rode; ++i) train_dist[k * e.n + rows[i]] = dist[i];
       }
       if (!trains) continue;

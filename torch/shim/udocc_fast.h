@@ -110,7 +110,7 @@ struct Table {
 struct Epoch {
   Table X;
   int64_t n = 0, d = 0;
-  const int64_t *rows = nullptr;
+  const int32_t *rows = nullptr;  // int32: half the memory of int64 (a group has < 2^31 rows)
   const int32_t *counts = nullptr, *extra = nullptr;
   const uint8_t *flags = nullptr;
   int64_t K = 0, S = 0, P = 0;

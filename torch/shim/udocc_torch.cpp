@@ -391,7 +391,7 @@ struct Steps {
 };
 
 // check_steps checks the host plan and advances the members' Adam step counts.
-Steps check_steps(udocc_group *g, const int64_t *plan, const int32_t *counts, const int32_t *extra,
+Steps check_steps(udocc_group *g, const int32_t *plan, const int32_t *counts, const int32_t *extra,
                   const uint8_t *flags, int64_t S, int64_t P) {
   if (g->n == 0) throw std::runtime_error("no data: call set_data first");
   if (S < 0 || P < 1) throw std::runtime_error("bad plan shape");
@@ -408,7 +408,7 @@ Steps check_steps(udocc_group *g, const int64_t *plan, const int32_t *counts, co
       int32_t c = counts[k * S + s];
       int32_t e = extra == nullptr ? 0 : extra[k * S + s];
       if (c < 0 || e < 0 || c + e > P) throw std::runtime_error("plan: count out of range");
-      const int64_t *row = plan + (k * S + s) * P;
+      const int32_t *row = plan + (k * S + s) * P;
       for (int64_t j = 0; j < P; ++j) {
         if (row[j] < 0 || row[j] > g->n) throw std::runtime_error("plan: row index out of range");
       }
@@ -447,7 +447,7 @@ struct Plan {
 // make_plan checks the host plan, copies it to the device once (sync: small pageable
 // copies before the first step), and advances the members' Adam step counts over the
 // epoch's training steps; Adam's bias corrections are computed here on the host.
-Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
+Plan make_plan(udocc_group *g, const int32_t *plan, const int32_t *counts,
                const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
   Steps h = check_steps(g, plan, counts, extra, flags, S, P);
   const int64_t K = g->K;
@@ -466,7 +466,9 @@ Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
   at::Tensor c = torch::from_blob(const_cast<int32_t *>(counts), {K, S}, cpu32).to(g->dev).to(at::kFloat);
   at::Tensor f = torch::from_blob(const_cast<uint8_t *>(flags), {K, S}, at::TensorOptions().dtype(at::kByte))
                      .to(g->dev).to(at::kFloat);
-  p.idx = torch::from_blob(const_cast<int64_t *>(plan), {K, S, P}, at::TensorOptions().dtype(at::kLong)).to(g->dev);
+  // The host's rows are int32 (half the memory of a plan over a large table); index_select
+  // wants int64, which the conversion makes as a tensor of the group's own.
+  p.idx = torch::from_blob(const_cast<int32_t *>(plan), {K, S, P}, cpu32).to(g->dev).to(at::kLong);
   p.valid = (torch::arange(P, f32(g->dev)).view({1, 1, P}) < c.unsqueeze(2)).to(at::kFloat);
   p.train = f * (c > 0).to(at::kFloat);
   p.upd = f * (c > 1).to(at::kFloat);
@@ -727,7 +729,7 @@ udocc::fast::Table table(const udocc_group *g) {
   return t;
 }
 
-udocc::fast::Epoch fast_epoch(const udocc_group *g, const int64_t *plan, const int32_t *counts,
+udocc::fast::Epoch fast_epoch(const udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
   udocc::fast::Epoch e;
   e.X = table(g);
@@ -743,7 +745,7 @@ udocc::fast::Epoch fast_epoch(const udocc_group *g, const int64_t *plan, const i
   return e;
 }
 
-void fast_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+void fast_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                          const uint8_t *flags, int64_t S, int64_t P, double *loss) {
   Steps steps = check_steps(g, plan, counts, nullptr, flags, S, P);
   FastStep f = fast_step(g, steps, S);
@@ -751,7 +753,7 @@ void fast_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *cou
                               &FastStep::run, &f, loss);
 }
 
-void fast_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts, const int32_t *extra,
+void fast_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts, const int32_t *extra,
                       const uint8_t *flags, int64_t S, int64_t P, const uint8_t *soft, const double *nu,
                       const uint8_t *update_r, double *loss, float *train_dist) {
   Steps steps = check_steps(g, plan, counts, extra, flags, S, P);
@@ -943,7 +945,7 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
   });
 }
 
-char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                                  const uint8_t *flags, int64_t steps, int64_t width, double *loss) {
   return guard(g, [&] {
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
@@ -1000,7 +1002,7 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
   });
 }
 
-char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
                               const uint8_t *update_r, double *loss, float *train_dist) {

@@ -14,7 +14,9 @@
  *
  * Epoch plans: an epoch is S steps; at step s member k processes the rows
  * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data, then (fine-tuning only) the
- * passengers counted by extra; the rest of the P slots hold the padding index n. flags[k*S + s] is 1 when the member trains at that step (a
+ * passengers counted by extra; the rest of the P slots hold the padding index n (row
+ * indices are int32: a group has fewer than 2^31 rows). flags[k*S + s] is 1 when the
+ * member trains at that step (a
  * gradient step and a BatchNorm running-statistics update) and 0 when the rows are only
  * scored in train mode. A member with counts 0 at a step sits it out entirely: neither
  * its weights nor its Adam moments move.
@@ -88,7 +90,7 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
 
 /* udocc_group_pretrain_epoch runs one autoencoder epoch (MSE over all features) of the
  * plan; loss[k] receives member k's mean minibatch loss. */
-char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                                  const uint8_t *flags, int64_t steps, int64_t width,
                                  double *loss);
 
@@ -105,7 +107,7 @@ char *udocc_group_init_center(udocc_group *g, double eps);
  * every row the plan visits (rows it does not visit are left as they were). extra, when
  * not NULL, gives per step the passengers after the counted rows: rows normalised with
  * the minibatch's BatchNorm statistics, which they do not enter, and outside the loss. */
-char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
                               const uint8_t *update_r, double *loss, float *train_dist);
