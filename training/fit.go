@@ -430,10 +430,10 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		}
 	}
 	var dist, localScores []float32 // localScores: this rank's rows of dist
-	// ranked[i] is member i's scores as its selector sees them, one buffer reused every
-	// epoch (no selector keeps the slice): a new n-sized slice per epoch would stand beside
-	// the last one until the collector ran, at 8 bytes a row.
-	ranked := make([][]float64, k)
+	// ranked is a member's scores as its selector sees them: one buffer, which every
+	// member uses in turn, every epoch (no selector keeps the slice). A buffer per member,
+	// or a new slice per epoch, would hold K (or more) n-sized slices at 8 bytes a row.
+	var ranked []float64
 	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
@@ -497,8 +497,8 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			if trainDist != nil {
 				src = trainDist[i*n : (i+1)*n]
 			}
-			ranked[i] = widenInto(ranked[i], src)
-			mask, rec, err := sels[i].Next(e, ranked[i])
+			ranked = widenInto(ranked, src)
+			mask, rec, err := sels[i].Next(e, ranked)
 			if err != nil {
 				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
 			}
@@ -533,10 +533,13 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	if err != nil {
 		return err
 	}
+	// The epochs' buffers (the train distances, the plan, the masks) are dead from here
+	// on, which the collector sees: the members' final scores, widened below, take their
+	// place rather than adding to them.
 	for i := range members {
 		r := &run.Results[i]
-		r.Scores = widenInto(ranked[i], dist[i*n:(i+1)*n]) // the buffer's last use
-		ranked[i] = nil
+		r.Scores = widenInto(ranked, dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer
+		ranked = nil
 		labels, thr, err := sels[i].Label(r.Scores)
 		if errors.Is(err, dynamics.ErrNoThreshold) {
 			labels, thr, err = nil, math.Inf(1), nil // OC and other rankers without a threshold
