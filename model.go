@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/models"
@@ -144,8 +145,10 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	}
 	m, err := fromRun(run, meta, opts.Device, meth.Ensemble)
 	// The run is done with: its networks and its results (K scores a row) go before the
-	// model rescores ds with its own networks, which it does in chunks.
+	// model rescores ds with its own networks, which it does in chunks; a collection now
+	// lets the new scores take the results' memory instead of adding to it.
 	run.Close()
+	runtime.GC()
 	if err != nil {
 		return nil, err
 	}

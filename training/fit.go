@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/udocc/udocc/data"
@@ -259,6 +260,7 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	// fine-tuning, which leaves the autoencoders as pretraining did; their time counts as
 	// pretraining's.
 	t2 := time.Now()
+	runtime.GC() // fine-tuning's eval distances are dead: recon takes their memory (see finetune)
 	recon, err := pre.Reconstruction()
 	if err == nil && sh != nil {
 		recon, err = sh.gather(recon, len(seeds))
@@ -533,9 +535,12 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	if err != nil {
 		return err
 	}
-	// The epochs' buffers (the train distances, the plan, the masks) are dead from here
-	// on, which the collector sees: the members' final scores, widened below, take their
-	// place rather than adding to them.
+	// The epochs' buffers (the train distances, the plan, the masks: several n-sized
+	// slices a member) are dead from here on. A collection now lets the members' final
+	// scores, widened below, take their memory; left to the pacer, the collection runs
+	// while those are allocated, and the two add up in the peak (issue 13). A heap of a
+	// few large slices without pointers is collected in about a millisecond.
+	runtime.GC()
 	for i := range members {
 		r := &run.Results[i]
 		r.Scores = widenInto(ranked, dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer

@@ -34,6 +34,7 @@ func chunkEnds(count, size int, ends []int) []int {
 // Rows are int32, as the plan's are (FitGroup takes < 2^31 rows).
 type memberBatches struct {
 	in, out    []int32
+	all        []int32 // n: in then out, one array that the member keeps from epoch to epoch
 	ends       []int
 	passengers bool
 }
@@ -73,7 +74,11 @@ func newPlanner(n, size, k int) *planner {
 // score with the batch statistics of training rows.
 func (p *planner) draw(k int, r *rand.Rand, mask []bool, passengers bool) {
 	b := &p.members[k]
-	b.in, b.out = b.in[:0], b.out[:0]
+	// in and out share one array of n, filled in place: growing them by append would
+	// leave arrays of up to 2n rows, and their garbage, per member.
+	b.all = grow(b.all, p.n)
+	nin := count(mask, p.n)
+	b.in, b.out = b.all[:0:nin], b.all[nin:nin]
 	for i := 0; i < p.n; i++ {
 		if mask == nil || mask[i] {
 			b.in = append(b.in, int32(i))

@@ -2,6 +2,7 @@ package training
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/udocc/udocc/models"
@@ -102,6 +103,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 	if err != nil {
 		return nil, nil, err
 	}
+	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
 	run, err := fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
 	if err != nil {
 		return nil, nil, err
