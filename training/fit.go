@@ -273,8 +273,9 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 		n = sh.n
 	}
 	run.PretrainSeconds += time.Since(t2).Seconds()
-	// The networks are trained: the device's copy of the table, which both groups share,
-	// goes before the results are widened, so that it and they do not add up.
+	// The networks are trained: the table, which both groups share (the caller's,
+	// borrowed, on the CPU; a copy on CUDA), is let go before the results are widened, so
+	// that a device copy and they do not add up, and the caller's table is unpinned.
 	for _, g := range []*torch.Group{ft, pre} {
 		if err := g.DropData(); err != nil {
 			run.Close()
