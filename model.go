@@ -234,15 +234,12 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 		}
 	}
 	if m.meta.Method == training.Ensemble.Name {
-		ens, _, err := models.FitEnsemble(dist, rec, training.DistanceWeight)
+		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
+		ens, scores, err := models.FitEnsemble(dist, rec, training.DistanceWeight)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
 		m.meta.Ensemble = ens
-		scores, err := ens.Score(dist, rec)
-		if err != nil {
-			return fmt.Errorf("udocc: %w", err)
-		}
 		thr, err := ensembleThreshold(scores, screen, opts)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
