@@ -43,11 +43,19 @@ func FitScale(s []float64) Scale {
 // Apply maps s to robust z-scores.
 func (sc Scale) Apply(s []float64) []float64 {
 	out := make([]float64, len(s))
-	for i, v := range s {
-		out[i] = (v - sc.Median) / sc.Spread
-	}
+	sc.applyTo(out, s)
 	return out
 }
+
+// applyTo is Apply into dst, which may be s: scores combined over a large table are
+// scaled in place, not through an n-sized copy per step.
+func (sc Scale) applyTo(dst, s []float64) {
+	for i, v := range s {
+		dst[i] = sc.z(v)
+	}
+}
+
+func (sc Scale) z(v float64) float64 { return (v - sc.Median) / sc.Spread }
 
 // sortedMedian is the median of c, which it sorts in place.
 func sortedMedian(c []float64) float64 {
@@ -113,7 +121,8 @@ func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
 	}
 	w := e.DistanceWeight
-	out := e.DistanceMean.Apply(meanOf(dist, e.Distance))
+	out := meanOf(dist, e.Distance)
+	e.DistanceMean.applyTo(out, out)
 	for i := range out {
 		out[i] *= w
 	}
@@ -123,9 +132,9 @@ func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 	if len(rec) != len(e.Recon) {
 		return nil, fmt.Errorf("models: %d reconstruction scores for an ensemble of %d", len(rec), len(e.Recon))
 	}
-	r := e.ReconMean.Apply(meanOf(rec, e.Recon))
+	r := meanOf(rec, e.Recon)
 	for i := range out {
-		out[i] += (1 - w) * r[i]
+		out[i] += (1 - w) * e.ReconMean.z(r[i])
 	}
 	return out, nil
 }
@@ -134,8 +143,8 @@ func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 func meanOf(ss [][]float64, scales []Scale) []float64 {
 	out := make([]float64, len(ss[0]))
 	for k, s := range ss {
-		for i, v := range scales[k].Apply(s) {
-			out[i] += v / float64(len(ss))
+		for i, v := range s {
+			out[i] += scales[k].z(v) / float64(len(ss))
 		}
 	}
 	return out
