@@ -57,10 +57,32 @@ SIMD void standardise(const float *__restrict x, const double *__restrict mean,
   }
 }
 
+// standardise_rows is standardise over the listed rows of x (m of them, x's row index
+// rows[i]; an index of n or more reads as the zero padding row), in one call: a call per
+// row cost as much again as the arithmetic.
+SIMD void standardise_rows(const float *__restrict x, const int32_t *__restrict rows, int64_t n,
+                           const double *__restrict mean, const double *__restrict scale,
+                           int64_t m, int64_t d, float *__restrict out) {
+  for (int64_t i = 0; i < m; ++i) {
+    float *__restrict o = out + i * d;
+    if (rows[i] >= n) {
+      for (int64_t j = 0; j < d; ++j) o[j] = 0.0f;
+      continue;
+    }
+    const float *__restrict xi = x + static_cast<int64_t>(rows[i]) * d;
+    for (int64_t j = 0; j < d; ++j) o[j] = static_cast<float>((static_cast<double>(xi[j]) - mean[j]) / scale[j]);
+  }
+}
+
 // gather reads the P rows of step (k, s) into x (P x d); padding slots hold row n.
 void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
   const int32_t *rows = e.rows + (k * e.S + s) * e.P;
-  for (int64_t j = 0; j < e.P; ++j) e.X.row(rows[j], x + j * e.d);
+  const Table &t = e.X;
+  if (t.rows == nullptr && t.mean != nullptr) {
+    standardise_rows(t.x, rows, t.n, t.mean, t.scale, e.P, e.d, x);
+    return;
+  }
+  for (int64_t j = 0; j < e.P; ++j) t.row(rows[j], x + j * e.d);
 }
 
 // ChunkBuf is one eval-mode chunk of a table's rows, 64-byte aligned as a tensor's data
