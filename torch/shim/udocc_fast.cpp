@@ -45,44 +45,40 @@ inline float leaky(float y) { return std::max(y, 0.0f) + kLeaky * std::min(y, 0.
 // leaky_slope is LeakyReLU's derivative at y, as PyTorch takes it (1 where y > 0).
 inline float leaky_slope(float y) { return y > 0 ? 1.0f : kLeaky; }
 
-// standardise writes the m rows of x (m x d) standardised into out, with
+// standardise turns len values of v (whole rows, in place) into standardised ones with
 // set_data_scaled's expression (double arithmetic, a division, one rounding to float):
 // vectorised, it rounds alike, since IEEE division and the conversions are exact-rounded.
-SIMD void standardise(const float *__restrict x, const double *__restrict mean,
-                      const double *__restrict scale, int64_t m, int64_t d, float *__restrict out) {
-  for (int64_t i = 0; i < m * d; i += d) {
-    for (int64_t j = 0; j < d; ++j) {
-      out[i + j] = static_cast<float>((static_cast<double>(x[i + j]) - mean[j]) / scale[j]);
-    }
+// mean and scale hold kPeriod rows' worth (Table), so that the loop runs over the values
+// of kPeriod rows at a time in whole vectors, whatever d is: a loop over one row's d
+// values spent much of its time in the remainder past the last whole vector.
+SIMD void standardise(float *v, int64_t len, const double *__restrict mean,
+                      const double *__restrict scale, int64_t period) {
+  for (int64_t at = 0; at < len; at += period) {
+    float *vb = v + at;
+    const int64_t m = std::min(period, len - at);
+    for (int64_t j = 0; j < m; ++j) vb[j] = static_cast<float>((static_cast<double>(vb[j]) - mean[j]) / scale[j]);
   }
 }
 
-// standardise_rows is standardise over the listed rows of x (m of them, x's row index
-// rows[i]; an index of n or more reads as the zero padding row), in one call: a call per
-// row cost as much again as the arithmetic.
-SIMD void standardise_rows(const float *__restrict x, const int32_t *__restrict rows, int64_t n,
-                           const double *__restrict mean, const double *__restrict scale,
-                           int64_t m, int64_t d, float *__restrict out) {
-  for (int64_t i = 0; i < m; ++i) {
-    float *__restrict o = out + i * d;
-    if (rows[i] >= n) {
-      for (int64_t j = 0; j < d; ++j) o[j] = 0.0f;
-      continue;
-    }
-    const float *__restrict xi = x + static_cast<int64_t>(rows[i]) * d;
-    for (int64_t j = 0; j < d; ++j) o[j] = static_cast<float>((static_cast<double>(xi[j]) - mean[j]) / scale[j]);
-  }
+// raw copies x's row of table row i (i < n) into out, unstandardised.
+inline void raw(const Table &t, int64_t i, float *out) {
+  const int64_t r = t.rows == nullptr ? i : static_cast<int64_t>(t.rows[i]);
+  std::memcpy(out, t.x + r * t.d, sizeof(float) * t.d);
 }
 
-// gather reads the P rows of step (k, s) into x (P x d); padding slots hold row n.
+// gather reads the P rows of step (k, s) into x (P x d); padding slots hold row n. The
+// rows are copied raw, then standardised together in place.
 void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
   const int32_t *rows = e.rows + (k * e.S + s) * e.P;
   const Table &t = e.X;
-  if (t.rows == nullptr && t.mean != nullptr) {
-    standardise_rows(t.x, rows, t.n, t.mean, t.scale, e.P, e.d, x);
-    return;
+  const int64_t d = e.d;
+  for (int64_t j = 0; j < e.P; ++j) {
+    if (rows[j] < t.n) raw(t, rows[j], x + j * d);
   }
-  for (int64_t j = 0; j < e.P; ++j) t.row(rows[j], x + j * e.d);
+  if (t.mean != nullptr) standardise(x, e.P * d, t.mean, t.scale, kPeriod * d);
+  for (int64_t j = 0; j < e.P; ++j) {  // after standardising, which would move zeros
+    if (rows[j] >= t.n) std::fill(x + j * d, x + (j + 1) * d, 0.0f);
+  }
 }
 
 // ChunkBuf is one eval-mode chunk of a table's rows, 64-byte aligned as a tensor's data
@@ -203,30 +199,16 @@ SIMD float mse_grad(const float *__restrict x, const float *__restrict xr, float
 
 }  // namespace
 
-void Table::row(int64_t i, float *out) const {
-  if (i >= n) {
-    std::fill(out, out + d, 0.0f);
-    return;
-  }
-  const float *src = x + (rows == nullptr ? i : static_cast<int64_t>(rows[i])) * d;
-  if (mean == nullptr) {
-    std::memcpy(out, src, sizeof(float) * d);
-  } else {
-    standardise(src, mean, scale, 1, d, out);
-  }
-}
+void Table::row(int64_t i, float *out) const { read(i, 1, out); }
 
 void Table::read(int64_t i, int64_t m, float *out) const {
-  if (rows != nullptr) {
-    for (int64_t r = 0; r < m; ++r) row(i + r, out + r * d);
-    return;
-  }
   const int64_t have = std::max<int64_t>(0, std::min(m, n - i));  // rows before the padding
-  if (mean == nullptr) {
+  if (rows == nullptr) {
     std::memcpy(out, x + i * d, sizeof(float) * have * d);
   } else {
-    standardise(x + i * d, mean, scale, have, d, out);
+    for (int64_t r = 0; r < have; ++r) raw(*this, i + r, out + r * d);
   }
+  if (mean != nullptr) standardise(out, have * d, mean, scale, kPeriod * d);
   std::fill(out + have * d, out + m * d, 0.0f);
 }
 

@@ -83,6 +83,10 @@ struct AdamMember {
 void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens,
           const std::vector<AdamMember> &members);
 
+// kPeriod is how many rows' worth of the scaler a Table holds: standardising runs over
+// that many rows' values at a time, in whole vectors whatever d is.
+constexpr int64_t kPeriod = 8;
+
 // Table is the data the fast path reads: n rows of d features, row i being row rows[i]
 // (row i where rows is null) of the caller's row-major matrix x, standardised on every
 // read as float((double(v) - mean[j]) / scale[j]) where mean is not null, which is
@@ -94,6 +98,7 @@ struct Table {
   const float *x = nullptr;
   int64_t n = 0, d = 0;
   const int32_t *rows = nullptr;
+  // mean and scale: kPeriod * d values each, column j's at j, j + d, j + 2d, ...
   const double *mean = nullptr, *scale = nullptr;
   // plain: row i is x's row i as it is, so whole-table passes read x in place.
   bool plain() const { return rows == nullptr && mean == nullptr; }

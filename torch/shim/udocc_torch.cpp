@@ -898,8 +898,10 @@ char *udocc_group_borrow_data(udocc_group *g, const float *x, int64_t nx, int64_
     if (rows == nullptr && n != nx) throw std::runtime_error("without a row list, n must be the matrix's rows");
     auto b = std::make_shared<Borrowed>();
     if (mean != nullptr) {
-      b->mean.assign(mean, mean + d);
-      b->scale.assign(scale, scale + d);
+      for (int64_t r = 0; r < udocc::fast::kPeriod; ++r) {
+        b->mean.insert(b->mean.end(), mean, mean + d);
+        b->scale.insert(b->scale.end(), scale, scale + d);
+      }
     }
     if (rows != nullptr) {
       b->rows.assign(rows, rows + n);
