@@ -225,17 +225,20 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 		return err
 	}
 	if rk != nil {
-		for _, xs := range [][][]float64{dist, rec} {
-			for k := range xs {
-				if xs[k], err = rk.gather(xs[k]); err != nil {
-					return err
-				}
+		for k := range dist {
+			if dist[k], err = rk.gather(dist[k]); err != nil {
+				return err
+			}
+		}
+		for k := range rec {
+			if rec[k], err = rk.gather32(rec[k]); err != nil {
+				return err
 			}
 		}
 	}
 	if m.meta.Method == training.Ensemble.Name {
 		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
-		ens, scores, err := models.FitEnsemble(dist, rec, training.DistanceWeight)
+		ens, scores, err := models.FitEnsembleOf(dist, rec, training.DistanceWeight)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}

@@ -16,18 +16,28 @@ type Scale struct {
 // FitScale learns the median and the median absolute deviation (MAD) of s. A MAD of 0
 // (more than half the rows share one score) falls back to the mean absolute deviation,
 // then to 1, so Apply never divides by zero.
-func FitScale(s []float64) Scale {
+func FitScale(s []float64) Scale { return fitScale(s) }
+
+// Real is the type of a member's scores: float64, or float32 as the shim computes them
+// (their exact widening is what the float64 ones hold), which a large table's rescoring
+// combines unwidened, at half the memory.
+type Real interface{ ~float32 | ~float64 }
+
+func fitScale[R Real](s []R) Scale {
 	if len(s) == 0 {
 		return Scale{Spread: 1}
 	}
 	// One copy of s, sorted for the median, then overwritten with the deviations (in
 	// s's order, so the mean sums them as before) and sorted again for theirs: a second
 	// n-sized copy would add 8 bytes a row to a fit's peak (issue 13).
-	c := slices.Clone(s)
+	c := make([]float64, len(s))
+	for i, v := range s {
+		c[i] = float64(v)
+	}
 	med := sortedMedian(c)
 	mean := 0.0
 	for i, v := range s {
-		c[i] = math.Abs(v - med)
+		c[i] = math.Abs(float64(v) - med)
 		mean += c[i]
 	}
 	spread := sortedMedian(c)
@@ -90,6 +100,12 @@ type Ensemble struct {
 // (dist[k] and rec[k] of member k, all of one length) and returns it with the combined
 // training scores. rec may be nil when w = 1.
 func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error) {
+	return FitEnsembleOf(dist, rec, w)
+}
+
+// FitEnsembleOf is FitEnsemble with reconstruction errors of either precision: float32
+// ones give the numbers of their float64 widening.
+func FitEnsembleOf[R Real](dist [][]float64, rec [][]R, w float64) (*Ensemble, []float64, error) {
 	if !(w >= 0 && w <= 1) {
 		return nil, nil, fmt.Errorf("models: distance weight %g is not in [0, 1]", w)
 	}
@@ -101,22 +117,25 @@ func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error)
 	}
 	e := &Ensemble{DistanceWeight: w}
 	for _, d := range dist {
-		e.Distance = append(e.Distance, FitScale(d))
+		e.Distance = append(e.Distance, fitScale(d))
 	}
 	dm := meanOf(dist, e.Distance)
 	e.DistanceMean = FitScale(dm)
 	if w < 1 {
 		for _, r := range rec {
-			e.Recon = append(e.Recon, FitScale(r))
+			e.Recon = append(e.Recon, fitScale(r))
 		}
 		e.ReconMean = FitScale(meanOf(rec, e.Recon))
 	}
-	s, err := e.Score(dist, rec)
+	s, err := ScoreOf(e, dist, rec)
 	return e, s, err
 }
 
 // Score combines member scores of any rows (training or new) with the learnt scales.
-func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
+func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) { return ScoreOf(e, dist, rec) }
+
+// ScoreOf is e.Score with reconstruction errors of either precision (FitEnsembleOf).
+func ScoreOf[R Real](e *Ensemble, dist [][]float64, rec [][]R) ([]float64, error) {
 	if len(dist) != len(e.Distance) {
 		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
 	}
@@ -140,11 +159,11 @@ func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 }
 
 // meanOf is the mean over members of each member's scaled scores.
-func meanOf(ss [][]float64, scales []Scale) []float64 {
+func meanOf[R Real](ss [][]R, scales []Scale) []float64 {
 	out := make([]float64, len(ss[0]))
 	for k, s := range ss {
 		for i, v := range s {
-			out[i] += scales[k].z(v) / float64(len(ss))
+			out[i] += scales[k].z(float64(v)) / float64(len(ss))
 		}
 	}
 	return out
