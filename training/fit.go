@@ -505,13 +505,17 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			if err != nil {
 				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
 			}
-			if c := count(mask, n); c < 2 {
+			c := count(mask, n)
+			if c < 2 {
 				return fmt.Errorf("training: member %d epoch %d: the next training set has %d rows, need 2", i, e, c)
 			}
 			run.Results[i].History = append(run.Results[i].History, Epoch{
 				Epoch: e, Loss: loss[i], TrainSize: count(masks[i], n),
 				Radius: float64(radius[i]), Seconds: secs, Record: rec,
 			})
+			if c == n {
+				mask = nil // every row, as nil says without an n-sized slice held through the epoch
+			}
 			masks[i] = mask
 			if hooks != nil && hooks.Epoch != nil {
 				scores := widen(dist[i*n : (i+1)*n])
