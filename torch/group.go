@@ -370,6 +370,23 @@ func (g *Group) Reconstruction() ([]float32, error) {
 	return out, errorOf(C.udocc_group_reconstruction(g.p, (*C.float)(&out[0])))
 }
 
+// ReconstructionTo writes member k's reconstruction errors of the group's rows (its part
+// of Reconstruction's, the same numbers) into out (n). On the CPU's fast path only that
+// member's are computed, so a caller need not hold every member's at once (issue 13);
+// elsewhere every member's are, and k's kept.
+func (g *Group) ReconstructionTo(k int, out []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if g.n == 0 {
+		return fmt.Errorf("torch: no data: call SetData first")
+	}
+	if k < 0 || k >= g.k || len(out) != g.n {
+		return fmt.Errorf("torch: member %d of %d into %d values; the group has %d rows", k, g.k, len(out), g.n)
+	}
+	return errorOf(C.udocc_group_reconstruction_member(g.p, C.int(k), (*C.float)(&out[0])))
+}
+
 // ReconstructionOf is Reconstruction for the m x d row-major matrix x, which is not the
 // group's data.
 func (g *Group) ReconstructionOf(x []float32, m, d int) ([]float32, error) {

@@ -260,10 +260,18 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	// fine-tuning, which leaves the autoencoders as pretraining did; their time counts as
 	// pretraining's.
 	t2 := time.Now()
-	runtime.GC() // fine-tuning's eval distances are dead: recon takes their memory (see finetune)
-	recon, err := pre.Reconstruction()
-	if err == nil && sh != nil {
-		recon, err = sh.gather(recon, len(seeds))
+	runtime.GC() // fine-tuning's eval distances are dead: the errors take their memory (see finetune)
+	// On the CPU one seed's errors at a time, widened into its members' results: K x n
+	// float32 of them at once would stand beside the results. Data-parallel ranks gather
+	// every seed's at once, and on CUDA each call computes every member's anyway.
+	var recon []float32
+	if sh == nil && cfg.Device == "cpu" {
+		err = reconstructEach(pre, run.Results, seedOf, n)
+	} else {
+		recon, err = pre.Reconstruction()
+		if err == nil && sh != nil {
+			recon, err = sh.gather(recon, len(seeds))
+		}
 	}
 	if err != nil {
 		run.Close()
@@ -274,8 +282,9 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	}
 	run.PretrainSeconds += time.Since(t2).Seconds()
 	// The networks are trained: the table, which both groups share (the caller's,
-	// borrowed, on the CPU; a copy on CUDA), is let go before the results are widened, so
-	// that a device copy and they do not add up, and the caller's table is unpinned.
+	// borrowed, on the CPU; a copy on CUDA), is let go, and the caller's table unpinned,
+	// before the errors taken in one piece are widened, so that a copy and they do not add
+	// up.
 	for _, g := range []*torch.Group{ft, pre} {
 		if err := g.DropData(); err != nil {
 			run.Close()
@@ -284,10 +293,29 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	}
 	for k := range run.Results {
 		run.Results[k].PretrainLoss = preLoss[seedOf[k]]
-		s := seedOf[k]
-		run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+		if recon != nil {
+			s := seedOf[k]
+			run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+		}
 	}
 	return run, nil
+}
+
+// reconstructEach sets every result's reconstruction errors from its seed's autoencoder
+// in pre, one seed at a time through one n-sized buffer.
+func reconstructEach(pre *torch.Group, results []Result, seedOf []int, n int) error {
+	buf := make([]float32, n)
+	for s := 0; s < pre.K(); s++ {
+		if err := pre.ReconstructionTo(s, buf); err != nil {
+			return err
+		}
+		for k := range results {
+			if seedOf[k] == s {
+				results[k].Reconstruction = widen(buf)
+			}
+		}
+	}
+	return nil
 }
 
 // uniqueSeeds lists the members' seeds in order of first appearance and maps each member

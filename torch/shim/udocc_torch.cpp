@@ -1161,6 +1161,22 @@ char *udocc_group_reconstruction(udocc_group *g, float *out) {
   });
 }
 
+char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out) {
+  return guard(g, [&] {
+    if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+    if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
+    if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+    if (fast(g)) {
+      auto ns = nets(g, true);
+      udocc::fast::reconstruction(ns[k], table(g), out);
+      return;
+    }
+    std::vector<float> all(g->K * g->n);
+    reconstruction(g, data(g).narrow(0, 0, g->n), all.data());
+    std::memcpy(out, all.data() + k * g->n, sizeof(float) * g->n);
+  });
+}
+
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
   return guard(g, [&] {
     check_data(x, m, d, g->sizes.front());

@@ -122,6 +122,11 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
  * ||x - dec(enc(x))||^2 / d of the group's rows (the group needs its decoder);
  * udocc_group_reconstruction_of does the same for an m x d matrix that is not its data. */
 char *udocc_group_reconstruction(udocc_group *g, float *out);
+/* udocc_group_reconstruction_member writes member k's n errors (row k of
+ * udocc_group_reconstruction's) into out: on the CPU's fast path computing that member's
+ * only, so that a caller need not hold K x n of them at once; on the libtorch path it
+ * computes every member's, as udocc_group_reconstruction does, and keeps k's. */
+char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out);
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
 char *udocc_group_get_center(const udocc_group *g, float *out);   /* K x rep */
 char *udocc_group_get_radius(const udocc_group *g, float *out);   /* K */
