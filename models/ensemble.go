@@ -103,9 +103,9 @@ func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error)
 	return FitEnsembleOf(dist, rec, w)
 }
 
-// FitEnsembleOf is FitEnsemble with reconstruction errors of either precision: float32
-// ones give the numbers of their float64 widening.
-func FitEnsembleOf[R Real](dist [][]float64, rec [][]R, w float64) (*Ensemble, []float64, error) {
+// FitEnsembleOf is FitEnsemble with distances and reconstruction errors of either
+// precision: float32 ones give the numbers of their float64 widening.
+func FitEnsembleOf[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
 	if !(w >= 0 && w <= 1) {
 		return nil, nil, fmt.Errorf("models: distance weight %g is not in [0, 1]", w)
 	}
@@ -134,8 +134,8 @@ func FitEnsembleOf[R Real](dist [][]float64, rec [][]R, w float64) (*Ensemble, [
 // Score combines member scores of any rows (training or new) with the learnt scales.
 func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) { return ScoreOf(e, dist, rec) }
 
-// ScoreOf is e.Score with reconstruction errors of either precision (FitEnsembleOf).
-func ScoreOf[R Real](e *Ensemble, dist [][]float64, rec [][]R) ([]float64, error) {
+// ScoreOf is e.Score with scores of either precision (FitEnsembleOf).
+func ScoreOf[D, R Real](e *Ensemble, dist [][]D, rec [][]R) ([]float64, error) {
 	if len(dist) != len(e.Distance) {
 		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
 	}

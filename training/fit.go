@@ -607,6 +607,15 @@ func widenInto(dst []float64, xs []float32) []float64 {
 
 func widen(xs []float32) []float64 { return widenInto(nil, xs) }
 
+// narrow converts xs, float32 values widened, back to float32: exactly.
+func narrow(xs []float64) []float32 {
+	out := make([]float32, len(xs))
+	for i, v := range xs {
+		out[i] = float32(v)
+	}
+	return out
+}
+
 // count is the number of true entries of mask, or n for a nil mask.
 func count(mask []bool, n int) int {
 	if mask == nil {

@@ -124,12 +124,18 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 		return nil, err
 	}
 	run.Close()
-	dist := make([][]float64, len(run.Results))
-	rec := make([][]float64, len(run.Results))
-	for k, r := range run.Results {
-		dist[k], rec[k] = r.Scores, r.Reconstruction
+	// Only the combined scores are wanted: each member's results, float32 values widened,
+	// are narrowed back, exactly, and the float64 ones collected member by member, so that
+	// the combination reads half the memory (issue 13) and gives the same numbers.
+	dist := make([][]float32, len(run.Results))
+	rec := make([][]float32, len(run.Results))
+	for k := range run.Results {
+		r := &run.Results[k]
+		dist[k], rec[k] = narrow(r.Scores), narrow(r.Reconstruction)
+		r.Scores, r.Reconstruction = nil, nil
+		runtime.GC()
 	}
-	_, scores, err := models.FitEnsemble(dist, rec, cfg.ScreenWeight)
+	_, scores, err := models.FitEnsembleOf(dist, rec, cfg.ScreenWeight)
 	if err != nil {
 		return nil, fmt.Errorf("training: screening: %w", err)
 	}
