@@ -80,11 +80,20 @@ func (r *ranks) gather(xs []float64) ([]float64, error) {
 	for i, v := range xs {
 		part[i] = float32(v)
 	}
-	all, err := r.d.AllGather(part, r.counts)
+	all, err := r.gather32(part)
 	if err != nil {
-		return nil, fmt.Errorf("udocc: %w", err)
+		return nil, err
 	}
 	out := make([]float64, len(all))
 	widenInto(out, all)
 	return out, nil
+}
+
+// gather32 is gather of float32 scores.
+func (r *ranks) gather32(xs []float32) ([]float32, error) {
+	all, err := r.d.AllGather(xs, r.counts)
+	if err != nil {
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
+	return all, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/models"
@@ -144,8 +145,10 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	}
 	m, err := fromRun(run, meta, opts.Device, meth.Ensemble)
 	// The run is done with: its networks and its results (K scores a row) go before the
-	// model rescores ds with its own networks, which it does in chunks.
+	// model rescores ds with its own networks, which it does in chunks; a collection now
+	// lets the new scores take the results' memory instead of adding to it.
 	run.Close()
+	runtime.GC()
 	if err != nil {
 		return nil, err
 	}
@@ -222,24 +225,24 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 		return err
 	}
 	if rk != nil {
-		for _, xs := range [][][]float64{dist, rec} {
-			for k := range xs {
-				if xs[k], err = rk.gather(xs[k]); err != nil {
-					return err
-				}
+		for k := range dist {
+			if dist[k], err = rk.gather(dist[k]); err != nil {
+				return err
+			}
+		}
+		for k := range rec {
+			if rec[k], err = rk.gather32(rec[k]); err != nil {
+				return err
 			}
 		}
 	}
 	if m.meta.Method == training.Ensemble.Name {
-		ens, _, err := models.FitEnsemble(dist, rec, training.DistanceWeight)
+		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
+		ens, scores, err := models.FitEnsembleOf(dist, rec, training.DistanceWeight)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
 		m.meta.Ensemble = ens
-		scores, err := ens.Score(dist, rec)
-		if err != nil {
-			return fmt.Errorf("udocc: %w", err)
-		}
 		thr, err := ensembleThreshold(scores, screen, opts)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)

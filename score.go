@@ -48,7 +48,7 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 		return nil, nil, err
 	}
 	if m.meta.Ensemble != nil { // the ensemble method (CheckMeta)
-		s, err := m.meta.Ensemble.Score(dist, rec)
+		s, err := models.ScoreOf(m.meta.Ensemble, dist, rec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("udocc: %w", err)
 		}
@@ -77,14 +77,16 @@ const scoreChunk = 1 << 16
 // memberScores are every member's distances ||φ(x)−c||² of the rows of ds, standardised
 // as the training rows were, and for the ensemble method its autoencoder's
 // reconstruction errors. Training rows and new ones go through the same chunks, so the
-// training rows score the same however they are given.
-func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float64, err error) {
-	dist, rec = make([][]float64, len(m.nets)), make([][]float64, len(m.aes))
+// training rows score the same however they are given. The reconstruction errors, which
+// only the ensemble's combination reads, stay float32 as the shim gives them (half the
+// memory of every member's errors of a large table; models.ScoreOf reads them widened).
+func (m *Model) memberScores(ds *data.Dataset) (dist [][]float64, rec [][]float32, err error) {
+	dist, rec = make([][]float64, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {
 		dist[k] = make([]float64, ds.N)
 	}
 	for k := range rec {
-		rec[k] = make([]float64, ds.N)
+		rec[k] = make([]float32, ds.N)
 	}
 	buf := make([]float32, min(ds.N, scoreChunk)*ds.D)
 	for lo := 0; lo < ds.N; lo += scoreChunk {
@@ -103,7 +105,7 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float64, err error
 			if err != nil {
 				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo, hi-1, err)
 			}
-			widenInto(rec[k][lo:hi], r)
+			copy(rec[k][lo:hi], r)
 		}
 	}
 	return dist, rec, nil

@@ -16,18 +16,31 @@ type Scale struct {
 // FitScale learns the median and the median absolute deviation (MAD) of s. A MAD of 0
 // (more than half the rows share one score) falls back to the mean absolute deviation,
 // then to 1, so Apply never divides by zero.
-func FitScale(s []float64) Scale {
+func FitScale(s []float64) Scale { return fitScale(s) }
+
+// Real is the type of a member's scores: float64, or float32 as the shim computes them
+// (their exact widening is what the float64 ones hold), which a large table's rescoring
+// combines unwidened, at half the memory.
+type Real interface{ ~float32 | ~float64 }
+
+func fitScale[R Real](s []R) Scale {
 	if len(s) == 0 {
 		return Scale{Spread: 1}
 	}
-	med := median(s)
-	dev := make([]float64, len(s))
+	// One copy of s, sorted for the median, then overwritten with the deviations (in
+	// s's order, so the mean sums them as before) and sorted again for theirs: a second
+	// n-sized copy would add 8 bytes a row to a fit's peak (issue 13).
+	c := make([]float64, len(s))
+	for i, v := range s {
+		c[i] = float64(v)
+	}
+	med := sortedMedian(c)
 	mean := 0.0
 	for i, v := range s {
-		dev[i] = math.Abs(v - med)
-		mean += dev[i]
+		c[i] = math.Abs(float64(v) - med)
+		mean += c[i]
 	}
-	spread := median(dev)
+	spread := sortedMedian(c)
 	if !(spread > 0) {
 		spread = mean / float64(len(s))
 	}
@@ -40,14 +53,22 @@ func FitScale(s []float64) Scale {
 // Apply maps s to robust z-scores.
 func (sc Scale) Apply(s []float64) []float64 {
 	out := make([]float64, len(s))
-	for i, v := range s {
-		out[i] = (v - sc.Median) / sc.Spread
-	}
+	sc.applyTo(out, s)
 	return out
 }
 
-func median(s []float64) float64 {
-	c := slices.Clone(s)
+// applyTo is Apply into dst, which may be s: scores combined over a large table are
+// scaled in place, not through an n-sized copy per step.
+func (sc Scale) applyTo(dst, s []float64) {
+	for i, v := range s {
+		dst[i] = sc.z(v)
+	}
+}
+
+func (sc Scale) z(v float64) float64 { return (v - sc.Median) / sc.Spread }
+
+// sortedMedian is the median of c, which it sorts in place.
+func sortedMedian(c []float64) float64 {
 	slices.Sort(c)
 	n := len(c)
 	if n%2 == 1 {
@@ -79,6 +100,12 @@ type Ensemble struct {
 // (dist[k] and rec[k] of member k, all of one length) and returns it with the combined
 // training scores. rec may be nil when w = 1.
 func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error) {
+	return FitEnsembleOf(dist, rec, w)
+}
+
+// FitEnsembleOf is FitEnsemble with distances and reconstruction errors of either
+// precision: float32 ones give the numbers of their float64 widening.
+func FitEnsembleOf[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
 	if !(w >= 0 && w <= 1) {
 		return nil, nil, fmt.Errorf("models: distance weight %g is not in [0, 1]", w)
 	}
@@ -90,27 +117,31 @@ func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error)
 	}
 	e := &Ensemble{DistanceWeight: w}
 	for _, d := range dist {
-		e.Distance = append(e.Distance, FitScale(d))
+		e.Distance = append(e.Distance, fitScale(d))
 	}
 	dm := meanOf(dist, e.Distance)
 	e.DistanceMean = FitScale(dm)
 	if w < 1 {
 		for _, r := range rec {
-			e.Recon = append(e.Recon, FitScale(r))
+			e.Recon = append(e.Recon, fitScale(r))
 		}
 		e.ReconMean = FitScale(meanOf(rec, e.Recon))
 	}
-	s, err := e.Score(dist, rec)
+	s, err := ScoreOf(e, dist, rec)
 	return e, s, err
 }
 
 // Score combines member scores of any rows (training or new) with the learnt scales.
-func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
+func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) { return ScoreOf(e, dist, rec) }
+
+// ScoreOf is e.Score with scores of either precision (FitEnsembleOf).
+func ScoreOf[D, R Real](e *Ensemble, dist [][]D, rec [][]R) ([]float64, error) {
 	if len(dist) != len(e.Distance) {
 		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
 	}
 	w := e.DistanceWeight
-	out := e.DistanceMean.Apply(meanOf(dist, e.Distance))
+	out := meanOf(dist, e.Distance)
+	e.DistanceMean.applyTo(out, out)
 	for i := range out {
 		out[i] *= w
 	}
@@ -120,19 +151,19 @@ func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) {
 	if len(rec) != len(e.Recon) {
 		return nil, fmt.Errorf("models: %d reconstruction scores for an ensemble of %d", len(rec), len(e.Recon))
 	}
-	r := e.ReconMean.Apply(meanOf(rec, e.Recon))
+	r := meanOf(rec, e.Recon)
 	for i := range out {
-		out[i] += (1 - w) * r[i]
+		out[i] += (1 - w) * e.ReconMean.z(r[i])
 	}
 	return out, nil
 }
 
 // meanOf is the mean over members of each member's scaled scores.
-func meanOf(ss [][]float64, scales []Scale) []float64 {
+func meanOf[R Real](ss [][]R, scales []Scale) []float64 {
 	out := make([]float64, len(ss[0]))
 	for k, s := range ss {
-		for i, v := range scales[k].Apply(s) {
-			out[i] += v / float64(len(ss))
+		for i, v := range s {
+			out[i] += scales[k].z(float64(v)) / float64(len(ss))
 		}
 	}
 	return out

@@ -2,6 +2,9 @@ package models
 
 import (
 	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -91,5 +94,48 @@ func TestEnsembleErrors(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+// TestEnsembleOfFloat32 checks that reconstruction errors given as float32 combine to
+// the numbers of their float64 widening, to the bit: the scales learnt and the scores of
+// the training rows and of new rows.
+func TestEnsembleOfFloat32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const k, n = 3, 1001
+	dist := make([][]float64, k)
+	rec32 := make([][]float32, k)
+	rec64 := make([][]float64, k)
+	for m := range k {
+		dist[m] = make([]float64, n)
+		rec32[m] = make([]float32, n)
+		rec64[m] = make([]float64, n)
+		for i := range n {
+			dist[m][i] = float64(float32(r.ExpFloat64()))
+			rec32[m][i] = float32(r.ExpFloat64() * float64(m+1))
+			rec64[m][i] = float64(rec32[m][i])
+		}
+	}
+	e64, s64, err := FitEnsemble(dist, rec64, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e32, s32, err := FitEnsembleOf(dist, rec32, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(e32, e64) || !slices.Equal(s32, s64) {
+		t.Fatal("float32 reconstruction errors fit another ensemble than their float64 widening")
+	}
+	new64, err := e64.Score(dist, rec64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	new32, err := ScoreOf(e64, dist, rec32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(new32, new64) || !slices.Equal(new64, s64) {
+		t.Error("float32 reconstruction errors score rows differently")
 	}
 }

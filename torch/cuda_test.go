@@ -77,15 +77,15 @@ func TestCUDADevices(t *testing.T) {
 // first steps are dense (every member trains on a full minibatch) and the later ones are
 // masked, with members sitting out.
 func mixedPlan(r *rand.Rand, n, size int) *Plan {
-	var rows [3][][]int64
+	var rows [3][][]int32
 	var train [3][]uint8
 	for m := 0; m < 3; m++ {
-		var in, out []int64
+		var in, out []int32
 		for i := 0; i < n; i++ {
 			if i%(m+1) == 0 {
-				in = append(in, int64(i))
+				in = append(in, int32(i))
 			} else {
-				out = append(out, int64(i))
+				out = append(out, int32(i))
 			}
 		}
 		r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
@@ -104,10 +104,10 @@ func mixedPlan(r *rand.Rand, n, size int) *Plan {
 	for m := range rows {
 		steps = max(steps, len(rows[m]))
 	}
-	p := &Plan{Steps: steps, Width: size, Rows: make([]int64, 3*steps*size),
+	p := &Plan{Steps: steps, Width: size, Rows: make([]int32, 3*steps*size),
 		Counts: make([]int32, 3*steps), Train: make([]uint8, 3*steps)}
 	for i := range p.Rows {
-		p.Rows[i] = int64(n)
+		p.Rows[i] = int32(n)
 	}
 	for m := range rows {
 		for s, rs := range rows[m] {

@@ -23,5 +23,12 @@
 // CPU, NCCL on CUDA); Group.SetDist makes a group a rank of it, whose gradients, radii,
 // BatchNorm statistics and center are then averaged over the ranks (docs/distributed.md).
 //
+// Data: Group.BorrowData is how a fit hands over its table. On the CPU's fast path the
+// shim keeps the address of the caller's rows and standardises each row as it reads it
+// (bit for bit the rows SetDataScaled would have copied), so that a fit holds one table,
+// not the caller's and a standardised copy; the rows stay pinned (runtime.Pinner) until
+// the last group sharing them lets go (DropData, Close). It is the one place where C
+// keeps a Go buffer after a call; everywhere else buffers are only used during the call.
+//
 // Every C handle has one owner and an explicit, idempotent Close.
 package torch

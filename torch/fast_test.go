@@ -21,19 +21,19 @@ const fastTolerance = 2e-3
 // member 0's second step only scores its rows.
 func maskedPlan(r *rand.Rand, k, n, size int, passengers, scoreOnly bool) *Plan {
 	type batch struct {
-		rows  []int64
+		rows  []int32
 		train int
 	}
 	members := make([][]batch, k)
 	steps, width := 0, 1
 	for m := 0; m < k; m++ {
-		var in, out []int64
+		var in, out []int32
 		keep := 0.6 + 0.4*float64(m)/float64(max(k-1, 1))
 		for i := 0; i < n; i++ {
 			if r.Float64() < keep {
-				in = append(in, int64(i))
+				in = append(in, int32(i))
 			} else {
-				out = append(out, int64(i))
+				out = append(out, int32(i))
 			}
 		}
 		r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
@@ -43,7 +43,7 @@ func maskedPlan(r *rand.Rand, k, n, size int, passengers, scoreOnly bool) *Plan 
 			if len(in)-c == 1 {
 				c++
 			}
-			bs = append(bs, batch{rows: append([]int64(nil), in[:c]...), train: c})
+			bs = append(bs, batch{rows: append([]int32(nil), in[:c]...), train: c})
 			in = in[c:]
 		}
 		if passengers {
@@ -57,13 +57,13 @@ func maskedPlan(r *rand.Rand, k, n, size int, passengers, scoreOnly bool) *Plan 
 		steps = max(steps, len(bs))
 		members[m] = bs
 	}
-	p := &Plan{Steps: steps, Width: width, Rows: make([]int64, k*steps*width),
+	p := &Plan{Steps: steps, Width: width, Rows: make([]int32, k*steps*width),
 		Counts: make([]int32, k*steps), Train: make([]uint8, k*steps)}
 	if passengers {
 		p.Extra = make([]int32, k*steps)
 	}
 	for i := range p.Rows {
-		p.Rows[i] = int64(n)
+		p.Rows[i] = int32(n)
 	}
 	for m, bs := range members {
 		for s, b := range bs {
@@ -94,6 +94,12 @@ type pathRun struct {
 // updated from its minibatches.
 func runPath(t *testing.T, reference bool, k int, x []float32, n, d int) pathRun {
 	t.Helper()
+	return runPathOn(t, reference, k, n, d, func(g *Group) error { return g.SetData(x, n, d) })
+}
+
+// runPathOn is runPath with the group's n x d data given by set.
+func runPathOn(t *testing.T, reference bool, k, n, d int, set func(g *Group) error) pathRun {
+	t.Helper()
 	sizes := []int{d, 16, 8, 4}
 	seeds := make([]uint64, k)
 	for i := range seeds {
@@ -105,7 +111,7 @@ func runPath(t *testing.T, reference bool, k int, x []float32, n, d int) pathRun
 	}
 	defer g.Close()
 	g.SetReference(reference)
-	must(t, g.SetData(x, n, d))
+	must(t, set(g))
 	lr, wd := make([]float64, k), make([]float64, k)
 	for i := range lr {
 		lr[i], wd[i] = 1e-3*float64(i+1), 1e-6*float64(i)

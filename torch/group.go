@@ -8,6 +8,8 @@ import "C"
 
 import (
 	"fmt"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -19,6 +21,24 @@ type Group struct {
 	k     int
 	sizes []int
 	n     int // rows of the data set on the device, 0 before SetData
+	lent  *lent
+}
+
+// lent is a caller's table that the shim reads in place (BorrowData), pinned so that C
+// may keep its address after the call, and so that it is not freed while C reads it.
+// Groups derived from the one that borrowed it share it; the last of them to let it go
+// unpins it.
+type lent struct {
+	pin  runtime.Pinner
+	refs atomic.Int32
+}
+
+// letGo hands back g's share of a borrowed table.
+func (g *Group) letGo() {
+	if g.lent != nil && g.lent.refs.Add(-1) == 0 {
+		g.lent.pin.Unpin()
+	}
+	g.lent = nil
 }
 
 // NewGroup makes k models with layer sizes (input first, representation last) and,
@@ -69,7 +89,10 @@ func (g *Group) Derive(members []int) (*Group, error) {
 	if err := errorOf(C.udocc_group_from(g.p, &cm[0], C.int(len(cm)), &p)); err != nil {
 		return nil, err
 	}
-	return &Group{p: p, k: len(members), sizes: g.sizes, n: g.n}, nil
+	if g.lent != nil {
+		g.lent.refs.Add(1)
+	}
+	return &Group{p: p, k: len(members), sizes: g.sizes, n: g.n, lent: g.lent}, nil
 }
 
 // Close frees the group; it is safe to call more than once.
@@ -77,6 +100,7 @@ func (g *Group) Close() {
 	if g.p != nil {
 		C.udocc_group_close(g.p)
 		g.p = nil
+		g.letGo()
 	}
 }
 
@@ -117,6 +141,7 @@ func (g *Group) SetData(x []float32, n, d int) error {
 	if err := errorOf(C.udocc_group_set_data(g.p, (*C.float)(&x[0]), C.int64_t(n), C.int64_t(d))); err != nil {
 		return err
 	}
+	g.letGo()
 	g.n = n
 	return nil
 }
@@ -135,12 +160,68 @@ func (g *Group) SetDataScaled(x []float32, n, d int, mean, scale []float64) erro
 		(*C.double)(&mean[0]), (*C.double)(&scale[0]))); err != nil {
 		return err
 	}
+	g.letGo()
 	g.n = n
 	return nil
 }
 
-// DropData frees the group's copy of its data, which groups derived from it share: the
-// memory goes when the last of them drops it. Training and scoring the data fail after;
+// BorrowData gives the group the rows rows (all nx rows when rows is nil) of the nx x d
+// row-major matrix x, standardised as SetDataScaled standardises them when mean is not
+// nil, without a copy where it can: on the CPU's fast path the group reads x in place,
+// standardising every row as it reads it, so that a fit holds the caller's table and no
+// standardised copy beside it (issue 13). x must then stay unchanged until DropData or
+// Close of this group and of every group derived from it; the group keeps it pinned
+// (runtime.Pinner) until then. On CUDA, on the reference path or as a rank of a
+// data-parallel run the rows are copied as SetDataScaled copies them. Either way the
+// group reads the same numbers, to the bit. A failed BorrowData leaves the group
+// without data.
+func (g *Group) BorrowData(x []float32, nx, d int, rows []int32, mean, scale []float64) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if nx < 1 || d < 1 || len(x) != nx*d {
+		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), nx, d)
+	}
+	if (mean == nil) != (scale == nil) || (mean != nil && (len(mean) != d || len(scale) != d)) {
+		return fmt.Errorf("torch: %d means and %d scales for %d columns", len(mean), len(scale), d)
+	}
+	n := nx
+	var crows *C.int32_t
+	if rows != nil {
+		if n = len(rows); n < 1 {
+			return fmt.Errorf("torch: an empty row list")
+		}
+		crows = (*C.int32_t)(&rows[0])
+	}
+	var cmean, cscale *C.double
+	if mean != nil {
+		cmean, cscale = (*C.double)(&mean[0]), (*C.double)(&scale[0])
+	}
+	l := &lent{}
+	l.pin.Pin(&x[0])
+	var kept C.int
+	err := errorOf(C.udocc_group_borrow_data(g.p, (*C.float)(&x[0]), C.int64_t(nx), C.int64_t(d), crows,
+		C.int64_t(n), cmean, cscale, &kept))
+	g.letGo()
+	g.n = 0
+	if err != nil {
+		l.pin.Unpin()
+		C.udocc_free(C.udocc_group_drop_data(g.p))
+		return err
+	}
+	if kept != 0 {
+		l.refs.Store(1)
+		g.lent = l
+	} else {
+		l.pin.Unpin()
+	}
+	g.n = n
+	return nil
+}
+
+// DropData frees the group's copy of its data, or lets go of the table it borrowed,
+// which groups derived from it share: the memory goes, or the table is unpinned, when
+// the last of them drops it. Training and scoring the data fail after;
 // the networks can still be saved, and score other rows.
 func (g *Group) DropData() error {
 	if g.p == nil {
@@ -149,6 +230,7 @@ func (g *Group) DropData() error {
 	if err := errorOf(C.udocc_group_drop_data(g.p)); err != nil {
 		return err
 	}
+	g.letGo()
 	g.n = 0
 	return nil
 }
@@ -164,14 +246,14 @@ func (g *Group) ResetAdam(phase Phase, lr, wd []float64) error {
 	return errorOf(C.udocc_group_reset_adam(g.p, C.int(phase), (*C.double)(&lr[0]), (*C.double)(&wd[0])))
 }
 
-func planArgs(p *Plan) (*C.int64_t, *C.int32_t, *C.uint8_t) {
+func planArgs(p *Plan) (*C.int32_t, *C.int32_t, *C.uint8_t) {
 	if len(p.Counts) == 0 {
-		var r C.int64_t
+		var r C.int32_t
 		var c C.int32_t
 		var t C.uint8_t
 		return &r, &c, &t
 	}
-	return (*C.int64_t)(&p.Rows[0]), (*C.int32_t)(&p.Counts[0]), (*C.uint8_t)(&p.Train[0])
+	return (*C.int32_t)(&p.Rows[0]), (*C.int32_t)(&p.Counts[0]), (*C.uint8_t)(&p.Train[0])
 }
 
 // PretrainEpoch runs one autoencoder epoch (MSE) of the plan and returns each member's
@@ -286,6 +368,23 @@ func (g *Group) Reconstruction() ([]float32, error) {
 	}
 	out := make([]float32, g.k*g.n)
 	return out, errorOf(C.udocc_group_reconstruction(g.p, (*C.float)(&out[0])))
+}
+
+// ReconstructionTo writes member k's reconstruction errors of the group's rows (its part
+// of Reconstruction's, the same numbers) into out (n). On the CPU's fast path only that
+// member's are computed, so a caller need not hold every member's at once (issue 13);
+// elsewhere every member's are, and k's kept.
+func (g *Group) ReconstructionTo(k int, out []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if g.n == 0 {
+		return fmt.Errorf("torch: no data: call SetData first")
+	}
+	if k < 0 || k >= g.k || len(out) != g.n {
+		return fmt.Errorf("torch: member %d of %d into %d values; the group has %d rows", k, g.k, len(out), g.n)
+	}
+	return errorOf(C.udocc_group_reconstruction_member(g.p, C.int(k), (*C.float)(&out[0])))
 }
 
 // ReconstructionOf is Reconstruction for the m x d row-major matrix x, which is not the

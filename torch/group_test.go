@@ -24,7 +24,7 @@ func synth(n, d int, seed uint64) []float32 {
 // fullPlan is one epoch over all n rows for k members in order, minibatches of size.
 func fullPlan(k, n, size int) *Plan {
 	steps := (n + size - 1) / size
-	p := &Plan{Steps: steps, Width: size, Rows: make([]int64, k*steps*size),
+	p := &Plan{Steps: steps, Width: size, Rows: make([]int32, k*steps*size),
 		Counts: make([]int32, k*steps), Train: make([]uint8, k*steps)}
 	for m := 0; m < k; m++ {
 		for s := 0; s < steps; s++ {
@@ -32,9 +32,9 @@ func fullPlan(k, n, size int) *Plan {
 			c := 0
 			for j := 0; j < size; j++ {
 				row := s*size + j
-				p.Rows[at*size+j] = int64(n)
+				p.Rows[at*size+j] = int32(n)
 				if row < n {
-					p.Rows[at*size+j] = int64(row)
+					p.Rows[at*size+j] = int32(row)
 					c++
 				}
 			}
@@ -247,7 +247,7 @@ func TestErrors(t *testing.T) {
 			must(t, g.SetData(x, n, d))
 			must(t, g.ResetAdam(Encoder, []float64{1e-3}, []float64{0}))
 			p := fullPlan(1, n, 16)
-			p.Rows[3] = int64(n + 5)
+			p.Rows[3] = int32(n + 5)
 			_, err = g.TrainEpoch(p, Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}, nil)
 			return err
 		}, "out of range"},
@@ -282,17 +282,17 @@ func TestPassengers(t *testing.T) {
 		g := newTrained(t, x, n, d)
 		defer g.Close()
 		// Two steps of 40 training rows (rows 0..79); rows 80..119 ride along when asked.
-		p := &Plan{Steps: 2, Width: 60, Rows: make([]int64, 120), Counts: []int32{40, 40}, Train: []uint8{1, 1}}
+		p := &Plan{Steps: 2, Width: 60, Rows: make([]int32, 120), Counts: []int32{40, 40}, Train: []uint8{1, 1}}
 		for i := range p.Rows {
-			p.Rows[i] = int64(n)
+			p.Rows[i] = int32(n)
 		}
 		for s := 0; s < 2; s++ {
 			for j := 0; j < 40; j++ {
-				p.Rows[s*60+j] = int64(s*40 + j)
+				p.Rows[s*60+j] = int32(s*40 + j)
 			}
 			if passengers {
 				for j := 0; j < 20; j++ {
-					p.Rows[s*60+40+j] = int64(80 + s*20 + j)
+					p.Rows[s*60+40+j] = int32(80 + s*20 + j)
 				}
 			}
 		}

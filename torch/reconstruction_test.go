@@ -3,6 +3,7 @@ package torch
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -71,5 +72,37 @@ func TestReconstruction(t *testing.T) {
 	defer enc.Close()
 	if _, err := enc.Reconstruction(); err == nil {
 		t.Error("a group without a decoder gave reconstruction errors")
+	}
+}
+
+// TestReconstructionTo checks that one member's reconstruction errors are its part of
+// every member's, to the bit, on the fast path and on the libtorch path, and what
+// ReconstructionTo refuses.
+func TestReconstructionTo(t *testing.T) {
+	const n, d = 1500, 4
+	x := synth(n, d, 12)
+	for _, reference := range []bool{false, true} {
+		g, err := NewGroup([]int{d, 6, 3}, 3, true, "cpu", []uint64{4, 5, 6})
+		must(t, err)
+		defer g.Close()
+		g.SetReference(reference)
+		must(t, g.SetData(x, n, d))
+		all, err := g.Reconstruction()
+		must(t, err)
+		one := make([]float32, n)
+		for k := 0; k < 3; k++ {
+			must(t, g.ReconstructionTo(k, one))
+			if !slices.Equal(one, all[k*n:(k+1)*n]) {
+				t.Errorf("reference %v: member %d's errors differ from its part of every member's", reference, k)
+			}
+		}
+		for _, bad := range []struct {
+			k   int
+			out []float32
+		}{{-1, one}, {3, one}, {0, one[:n-1]}} {
+			if err := g.ReconstructionTo(bad.k, bad.out); err == nil {
+				t.Errorf("member %d into %d values: accepted", bad.k, len(bad.out))
+			}
+		}
 	}
 }

@@ -19,7 +19,7 @@ func TestRefusedPlanLeavesAdam(t *testing.T) {
 		must(t, g.ResetAdam(Autoencoder, []float64{1e-2}, []float64{0}))
 		if refuseFirst {
 			bad := fullPlan(1, n, 64)
-			bad.Rows[len(bad.Rows)/2] = int64(n + 5)
+			bad.Rows[len(bad.Rows)/2] = int32(n + 5)
 			if _, err := g.PretrainEpoch(bad); err == nil {
 				t.Fatal("a plan with a row index beyond n was accepted")
 			}

@@ -68,10 +68,12 @@ const (
 // BatchNorm statistics, which they do not enter, and outside the loss); the remaining
 // slots hold the padding index n. Train[k*Steps+s] is 1 when that is a training step and
 // 0 when the rows are only scored (train mode, no update). Counts 0 means the member sits
-// the step out: its weights and its Adam moments stay as they are.
+// the step out: its weights and its Adam moments stay as they are. Rows are int32, half
+// the memory of int64, which a plan over a large table for several members makes count
+// (a group has fewer than 2^31 rows).
 type Plan struct {
 	Steps, Width int
-	Rows         []int64
+	Rows         []int32
 	Counts       []int32
 	Extra        []int32
 	Train        []uint8

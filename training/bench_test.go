@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/torch"
 )
 
@@ -168,4 +169,72 @@ func BenchmarkPlanner(b *testing.B) {
 		plans(pl, rngs)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
+}
+
+// BenchmarkBorrowedEpoch is the cost of reading the table as a fit does, from the
+// caller's raw rows standardised on every read (torch.Group.BorrowData with a scaler),
+// against a standardised copy (SetData): one pretraining and one fine-tuning epoch
+// (training plus the eval-mode scoring of every row) of one member on 10^6 x 20 with
+// 32-16-8, one thread.
+func BenchmarkBorrowedEpoch(b *testing.B) {
+	const n, d = 1000000, 20
+	x, _ := blobs(n, d, 0.05, 1)
+	sc, err := data.FitScaler(&data.Dataset{Name: "blobs", X: x, N: n, D: d})
+	if err != nil {
+		b.Fatal(err)
+	}
+	std := make([]float32, len(x))
+	sc.Standardise(std, x)
+	for _, borrowed := range []bool{false, true} {
+		for _, pretrain := range []bool{true, false} {
+			name := map[bool]string{false: "copied", true: "borrowed"}[borrowed] + "/" +
+				map[bool]string{false: "finetune", true: "pretrain"}[pretrain]
+			b.Run(name, func(b *testing.B) {
+				torch.SetNumThreads(1)
+				g, err := torch.NewGroup([]int{d, 32, 16, 8}, 1, pretrain, "cpu", []uint64{1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer g.Close()
+				if borrowed {
+					err = g.BorrowData(x, n, d, nil, sc.Mean, sc.Scale)
+				} else {
+					err = g.SetData(std, n, d)
+				}
+				phase := torch.Encoder
+				if pretrain {
+					phase = torch.Autoencoder
+				}
+				for _, e := range []error{err, g.InitCenter(0.1), g.ResetAdam(phase, fill(1, 1e-3), fill(1, 1e-6))} {
+					if e != nil {
+						b.Fatal(e)
+					}
+				}
+				rngs := []*rand.Rand{rand.New(rand.NewPCG(1, finetuneStream))}
+				pl := newPlanner(n, 128, 1)
+				obj := torch.Objective{Soft: make([]uint8, 1), Nu: make([]float64, 1), UpdateR: make([]uint8, 1)}
+				dist := make([]float32, n)
+				epoch := func() error {
+					if pretrain {
+						_, err := g.PretrainEpoch(plans(pl, rngs))
+						return err
+					}
+					if _, err := g.TrainEpoch(plans(pl, rngs), obj, nil); err != nil {
+						return err
+					}
+					return g.DistancesTo(dist)
+				}
+				if err := epoch(); err != nil { // untimed: faults in the buffers
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := epoch(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
+			})
+		}
+	}
 }

@@ -49,9 +49,10 @@ type Config struct {
 	// Dist, when not nil and of more than one rank, makes the fit one rank of a
 	// data-parallel run on c10d (docs/distributed.md): see FitGroup. nil is one process.
 	Dist *torch.Dist
-	// Scaler, when not nil, standardises the rows FitGroup is given as they are copied to
-	// the device (torch.Group.SetDataScaled), so that the caller's raw table is the only
-	// other copy of them; nil: the rows are standardised already.
+	// Scaler, when not nil, standardises the rows FitGroup is given as the shim reads
+	// them (torch.Group.BorrowData): on the CPU from the caller's raw table in place, on
+	// CUDA as they are copied to the device, so that the caller's raw table is the only
+	// copy of them in host memory; nil: the rows are standardised already.
 	Scaler *data.Scaler
 }
 

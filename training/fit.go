@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"github.com/udocc/udocc/data"
@@ -162,11 +163,42 @@ func Fit(x []float32, n, d int, cfg Config, m Member, hooks *Hooks) (*Run, error
 // the same cfg and members (made for the whole table's rows) and gets the same Results,
 // whose scores and reconstruction errors cover the whole table (docs/distributed.md).
 func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
+	if n < 2 || d < 1 || len(x) != n*d {
+		return nil, fmt.Errorf("training: data of %d values is not %d x %d with n >= 2", len(x), n, d)
+	}
+	return fitRows(table{x: x, d: d, n: n}, cfg, members, hooks)
+}
+
+// table is the data of a fit: the rows rows of the row-major matrix x of d columns (all
+// of x's rows when rows is nil), n of them. The shim reads them from x in place
+// (torch.Group.BorrowData), so a fit on some of a table's rows copies none of them.
+type table struct {
+	x    []float32
+	d, n int
+	rows []int32
+}
+
+// each calls f with the index (0 .. n-1) and the values of every row of t.
+func (t table) each(f func(i int, row []float32) bool) {
+	for i := 0; i < t.n; i++ {
+		r := i
+		if t.rows != nil {
+			r = int(t.rows[i])
+		}
+		if !f(i, t.x[r*t.d:(r+1)*t.d]) {
+			return
+		}
+	}
+}
+
+// fitRows is FitGroup on the rows of t.
+func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if n < 2 || d < 1 || len(x) != n*d {
-		return nil, fmt.Errorf("training: data of %d values is not %d x %d with n >= 2", len(x), n, d)
+	n, d := t.n, t.d
+	if n < 2 {
+		return nil, fmt.Errorf("training: data of %d rows, need n >= 2", n)
 	}
 	if n > math.MaxInt32 {
 		return nil, fmt.Errorf("training: %d rows; at most %d", n, math.MaxInt32) // the planner's int32 rows
@@ -179,10 +211,18 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 			return nil, err
 		}
 	}
-	for i, v := range x {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("training: row %d, column %d is not a finite number", i/d, i%d)
+	var bad error
+	t.each(func(i int, row []float32) bool {
+		for j, v := range row {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				bad = fmt.Errorf("training: row %d, column %d is not a finite number", i, j)
+				return false
+			}
 		}
+		return true
+	})
+	if bad != nil {
+		return nil, bad
 	}
 	if cfg.Scaler != nil && len(cfg.Scaler.Mean) != d {
 		return nil, fmt.Errorf("training: a scaler of %d columns for data of %d", len(cfg.Scaler.Mean), d)
@@ -198,7 +238,7 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 	seeds, seedOf := uniqueSeeds(members)
 	run := &Run{scaler: cfg.Scaler}
 	t0 := time.Now()
-	pre, preLoss, err := pretrain(x, n, d, cfg, seeds, hooks, sh)
+	pre, preLoss, err := pretrain(t, cfg, seeds, hooks, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +260,18 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 	// fine-tuning, which leaves the autoencoders as pretraining did; their time counts as
 	// pretraining's.
 	t2 := time.Now()
-	recon, err := pre.Reconstruction()
-	if err == nil && sh != nil {
-		recon, err = sh.gather(recon, len(seeds))
+	runtime.GC() // fine-tuning's eval distances are dead: the errors take their memory (see finetune)
+	// On the CPU one seed's errors at a time, widened into its members' results: K x n
+	// float32 of them at once would stand beside the results. Data-parallel ranks gather
+	// every seed's at once, and on CUDA each call computes every member's anyway.
+	var recon []float32
+	if sh == nil && cfg.Device == "cpu" {
+		err = reconstructEach(pre, run.Results, seedOf, n)
+	} else {
+		recon, err = pre.Reconstruction()
+		if err == nil && sh != nil {
+			recon, err = sh.gather(recon, len(seeds))
+		}
 	}
 	if err != nil {
 		run.Close()
@@ -232,8 +281,10 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 		n = sh.n
 	}
 	run.PretrainSeconds += time.Since(t2).Seconds()
-	// The networks are trained: the device's copy of the table, which both groups share,
-	// goes before the results are widened, so that it and they do not add up.
+	// The networks are trained: the table, which both groups share (the caller's,
+	// borrowed, on the CPU; a copy on CUDA), is let go, and the caller's table unpinned,
+	// before the errors taken in one piece are widened, so that a copy and they do not add
+	// up.
 	for _, g := range []*torch.Group{ft, pre} {
 		if err := g.DropData(); err != nil {
 			run.Close()
@@ -242,10 +293,29 @@ func FitGroup(x []float32, n, d int, cfg Config, members []Member, hooks *Hooks)
 	}
 	for k := range run.Results {
 		run.Results[k].PretrainLoss = preLoss[seedOf[k]]
-		s := seedOf[k]
-		run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+		if recon != nil {
+			s := seedOf[k]
+			run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+		}
 	}
 	return run, nil
+}
+
+// reconstructEach sets every result's reconstruction errors from its seed's autoencoder
+// in pre, one seed at a time through one n-sized buffer.
+func reconstructEach(pre *torch.Group, results []Result, seedOf []int, n int) error {
+	buf := make([]float32, n)
+	for s := 0; s < pre.K(); s++ {
+		if err := pre.ReconstructionTo(s, buf); err != nil {
+			return err
+		}
+		for k := range results {
+			if seedOf[k] == s {
+				results[k].Reconstruction = widen(buf)
+			}
+		}
+	}
+	return nil
 }
 
 // uniqueSeeds lists the members' seeds in order of first appearance and maps each member
@@ -277,8 +347,8 @@ func fill(k int, v float64) []float64 {
 // pretrain fits one autoencoder per seed for cfg.PretrainEpochs epochs and returns the
 // group (encoder weights and BatchNorm statistics are what fine-tuning starts from) and
 // each seed's loss per epoch.
-func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
-	k := len(seeds)
+func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*torch.Group, [][]float64, error) {
+	k, n, d := len(seeds), t.n, t.d
 	g, err := torch.NewGroup(models.Sizes(d, cfg.Hidden), k, true, cfg.Device, seeds)
 	if err != nil {
 		return nil, nil, err
@@ -296,14 +366,13 @@ func pretrain(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks, s
 			return fail(err)
 		}
 	}
-	// The shim keeps the one copy of the table it trains on, standardised by cfg.Scaler
-	// on the way; no other is made here.
+	// On the CPU the shim reads the caller's rows in place, standardised by cfg.Scaler as
+	// it reads them; on CUDA it keeps the one copy on the device. No other copy is made.
+	var mean, scale []float64
 	if cfg.Scaler != nil {
-		err = g.SetDataScaled(x, n, d, cfg.Scaler.Mean, cfg.Scaler.Scale)
-	} else {
-		err = g.SetData(x, n, d)
+		mean, scale = cfg.Scaler.Mean, cfg.Scaler.Scale
 	}
-	if err != nil {
+	if err := g.BorrowData(t.x, len(t.x)/d, d, t.rows, mean, scale); err != nil {
 		return fail(err)
 	}
 	lr := cfg.PretrainLR
@@ -392,10 +461,10 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		}
 	}
 	var dist, localScores []float32 // localScores: this rank's rows of dist
-	// ranked[i] is member i's scores as its selector sees them, one buffer reused every
-	// epoch (no selector keeps the slice): a new n-sized slice per epoch would stand beside
-	// the last one until the collector ran, at 8 bytes a row.
-	ranked := make([][]float64, k)
+	// ranked is a member's scores as its selector sees them: one buffer, which every
+	// member uses in turn, every epoch (no selector keeps the slice). A buffer per member,
+	// or a new slice per epoch, would hold K (or more) n-sized slices at 8 bytes a row.
+	var ranked []float64
 	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
@@ -459,18 +528,22 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			if trainDist != nil {
 				src = trainDist[i*n : (i+1)*n]
 			}
-			ranked[i] = widenInto(ranked[i], src)
-			mask, rec, err := sels[i].Next(e, ranked[i])
+			ranked = widenInto(ranked, src)
+			mask, rec, err := sels[i].Next(e, ranked)
 			if err != nil {
 				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
 			}
-			if c := count(mask, n); c < 2 {
+			c := count(mask, n)
+			if c < 2 {
 				return fmt.Errorf("training: member %d epoch %d: the next training set has %d rows, need 2", i, e, c)
 			}
 			run.Results[i].History = append(run.Results[i].History, Epoch{
 				Epoch: e, Loss: loss[i], TrainSize: count(masks[i], n),
 				Radius: float64(radius[i]), Seconds: secs, Record: rec,
 			})
+			if c == n {
+				mask = nil // every row, as nil says without an n-sized slice held through the epoch
+			}
 			masks[i] = mask
 			if hooks != nil && hooks.Epoch != nil {
 				scores := widen(dist[i*n : (i+1)*n])
@@ -495,10 +568,16 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	if err != nil {
 		return err
 	}
+	// The epochs' buffers (the train distances, the plan, the masks: several n-sized
+	// slices a member) are dead from here on. A collection now lets the members' final
+	// scores, widened below, take their memory; left to the pacer, the collection runs
+	// while those are allocated, and the two add up in the peak (issue 13). A heap of a
+	// few large slices without pointers is collected in about a millisecond.
+	runtime.GC()
 	for i := range members {
 		r := &run.Results[i]
-		r.Scores = widenInto(ranked[i], dist[i*n:(i+1)*n]) // the buffer's last use
-		ranked[i] = nil
+		r.Scores = widenInto(ranked, dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer
+		ranked = nil
 		labels, thr, err := sels[i].Label(r.Scores)
 		if errors.Is(err, dynamics.ErrNoThreshold) {
 			labels, thr, err = nil, math.Inf(1), nil // OC and other rankers without a threshold
@@ -527,6 +606,15 @@ func widenInto(dst []float64, xs []float32) []float64 {
 }
 
 func widen(xs []float32) []float64 { return widenInto(nil, xs) }
+
+// narrow converts xs, float32 values widened, back to float32: exactly.
+func narrow(xs []float64) []float32 {
+	out := make([]float32, len(xs))
+	for i, v := range xs {
+		out[i] = float32(v)
+	}
+	return out
+}
 
 // count is the number of true entries of mask, or n for a nil mask.
 func count(mask []bool, n int) int {

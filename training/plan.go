@@ -31,9 +31,10 @@ func chunkEnds(count, size int, ends []int) []int {
 // memberBatches are one member's minibatches of an epoch: training rows in[ends[i-1]:
 // ends[i]] for minibatch i, then, when it has passengers, the left-out rows out[j] for
 // j = i, i+B, i+2B, ... (B minibatches): rows only scored with its batch statistics.
-// Rows are int32, half the memory of the plan's int64 (FitGroup takes < 2^31 rows).
+// Rows are int32, as the plan's are (FitGroup takes < 2^31 rows).
 type memberBatches struct {
 	in, out    []int32
+	all        []int32 // n: in then out, one array that the member keeps from epoch to epoch
 	ends       []int
 	passengers bool
 }
@@ -73,7 +74,11 @@ func newPlanner(n, size, k int) *planner {
 // score with the batch statistics of training rows.
 func (p *planner) draw(k int, r *rand.Rand, mask []bool, passengers bool) {
 	b := &p.members[k]
-	b.in, b.out = b.in[:0], b.out[:0]
+	// in and out share one array of n, filled in place: growing them by append would
+	// leave arrays of up to 2n rows, and their garbage, per member.
+	b.all = grow(b.all, p.n)
+	nin := count(mask, p.n)
+	b.in, b.out = b.all[:0:nin], b.all[nin:nin]
 	for i := 0; i < p.n; i++ {
 		if mask == nil || mask[i] {
 			b.in = append(b.in, int32(i))
@@ -135,7 +140,7 @@ func (p *planner) layout() *torch.Plan {
 		p.extra = grow(p.extra, k*steps)
 		pl.Extra = p.extra
 	}
-	n := int64(p.n)
+	n := int32(p.n)
 	for i := range pl.Rows {
 		pl.Rows[i] = n
 	}
@@ -154,10 +159,10 @@ func (p *planner) layout() *torch.Plan {
 			start := b.ends[s] - t
 			row := pl.Rows[at*width : (at+1)*width]
 			for q, i := range b.in[start:b.ends[s]] {
-				row[q] = int64(i)
+				row[q] = i
 			}
 			for q := 0; q < e; q++ {
-				row[t+q] = int64(b.out[s+q*b.count()])
+				row[t+q] = b.out[s+q*b.count()]
 			}
 			pl.Counts[at], pl.Train[at] = int32(t), 1
 			if extra {

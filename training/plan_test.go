@@ -13,17 +13,17 @@ import (
 // every member's rows, minibatches and plan, every epoch.
 func simplePlan(rngs []*rand.Rand, masks [][]bool, n, size int, passengers bool) *torch.Plan {
 	type batches struct {
-		rows  [][]int64
+		rows  [][]int32
 		train []int
 	}
 	ms := make([]batches, len(rngs))
 	for k, r := range rngs {
-		var in, out []int64
+		var in, out []int32
 		for i := 0; i < n; i++ {
 			if masks[k] == nil || masks[k][i] {
-				in = append(in, int64(i))
+				in = append(in, int32(i))
 			} else {
-				out = append(out, int64(i))
+				out = append(out, int32(i))
 			}
 		}
 		r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
@@ -50,13 +50,13 @@ func simplePlan(rngs []*rand.Rand, masks [][]bool, n, size int, passengers bool)
 		}
 	}
 	k := len(ms)
-	p := &torch.Plan{Steps: steps, Width: width, Rows: make([]int64, k*steps*width),
+	p := &torch.Plan{Steps: steps, Width: width, Rows: make([]int32, k*steps*width),
 		Counts: make([]int32, k*steps), Train: make([]uint8, k*steps)}
 	if extra {
 		p.Extra = make([]int32, k*steps)
 	}
 	for i := range p.Rows {
-		p.Rows[i] = int64(n)
+		p.Rows[i] = int32(n)
 	}
 	for k, m := range ms {
 		for s, r := range m.rows {

@@ -2,6 +2,7 @@ package training
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/udocc/udocc/models"
@@ -90,17 +91,20 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 	if sh != nil {
 		keep = sh.slice(sc.Keep)
 	}
-	xk := make([]float32, 0, len(x))
+	// The final fit reads the kept rows from x through a row list (4 bytes a row), not
+	// from a copy of them (4·d bytes a row).
+	rows := make([]int32, 0, count(keep, len(keep)))
 	for i, ok := range keep {
 		if ok {
-			xk = append(xk, x[i*d:(i+1)*d]...)
+			rows = append(rows, int32(i))
 		}
 	}
 	ms, err := members(sc.Kept())
 	if err != nil {
 		return nil, nil, err
 	}
-	run, err := FitGroup(xk, len(xk)/d, d, cfg, ms, hooks)
+	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
+	run, err := fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,12 +124,18 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 		return nil, err
 	}
 	run.Close()
-	dist := make([][]float64, len(run.Results))
-	rec := make([][]float64, len(run.Results))
-	for k, r := range run.Results {
-		dist[k], rec[k] = r.Scores, r.Reconstruction
+	// Only the combined scores are wanted: each member's results, float32 values widened,
+	// are narrowed back, exactly, and the float64 ones collected member by member, so that
+	// the combination reads half the memory (issue 13) and gives the same numbers.
+	dist := make([][]float32, len(run.Results))
+	rec := make([][]float32, len(run.Results))
+	for k := range run.Results {
+		r := &run.Results[k]
+		dist[k], rec[k] = narrow(r.Scores), narrow(r.Reconstruction)
+		r.Scores, r.Reconstruction = nil, nil
+		runtime.GC()
 	}
-	_, scores, err := models.FitEnsemble(dist, rec, cfg.ScreenWeight)
+	_, scores, err := models.FitEnsembleOf(dist, rec, cfg.ScreenWeight)
 	if err != nil {
 		return nil, fmt.Errorf("training: screening: %w", err)
 	}

@@ -3,6 +3,8 @@ package training
 import (
 	"slices"
 	"testing"
+
+	"github.com/udocc/udocc/data"
 )
 
 func TestKeepBelow(t *testing.T) {
@@ -107,4 +109,55 @@ func keptScores(sc *Screening, kept bool) []float64 {
 		}
 	}
 	return out
+}
+
+// TestFitScreenedRowList checks that the final fit, which reads the kept rows of the
+// caller's table through a row list, gives to the bit what FitGroup gives on a copy of
+// those rows, standardised by the same scaler on the way, and leaves the table as it was.
+func TestFitScreenedRowList(t *testing.T) {
+	const n, d = 300, 5
+	x, _ := blobs(n, d, 0.05, 7)
+	for i := range x {
+		x[i] = 2*x[i] + float32(i%d) // unstandardised columns, for the scaler to standardise
+	}
+	orig := slices.Clone(x)
+	sc, err := data.FitScaler(&data.Dataset{Name: "blobs", X: x, N: n, D: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := quickConfig()
+	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight, cfg.Scaler = 2, 0.1, 0.5, sc
+	seeds := EnsembleSeeds(0, 2)
+	run, screen, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	if !slices.Equal(x, orig) {
+		t.Fatal("the caller's table changed")
+	}
+	var kept []float32
+	for i, ok := range screen.Keep {
+		if ok {
+			kept = append(kept, x[i*d:(i+1)*d]...)
+		}
+	}
+	ms := make([]Member, len(seeds))
+	for i, s := range seeds {
+		if ms[i], err = Ensemble.NewMember(s, screen.Kept(), MethodOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copied, err := FitGroup(kept, screen.Kept(), d, cfg, ms, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+	for k := range seeds {
+		got, want := run.Results[k], copied.Results[k]
+		if !slices.Equal(got.Scores, want.Scores) || !slices.Equal(got.Reconstruction, want.Reconstruction) ||
+			!slices.Equal(got.PretrainLoss, want.PretrainLoss) {
+			t.Errorf("member %d: the fit through the row list differs from the fit on the copied rows", k)
+		}
+	}
 }

@@ -11,6 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 // SIMD marks the loops over features that gcc builds twice, for AVX2 and for plain
 // x86-64, picking one when the library loads (the loops are too short to amortise
@@ -42,11 +45,73 @@ inline float leaky(float y) { return std::max(y, 0.0f) + kLeaky * std::min(y, 0.
 // leaky_slope is LeakyReLU's derivative at y, as PyTorch takes it (1 where y > 0).
 inline float leaky_slope(float y) { return y > 0 ? 1.0f : kLeaky; }
 
-// gather copies the P rows of step (k, s) into x (P x d); padding slots hold row n.
+// standardise turns len values of v (whole rows, in place) into standardised ones with
+// set_data_scaled's expression (double arithmetic, a division, one rounding to float):
+// vectorised, it rounds alike, since IEEE division and the conversions are exact-rounded.
+// mean and scale hold kPeriod rows' worth (Table), so that the loop runs over the values
+// of kPeriod rows at a time in whole vectors, whatever d is: a loop over one row's d
+// values spent much of its time in the remainder past the last whole vector.
+SIMD void standardise(float *v, int64_t len, const double *__restrict mean,
+                      const double *__restrict scale, int64_t period) {
+  for (int64_t at = 0; at < len; at += period) {
+    float *vb = v + at;
+    const int64_t m = std::min(period, len - at);
+    for (int64_t j = 0; j < m; ++j) vb[j] = static_cast<float>((static_cast<double>(vb[j]) - mean[j]) / scale[j]);
+  }
+}
+
+// raw copies x's row of table row i (i < n) into out, unstandardised.
+inline void raw(const Table &t, int64_t i, float *out) {
+  const int64_t r = t.rows == nullptr ? i : static_cast<int64_t>(t.rows[i]);
+  std::memcpy(out, t.x + r * t.d, sizeof(float) * t.d);
+}
+
+// gather reads the P rows of step (k, s) into x (P x d); padding slots hold row n. The
+// rows are copied raw, then standardised together in place.
 void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
-  const int64_t *rows = e.rows + (k * e.S + s) * e.P;
-  const size_t bytes = sizeof(float) * e.d;
-  for (int64_t j = 0; j < e.P; ++j) std::memcpy(x + j * e.d, e.X + rows[j] * e.d, bytes);
+  const int32_t *rows = e.rows + (k * e.S + s) * e.P;
+  const Table &t = e.X;
+  const int64_t d = e.d;
+  for (int64_t j = 0; j < e.P; ++j) {
+    if (rows[j] < t.n) raw(t, rows[j], x + j * d);
+  }
+  if (t.mean != nullptr) standardise(x, e.P * d, t.mean, t.scale, kPeriod * d);
+  for (int64_t j = 0; j < e.P; ++j) {  // after standardising, which would move zeros
+    if (rows[j] >= t.n) std::fill(x + j * d, x + (j + 1) * d, 0.0f);
+  }
+}
+
+// ChunkBuf is one eval-mode chunk of a table's rows, 64-byte aligned as a tensor's data
+// is, so that the products see a chunk read from a table as they saw it in a copy.
+class ChunkBuf {
+ public:
+  explicit ChunkBuf(int64_t d) : buf_(kChunk * d + 16) {
+    void *p = buf_.data();
+    size_t space = buf_.size() * sizeof(float);
+    p_ = static_cast<float *>(std::align(64, kChunk * d * sizeof(float), p, space));
+  }
+  float *data() { return p_; }
+
+ private:
+  std::vector<float> buf_;
+  float *p_;
+};
+
+// each_chunk calls f(i, len, rows) for the table's rows i .. i+len in the eval-mode
+// chunks: a plain table in place, as one matrix, whose functions cut it into the same
+// chunks; any other read into a buffer a chunk at a time.
+template <class F>
+void each_chunk(const Table &t, F f) {
+  if (t.plain()) {
+    f(0, t.n, t.x);
+    return;
+  }
+  ChunkBuf buf(t.d);
+  for (int64_t i = 0; i < t.n; i += kChunk) {
+    const int64_t len = std::min(kChunk, t.n - i);
+    t.read(i, len, buf.data());
+    f(i, len, buf.data());
+  }
 }
 
 // normalize turns h (rows x out, in place) into y = (h - mean) s and writes
@@ -133,6 +198,19 @@ SIMD float mse_grad(const float *__restrict x, const float *__restrict xr, float
 }
 
 }  // namespace
+
+void Table::row(int64_t i, float *out) const { read(i, 1, out); }
+
+void Table::read(int64_t i, int64_t m, float *out) const {
+  const int64_t have = std::max<int64_t>(0, std::min(m, n - i));  // rows before the padding
+  if (rows == nullptr) {
+    std::memcpy(out, x + i * d, sizeof(float) * have * d);
+  } else {
+    for (int64_t r = 0; r < have; ++r) raw(*this, i + r, out + r * d);
+  }
+  if (mean != nullptr) standardise(out, have * d, mean, scale, kPeriod * d);
+  std::fill(out + have * d, out + m * d, 0.0f);
+}
 
 Work::Work(const Net &net, int64_t P) : P_(P) {
   const size_t L = net.size();
@@ -301,7 +379,7 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
         dist[i] = d2;
       }
       if (train_dist != nullptr) {
-        const int64_t *rows = e.rows + at * e.P;
+        const int32_t *rows = e.rows + at * e.P;
         for (int64_t i = 0; i < rode; ++i) train_dist[k * e.n + rows[i]] = dist[i];
       }
       if (!trains) continue;
@@ -388,6 +466,29 @@ void sum_output(const Net &net, const float *x, int64_t m, double *sum) {
       for (int64_t j = 0; j < rep; ++j) sum[j] += z[r * rep + j];
     }
   }
+}
+
+void distances(const Net &net, const float *c, const Table &t, float *out) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { distances(net, c, x, len, out + i); });
+}
+
+void reconstruction(const Net &net, const Table &t, float *out) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { reconstruction(net, x, len, out + i); });
+}
+
+void sum_output(const Net &net, const Table &t, double *sum) {
+  each_chunk(t, [&](int64_t, int64_t len, const float *x) { sum_output(net, x, len, sum); });
+}
+
+void check_finite(const Table &t) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) {
+    for (int64_t v = 0; v < len * t.d; ++v) {
+      if (!std::isfinite(x[v])) {
+        throw std::runtime_error("data: row " + std::to_string(i + v / t.d) + ", column " +
+                                 std::to_string(v % t.d) + " is not a finite number");
+      }
+    }
+  });
 }
 
 }  // namespace fast

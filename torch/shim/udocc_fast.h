@@ -83,14 +83,39 @@ struct AdamMember {
 void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens,
           const std::vector<AdamMember> &members);
 
+// kPeriod is how many rows' worth of the scaler a Table holds: standardising runs over
+// that many rows' values at a time, in whole vectors whatever d is.
+constexpr int64_t kPeriod = 8;
+
+// Table is the data the fast path reads: n rows of d features, row i being row rows[i]
+// (row i where rows is null) of the caller's row-major matrix x, standardised on every
+// read as float((double(v) - mean[j]) / scale[j]) where mean is not null, which is
+// udocc_group_set_data_scaled's arithmetic, so a row read here is, to the bit, the row
+// that copy holds; row n is the padding row of zeros. A table over a copy the group owns
+// is x with neither rows nor mean. Reading standardises instead of keeping a standardised
+// copy of the whole table beside the caller's (issue 13: a fit's peak memory).
+struct Table {
+  const float *x = nullptr;
+  int64_t n = 0, d = 0;
+  const int32_t *rows = nullptr;
+  // mean and scale: kPeriod * d values each, column j's at j, j + d, j + 2d, ...
+  const double *mean = nullptr, *scale = nullptr;
+  // plain: row i is x's row i as it is, so whole-table passes read x in place.
+  bool plain() const { return rows == nullptr && mean == nullptr; }
+  // read writes rows i, i+1, ..., i+m-1 (i+m <= n+1) into out (m x d).
+  void read(int64_t i, int64_t m, float *out) const;
+  // row writes row i (i <= n) into out (d).
+  void row(int64_t i, float *out) const;
+};
+
 // Epoch is one epoch's plan over the data, as udocc_torch.h describes it: member k's
 // step s processes rows[(k*S + s)*P ...], counts[k*S + s] of them training rows, then
-// extra[k*S + s] passengers (extra may be null); flags[k*S + s] says it trains. X is the
-// (n+1) x d table whose last row is zeros (the padding row).
+// extra[k*S + s] passengers (extra may be null); flags[k*S + s] says it trains. Row
+// index n is the padding row.
 struct Epoch {
-  const float *X = nullptr;
+  Table X;
   int64_t n = 0, d = 0;
-  const int64_t *rows = nullptr;
+  const int32_t *rows = nullptr;  // int32: half the memory of int64 (a group has < 2^31 rows)
   const int32_t *counts = nullptr, *extra = nullptr;
   const uint8_t *flags = nullptr;
   int64_t K = 0, S = 0, P = 0;
@@ -129,6 +154,16 @@ void distances(const Net &net, const float *c, const float *x, int64_t m, float 
 void reconstruction(const Net &net, const float *x, int64_t m, float *out);
 // sum_output adds the eval-mode outputs of the m rows of x into sum (out), in double.
 void sum_output(const Net &net, const float *x, int64_t m, double *sum);
+
+// The same over the n rows of a table, read a chunk at a time: the chunks are the ones
+// the functions above cut a matrix into, so a row's numbers are those of the matrix the
+// table reads as.
+void distances(const Net &net, const float *c, const Table &t, float *out);
+void reconstruction(const Net &net, const Table &t, float *out);
+void sum_output(const Net &net, const Table &t, double *sum);
+// check_finite throws std::runtime_error naming the first row and column of t whose
+// value, as read, is not a finite number.
+void check_finite(const Table &t);
 
 }  // namespace fast
 }  // namespace udocc

@@ -183,6 +183,15 @@ struct Adam {
   udocc::Reducer *reduce = nullptr;  // data-parallel: averages grad over the ranks
 };
 
+// Borrowed is a caller's table that a group on the fast path reads in place
+// (udocc_group_borrow_data): x is the caller's, which stays unchanged and in place until
+// the last group sharing it drops it; the scaler and the row list are the shim's copies.
+struct Borrowed {
+  std::vector<double> mean, scale;
+  std::vector<int32_t> rows;
+  udocc::fast::Table table;  // over the caller's x, these rows and this scaler
+};
+
 }  // namespace
 
 struct udocc_group {
@@ -197,6 +206,9 @@ struct udocc_group {
   at::Tensor c;  // K x rep
   at::Tensor R;  // K
   at::Tensor X;  // (n+1) x d; the last row is zeros and serves as padding
+  // borrowed, when set, is the data instead of X on the fast path (X stays undefined until
+  // the libtorch path needs it: see data); derived groups share it.
+  std::shared_ptr<const Borrowed> borrowed;
   int64_t n = 0;
   Adam adam;
   bool adam_ready = false;
@@ -379,7 +391,7 @@ struct Steps {
 };
 
 // check_steps checks the host plan and advances the members' Adam step counts.
-Steps check_steps(udocc_group *g, const int64_t *plan, const int32_t *counts, const int32_t *extra,
+Steps check_steps(udocc_group *g, const int32_t *plan, const int32_t *counts, const int32_t *extra,
                   const uint8_t *flags, int64_t S, int64_t P) {
   if (g->n == 0) throw std::runtime_error("no data: call set_data first");
   if (S < 0 || P < 1) throw std::runtime_error("bad plan shape");
@@ -396,7 +408,7 @@ Steps check_steps(udocc_group *g, const int64_t *plan, const int32_t *counts, co
       int32_t c = counts[k * S + s];
       int32_t e = extra == nullptr ? 0 : extra[k * S + s];
       if (c < 0 || e < 0 || c + e > P) throw std::runtime_error("plan: count out of range");
-      const int64_t *row = plan + (k * S + s) * P;
+      const int32_t *row = plan + (k * S + s) * P;
       for (int64_t j = 0; j < P; ++j) {
         if (row[j] < 0 || row[j] > g->n) throw std::runtime_error("plan: row index out of range");
       }
@@ -435,7 +447,7 @@ struct Plan {
 // make_plan checks the host plan, copies it to the device once (sync: small pageable
 // copies before the first step), and advances the members' Adam step counts over the
 // epoch's training steps; Adam's bias corrections are computed here on the host.
-Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
+Plan make_plan(udocc_group *g, const int32_t *plan, const int32_t *counts,
                const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
   Steps h = check_steps(g, plan, counts, extra, flags, S, P);
   const int64_t K = g->K;
@@ -454,7 +466,9 @@ Plan make_plan(udocc_group *g, const int64_t *plan, const int32_t *counts,
   at::Tensor c = torch::from_blob(const_cast<int32_t *>(counts), {K, S}, cpu32).to(g->dev).to(at::kFloat);
   at::Tensor f = torch::from_blob(const_cast<uint8_t *>(flags), {K, S}, at::TensorOptions().dtype(at::kByte))
                      .to(g->dev).to(at::kFloat);
-  p.idx = torch::from_blob(const_cast<int64_t *>(plan), {K, S, P}, at::TensorOptions().dtype(at::kLong)).to(g->dev);
+  // The host's rows are int32 (half the memory of a plan over a large table); index_select
+  // wants int64, which the conversion makes as a tensor of the group's own.
+  p.idx = torch::from_blob(const_cast<int32_t *>(plan), {K, S, P}, cpu32).to(g->dev).to(at::kLong);
   p.valid = (torch::arange(P, f32(g->dev)).view({1, 1, P}) < c.unsqueeze(2)).to(at::kFloat);
   p.train = f * (c > 0).to(at::kFloat);
   p.upd = f * (c > 1).to(at::kFloat);
@@ -476,9 +490,24 @@ void adam_at(Adam &a, const Plan &p, int64_t s) {
   adam_step(a, c, p.train.select(1, s) > 0, p.dense[s]);
 }
 
-at::Tensor gather_rows(const udocc_group *g, const Plan &p, int64_t s) {
+// materialise copies the n rows of t and the padding row to dev, as a (n+1) x d tensor.
+at::Tensor materialise(const udocc::fast::Table &t, const torch::Device &dev) {
+  at::Tensor h = torch::empty({t.n + 1, t.d}, at::TensorOptions().dtype(at::kFloat));
+  t.read(0, t.n + 1, h.data_ptr<float>());
+  return h.to(dev);
+}
+
+// data is the (n+1) x d tensor the libtorch path reads. A group that borrowed its table
+// and was then switched to that path (set_reference, set_dist) copies it now, once: the
+// order of those calls is the caller's, and no order is an error.
+const at::Tensor &data(udocc_group *g) {
+  if (!g->X.defined() && g->borrowed) g->X = materialise(g->borrowed->table, g->dev);
+  return g->X;
+}
+
+at::Tensor gather_rows(udocc_group *g, const Plan &p, int64_t s) {
   at::Tensor idx = p.idx.select(1, s);
-  return g->X.index_select(0, idx.reshape({-1})).view({g->K, p.P, -1});
+  return data(g).index_select(0, idx.reshape({-1})).view({g->K, p.P, -1});
 }
 
 // masked_quantile is numpy's linear quantile q[k] of each member's valid values.
@@ -690,10 +719,20 @@ FastStep fast_step(udocc_group *g, const Steps &steps, int64_t S) {
   return f;
 }
 
-udocc::fast::Epoch fast_epoch(const udocc_group *g, const int64_t *plan, const int32_t *counts,
+// table is the fast path's view of g's data: the borrowed table, or g's own copy.
+udocc::fast::Table table(const udocc_group *g) {
+  if (g->borrowed) return g->borrowed->table;
+  udocc::fast::Table t;
+  t.x = g->X.data_ptr<float>();
+  t.n = g->n;
+  t.d = g->sizes.front();
+  return t;
+}
+
+udocc::fast::Epoch fast_epoch(const udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t S, int64_t P) {
   udocc::fast::Epoch e;
-  e.X = g->X.data_ptr<float>();
+  e.X = table(g);
   e.n = g->n;
   e.d = g->sizes.front();
   e.rows = plan;
@@ -706,7 +745,7 @@ udocc::fast::Epoch fast_epoch(const udocc_group *g, const int64_t *plan, const i
   return e;
 }
 
-void fast_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+void fast_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                          const uint8_t *flags, int64_t S, int64_t P, double *loss) {
   Steps steps = check_steps(g, plan, counts, nullptr, flags, S, P);
   FastStep f = fast_step(g, steps, S);
@@ -714,7 +753,7 @@ void fast_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *cou
                               &FastStep::run, &f, loss);
 }
 
-void fast_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts, const int32_t *extra,
+void fast_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts, const int32_t *extra,
                       const uint8_t *flags, int64_t S, int64_t P, const uint8_t *soft, const double *nu,
                       const uint8_t *update_r, double *loss, float *train_dist) {
   Steps steps = check_steps(g, plan, counts, extra, flags, S, P);
@@ -811,6 +850,7 @@ char *udocc_group_from(const udocc_group *src, const int *src_members, int k, ud
     g->c = src->c.index_select(0, idx).clone();
     g->R = src->R.index_select(0, idx).clone();
     g->X = src->X;  // read-only, shared
+    g->borrowed = src->borrowed;
     g->n = src->n;
     g->reducer = src->reducer;
     g->reference = src->reference;
@@ -825,6 +865,7 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
     check_data(x, n, d, g->sizes.front());
     at::Tensor h = torch::zeros({n + 1, d}, at::TensorOptions().dtype(at::kFloat));
     std::memcpy(h.data_ptr<float>(), x, sizeof(float) * n * d);
+    g->borrowed.reset();
     g->X = h.to(g->dev);
     g->n = n;
   });
@@ -843,7 +884,49 @@ char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int
       }
     }
     check_data(p, n, d, g->sizes.front());
+    g->borrowed.reset();
     g->X = h.to(g->dev);
+    g->n = n;
+  });
+}
+
+char *udocc_group_borrow_data(udocc_group *g, const float *x, int64_t nx, int64_t d, const int32_t *rows,
+                              int64_t n, const double *mean, const double *scale, int *borrowed) {
+  return guard(g, [&] {
+    if (n < 1 || nx < 1) throw std::runtime_error("data has no rows");
+    if (d != g->sizes.front()) check_data(x, nx, d, g->sizes.front());  // names the mismatch
+    if (rows == nullptr && n != nx) throw std::runtime_error("without a row list, n must be the matrix's rows");
+    auto b = std::make_shared<Borrowed>();
+    if (mean != nullptr) {
+      for (int64_t r = 0; r < udocc::fast::kPeriod; ++r) {
+        b->mean.insert(b->mean.end(), mean, mean + d);
+        b->scale.insert(b->scale.end(), scale, scale + d);
+      }
+    }
+    if (rows != nullptr) {
+      b->rows.assign(rows, rows + n);
+      for (int64_t i = 0; i < n; ++i) {
+        if (rows[i] < 0 || rows[i] >= nx) throw std::runtime_error("row list: index out of range");
+      }
+    }
+    udocc::fast::Table &t = b->table;
+    t.x = x;
+    t.n = n;
+    t.d = d;
+    t.rows = rows == nullptr ? nullptr : b->rows.data();
+    t.mean = mean == nullptr ? nullptr : b->mean.data();
+    t.scale = mean == nullptr ? nullptr : b->scale.data();
+    udocc::fast::check_finite(t);
+    g->X = at::Tensor();
+    g->borrowed.reset();
+    g->n = 0;
+    if (fast(g)) {
+      g->borrowed = std::move(b);
+      *borrowed = 1;
+    } else {
+      g->X = materialise(t, g->dev);
+      *borrowed = 0;
+    }
     g->n = n;
   });
 }
@@ -852,6 +935,7 @@ char *udocc_group_drop_data(udocc_group *g) {
   return guard(g, [&] {
     if (g->stream) g->stream->synchronize();  // sync: no queued work still reads it
     g->X = at::Tensor();
+    g->borrowed.reset();
     g->n = 0;
   });
 }
@@ -863,7 +947,7 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
   });
 }
 
-char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                                  const uint8_t *flags, int64_t steps, int64_t width, double *loss) {
   return guard(g, [&] {
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
@@ -905,11 +989,12 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
       const int64_t rep = g->sizes.back();
       std::vector<double> sum(g->K * rep, 0.0);
       auto ns = nets(g, false);
-      for (int64_t k = 0; k < g->K; ++k) udocc::fast::sum_output(ns[k], g->X.data_ptr<float>(), g->n, &sum[k * rep]);
+      const udocc::fast::Table t = table(g);
+      for (int64_t k = 0; k < g->K; ++k) udocc::fast::sum_output(ns[k], t, &sum[k * rep]);
       for (double &v : sum) v /= static_cast<double>(g->n);
       c = torch::tensor(sum, at::kDouble).view({g->K, rep}).to(at::kFloat);
     } else {
-      at::Tensor z = forward_eval(g->enc, g->X.narrow(0, 0, g->n));
+      at::Tensor z = forward_eval(g->enc, data(g).narrow(0, 0, g->n));
       c = g->reducer ? global_mean(g, z) : z.mean(1);
     }
     at::Tensor small = c.abs() < eps;
@@ -919,7 +1004,7 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
   });
 }
 
-char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
                               const uint8_t *update_r, double *loss, float *train_dist) {
@@ -1014,9 +1099,9 @@ char *udocc_group_distances(udocc_group *g, float *out) {
     if (fast(g)) {
       g->c = g->c.contiguous();
       auto ns = nets(g, false);
+      const udocc::fast::Table t = table(g);
       for (int64_t k = 0; k < g->K; ++k) {
-        udocc::fast::distances(ns[k], g->c.data_ptr<float>() + k * g->sizes.back(), g->X.data_ptr<float>(),
-                               g->n, out + k * g->n);
+        udocc::fast::distances(ns[k], g->c.data_ptr<float>() + k * g->sizes.back(), t, out + k * g->n);
       }
       return;
     }
@@ -1027,7 +1112,7 @@ char *udocc_group_distances(udocc_group *g, float *out) {
     at::Tensor dist = torch::empty({g->K, g->n}, f32(g->dev));
     for (int64_t i = 0; i < g->n; i += chunk) {
       int64_t len = std::min(chunk, g->n - i);
-      at::Tensor z = forward_eval(g->enc, g->X.narrow(0, i, len));
+      at::Tensor z = forward_eval(g->enc, data(g).narrow(0, i, len));
       dist.narrow(1, i, len).copy_((z - g->c.unsqueeze(1)).pow(2).sum(2));
     }
     at::Tensor h = dist.cpu();  // sync: the one device-to-host copy
@@ -1065,7 +1150,30 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
 char *udocc_group_reconstruction(udocc_group *g, float *out) {
   return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
-    reconstruction(g, g->X.narrow(0, 0, g->n), out);
+    if (fast(g)) {
+      if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+      const udocc::fast::Table t = table(g);
+      auto ns = nets(g, true);
+      for (int64_t k = 0; k < g->K; ++k) udocc::fast::reconstruction(ns[k], t, out + k * g->n);
+      return;
+    }
+    reconstruction(g, data(g).narrow(0, 0, g->n), out);
+  });
+}
+
+char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out) {
+  return guard(g, [&] {
+    if (g->n == 0) throw std::runtime_error("no data: call set_data first");
+    if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
+    if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+    if (fast(g)) {
+      auto ns = nets(g, true);
+      udocc::fast::reconstruction(ns[k], table(g), out);
+      return;
+    }
+    std::vector<float> all(g->K * g->n);
+    reconstruction(g, data(g).narrow(0, 0, g->n), all.data());
+    std::memcpy(out, all.data() + k * g->n, sizeof(float) * g->n);
   });
 }
 

@@ -9,11 +9,14 @@
  *
  * Every function that can fail returns NULL on success or an error message allocated
  * with malloc, which the caller frees with udocc_free. No C++ exception crosses this
- * boundary. Host buffers are only read or written during the call.
+ * boundary. Host buffers are only read or written during the call, but for the matrix
+ * of udocc_group_borrow_data.
  *
  * Epoch plans: an epoch is S steps; at step s member k processes the rows
  * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data, then (fine-tuning only) the
- * passengers counted by extra; the rest of the P slots hold the padding index n. flags[k*S + s] is 1 when the member trains at that step (a
+ * passengers counted by extra; the rest of the P slots hold the padding index n (row
+ * indices are int32: a group has fewer than 2^31 rows). flags[k*S + s] is 1 when the
+ * member trains at that step (a
  * gradient step and a BatchNorm running-statistics update) and 0 when the rows are only
  * scored in train mode. A member with counts 0 at a step sits it out entirely: neither
  * its weights nor its Adam moments move.
@@ -63,6 +66,20 @@ char *udocc_group_set_data(udocc_group *g, const float *x, int64_t n, int64_t d)
 char *udocc_group_set_data_scaled(udocc_group *g, const float *x, int64_t n, int64_t d,
                                   const double *mean, const double *scale);
 
+/* udocc_group_borrow_data gives g the n rows rows[0..n) (rows NULL: all, n = nx) of the
+ * caller's nx x d row-major matrix x, standardised by mean and scale as set_data_scaled
+ * standardises (mean and scale NULL: as they are). On the CPU fast path the group keeps
+ * x and reads it in place, standardising on every read, until drop_data or close (groups
+ * derived from it share it: until the last of them drops it): the caller keeps x
+ * unchanged and in place until then, and *borrowed is 1. On CUDA, in reference mode or
+ * in a data-parallel rank the rows are copied as set_data_scaled copies them, x is not
+ * kept and *borrowed is 0; a group that borrowed and is switched to the libtorch path
+ * later copies the rows when that path first needs them. The row list, mean and scale
+ * are copied either way. */
+char *udocc_group_borrow_data(udocc_group *g, const float *x, int64_t nx, int64_t d,
+                              const int32_t *rows, int64_t n, const double *mean,
+                              const double *scale, int *borrowed);
+
 /* udocc_group_drop_data frees the group's reference to its data (groups derived from it
  * share it: the memory goes when the last drops it); scoring the data fails after. */
 char *udocc_group_drop_data(udocc_group *g);
@@ -73,7 +90,7 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
 
 /* udocc_group_pretrain_epoch runs one autoencoder epoch (MSE over all features) of the
  * plan; loss[k] receives member k's mean minibatch loss. */
-char *udocc_group_pretrain_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                                  const uint8_t *flags, int64_t steps, int64_t width,
                                  double *loss);
 
@@ -90,7 +107,7 @@ char *udocc_group_init_center(udocc_group *g, double eps);
  * every row the plan visits (rows it does not visit are left as they were). extra, when
  * not NULL, gives per step the passengers after the counted rows: rows normalised with
  * the minibatch's BatchNorm statistics, which they do not enter, and outside the loss. */
-char *udocc_group_train_epoch(udocc_group *g, const int64_t *plan, const int32_t *counts,
+char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
                               const uint8_t *update_r, double *loss, float *train_dist);
@@ -105,6 +122,11 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
  * ||x - dec(enc(x))||^2 / d of the group's rows (the group needs its decoder);
  * udocc_group_reconstruction_of does the same for an m x d matrix that is not its data. */
 char *udocc_group_reconstruction(udocc_group *g, float *out);
+/* udocc_group_reconstruction_member writes member k's n errors (row k of
+ * udocc_group_reconstruction's) into out: on the CPU's fast path computing that member's
+ * only, so that a caller need not hold K x n of them at once; on the libtorch path it
+ * computes every member's, as udocc_group_reconstruction does, and keeps k's. */
+char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out);
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
 char *udocc_group_get_center(const udocc_group *g, float *out);   /* K x rep */
 char *udocc_group_get_radius(const udocc_group *g, float *out);   /* K */

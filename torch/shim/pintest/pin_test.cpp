@@ -125,7 +125,7 @@ using Step = std::vector<std::vector<int64_t>>;
 
 // plan lays the steps out as the C ABI wants them (padding index kN).
 struct Plan {
-  std::vector<int64_t> rows;
+  std::vector<int32_t> rows;  // int32, as the C ABI takes row indices
   std::vector<int32_t> counts;
   std::vector<uint8_t> flags;
   int64_t S = 0, P = 0;
