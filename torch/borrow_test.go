@@ -156,6 +156,41 @@ func TestBorrowDataLetsGo(t *testing.T) {
 	}
 }
 
+// TestBorrowDataUnclosed checks that a group collected without Close or DropData
+// hands back its share of a borrowed table (a runtime.Pinner collected while still
+// pinned panics the whole process), so the table is freed like any other.
+func TestBorrowDataUnclosed(t *testing.T) {
+	const n, d = 100, 3
+	freed := make(chan struct{})
+	x := synth(n, d, 5)
+	runtime.AddCleanup(&x[0], func(ch chan struct{}) { close(ch) }, freed)
+	func() {
+		g, err := NewGroup([]int{d, 4, 2}, 1, false, "cpu", []uint64{3})
+		must(t, err)
+		must(t, g.BorrowData(x, n, d, nil, nil, nil))
+		if g.lent == nil {
+			t.Fatal("the CPU fast path copied the table instead of borrowing it")
+		}
+		ft, err := g.Derive([]int{0})
+		must(t, err)
+		_ = ft // neither group is closed
+	}()
+	x = nil
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the table of two unclosed, unreachable groups was never unpinned")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestBorrowDataErrors checks what BorrowData refuses, and that a refusal leaves the
 // group without data.
 func TestBorrowDataErrors(t *testing.T) {

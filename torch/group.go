@@ -22,6 +22,10 @@ type Group struct {
 	sizes []int
 	n     int // rows of the data set on the device, 0 before SetData
 	lent  *lent
+	// cleanup lets go of lent if g is collected unclosed: a runtime.Pinner that is
+	// collected still pinned panics the process, and a forgotten Close should cost
+	// memory, not the program.
+	cleanup runtime.Cleanup
 }
 
 // lent is a caller's table that the shim reads in place (BorrowData), pinned so that C
@@ -33,10 +37,25 @@ type lent struct {
 	refs atomic.Int32
 }
 
+// release hands back one group's share of the table; the last unpins it.
+func (l *lent) release() {
+	if l.refs.Add(-1) == 0 {
+		l.pin.Unpin()
+	}
+}
+
+// share makes g one of the groups that read l.
+func (g *Group) share(l *lent) {
+	l.refs.Add(1)
+	g.lent = l
+	g.cleanup = runtime.AddCleanup(g, (*lent).release, l)
+}
+
 // letGo hands back g's share of a borrowed table.
 func (g *Group) letGo() {
-	if g.lent != nil && g.lent.refs.Add(-1) == 0 {
-		g.lent.pin.Unpin()
+	if g.lent != nil {
+		g.cleanup.Stop()
+		g.lent.release()
 	}
 	g.lent = nil
 }
@@ -89,10 +108,11 @@ func (g *Group) Derive(members []int) (*Group, error) {
 	if err := errorOf(C.udocc_group_from(g.p, &cm[0], C.int(len(cm)), &p)); err != nil {
 		return nil, err
 	}
+	ng := &Group{p: p, k: len(members), sizes: g.sizes, n: g.n}
 	if g.lent != nil {
-		g.lent.refs.Add(1)
+		ng.share(g.lent)
 	}
-	return &Group{p: p, k: len(members), sizes: g.sizes, n: g.n, lent: g.lent}, nil
+	return ng, nil
 }
 
 // Close frees the group; it is safe to call more than once.
@@ -210,8 +230,7 @@ func (g *Group) BorrowData(x []float32, nx, d int, rows []int32, mean, scale []f
 		return err
 	}
 	if kept != 0 {
-		l.refs.Store(1)
-		g.lent = l
+		g.share(l)
 	} else {
 		l.pin.Unpin()
 	}
