@@ -54,6 +54,14 @@ type Config struct {
 	// CUDA as they are copied to the device, so that the caller's raw table is the only
 	// copy of them in host memory; nil: the rows are standardised already.
 	Scaler *data.Scaler
+
+	// rescored is set by FitScreened for its final fit, whose callers score every row
+	// again with the fitted networks (Run.Score, udocc's model): members that neither
+	// label rows nor move a radius (the ensemble's OC members) then get no per-row
+	// Scores, and no member gets Reconstruction errors. Those would be K n-sized float64
+	// slices of each kind that nothing reads: 720 MB for five members at 10^7 rows, the
+	// largest part of such a fit's peak (issue 13).
+	rescored bool
 }
 
 // DefaultConfig returns the paper's settings with the default architecture.

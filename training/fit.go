@@ -265,7 +265,9 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	// float32 of them at once would stand beside the results. Data-parallel ranks gather
 	// every seed's at once, and on CUDA each call computes every member's anyway.
 	var recon []float32
-	if sh == nil && cfg.Device == "cpu" {
+	if cfg.rescored {
+		// No errors: the caller computes them again from the saved autoencoders.
+	} else if sh == nil && cfg.Device == "cpu" {
 		err = reconstructEach(pre, run.Results, seedOf, n)
 	} else {
 		recon, err = pre.Reconstruction()
@@ -576,6 +578,10 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	runtime.GC()
 	for i := range members {
 		r := &run.Results[i]
+		if m := members[i].method(); cfg.rescored && !m.Labels && !m.Soft {
+			r.Threshold = math.Inf(1) // as OC's Label says, without the scores
+			continue
+		}
 		r.Scores = widenInto(ranked, dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer
 		ranked = nil
 		labels, thr, err := sels[i].Label(r.Scores)

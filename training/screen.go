@@ -43,8 +43,9 @@ func (s *Screening) Kept() int {
 // ensemble does: with cfg.ScreenEpochs > 0, a screening fit (cfg.ScreenEpochs
 // pretraining epochs, then cfg's fine-tuning) on every row, the rows' combined scores at
 // distance weight cfg.ScreenWeight, and the final fit (cfg) on the rows at or below the (1 − cfg.Trim)
-// quantile. The Run's Results cover the rows it was trained on (Screening.Keep);
-// Run.Score scores any rows. With cfg.ScreenEpochs = 0 it is FitGroup on every row and
+// quantile. The final fit's Results hold each member's history and pretraining loss but
+// no per-row scores or reconstruction errors of an OC member (Config.rescored): score
+// rows, all of them or new ones, with Run.Score. With cfg.ScreenEpochs = 0 it is FitGroup on every row and
 // the Screening is nil.
 //
 // With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
@@ -104,6 +105,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		return nil, nil, err
 	}
 	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
+	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
 	run, err := fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
 	if err != nil {
 		return nil, nil, err

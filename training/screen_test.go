@@ -1,6 +1,7 @@
 package training
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -68,9 +69,20 @@ func TestFitScreened(t *testing.T) {
 	if out < anomalies*3/4 {
 		t.Errorf("%d of %d planted anomalies left out of the final fit, want at least three quarters", out, anomalies)
 	}
-	// The final fit trained on the kept rows only, one member per seed, and scores any rows.
-	if len(run.Results) != len(seeds) || len(run.Results[0].Scores) != sc.Kept() {
-		t.Fatalf("%d results of %d scores, want %d of %d", len(run.Results), len(run.Results[0].Scores), len(seeds), sc.Kept())
+	// The final fit trained on the kept rows only, one member per seed, left the per-row
+	// results to Run.Score (Config.rescored), and scores any rows.
+	if len(run.Results) != len(seeds) {
+		t.Fatalf("%d results, want %d", len(run.Results), len(seeds))
+	}
+	for k, r := range run.Results {
+		if r.Scores != nil || r.Reconstruction != nil || r.Labels != nil || !math.IsInf(r.Threshold, 1) {
+			t.Errorf("member %d: the final fit kept %d scores, %d errors, %d labels, threshold %g; want none and +Inf",
+				k, len(r.Scores), len(r.Reconstruction), len(r.Labels), r.Threshold)
+		}
+		if len(r.History) != cfg.Epochs || r.History[0].TrainSize != sc.Kept() || len(r.PretrainLoss) != cfg.PretrainEpochs {
+			t.Errorf("member %d: %d epochs on %d rows, %d pretraining losses; want %d on %d, %d",
+				k, len(r.History), r.History[0].TrainSize, len(r.PretrainLoss), cfg.Epochs, sc.Kept(), cfg.PretrainEpochs)
+		}
 	}
 	dist, rec, err := run.Score(x, n, d)
 	if err != nil {
@@ -85,8 +97,12 @@ func TestFitScreened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dist2, _, err := run2.Score(x, n, d)
 	run2.Close()
-	if !slices.Equal(sc.Scores, sc2.Scores) || !slices.Equal(run.Results[0].Scores, run2.Results[0].Scores) {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sc.Scores, sc2.Scores) || !slices.Equal(dist[0], dist2[0]) {
 		t.Error("two screened fits of the same data and seeds differ")
 	}
 	cfg.ScreenEpochs = 0
@@ -153,11 +169,24 @@ func TestFitScreenedRowList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer copied.Close()
+	// The networks agree: both score the kept rows alike, as the copied fit's own
+	// training results say.
+	gotD, gotR, err := run.Score(kept, screen.Kept(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantD, wantR, err := copied.Score(kept, screen.Kept(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for k := range seeds {
 		got, want := run.Results[k], copied.Results[k]
-		if !slices.Equal(got.Scores, want.Scores) || !slices.Equal(got.Reconstruction, want.Reconstruction) ||
+		if !slices.Equal(gotD[k], wantD[k]) || !slices.Equal(gotR[k], wantR[k]) ||
 			!slices.Equal(got.PretrainLoss, want.PretrainLoss) {
 			t.Errorf("member %d: the fit through the row list differs from the fit on the copied rows", k)
+		}
+		if !slices.Equal(wantD[k], want.Scores) || !slices.Equal(wantR[k], want.Reconstruction) {
+			t.Errorf("member %d: Run.Score of the training rows differs from the fit's own results", k)
 		}
 	}
 }
