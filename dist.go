@@ -73,23 +73,8 @@ func newRanks(d *Dist, local int) (*ranks, error) {
 	return r, nil
 }
 
-// gather returns the per-row values of every rank's block, in rank order: the whole
-// table's. The values travel as float32, which the scores they carry are.
-func (r *ranks) gather(xs []float64) ([]float64, error) {
-	part := make([]float32, len(xs))
-	for i, v := range xs {
-		part[i] = float32(v)
-	}
-	all, err := r.gather32(part)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(all))
-	widenInto(out, all)
-	return out, nil
-}
-
-// gather32 is gather of float32 scores.
+// gather32 returns the per-row scores of every rank's block, in rank order: the whole
+// table's.
 func (r *ranks) gather32(xs []float32) ([]float32, error) {
 	all, err := r.d.AllGather(xs, r.counts)
 	if err != nil {

@@ -226,7 +226,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 	}
 	if rk != nil {
 		for k := range dist {
-			if dist[k], err = rk.gather(dist[k]); err != nil {
+			if dist[k], err = rk.gather32(dist[k]); err != nil {
 				return err
 			}
 		}
@@ -252,15 +252,20 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 			m.meta.ThresholdRule = fmt.Sprintf("contamination=%g", opts.Contamination)
 		}
 		m.thr, m.scores = thr, scores
-	} else {
+	}
+	// Each member's distances are widened for Members as the float32 ones are let go, one
+	// member at a time (widenEach), after the combination: the float32 and float64 sets
+	// never stand side by side with the combination's own work (issue 13).
+	wide := widenEach(dist)
+	if m.meta.Method != training.Ensemble.Name {
 		m.thr = models.CombinedThreshold(m.meta.Thresholds())
-		m.scores, _ = models.CombineMembers(dist, m.meta.Thresholds())
+		m.scores, _ = models.CombineMembers(wide, m.meta.Thresholds())
 	}
 	m.labels = m.labelsOf(m.scores)
 	for k, thr := range m.meta.Thresholds() {
 		mem := &m.members[k]
-		mem.Threshold, mem.Scores = thr, dist[k]
-		_, mem.Labels = models.CombineMembers(dist[k:k+1], []float64{thr})
+		mem.Threshold, mem.Scores = thr, wide[k]
+		_, mem.Labels = models.CombineMembers(wide[k:k+1], []float64{thr})
 	}
 	return nil
 }

@@ -52,10 +52,11 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("udocc: %w", err)
 		}
-		return s, dist, nil
+		return s, widenEach(dist), nil
 	}
-	s, _ := models.CombineMembers(dist, m.meta.Thresholds())
-	return s, dist, nil
+	wide := widenEach(dist)
+	s, _ := models.CombineMembers(wide, m.meta.Thresholds())
+	return s, wide, nil
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.
@@ -77,13 +78,15 @@ const scoreChunk = 1 << 16
 // memberScores are every member's distances ||φ(x)−c||² of the rows of ds, standardised
 // as the training rows were, and for the ensemble method its autoencoder's
 // reconstruction errors. Training rows and new ones go through the same chunks, so the
-// training rows score the same however they are given. The reconstruction errors, which
-// only the ensemble's combination reads, stay float32 as the shim gives them (half the
-// memory of every member's errors of a large table; models.ScoreOf reads them widened).
-func (m *Model) memberScores(ds *data.Dataset) (dist [][]float64, rec [][]float32, err error) {
-	dist, rec = make([][]float64, len(m.nets)), make([][]float32, len(m.aes))
+// training rows score the same however they are given. Both stay float32 as the shim
+// gives them: models.ScoreOf combines them widened, to the same numbers, and a caller
+// widens each member's distances when it hands them out, so that the K members' float64
+// and float32 copies never all stand at once (issue 13: at 10^7 rows and five members,
+// 400 MB of float64 distances beside the combination's work).
+func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error) {
+	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {
-		dist[k] = make([]float64, ds.N)
+		dist[k] = make([]float32, ds.N)
 	}
 	for k := range rec {
 		rec[k] = make([]float32, ds.N)
@@ -98,7 +101,7 @@ func (m *Model) memberScores(ds *data.Dataset) (dist [][]float64, rec [][]float3
 			if err != nil {
 				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo, hi-1, err)
 			}
-			widenInto(dist[k][lo:hi], d)
+			copy(dist[k][lo:hi], d)
 		}
 		for k, g := range m.aes {
 			r, err := g.ReconstructionOf(x, hi-lo, ds.D)
@@ -116,6 +119,17 @@ func widenInto(dst []float64, xs []float32) {
 	for i, v := range xs {
 		dst[i] = float64(v)
 	}
+}
+
+// widenEach widens every member's scores, releasing each float32 slice once widened.
+func widenEach(xs [][]float32) [][]float64 {
+	out := make([][]float64, len(xs))
+	for k := range xs {
+		out[k] = make([]float64, len(xs[k]))
+		widenInto(out[k], xs[k])
+		xs[k] = nil
+	}
+	return out
 }
 
 // dataset packs rows into a data set, checking that every row has d numbers (d < 0:

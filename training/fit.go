@@ -250,6 +250,10 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 		return nil, err
 	}
 	run.group = ft
+	// Pretraining's plan and shuffled rows (two n-sized int32 slices a member) are dead:
+	// collected now, fine-tuning's planner takes their memory; left to the pacer, the
+	// collection runs while that planner allocates, and both stand in the peak.
+	runtime.GC()
 	t1 := time.Now()
 	if err := finetune(ft, run, cfg, members, hooks, sh); err != nil {
 		run.Close()
@@ -453,9 +457,21 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
+	// Scoring every row after each epoch is for the selectors that rank them and for an
+	// Epoch hook. When every member trains on every row (dynamics.All: OC, the ensemble's
+	// members) and no hook looks, nothing reads the scores before the last epoch, whose
+	// eval-mode distances are the results, and a rescored fit (Config.rescored) needs
+	// not even those: the passes and their K n-sized buffers (two with train-mode
+	// scores) are skipped (issue 13: no eval pass that nothing reads).
+	perEpoch := hooks != nil && hooks.Epoch != nil
+	for _, s := range sels {
+		if _, all := s.(*dynamics.All); !all {
+			perEpoch = true
+		}
+	}
 	masks := make([][]bool, k)         // nil: all rows (epochs 1 and 2 of Algorithm 1)
 	var trainDist, localDist []float32 // localDist: this rank's rows of trainDist
-	if cfg.Scores == TrainScores {
+	if cfg.Scores == TrainScores && perEpoch {
 		trainDist = make([]float32, k*n)
 		localDist = trainDist
 		if sh != nil {
@@ -488,16 +504,20 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		if err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
-		if localScores == nil {
-			localScores = make([]float32, k*local) // reused every epoch
+		scored := perEpoch || (e == cfg.Epochs && !cfg.rescored)
+		dist = nil
+		if scored {
+			if localScores == nil {
+				localScores = make([]float32, k*local) // reused every epoch
+			}
+			if err = g.DistancesTo(localScores); err != nil {
+				return fmt.Errorf("training: epoch %d: %w", e, err)
+			}
+			dist = localScores
 		}
-		if err = g.DistancesTo(localScores); err != nil {
-			return fmt.Errorf("training: epoch %d: %w", e, err)
-		}
-		dist = localScores
 		if sh != nil {
 			// Every rank ranks all n rows: the scores of every block, gathered.
-			if err = sh.mean(loss); err == nil {
+			if err = sh.mean(loss); err == nil && scored {
 				dist, err = sh.gather(localScores, k)
 			}
 			if err == nil && trainDist != nil {
@@ -526,12 +546,19 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		}
 		secs := time.Since(start).Seconds()
 		for i := range members {
-			src := dist[i*n : (i+1)*n]
-			if trainDist != nil {
+			var src []float32
+			switch {
+			case trainDist != nil:
 				src = trainDist[i*n : (i+1)*n]
+			case perEpoch:
+				src = dist[i*n : (i+1)*n]
 			}
-			ranked = widenInto(ranked, src)
-			mask, rec, err := sels[i].Next(e, ranked)
+			var scores []float64 // nil: the member's dynamics.All reads none
+			if src != nil {
+				ranked = widenInto(ranked, src)
+				scores = ranked
+			}
+			mask, rec, err := sels[i].Next(e, scores)
 			if err != nil {
 				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
 			}
