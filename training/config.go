@@ -62,6 +62,12 @@ type Config struct {
 	// slices of each kind that nothing reads: 720 MB for five members at 10^7 rows, the
 	// largest part of such a fit's peak (issue 13).
 	rescored bool
+	// narrow is set by FitScreened for its screening fit, which only combines its
+	// members' scores: members that neither label rows nor move a radius get their
+	// distances and reconstruction errors as the shim's float32 values (Result.dist32,
+	// rec32) instead of widened float64 ones, half the memory at the end of the fit
+	// (issue 13).
+	narrow bool
 }
 
 // DefaultConfig returns the paper's settings with the default architecture.

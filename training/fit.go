@@ -54,6 +54,10 @@ type Result struct {
 	// row under this member's seed's pretrained autoencoder.
 	Reconstruction []float64
 	History        []Epoch
+
+	// dist32 and rec32 take the place of Scores and Reconstruction in a screening fit
+	// (Config.narrow): the shim's float32 values, which screen combines as they are.
+	dist32, rec32 []float32
 }
 
 // Hooks are optional callbacks of a fit; nil fields are skipped.
@@ -272,7 +276,7 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	if cfg.rescored {
 		// No errors: the caller computes them again from the saved autoencoders.
 	} else if sh == nil && cfg.Device == "cpu" {
-		err = reconstructEach(pre, run.Results, seedOf, n)
+		err = reconstructEach(pre, run.Results, seedOf, n, cfg.narrow)
 	} else {
 		recon, err = pre.Reconstruction()
 		if err == nil && sh != nil {
@@ -301,23 +305,35 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 		run.Results[k].PretrainLoss = preLoss[seedOf[k]]
 		if recon != nil {
 			s := seedOf[k]
-			run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+			if cfg.narrow {
+				run.Results[k].rec32 = recon[s*n : (s+1)*n]
+			} else {
+				run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+			}
 		}
 	}
 	return run, nil
 }
 
 // reconstructEach sets every result's reconstruction errors from its seed's autoencoder
-// in pre, one seed at a time through one n-sized buffer.
-func reconstructEach(pre *torch.Group, results []Result, seedOf []int, n int) error {
+// in pre, one seed at a time through one n-sized buffer, widened; with narrow, each
+// seed's float32 errors in a slice of their own (Result.rec32).
+func reconstructEach(pre *torch.Group, results []Result, seedOf []int, n int, narrow bool) error {
 	buf := make([]float32, n)
 	for s := 0; s < pre.K(); s++ {
+		if narrow && s > 0 {
+			buf = make([]float32, n)
+		}
 		if err := pre.ReconstructionTo(s, buf); err != nil {
 			return err
 		}
 		for k := range results {
 			if seedOf[k] == s {
-				results[k].Reconstruction = widen(buf)
+				if narrow {
+					results[k].rec32 = buf
+				} else {
+					results[k].Reconstruction = widen(buf)
+				}
 			}
 		}
 	}
@@ -605,8 +621,11 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	runtime.GC()
 	for i := range members {
 		r := &run.Results[i]
-		if m := members[i].method(); cfg.rescored && !m.Labels && !m.Soft {
+		if m := members[i].method(); (cfg.rescored || cfg.narrow) && !m.Labels && !m.Soft {
 			r.Threshold = math.Inf(1) // as OC's Label says, without the scores
+			if cfg.narrow {
+				r.dist32 = dist[i*n : (i+1)*n] // the epochs' buffer, which no epoch writes again
+			}
 			continue
 		}
 		r.Scores = widenInto(ranked, dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer

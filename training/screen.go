@@ -117,6 +117,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]Member, error), hooks *Hooks) (*Screening, error) {
 	sc := cfg
 	sc.PretrainEpochs = cfg.ScreenEpochs
+	sc.narrow = true // only the combination reads the results: float32 ones (Config.narrow)
 	ms, err := members(total)
 	if err != nil {
 		return nil, err
@@ -126,16 +127,22 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 		return nil, err
 	}
 	run.Close()
-	// Only the combined scores are wanted: each member's results, float32 values widened,
-	// are narrowed back, exactly, and the float64 ones collected member by member, so that
-	// the combination reads half the memory (issue 13) and gives the same numbers.
+	// Only the combined scores are wanted, from the members' float32 results
+	// (Config.narrow); a member that labels rows or moves a radius has float64 ones,
+	// float32 values widened, which are narrowed back, exactly. Either way the
+	// combination gives the numbers of the widened values.
 	dist := make([][]float32, len(run.Results))
 	rec := make([][]float32, len(run.Results))
 	for k := range run.Results {
 		r := &run.Results[k]
-		dist[k], rec[k] = narrow(r.Scores), narrow(r.Reconstruction)
-		r.Scores, r.Reconstruction = nil, nil
-		runtime.GC()
+		dist[k], rec[k] = r.dist32, r.rec32
+		if dist[k] == nil {
+			dist[k] = narrow(r.Scores)
+		}
+		if rec[k] == nil {
+			rec[k] = narrow(r.Reconstruction)
+		}
+		r.Scores, r.Reconstruction, r.dist32, r.rec32 = nil, nil, nil, nil
 	}
 	_, scores, err := models.FitEnsembleOf(dist, rec, cfg.ScreenWeight)
 	if err != nil {
