@@ -105,6 +105,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		return nil, nil, err
 	}
 	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
+
 	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
 	run, err := fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
 	if err != nil {
