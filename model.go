@@ -254,8 +254,10 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 		m.thr, m.scores = thr, scores
 	}
 	// Each member's distances are widened for Members as the float32 ones are let go, one
-	// member at a time (widenEach), after the combination: the float32 and float64 sets
-	// never stand side by side with the combination's own work (issue 13).
+	// member at a time (widenEach), after the combination, whose work and the
+	// reconstruction errors are collected first: left to the pacer, that collection runs
+	// while the widened copies are allocated, and both stand in the peak (issue 13).
+	runtime.GC()
 	wide := widenEach(dist)
 	if m.meta.Method != training.Ensemble.Name {
 		m.thr = models.CombinedThreshold(m.meta.Thresholds())
