@@ -473,12 +473,11 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
-	// Scoring every row after each epoch is for the selectors that rank them and for an
-	// Epoch hook. When every member trains on every row (dynamics.All: OC, the ensemble's
-	// members) and no hook looks, nothing reads the scores before the last epoch, whose
-	// eval-mode distances are the results, and a rescored fit (Config.rescored) needs
-	// not even those: the passes and their K n-sized buffers (two with train-mode
-	// scores) are skipped (issue 13: no eval pass that nothing reads).
+	// Ranking every row's scores after each epoch is for the selectors that rank them
+	// and for an Epoch hook. When every member trains on every row (dynamics.All: OC, the
+	// ensemble's members) and no hook looks, nothing ranks them: the train-mode scores
+	// (a K n-sized buffer) are not taken and no member's scores are widened for its
+	// selector (issue 13). The eval pass still runs (below).
 	perEpoch := hooks != nil && hooks.Epoch != nil
 	for _, s := range sels {
 		if _, all := s.(*dynamics.All); !all {
@@ -520,20 +519,19 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 		if err != nil {
 			return fmt.Errorf("training: epoch %d: %w", e, err)
 		}
-		scored := perEpoch || (e == cfg.Epochs && !cfg.rescored)
-		dist = nil
-		if scored {
-			if localScores == nil {
-				localScores = make([]float32, k*local) // reused every epoch
-			}
-			if err = g.DistancesTo(localScores); err != nil {
-				return fmt.Errorf("training: epoch %d: %w", e, err)
-			}
-			dist = localScores
+		// The eval pass runs every epoch even where no selector ranks its scores: a
+		// network diverging shows first there (+Inf distances in eval mode while the
+		// train-mode loss is still finite: --lr 1e10 on a 60-row table).
+		if localScores == nil {
+			localScores = make([]float32, k*local) // reused every epoch
 		}
+		if err = g.DistancesTo(localScores); err != nil {
+			return fmt.Errorf("training: epoch %d: %w", e, err)
+		}
+		dist = localScores
 		if sh != nil {
 			// Every rank ranks all n rows: the scores of every block, gathered.
-			if err = sh.mean(loss); err == nil && scored {
+			if err = sh.mean(loss); err == nil {
 				dist, err = sh.gather(localScores, k)
 			}
 			if err == nil && trainDist != nil {
