@@ -141,19 +141,7 @@ func TestBorrowDataLetsGo(t *testing.T) {
 		t.Fatal("DropData kept the table")
 	}
 	x = nil
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runtime.GC()
-		select {
-		case <-freed:
-			return
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the table was not freed after every group dropped it: still pinned")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFreed(t, freed, "the table was not freed after every group dropped it: still pinned")
 }
 
 // TestBorrowDataUnclosed checks that a group collected without Close or DropData
@@ -176,6 +164,13 @@ func TestBorrowDataUnclosed(t *testing.T) {
 		_ = ft // neither group is closed
 	}()
 	x = nil
+	waitFreed(t, freed, "the table of two unclosed, unreachable groups was never unpinned")
+}
+
+// waitFreed collects until freed is closed (by a cleanup on the table), failing with msg
+// after 10 s.
+func waitFreed(t *testing.T, freed <-chan struct{}, msg string) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		runtime.GC()
@@ -185,7 +180,7 @@ func TestBorrowDataUnclosed(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the table of two unclosed, unreachable groups was never unpinned")
+			t.Fatal(msg)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -121,22 +121,7 @@ func BenchmarkSpeed(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					g, rngs := epochGroup(b, s.n, s.d, s.hidden, k, pretrain, "cpu")
 					defer g.Close()
-					pl := newPlanner(g.N(), 128, k)
-					obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
-					var dist []float32
-					if !pretrain {
-						dist = make([]float32, k*g.N())
-					}
-					epoch := func() error {
-						if pretrain {
-							_, err := g.PretrainEpoch(plans(pl, rngs))
-							return err
-						}
-						if _, err := g.TrainEpoch(plans(pl, rngs), obj, nil); err != nil {
-							return err
-						}
-						return g.DistancesTo(dist)
-					}
+					epoch := epochOf(g, rngs, pretrain)
 					// One untimed epoch first: a fit runs many, and the first one also
 					// faults in the planner's and the shim's buffers.
 					if err := epoch(); err != nil {
@@ -211,19 +196,7 @@ func BenchmarkBorrowedEpoch(b *testing.B) {
 					}
 				}
 				rngs := []*rand.Rand{rand.New(rand.NewPCG(1, finetuneStream))}
-				pl := newPlanner(n, 128, 1)
-				obj := torch.Objective{Soft: make([]uint8, 1), Nu: make([]float64, 1), UpdateR: make([]uint8, 1)}
-				dist := make([]float32, n)
-				epoch := func() error {
-					if pretrain {
-						_, err := g.PretrainEpoch(plans(pl, rngs))
-						return err
-					}
-					if _, err := g.TrainEpoch(plans(pl, rngs), obj, nil); err != nil {
-						return err
-					}
-					return g.DistancesTo(dist)
-				}
+				epoch := epochOf(g, rngs, pretrain)
 				if err := epoch(); err != nil { // untimed: faults in the buffers
 					b.Fatal(err)
 				}
@@ -236,5 +209,27 @@ func BenchmarkBorrowedEpoch(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
 			})
 		}
+	}
+}
+
+// epochOf returns one epoch of g as the benchmarks time it: a pretraining epoch, or a
+// fine-tuning epoch with the eval pass that scores every row, over minibatches of 128
+// drawn from rngs (one per member).
+func epochOf(g *torch.Group, rngs []*rand.Rand, pretrain bool) func() error {
+	pl := newPlanner(g.N(), 128, g.K())
+	if pretrain {
+		return func() error {
+			_, err := g.PretrainEpoch(plans(pl, rngs))
+			return err
+		}
+	}
+	k := g.K()
+	obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
+	dist := make([]float32, k*g.N())
+	return func() error {
+		if _, err := g.TrainEpoch(plans(pl, rngs), obj, nil); err != nil {
+			return err
+		}
+		return g.DistancesTo(dist)
 	}
 }
