@@ -254,10 +254,6 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 		return nil, err
 	}
 	run.group = ft
-	// Pretraining's plan and shuffled rows (two n-sized int32 slices a member) are dead:
-	// collected now, fine-tuning's planner takes their memory; left to the pacer, the
-	// collection runs while that planner allocates, and both stand in the peak.
-	runtime.GC()
 	t1 := time.Now()
 	if err := finetune(ft, run, cfg, members, hooks, sh); err != nil {
 		run.Close()
