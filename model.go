@@ -106,11 +106,11 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler
 	var (
-		run    *training.Run
-		screen *training.Screening
+		run     *training.Run
+		flagged = -1 // rows the threshold rule flags on the screening's scores; -1: none
 	)
 	if meth.Ensemble {
-		run, screen, err = training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
+		run, flagged, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks)
 	} else {
 		members := make([]training.Member, len(seeds))
 		for i, s := range seeds {
@@ -152,31 +152,64 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(ds, opts, rk, screen); err != nil {
+	if err := m.finish(ds, opts, rk, flagged); err != nil {
 		m.Close()
 		return nil, err
 	}
 	return m, nil
 }
 
+// fitScreened is the ensemble's fit (training.FitScreened in its two steps) and the
+// count of rows its threshold flags, taken from the screening's scores between the two:
+// the rule's count on them is all the threshold needs of them (ensembleThreshold), so
+// they are let go before the final fit rather than held through it (issue 13: 8 bytes a
+// row). The count is -1 where there is no screening or Options.Contamination sets the
+// threshold.
+func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks) (*training.Run, int, error) {
+	if cfg.ScreenEpochs == 0 {
+		run, _, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
+		return run, -1, err
+	}
+	sc, err := training.Screen(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
+	if err != nil {
+		return nil, -1, err
+	}
+	flagged := -1
+	if opts.Contamination == 0 {
+		if flagged, err = screenCount(sc.Scores, opts.ThresholdRule); err != nil {
+			return nil, -1, err
+		}
+	}
+	sc.Scores = nil
+	run, err := training.FitKept(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, sc, hooks)
+	return run, flagged, err
+}
+
+// screenCount is the number of rows the threshold rule named rule flags on the
+// screening fit's scores.
+func screenCount(scores []float64, rule string) (int, error) {
+	r, err := threshold.ByName(rule)
+	if err != nil {
+		return 0, err
+	}
+	t, err := r.Threshold(scores)
+	if err != nil {
+		return 0, err
+	}
+	return threshold.Count(scores, t), nil
+}
+
 // ensembleThreshold is the ensemble's threshold on its combined scores: the top share
 // opts.Contamination when given; else, after a screening fit, as many rows as the rule
-// flags on the screening's scores (the screening sees every row, and a rule applied to the
-// final fit's scores splits off only the few it finds most extreme: docs/threshold.md);
-// without one, the rule on the scores themselves.
-func ensembleThreshold(scores []float64, screen *training.Screening, opts Options) (float64, error) {
-	if opts.Contamination > 0 || screen == nil {
+// flagged on the screening's scores (flagged: the screening sees every row, and a rule
+// applied to the final fit's scores splits off only the few it finds most extreme:
+// docs/threshold.md; threshold.Transfer in two steps); without one (flagged < 0), the
+// rule on the scores themselves.
+func ensembleThreshold(scores []float64, flagged int, opts Options) (float64, error) {
+	if opts.Contamination > 0 || flagged < 0 {
 		return threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
 	}
-	r, err := threshold.ByName(opts.ThresholdRule)
-	if err != nil {
-		return 0, err
-	}
-	t, err := r.Threshold(screen.Scores)
-	if err != nil {
-		return 0, err
-	}
-	return threshold.Transfer(scores, screen.Scores, t)
+	return threshold.TopCount(scores, min(flagged, len(scores)-1))
 }
 
 // fromRun moves the run's networks into a Model of single-member groups, through
@@ -219,7 +252,7 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 // finish scores the training rows ds with the model's networks, and for the ensemble
 // method learns the combination and the threshold from those scores. In a data-parallel
 // fit ds is this rank's block and the scores of every block are gathered.
-func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *training.Screening) error {
+func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int) error {
 	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return err
@@ -238,12 +271,12 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen *traini
 	}
 	if m.meta.Method == training.Ensemble.Name {
 		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
-		ens, scores, err := models.FitEnsembleOf(dist, rec, training.DistanceWeight)
+		ens, scores, err := models.FitEnsembleTaking(dist, rec, training.DistanceWeight)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
 		m.meta.Ensemble = ens
-		thr, err := ensembleThreshold(scores, screen, opts)
+		thr, err := ensembleThreshold(scores, flagged, opts)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}

@@ -59,6 +59,7 @@ func TestRanks(t *testing.T) {
 			if got := Ranks(tt.scores); !slices.Equal(got, tt.want) {
 				t.Errorf("Ranks(%v) = %v, want %v", tt.scores, got, tt.want)
 			}
+			checkRanks32(t, 0, tt.scores, tt.want)
 		})
 	}
 }
@@ -79,6 +80,7 @@ func TestRanksMatchesDefinition(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("rep %d: Ranks(%v) = %v, want %v", rep, scores, got, want)
 		}
+		checkRanks32(t, rep, scores, want)
 	}
 }
 
@@ -104,6 +106,34 @@ func TestRanksSignsAndSpecials(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("rep %d: Ranks(%v) = %v, want %v", rep, scores, got, want)
 		}
+		checkRanks32(t, rep, scores, want)
+	}
+}
+
+// checkRanks32 checks that Ranks32 gives want, rank for rank.
+func checkRanks32(t *testing.T, rep int, scores []float64, want []int) {
+	t.Helper()
+	got := Ranks32(scores)
+	if len(got) != len(want) {
+		t.Fatalf("rep %d: Ranks32 gave %d ranks for %d scores", rep, len(got), len(want))
+	}
+	for i := range want {
+		if int(got[i]) != want[i] {
+			t.Fatalf("rep %d: Ranks32(%v)[%d] = %d, want %d", rep, scores, i, got[i], want[i])
+		}
+	}
+}
+
+// BenchmarkRanks32 ranks 10^6 scores as a table's outputs do.
+func BenchmarkRanks32(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	scores := make([]float64, 1_000_000)
+	for i := range scores {
+		scores[i] = rng.NormFloat64()
+	}
+	b.ResetTimer()
+	for range b.N {
+		Ranks32(scores)
 	}
 }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 )
 
@@ -100,12 +101,28 @@ type Ensemble struct {
 // (dist[k] and rec[k] of member k, all of one length) and returns it with the combined
 // training scores. rec may be nil when w = 1.
 func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error) {
-	return FitEnsembleOf(dist, rec, w)
+	return fitEnsemble(dist, rec, w, false)
 }
 
 // FitEnsembleOf is FitEnsemble with distances and reconstruction errors of either
 // precision: float32 ones give the numbers of their float64 widening.
 func FitEnsembleOf[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
+	return fitEnsemble(dist, rec, w, false)
+}
+
+// FitEnsembleTaking is FitEnsembleOf for a caller that has no use for the reconstruction
+// errors afterwards: once their mean is formed it lets them go (every rec[k] = nil) and
+// collects them before the distances are combined, so that a large table's K error
+// vectors and the combination's n-sized ones do not stand at once (issue 13). The
+// ensemble and the scores are FitEnsembleOf's.
+func FitEnsembleTaking[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
+	return fitEnsemble(dist, rec, w, true)
+}
+
+// fitEnsemble is FitEnsembleOf, letting rec go when take is set. The reconstruction
+// errors are combined first, so that with take only their mean stands beside the
+// distances' combination.
+func fitEnsemble[D, R Real](dist [][]D, rec [][]R, w float64, take bool) (*Ensemble, []float64, error) {
 	if !(w >= 0 && w <= 1) {
 		return nil, nil, fmt.Errorf("models: distance weight %g is not in [0, 1]", w)
 	}
@@ -116,19 +133,28 @@ func FitEnsembleOf[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []fl
 		return nil, nil, fmt.Errorf("models: %d reconstruction scores for %d members", len(rec), len(dist))
 	}
 	e := &Ensemble{DistanceWeight: w}
+	var rm []float64
+	if w < 1 {
+		for _, r := range rec {
+			e.Recon = append(e.Recon, fitScale(r))
+		}
+		rm = meanOf(rec, e.Recon)
+		e.ReconMean = FitScale(rm)
+		if take {
+			clear(rec)
+			runtime.GC()
+		}
+	}
 	for _, d := range dist {
 		e.Distance = append(e.Distance, fitScale(d))
 	}
 	dm := meanOf(dist, e.Distance)
 	e.DistanceMean = FitScale(dm)
-	if w < 1 {
-		for _, r := range rec {
-			e.Recon = append(e.Recon, fitScale(r))
-		}
-		e.ReconMean = FitScale(meanOf(rec, e.Recon))
-	}
-	s, err := ScoreOf(e, dist, rec)
-	return e, s, err
+	// The training rows' scores are ScoreOf's, mixed from the means just computed rather
+	// than from a second pass over the members: two n-sized vectors fewer at the peak of
+	// a large table's fit (issue 13).
+	e.mix(dm, rm)
+	return e, dm, nil
 }
 
 // Score combines member scores of any rows (training or new) with the learnt scales.
@@ -139,23 +165,33 @@ func ScoreOf[D, R Real](e *Ensemble, dist [][]D, rec [][]R) ([]float64, error) {
 	if len(dist) != len(e.Distance) {
 		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
 	}
-	w := e.DistanceWeight
 	out := meanOf(dist, e.Distance)
-	e.DistanceMean.applyTo(out, out)
-	for i := range out {
-		out[i] *= w
-	}
-	if w == 1 {
+	if e.DistanceWeight == 1 {
+		e.mix(out, nil)
 		return out, nil
 	}
 	if len(rec) != len(e.Recon) {
 		return nil, fmt.Errorf("models: %d reconstruction scores for an ensemble of %d", len(rec), len(e.Recon))
 	}
-	r := meanOf(rec, e.Recon)
-	for i := range out {
-		out[i] += (1 - w) * e.ReconMean.z(r[i])
-	}
+	e.mix(out, meanOf(rec, e.Recon))
 	return out, nil
+}
+
+// mix turns dm, the members' mean scaled distances, into the combined scores in place:
+// w · z_D(dm) + (1 − w) · z_R(rm), with rm the mean scaled reconstruction errors (nil when
+// w = 1).
+func (e *Ensemble) mix(dm, rm []float64) {
+	w := e.DistanceWeight
+	e.DistanceMean.applyTo(dm, dm)
+	for i := range dm {
+		dm[i] *= w
+	}
+	if w == 1 {
+		return
+	}
+	for i := range dm {
+		dm[i] += (1 - w) * e.ReconMean.z(rm[i])
+	}
 }
 
 // meanOf is the mean over members of each member's scaled scores.

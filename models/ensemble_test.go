@@ -138,4 +138,17 @@ func TestEnsembleOfFloat32(t *testing.T) {
 	if !slices.Equal(new32, new64) || !slices.Equal(new64, s64) {
 		t.Error("float32 reconstruction errors score rows differently")
 	}
+	// FitEnsembleTaking fits the same ensemble and lets the errors go.
+	et, st, err := FitEnsembleTaking(dist, rec32, 0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(et, e64) || !slices.Equal(st, s64) {
+		t.Error("FitEnsembleTaking fits another ensemble than FitEnsembleOf")
+	}
+	for m, r := range rec32 {
+		if r != nil {
+			t.Errorf("FitEnsembleTaking kept member %d's reconstruction errors", m)
+		}
+	}
 }

@@ -40,27 +40,107 @@ func (s *Screening) Kept() int {
 }
 
 // FitScreened fits the members of method meth, one per seed, on x as the default
-// ensemble does: with cfg.ScreenEpochs > 0, a screening fit (cfg.ScreenEpochs
-// pretraining epochs, then cfg's fine-tuning) on every row, the rows' combined scores at
-// distance weight cfg.ScreenWeight, and the final fit (cfg) on the rows at or below the (1 − cfg.Trim)
-// quantile. The final fit's Results hold each member's history and pretraining loss but
-// no per-row scores or reconstruction errors of an OC member (Config.rescored): score
-// rows, all of them or new ones, with Run.Score. With cfg.ScreenEpochs = 0 it is FitGroup on every row and
-// the Screening is nil.
+// ensemble does: with cfg.ScreenEpochs > 0, a screening fit (Screen) and the final fit
+// on the rows it keeps (FitKept). The final fit's Results hold each member's history and
+// pretraining loss but no per-row scores or reconstruction errors of an OC member
+// (Config.rescored): score rows, all of them or new ones, with Run.Score. With
+// cfg.ScreenEpochs = 0 it is FitGroup on every row and the Screening is nil.
 //
 // With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
 // Screening covers the whole table and every rank trains the final fit on the kept rows
 // of its own block.
 func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Run, *Screening, error) {
-	if err := cfg.Validate(); err != nil {
+	if cfg.ScreenEpochs == 0 {
+		if err := cfg.Validate(); err != nil {
+			return nil, nil, err
+		}
+		total, _, members, err := screenedSetup(n, cfg, meth, seeds, mo)
+		if err != nil {
+			return nil, nil, err
+		}
+		ms, err := members(total)
+		if err != nil {
+			return nil, nil, err
+		}
+		run, err := FitGroup(x, n, d, cfg, ms, hooks)
+		return run, nil, err
+	}
+	sc, err := Screen(x, n, d, cfg, meth, seeds, mo, hooks)
+	if err != nil {
 		return nil, nil, err
 	}
-	total := n // rows of the whole table
+	run, err := FitKept(x, n, d, cfg, meth, seeds, mo, sc, hooks)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, sc, nil
+}
+
+// Screen is FitScreened's screening fit (cfg.ScreenEpochs > 0): cfg.ScreenEpochs
+// pretraining epochs, then cfg's fine-tuning, on every row; the rows' combined scores at
+// distance weight cfg.ScreenWeight; and the rows to keep, those at or below the
+// (1 − cfg.Trim) quantile. A caller that takes the two steps itself may let the
+// Screening's Scores go before FitKept, which reads only Keep (a large table's fit then
+// does not hold them through training: issue 13).
+func Screen(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Screening, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ScreenEpochs == 0 {
+		return nil, fmt.Errorf("training: a screening fit needs screening epochs, have 0")
+	}
+	total, _, members, err := screenedSetup(n, cfg, meth, seeds, mo)
+	if err != nil {
+		return nil, err
+	}
+	return screen(x, n, d, cfg, total, members, hooks)
+}
+
+// FitKept is FitScreened's final fit: the members, fitted again from scratch with cfg
+// on the rows sc keeps (sc.Keep over the whole table; a data-parallel rank trains on the
+// kept rows of its block). It reads the kept rows from x through a row list (4 bytes a
+// row), not from a copy of them (4·d bytes a row).
+func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, sc *Screening, hooks *Hooks) (*Run, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	total, sh, members, err := screenedSetup(n, cfg, meth, seeds, mo)
+	if err != nil {
+		return nil, err
+	}
+	if len(sc.Keep) != total {
+		return nil, fmt.Errorf("training: a screening of %d rows for a table of %d", len(sc.Keep), total)
+	}
+	keep := sc.Keep
+	if sh != nil {
+		keep = sh.slice(sc.Keep)
+	}
+	rows := make([]int32, 0, count(keep, len(keep)))
+	for i, ok := range keep {
+		if ok {
+			rows = append(rows, int32(i))
+		}
+	}
+	ms, err := members(sc.Kept())
+	if err != nil {
+		return nil, err
+	}
+	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
+
+	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
+	return fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
+}
+
+// screenedSetup is what both fits of FitScreened start from: the rows of the whole
+// table (n, or the sum of every rank's block), the shard of a data-parallel fit (nil
+// otherwise), and a maker of the members, one per seed, for a fit on a number of rows.
+func screenedSetup(n int, cfg Config, meth Method, seeds []uint64, mo MethodOptions) (int, *shard, func(int) ([]Member, error), error) {
+	total := n
 	var sh *shard
 	if cfg.Dist != nil && cfg.Dist.World() > 1 {
 		var err error
 		if sh, err = newShard(cfg.Dist, n); err != nil {
-			return nil, nil, err
+			return 0, nil, nil, err
 		}
 		total = sh.n
 	}
@@ -75,43 +155,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		}
 		return out, nil
 	}
-	if cfg.ScreenEpochs == 0 {
-		ms, err := members(total)
-		if err != nil {
-			return nil, nil, err
-		}
-		run, err := FitGroup(x, n, d, cfg, ms, hooks)
-		return run, nil, err
-	}
-
-	sc, err := screen(x, n, d, cfg, total, members, hooks)
-	if err != nil {
-		return nil, nil, err
-	}
-	keep := sc.Keep
-	if sh != nil {
-		keep = sh.slice(sc.Keep)
-	}
-	// The final fit reads the kept rows from x through a row list (4 bytes a row), not
-	// from a copy of them (4·d bytes a row).
-	rows := make([]int32, 0, count(keep, len(keep)))
-	for i, ok := range keep {
-		if ok {
-			rows = append(rows, int32(i))
-		}
-	}
-	ms, err := members(sc.Kept())
-	if err != nil {
-		return nil, nil, err
-	}
-	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
-
-	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
-	run, err := fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
-	if err != nil {
-		return nil, nil, err
-	}
-	return run, sc, nil
+	return total, sh, members, nil
 }
 
 // screen runs the screening fit and chooses the rows to keep.
@@ -145,7 +189,7 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 		}
 		r.Scores, r.Reconstruction, r.dist32, r.rec32 = nil, nil, nil, nil
 	}
-	_, scores, err := models.FitEnsembleOf(dist, rec, cfg.ScreenWeight)
+	_, scores, err := models.FitEnsembleTaking(dist, rec, cfg.ScreenWeight)
 	if err != nil {
 		return nil, fmt.Errorf("training: screening: %w", err)
 	}

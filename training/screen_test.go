@@ -3,6 +3,7 @@ package training
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/udocc/udocc/data"
@@ -188,5 +189,22 @@ func TestFitScreenedRowList(t *testing.T) {
 		if !slices.Equal(wantD[k], want.Scores) || !slices.Equal(wantR[k], want.Reconstruction) {
 			t.Errorf("member %d: Run.Score of the training rows differs from the fit's own results", k)
 		}
+	}
+}
+
+// TestScreenErrors checks the two steps' refusals: a screening fit without screening
+// epochs, and a final fit given a screening of another table.
+func TestScreenErrors(t *testing.T) {
+	const n, d = 60, 4
+	x, _ := blobs(n, d, 0.05, 5)
+	cfg := quickConfig()
+	seeds := EnsembleSeeds(0, 1)
+	if _, err := Screen(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil); err == nil || !strings.Contains(err.Error(), "screening epochs") {
+		t.Errorf("Screen with ScreenEpochs 0: err %v, want one naming the screening epochs", err)
+	}
+	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = 1, 0.1, 0.5
+	sc := &Screening{Keep: make([]bool, n-1)}
+	if _, err := FitKept(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, sc, nil); err == nil || !strings.Contains(err.Error(), "59 rows for a table of 60") {
+		t.Errorf("FitKept with a screening of 59 rows: err %v, want one naming both sizes", err)
 	}
 }

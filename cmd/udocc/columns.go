@@ -171,7 +171,7 @@ func csvField(s string) string {
 func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels []bool, stdout io.Writer) error {
 	if t.appendTo != "" {
 		cols := []data.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
-		for _, r := range dynamics.Ranks(scores) {
+		for _, r := range dynamics.Ranks32(scores) {
 			cols[1].Values = append(cols[1].Values, float64(r))
 		}
 		cols[2].Values = make([]float64, len(scores))

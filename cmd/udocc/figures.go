@@ -129,8 +129,20 @@ func (f *fitted) histogram() plots.Histogram {
 		at = func(s float64) float64 { return s }
 		label = "combined anomaly score (robust z of distances and reconstruction errors)"
 	}
+	// Each group's values are counted first and copied once into a slice of that size;
+	// the ensemble's scores of an unlabelled table are shown as they are, not copied
+	// (at 10^7 rows a growing copy was the peak of a whole fit: issue 13).
 	logs := func(keep func(i int) bool) []float64 {
-		var out []float64
+		if ensemble && f.ds.Y == nil {
+			return f.m.Scores()
+		}
+		k := 0
+		for i := range f.m.Scores() {
+			if keep(i) {
+				k++
+			}
+		}
+		out := make([]float64, 0, k)
 		for i, s := range f.m.Scores() {
 			if keep(i) {
 				out = append(out, at(s))

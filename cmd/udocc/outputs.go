@@ -51,7 +51,7 @@ type scoreColumn struct {
 // normal), label and, where known, the true label; then each member's score and label
 // for an ensemble.
 func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn) error {
-	ranks := dynamics.Ranks(scores)
+	ranks := dynamics.Ranks32(scores)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		bw.WriteString("row")
