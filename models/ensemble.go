@@ -104,22 +104,17 @@ func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error)
 	return fitEnsemble(dist, rec, w, false)
 }
 
-// FitEnsembleOf is FitEnsemble with distances and reconstruction errors of either
-// precision: float32 ones give the numbers of their float64 widening.
-func FitEnsembleOf[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
-	return fitEnsemble(dist, rec, w, false)
-}
-
-// FitEnsembleTaking is FitEnsembleOf for a caller that has no use for the reconstruction
-// errors afterwards: once their mean is formed it lets them go (every rec[k] = nil) and
-// collects them before the distances are combined, so that a large table's K error
-// vectors and the combination's n-sized ones do not stand at once (issue 13). The
-// ensemble and the scores are FitEnsembleOf's.
+// FitEnsembleTaking is FitEnsemble with distances and reconstruction errors of either
+// precision (float32 ones give the numbers of their float64 widening), for a caller that
+// has no use for the reconstruction errors afterwards: once their mean is formed it lets
+// them go (every rec[k] = nil) and collects them before the distances are combined, so
+// that a large table's K error vectors and the combination's n-sized ones do not stand
+// at once (issue 13). The ensemble and the scores are FitEnsemble's.
 func FitEnsembleTaking[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
 	return fitEnsemble(dist, rec, w, true)
 }
 
-// fitEnsemble is FitEnsembleOf, letting rec go when take is set. The reconstruction
+// fitEnsemble is FitEnsemble, letting rec go when take is set. The reconstruction
 // errors are combined first, so that with take only their mean stands beside the
 // distances' combination.
 func fitEnsemble[D, R Real](dist [][]D, rec [][]R, w float64, take bool) (*Ensemble, []float64, error) {
@@ -160,7 +155,7 @@ func fitEnsemble[D, R Real](dist [][]D, rec [][]R, w float64, take bool) (*Ensem
 // Score combines member scores of any rows (training or new) with the learnt scales.
 func (e *Ensemble) Score(dist, rec [][]float64) ([]float64, error) { return ScoreOf(e, dist, rec) }
 
-// ScoreOf is e.Score with scores of either precision (FitEnsembleOf).
+// ScoreOf is e.Score with scores of either precision (FitEnsembleTaking).
 func ScoreOf[D, R Real](e *Ensemble, dist [][]D, rec [][]R) ([]float64, error) {
 	if len(dist) != len(e.Distance) {
 		return nil, fmt.Errorf("models: %d distance scores for an ensemble of %d", len(dist), len(e.Distance))
