@@ -258,14 +258,11 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int) e
 		return err
 	}
 	if rk != nil {
-		for k := range dist {
-			if dist[k], err = rk.gather32(dist[k]); err != nil {
-				return err
-			}
-		}
-		for k := range rec {
-			if rec[k], err = rk.gather32(rec[k]); err != nil {
-				return err
+		for _, xs := range [][][]float32{dist, rec} {
+			for k := range xs {
+				if xs[k], err = rk.gather32(xs[k]); err != nil {
+					return err
+				}
 			}
 		}
 	}
