@@ -26,13 +26,14 @@ func (a *All) Name() string { return "all" }
 // Next implements Selector: every row, every epoch. All reads no scores, so scores may
 // be nil (a caller need not score the rows for it); scores that are given are checked.
 func (a *All) Next(e int, scores []float64) ([]bool, Record, error) {
-	if scores == nil && e != a.last+1 {
-		return nil, Record{}, fmt.Errorf("dynamics: epoch %d after epoch %d: %w", e, a.last, ErrEpoch)
+	var err error
+	if scores == nil {
+		err = checkEpoch(a.last, e)
+	} else {
+		err = checkNext(a.last, e, a.n, scores)
 	}
-	if scores != nil {
-		if err := checkNext(a.last, e, a.n, scores); err != nil {
-			return nil, Record{}, err
-		}
+	if err != nil {
+		return nil, Record{}, err
 	}
 	a.last = e
 	return allRows(a.n), newRecord(e, a.n), nil

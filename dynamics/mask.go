@@ -12,10 +12,18 @@ const MinTrainRows = 2
 // checkNext validates a call Next(e, scores) after epoch last: the Selector contract
 // has epochs 1, 2, 3, … in order and one finite score per row.
 func checkNext(last, e, n int, scores []float64) error {
+	if err := checkEpoch(last, e); err != nil {
+		return err
+	}
+	return checkScores(n, scores)
+}
+
+// checkEpoch checks that epoch e follows epoch last.
+func checkEpoch(last, e int) error {
 	if e != last+1 {
 		return fmt.Errorf("dynamics: epoch %d after epoch %d: %w", e, last, ErrEpoch)
 	}
-	return checkScores(n, scores)
+	return nil
 }
 
 // checkScores validates the scores passed to Next or Label.
