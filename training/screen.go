@@ -51,9 +51,6 @@ func (s *Screening) Kept() int {
 // of its own block.
 func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Run, *Screening, error) {
 	if cfg.ScreenEpochs == 0 {
-		if err := cfg.Validate(); err != nil {
-			return nil, nil, err
-		}
 		total, _, members, err := screenedSetup(n, cfg, meth, seeds, mo)
 		if err != nil {
 			return nil, nil, err
@@ -83,9 +80,6 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 // Screening's Scores go before FitKept, which reads only Keep (a large table's fit then
 // does not hold them through training: issue 13).
 func Screen(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Screening, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	if cfg.ScreenEpochs == 0 {
 		return nil, fmt.Errorf("training: a screening fit needs screening epochs, have 0")
 	}
@@ -101,9 +95,6 @@ func Screen(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo M
 // kept rows of its block). It reads the kept rows from x through a row list (4 bytes a
 // row), not from a copy of them (4·d bytes a row).
 func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, sc *Screening, hooks *Hooks) (*Run, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	total, sh, members, err := screenedSetup(n, cfg, meth, seeds, mo)
 	if err != nil {
 		return nil, err
@@ -131,10 +122,14 @@ func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo 
 	return fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
 }
 
-// screenedSetup is what both fits of FitScreened start from: the rows of the whole
-// table (n, or the sum of every rank's block), the shard of a data-parallel fit (nil
-// otherwise), and a maker of the members, one per seed, for a fit on a number of rows.
+// screenedSetup is what both fits of FitScreened start from, once cfg is checked: the
+// rows of the whole table (n, or the sum of every rank's block), the shard of a
+// data-parallel fit (nil otherwise), and a maker of the members, one per seed, for a fit
+// on a number of rows.
 func screenedSetup(n int, cfg Config, meth Method, seeds []uint64, mo MethodOptions) (int, *shard, func(int) ([]Member, error), error) {
+	if err := cfg.Validate(); err != nil {
+		return 0, nil, nil, err
+	}
 	total := n
 	var sh *shard
 	if cfg.Dist != nil && cfg.Dist.World() > 1 {
