@@ -375,6 +375,33 @@ func (g *Group) DistancesOf(x []float32, m, d int) ([]float32, error) {
 	return out, errorOf(C.udocc_group_distances_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
 }
 
+// EmbeddingsOf returns the eval-mode encoder outputs φ(x) of the m x d row-major rows x:
+// member after member, m x rep each (rep the last of Sizes).
+func (g *Group) EmbeddingsOf(x []float32, m, d int) ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if m < 1 || d < 1 || len(x) != m*d {
+		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
+	}
+	out := make([]float32, g.k*m*g.sizes[len(g.sizes)-1])
+	return out, errorOf(C.udocc_group_embeddings_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+}
+
+// ScaleOutput divides coordinate j of member k's representation by s[k·rep+j]: column j
+// of the last encoder layer and coordinate j of the center. Every distance afterwards,
+// and every saved member, is Σ_j ((φ_j(x) − c_j) / s_j)². Each s must be finite and
+// positive.
+func (g *Group) ScaleOutput(s []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if want := g.k * g.sizes[len(g.sizes)-1]; len(s) != want {
+		return fmt.Errorf("torch: %d output scales for %d members of %d outputs", len(s), g.k, g.sizes[len(g.sizes)-1])
+	}
+	return errorOf(C.udocc_group_scale_output(g.p, (*C.float)(&s[0])))
+}
+
 // Reconstruction returns the K x n eval-mode autoencoder reconstruction errors
 // ||x − dec(enc(x))||² / d of the group's rows, member after member. The group needs its
 // decoder (a pretraining group).

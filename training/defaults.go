@@ -36,6 +36,7 @@ func EnsembleConfig() Config {
 	c.ScreenEpochs = 50
 	c.Trim = 0.1
 	c.ScreenWeight = ScreenWeight
+	c.ScaleOutput = true
 	return c
 }
 

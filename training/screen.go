@@ -44,7 +44,8 @@ func (s *Screening) Kept() int {
 // on the rows it keeps (FitKept). The final fit's Results hold each member's history and
 // pretraining loss but no per-row scores or reconstruction errors of an OC member
 // (Config.rescored): score rows, all of them or new ones, with Run.Score. With
-// cfg.ScreenEpochs = 0 it is FitGroup on every row and the Screening is nil.
+// cfg.ScreenEpochs = 0 it is FitGroup on every row and the Screening is nil. With
+// cfg.ScaleOutput the final fit's distances are scaled (scaleOutput).
 //
 // With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
 // Screening covers the whole table and every rank trains the final fit on the kept rows
@@ -59,7 +60,18 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		if err != nil {
 			return nil, nil, err
 		}
+		if cfg.ScaleOutput {
+			// Per-row scores from before the scaling would not be the run's: the caller
+			// scores rows with Run.Score, as after a screening (Config.rescored).
+			cfg.rescored = true
+		}
 		run, err := FitGroup(x, n, d, cfg, ms, hooks)
+		if err == nil && cfg.ScaleOutput {
+			if err = scaleOutput(run, table{x: x, d: d, n: n}, cfg); err != nil {
+				run.Close()
+				run = nil
+			}
+		}
 		return run, nil, err
 	}
 	sc, err := Screen(x, n, d, cfg, meth, seeds, mo, hooks)
@@ -119,7 +131,16 @@ func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo 
 	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
 
 	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
-	return fitRows(table{x: x, d: d, n: len(rows), rows: rows}, cfg, ms, hooks)
+	t := table{x: x, d: d, n: len(rows), rows: rows}
+	run, err := fitRows(t, cfg, ms, hooks)
+	if err != nil || !cfg.ScaleOutput {
+		return run, err
+	}
+	if err := scaleOutput(run, t, cfg); err != nil {
+		run.Close()
+		return nil, err
+	}
+	return run, nil
 }
 
 // screenedSetup is what both fits of FitScreened start from, once cfg is checked: the

@@ -1093,6 +1093,34 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
   });
 }
 
+char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+  return guard(g, [&] {
+    check_data(x, m, d, g->sizes.front());
+    torch::NoGradGuard ng;
+    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+    at::Tensor e = forward_eval(g->enc, xt).contiguous().cpu();
+    std::memcpy(out, e.data_ptr<float>(), sizeof(float) * e.numel());
+  });
+}
+
+char *udocc_group_scale_output(udocc_group *g, const float *s) {
+  return guard(g, [&] {
+    const int64_t rep = g->sizes.back();
+    for (int64_t i = 0; i < g->K * rep; ++i) {
+      if (!(s[i] > 0) || !std::isfinite(s[i])) {
+        throw std::runtime_error("output scale " + std::to_string(s[i]) + " of member " +
+                                 std::to_string(i / rep) + " is not finite and positive");
+      }
+    }
+    torch::NoGradGuard ng;
+    at::Tensor st = torch::from_blob(const_cast<float *>(s), {g->K, rep}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
+    // In place: the last layer's weight may be a view into Adam's flat buffer, which the
+    // fast path reads.
+    g->enc.back().w.detach().div_(st.unsqueeze(1));
+    g->c = (g->c / st).contiguous();
+  });
+}
+
 char *udocc_group_distances(udocc_group *g, float *out) {
   return guard(g, [&] {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");

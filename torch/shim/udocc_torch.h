@@ -117,6 +117,14 @@ char *udocc_group_distances(udocc_group *g, float *out);
 /* udocc_group_distances_of scores an m x d matrix that is not the group's data. */
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                float *out);
+/* udocc_group_embeddings_of writes the K x m x rep eval-mode encoder outputs phi(x) of an
+ * m x d matrix. */
+char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64_t d,
+                                float *out);
+/* udocc_group_scale_output divides coordinate j of member k's representation by
+ * s[k * rep + j] (finite, > 0): column j of the last encoder layer and the center's
+ * coordinate j, so that the distances become sum_j ((phi_j(x) - c_j) / s_j)^2. */
+char *udocc_group_scale_output(udocc_group *g, const float *s);
 
 /* udocc_group_reconstruction writes the K x n eval-mode autoencoder reconstruction errors
  * ||x - dec(enc(x))||^2 / d of the group's rows (the group needs its decoder);

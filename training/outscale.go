@@ -1,0 +1,99 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/udocc/udocc/models"
+)
+
+// outputScaleRows is the most training rows whose encoder outputs learn the output
+// scales (Config.ScaleOutput): a median absolute deviation from 10^5 values is as good
+// as from all of them, and the outputs of a 10^7-row table would cost K·rep·4 bytes a row.
+const outputScaleRows = 100_000
+
+// outputScaleFloor bounds how much a coordinate may be magnified: its scale is at least
+// this share of the member's largest. A coordinate on which nearly every training row
+// agrees would otherwise outweigh all others. In the study no coordinate comes near it
+// (the smallest share is 0.08).
+const outputScaleFloor = 1e-3
+
+// scaleOutput puts each coordinate of every member's representation on a robust scale
+// learnt on the fit's training rows t (Config.ScaleOutput): s_kj is the median absolute
+// deviation of φ_kj(x) over those rows (models.FitScale's spread, with its fallbacks),
+// and the member's distance becomes
+//
+//	‖(φ(x) − c) ⊘ s‖² = Σ_j ((φ_j(x) − c_j) / s_j)²,
+//
+// Eq. (3)'s distance with a diagonal metric: a coordinate in which the normal rows vary
+// little counts as much as one in which they vary widely, so a row that departs along
+// it stands out (docs/threshold.md A.3). The scale is folded into the last encoder layer
+// and the center (torch.Group.ScaleOutput), so scoring, saving and loading are as before.
+// A data-parallel rank embeds its part of the rows and every rank learns the same
+// scales from all of them.
+func scaleOutput(run *Run, t table, cfg Config) error {
+	g := run.group
+	sizes := g.Sizes()
+	rep, k, d := sizes[len(sizes)-1], g.K(), t.d
+	var sh *shard
+	limit := outputScaleRows
+	if cfg.Dist != nil && cfg.Dist.World() > 1 {
+		limit = max(1, limit/cfg.Dist.World())
+	}
+	step := max(1, (t.n+limit-1)/limit)
+	x := make([]float32, 0, min(t.n, limit)*d)
+	t.each(func(i int, row []float32) bool {
+		if i%step == 0 {
+			x = append(x, row...)
+		}
+		return true
+	})
+	m := len(x) / d
+	if cfg.Scaler != nil {
+		cfg.Scaler.Standardise(x, x)
+	}
+	var emb []float32
+	if m > 0 {
+		var err error
+		if emb, err = g.EmbeddingsOf(x, m, d); err != nil {
+			return fmt.Errorf("training: output scales: %w", err)
+		}
+	}
+	if cfg.Dist != nil && cfg.Dist.World() > 1 {
+		// Each member's block of m·rep values, rank after rank (shard.gather).
+		var err error
+		if sh, err = newShard(cfg.Dist, m*rep); err != nil {
+			return err
+		}
+		if emb, err = sh.gather(emb, k); err != nil {
+			return fmt.Errorf("training: output scales: %w", err)
+		}
+		m = sh.n / rep
+	}
+	if m == 0 {
+		return fmt.Errorf("training: output scales: no training rows")
+	}
+	s := make([]float32, k*rep)
+	col, spread := make([]float64, m), make([]float64, rep)
+	for kk := 0; kk < k; kk++ {
+		e := emb[kk*m*rep : (kk+1)*m*rep]
+		for j := range spread {
+			for i := range col {
+				col[i] = float64(e[i*rep+j])
+			}
+			spread[j] = models.FitScale(col).Spread
+		}
+		floor := outputScaleFloor * slices.Max(spread)
+		for j, v := range spread {
+			s[kk*rep+j] = float32(max(v, floor))
+			if !(s[kk*rep+j] > 0) || math.IsInf(float64(s[kk*rep+j]), 0) {
+				s[kk*rep+j] = 1
+			}
+		}
+	}
+	if err := g.ScaleOutput(s); err != nil {
+		return fmt.Errorf("training: output scales: %w", err)
+	}
+	return nil
+}
