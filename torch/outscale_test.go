@@ -1,0 +1,111 @@
+package torch
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+)
+
+// TestScaleOutput checks EmbeddingsOf and ScaleOutput on a trained group (its weights
+// views into Adam's buffer), on the fast path and on the libtorch path: the distances
+// are Σ_j (φ_j − c_j)² of the embeddings before, and Σ_j ((φ_j − c_j) / s_j)² after; the
+// embeddings and the center are divided by s; a saved and loaded member scores as the
+// scaled group; bad scales are refused and leave the group as it was.
+func TestScaleOutput(t *testing.T) {
+	for _, ref := range []bool{false, true} {
+		const n, d, k, rep = 200, 5, 2, 3
+		x := synth(n, d, 21)
+		g, err := NewGroup([]int{d, 8, rep}, k, true, "cpu", []uint64{3, 4})
+		must(t, err)
+		defer g.Close()
+		g.SetReference(ref)
+		must(t, g.SetData(x, n, d))
+		must(t, g.ResetAdam(Autoencoder, []float64{1e-2, 1e-2}, []float64{0, 0}))
+		for e := 0; e < 3; e++ {
+			_, err := g.PretrainEpoch(fullPlan(k, n, 64))
+			must(t, err)
+		}
+		must(t, g.InitCenter(0.1))
+		must(t, g.ResetAdam(Encoder, []float64{1e-3, 1e-3}, []float64{1e-6, 1e-6}))
+		obj := Objective{Soft: []uint8{0, 0}, Nu: []float64{0, 0}, UpdateR: []uint8{0, 0}}
+		_, err = g.TrainEpoch(fullPlan(k, n, 64), obj, nil)
+		must(t, err)
+
+		emb, err := g.EmbeddingsOf(x, n, d)
+		must(t, err)
+		if len(emb) != k*n*rep {
+			t.Fatalf("reference %v: %d embeddings, want %d", ref, len(emb), k*n*rep)
+		}
+		c, err := g.Center()
+		must(t, err)
+		dist := func(s []float32) []float64 {
+			out := make([]float64, k*n)
+			for m := 0; m < k; m++ {
+				for i := 0; i < n; i++ {
+					for j := 0; j < rep; j++ {
+						v := float64(emb[(m*n+i)*rep+j]-c[m*rep+j]) / float64(s[m*rep+j])
+						out[m*n+i] += v * v
+					}
+				}
+			}
+			return out
+		}
+		close := func(what string, got []float32, want []float64) {
+			t.Helper()
+			for i, w := range want {
+				if math.Abs(float64(got[i])-w) > 1e-4*(1+math.Abs(w)) {
+					t.Fatalf("reference %v: %s %d: %v, want %v", ref, what, i, got[i], w)
+				}
+			}
+		}
+		ones := []float32{1, 1, 1, 1, 1, 1}
+		before, err := g.DistancesOf(x, n, d)
+		must(t, err)
+		close("distance before scaling", before, dist(ones))
+
+		for _, bad := range [][]float32{{1, 1, 1}, {1, 0, 1, 1, 1, 1}, {1, 1, float32(math.Inf(1)), 1, 1, 1}, {1, 1, 1, 1, -2, 1}} {
+			if err := g.ScaleOutput(bad); err == nil {
+				t.Errorf("reference %v: scales %v accepted", ref, bad)
+			}
+		}
+		same, err := g.DistancesOf(x, n, d)
+		must(t, err)
+		close("distance after refused scales", same, dist(ones))
+
+		s := []float32{0.5, 2, 0.25, 4, 1, 0.1}
+		must(t, g.ScaleOutput(s))
+		after, err := g.DistancesOf(x, n, d)
+		must(t, err)
+		close("scaled distance", after, dist(s))
+		own, err := g.Distances() // the group's own rows: the fast path's table, or X
+		must(t, err)
+		close("scaled distance of the group's rows", own, dist(s))
+		emb2, err := g.EmbeddingsOf(x, n, d)
+		must(t, err)
+		want := make([]float64, len(emb))
+		for i, v := range emb {
+			want[i] = float64(v) / float64(s[i%(rep*k)%rep+(i/(n*rep))*rep])
+		}
+		close("scaled embedding", emb2, want)
+		c2, err := g.Center()
+		must(t, err)
+		for i := range c {
+			if math.Abs(float64(c2[i])-float64(c[i])/float64(s[i])) > 1e-6*(1+math.Abs(float64(c[i]))) {
+				t.Fatalf("reference %v: center %d: %v, want %v", ref, i, c2[i], c[i]/s[i])
+			}
+		}
+
+		path := filepath.Join(t.TempDir(), "m.pt")
+		must(t, g.Save(1, path))
+		l, err := Load(path, "cpu")
+		must(t, err)
+		got, err := l.DistancesOf(x, n, d)
+		l.Close()
+		must(t, err)
+		for i := 0; i < n; i++ {
+			if got[i] != after[n+i] {
+				t.Fatalf("reference %v: row %d: %v after load, %v before", ref, i, got[i], after[n+i])
+			}
+		}
+	}
+}

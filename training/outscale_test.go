@@ -1,0 +1,92 @@
+package training
+
+import (
+	"math"
+	"testing"
+
+	"github.com/udocc/udocc/models"
+)
+
+// TestScaleOutput checks Config.ScaleOutput on a screened fit and on one without
+// screening: afterwards every coordinate of every member's representation has a median
+// absolute deviation of 1 over the final fit's training rows (the kept rows), Run.Score's
+// distances are the squared distances of those scaled outputs to the scaled center, and
+// the reconstruction errors are those of the same fit without the scaling.
+func TestScaleOutput(t *testing.T) {
+	const n, d = 400, 6
+	x, _ := blobs(n, d, 0.05, 3)
+	for _, screenEpochs := range []int{3, 0} {
+		cfg := quickConfig()
+		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = screenEpochs, 0.1, 0.5
+		seeds := EnsembleSeeds(0, 2)
+		plain, _, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, plainRec, err := plain.Score(x, n, d)
+		plain.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ScaleOutput = true
+		run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Close()
+		var kept []float32
+		for i := 0; i < n; i++ {
+			if sc == nil || sc.Keep[i] {
+				kept = append(kept, x[i*d:(i+1)*d]...)
+			}
+		}
+		m := len(kept) / d
+		if want := n - n/10; sc != nil && m != want {
+			t.Fatalf("screening %d: %d kept rows, want %d", screenEpochs, m, want)
+		}
+		emb, err := run.group.EmbeddingsOf(kept, m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes := run.group.Sizes()
+		rep := sizes[len(sizes)-1]
+		for k := range seeds {
+			for j := 0; j < rep; j++ {
+				col := make([]float64, m)
+				for i := range col {
+					col[i] = float64(emb[(k*m+i)*rep+j])
+				}
+				if mad := models.FitScale(col).Spread; math.Abs(mad-1) > 1e-4 {
+					t.Errorf("screening %d: member %d, coordinate %d: MAD %v over the training rows after scaling, want 1", screenEpochs, k, j, mad)
+				}
+			}
+		}
+		dist, rec, err := run.Score(x, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := run.group.EmbeddingsOf(x, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := run.group.Center()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range seeds {
+			for i := 0; i < n; i++ {
+				var want float64
+				for j := 0; j < rep; j++ {
+					v := float64(all[(k*n+i)*rep+j] - c[k*rep+j])
+					want += v * v
+				}
+				if math.Abs(dist[k][i]-want) > 1e-4*(1+want) {
+					t.Fatalf("screening %d: member %d, row %d: distance %v, want %v", screenEpochs, k, i, dist[k][i], want)
+				}
+				if rec[k][i] != plainRec[k][i] {
+					t.Fatalf("screening %d: member %d, row %d: reconstruction %v, %v without scaling", screenEpochs, k, i, rec[k][i], plainRec[k][i])
+				}
+			}
+		}
+	}
+}
