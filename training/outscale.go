@@ -13,6 +13,9 @@ import (
 // as from all of them, and the outputs of a 10^7-row table would cost K·rep·4 bytes a row.
 const outputScaleRows = 100_000
 
+// outputScaleChunk is the rows embedded at once.
+const outputScaleChunk = 1024
+
 // outputScaleFloor bounds how much a coordinate may be magnified: its scale is at least
 // this share of the member's largest. A coordinate on which nearly every training row
 // agrees would otherwise outweigh all others. In the study no coordinate comes near it
@@ -53,11 +56,16 @@ func scaleOutput(run *Run, t table, cfg Config) error {
 	if cfg.Scaler != nil {
 		cfg.Scaler.Standardise(x, x)
 	}
-	var emb []float32
-	if m > 0 {
-		var err error
-		if emb, err = g.EmbeddingsOf(x, m, d); err != nil {
+	// In chunks: the libtorch pass holds several K x rows x width buffers at once.
+	emb := make([]float32, k*m*rep)
+	for lo := 0; lo < m; lo += outputScaleChunk {
+		c := min(outputScaleChunk, m-lo)
+		part, err := g.EmbeddingsOf(x[lo*d:(lo+c)*d], c, d)
+		if err != nil {
 			return fmt.Errorf("training: output scales: %w", err)
+		}
+		for kk := 0; kk < k; kk++ {
+			copy(emb[(kk*m+lo)*rep:(kk*m+lo+c)*rep], part[kk*c*rep:(kk+1)*c*rep])
 		}
 	}
 	if cfg.Dist != nil && cfg.Dist.World() > 1 {
