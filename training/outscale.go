@@ -11,7 +11,8 @@ import (
 // outputScaleRows is the most training rows whose encoder outputs learn the output
 // scales (Config.ScaleOutput): a median absolute deviation from 10^5 values is as good
 // as from all of them, and the outputs of a 10^7-row table would cost K·rep·4 bytes a row.
-const outputScaleRows = 100_000
+// A variable only so that a test can lower it.
+var outputScaleRows = 100_000
 
 // outputScaleChunk is the rows embedded at once.
 const outputScaleChunk = 1024
@@ -23,8 +24,10 @@ const outputScaleChunk = 1024
 const outputScaleFloor = 1e-3
 
 // scaleOutput puts each coordinate of every member's representation on a robust scale
-// learnt on the fit's training rows t (Config.ScaleOutput): s_kj is the median absolute
-// deviation of φ_kj(x) over those rows (models.FitScale's spread, with its fallbacks),
+// learnt on the fit's training rows t (Config.ScaleOutput), at most outputScaleRows of
+// them at an even stride: s_kj is the median absolute deviation of φ_kj(x) over those
+// rows (models.FitScale's spread, with its fallbacks, at least outputScaleFloor times
+// the member's largest),
 // and the member's distance becomes
 //
 //	‖(φ(x) − c) ⊘ s‖² = Σ_j ((φ_j(x) − c_j) / s_j)²,
@@ -39,7 +42,6 @@ func scaleOutput(run *Run, t table, cfg Config) error {
 	g := run.group
 	sizes := g.Sizes()
 	rep, k, d := sizes[len(sizes)-1], g.K(), t.d
-	var sh *shard
 	limit := outputScaleRows
 	if cfg.Dist != nil && cfg.Dist.World() > 1 {
 		limit = max(1, limit/cfg.Dist.World())
@@ -70,8 +72,8 @@ func scaleOutput(run *Run, t table, cfg Config) error {
 	}
 	if cfg.Dist != nil && cfg.Dist.World() > 1 {
 		// Each member's block of m·rep values, rank after rank (shard.gather).
-		var err error
-		if sh, err = newShard(cfg.Dist, m*rep); err != nil {
+		sh, err := newShard(cfg.Dist, m*rep)
+		if err != nil {
 			return err
 		}
 		if emb, err = sh.gather(emb, k); err != nil {

@@ -9,13 +9,18 @@ import (
 
 // TestScaleOutput checks Config.ScaleOutput on a screened fit and on one without
 // screening: afterwards every coordinate of every member's representation has a median
-// absolute deviation of 1 over the final fit's training rows (the kept rows), Run.Score's
+// absolute deviation of 1 over the final fit's training rows (the kept rows; with
+// outputScaleRows lowered, over every 10th of them), Run.Score's
 // distances are the squared distances of those scaled outputs to the scaled center, and
 // the reconstruction errors are those of the same fit without the scaling.
 func TestScaleOutput(t *testing.T) {
 	const n, d = 400, 6
 	x, _ := blobs(n, d, 0.05, 3)
-	for _, screenEpochs := range []int{3, 0} {
+	// The third case learns the scales from every 10th training row (outputScaleRows).
+	defer func(v int) { outputScaleRows = v }(outputScaleRows)
+	for _, c := range []struct{ screenEpochs, limit, step int }{{3, 100_000, 1}, {0, 100_000, 1}, {3, 36, 10}} {
+		screenEpochs := c.screenEpochs
+		outputScaleRows = c.limit
 		cfg := quickConfig()
 		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = screenEpochs, 0.1, 0.5
 		seeds := EnsembleSeeds(0, 2)
@@ -35,14 +40,17 @@ func TestScaleOutput(t *testing.T) {
 		}
 		defer run.Close()
 		var kept []float32
-		for i := 0; i < n; i++ {
+		for i, j := 0, 0; i < n; i++ {
 			if sc == nil || sc.Keep[i] {
-				kept = append(kept, x[i*d:(i+1)*d]...)
+				if j%c.step == 0 {
+					kept = append(kept, x[i*d:(i+1)*d]...)
+				}
+				j++
 			}
 		}
 		m := len(kept) / d
-		if want := n - n/10; sc != nil && m != want {
-			t.Fatalf("screening %d: %d kept rows, want %d", screenEpochs, m, want)
+		if want := (n - n/10 + c.step - 1) / c.step; sc != nil && m != want {
+			t.Fatalf("screening %d: %d sampled kept rows, want %d", screenEpochs, m, want)
 		}
 		emb, err := run.group.EmbeddingsOf(kept, m, d)
 		if err != nil {
