@@ -7,15 +7,25 @@ import (
 )
 
 // TestScaleOutput checks EmbeddingsOf and ScaleOutput on a trained group (its weights
-// views into Adam's buffer), on the fast path and on the libtorch path: the distances
+// views into Adam's buffer), on the fast path and on the libtorch path (and on CUDA
+// where a device is visible): the distances
 // are Σ_j (φ_j − c_j)² of the embeddings before, and Σ_j ((φ_j − c_j) / s_j)² after; the
 // embeddings and the center are divided by s; a saved and loaded member scores as the
 // scaled group; bad scales are refused and leave the group as it was.
 func TestScaleOutput(t *testing.T) {
-	for _, ref := range []bool{false, true} {
+	type place struct {
+		device string
+		ref    bool // the libtorch path on the CPU
+	}
+	cases := []place{{"cpu", false}, {"cpu", true}}
+	if CUDACompiled() && CUDADeviceCount() > 0 {
+		cases = append(cases, place{"cuda", false})
+	}
+	for _, cs := range cases {
+		ref := cs.ref
 		const n, d, k, rep = 200, 5, 2, 3
 		x := synth(n, d, 21)
-		g, err := NewGroup([]int{d, 8, rep}, k, true, "cpu", []uint64{3, 4})
+		g, err := NewGroup([]int{d, 8, rep}, k, true, cs.device, []uint64{3, 4})
 		must(t, err)
 		defer g.Close()
 		g.SetReference(ref)
@@ -97,7 +107,7 @@ func TestScaleOutput(t *testing.T) {
 
 		path := filepath.Join(t.TempDir(), "m.pt")
 		must(t, g.Save(1, path))
-		l, err := Load(path, "cpu")
+		l, err := Load(path, cs.device)
 		must(t, err)
 		got, err := l.DistancesOf(x, n, d)
 		l.Close()
