@@ -388,18 +388,24 @@ func (g *Group) EmbeddingsOf(x []float32, m, d int) ([]float32, error) {
 	return out, errorOf(C.udocc_group_embeddings_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
 }
 
-// ScaleOutput divides coordinate j of member k's representation by s[k·rep+j]: column j
-// of the last encoder layer and coordinate j of the center. Every distance afterwards,
-// and every saved member, is Σ_j ((φ_j(x) − c_j) / s_j)². Each s must be finite and
-// positive.
-func (g *Group) ScaleOutput(s []float32) error {
+// StandardiseOutput moves member k's center to center[k·rep:(k+1)·rep] (nil: keeps
+// every center) and divides coordinate j of its representation by scale[k·rep+j]:
+// column j of the last encoder layer and coordinate j of the center. Every distance
+// afterwards, and every saved member, is Σ_j ((φ_j(x) − center_j) / scale_j)². Each
+// scale must be finite and positive, each center finite.
+func (g *Group) StandardiseOutput(center, scale []float32) error {
 	if g.p == nil {
 		return ErrClosed
 	}
-	if want := g.k * g.sizes[len(g.sizes)-1]; len(s) != want {
-		return fmt.Errorf("torch: %d output scales for %d members of %d outputs", len(s), g.k, g.sizes[len(g.sizes)-1])
+	rep := g.sizes[len(g.sizes)-1]
+	if len(scale) != g.k*rep || (center != nil && len(center) != g.k*rep) {
+		return fmt.Errorf("torch: %d output scales and %d centers for %d members of %d outputs", len(scale), len(center), g.k, rep)
 	}
-	return errorOf(C.udocc_group_scale_output(g.p, (*C.float)(&s[0])))
+	var cp *C.float
+	if center != nil {
+		cp = (*C.float)(&center[0])
+	}
+	return errorOf(C.udocc_group_standardise_output(g.p, cp, (*C.float)(&scale[0])))
 }
 
 // Reconstruction returns the K x n eval-mode autoencoder reconstruction errors

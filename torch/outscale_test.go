@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestScaleOutput checks EmbeddingsOf and ScaleOutput on a trained group (its weights
+// TestStandardiseOutput checks EmbeddingsOf and StandardiseOutput on a trained group (its weights
 // views into Adam's buffer), on the fast path and on the libtorch path (and on CUDA
 // where a device is visible): the distances
 // are Σ_j (φ_j − c_j)² of the embeddings before, and Σ_j ((φ_j − c_j) / s_j)² after; the
 // embeddings and the center are divided by s; a saved and loaded member scores as the
 // scaled group; bad scales are refused and leave the group as it was.
-func TestScaleOutput(t *testing.T) {
+func TestStandardiseOutput(t *testing.T) {
 	type place struct {
 		device string
 		ref    bool // the libtorch path on the CPU
@@ -74,8 +74,13 @@ func TestScaleOutput(t *testing.T) {
 		close("distance before scaling", before, dist(ones))
 
 		for _, bad := range [][]float32{{1, 1, 1}, {1, 0, 1, 1, 1, 1}, {1, 1, float32(math.Inf(1)), 1, 1, 1}, {1, 1, 1, 1, -2, 1}} {
-			if err := g.ScaleOutput(bad); err == nil {
+			if err := g.StandardiseOutput(nil, bad); err == nil {
 				t.Errorf("reference %v: scales %v accepted", ref, bad)
+			}
+		}
+		for _, bad := range [][]float32{{0, 0, 0}, {0, 0, float32(math.NaN()), 0, 0, 0}} {
+			if err := g.StandardiseOutput(bad, ones); err == nil {
+				t.Errorf("reference %v: center %v accepted", ref, bad)
 			}
 		}
 		same, err := g.DistancesOf(x, n, d)
@@ -83,7 +88,7 @@ func TestScaleOutput(t *testing.T) {
 		close("distance after refused scales", same, dist(ones))
 
 		s := []float32{0.5, 2, 0.25, 4, 1, 0.1}
-		must(t, g.ScaleOutput(s))
+		must(t, g.StandardiseOutput(nil, s))
 		after, err := g.DistancesOf(x, n, d)
 		must(t, err)
 		close("scaled distance", after, dist(s))
@@ -102,6 +107,25 @@ func TestScaleOutput(t *testing.T) {
 		for i := range c {
 			if math.Abs(float64(c2[i])-float64(c[i])/float64(s[i])) > 1e-6*(1+math.Abs(float64(c[i]))) {
 				t.Fatalf("reference %v: center %d: %v, want %v", ref, i, c2[i], c[i]/s[i])
+			}
+		}
+
+		// A new center, in the scaled coordinates' units before this second scaling.
+		center := []float32{0.3, -1, 2, 0, 0.5, -0.25}
+		s2 := []float32{2, 1, 0.5, 1, 4, 1}
+		must(t, g.StandardiseOutput(center, s2))
+		for i := range emb {
+			emb[i] = emb2[i]
+		}
+		copy(c, center)
+		after, err = g.DistancesOf(x, n, d)
+		must(t, err)
+		close("distance about a new center", after, dist(s2))
+		c3, err := g.Center()
+		must(t, err)
+		for i := range c3 {
+			if math.Abs(float64(c3[i])-float64(center[i])/float64(s2[i])) > 1e-6 {
+				t.Fatalf("reference %v: center %d: %v, want %v", ref, i, c3[i], center[i]/s2[i])
 			}
 		}
 

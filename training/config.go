@@ -46,11 +46,11 @@ type Config struct {
 	ScreenEpochs int
 	Trim         float64
 	ScreenWeight float64
-	// ScaleOutput, in FitScreened's final fit, divides each coordinate of every
-	// member's representation by its median absolute deviation over the fit's training
-	// rows, so that the distances are Σ_j ((φ_j(x) − c_j) / s_j)² (the default ensemble;
-	// see scaleOutput).
-	ScaleOutput bool
+	// StandardiseOutput, in FitScreened's final fit, moves every member's center to the
+	// median of its outputs over the fit's training rows and divides each coordinate by
+	// its median absolute deviation there, so that the distances are
+	// Σ_j ((φ_j(x) − m_j) / s_j)² (the default ensemble; see standardiseOutput).
+	StandardiseOutput bool
 	// Dist, when not nil and of more than one rank, makes the fit one rank of a
 	// data-parallel run on c10d (docs/distributed.md): see FitGroup. nil is one process.
 	Dist *torch.Dist

@@ -8,11 +8,11 @@ const (
 	// members s, s+1, …, s+EnsembleSize−1.
 	EnsembleSize = 5
 	// DistanceWeight is the default w of models.Ensemble: how much of the score comes from the
-	// encoders' distances (scaled per coordinate: Config.ScaleOutput), the rest from the
+	// encoders' distances (scaled per coordinate: Config.StandardiseOutput), the rest from the
 	// autoencoders' reconstruction errors. The study's rule (bench.bestWeight: the highest
 	// mean of (ROCAUC + PRAUC)/2 over the paper sets and the synthetic tables, each group
 	// counted once) chose it among bench.Weights (docs/threshold.md A.3).
-	DistanceWeight = 0.6
+	DistanceWeight = 0.67
 	// ScreenWeight is the distance weight of the screening fit's scores, which choose the
 	// rows the final fit leaves out and give the threshold its count (Config.ScreenWeight).
 	ScreenWeight = 0.5
@@ -36,7 +36,7 @@ func EnsembleConfig() Config {
 	c.ScreenEpochs = 50
 	c.Trim = 0.1
 	c.ScreenWeight = ScreenWeight
-	c.ScaleOutput = true
+	c.StandardiseOutput = true
 	return c
 }
 

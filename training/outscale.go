@@ -8,10 +8,10 @@ import (
 	"github.com/udocc/udocc/models"
 )
 
-// outputScaleRows is the most training rows whose encoder outputs learn the output
-// scales (Config.ScaleOutput): a median absolute deviation from 10^5 values is as good
-// as from all of them, and the outputs of a 10^7-row table would cost K·rep·4 bytes a row.
-// A variable only so that a test can lower it.
+// outputScaleRows is the most training rows whose encoder outputs learn the outputs'
+// center and scales (Config.StandardiseOutput): a median and a median absolute deviation
+// from 10^5 values are as good as from all of them, and the outputs of a 10^7-row table
+// would cost K·rep·4 bytes a row. A variable only so that a test can lower it.
 var outputScaleRows = 100_000
 
 // outputScaleChunk is the rows embedded at once.
@@ -23,22 +23,23 @@ const outputScaleChunk = 1024
 // (the smallest share is 0.08).
 const outputScaleFloor = 1e-3
 
-// scaleOutput puts each coordinate of every member's representation on a robust scale
-// learnt on the fit's training rows t (Config.ScaleOutput), at most outputScaleRows of
-// them at an even stride: s_kj is the median absolute deviation of φ_kj(x) over those
-// rows (models.FitScale's spread, with its fallbacks, at least outputScaleFloor times
-// the member's largest),
-// and the member's distance becomes
+// standardiseOutput puts each coordinate of every member's representation on a robust
+// scale about a robust center, both learnt on the fit's training rows t
+// (Config.StandardiseOutput), at most outputScaleRows of them at an even stride: m_kj is
+// the median and s_kj the median absolute deviation of φ_kj(x) over those rows
+// (models.FitScale, with its fallbacks; s at least outputScaleFloor times the member's
+// largest), and the member's distance becomes
 //
-//	‖(φ(x) − c) ⊘ s‖² = Σ_j ((φ_j(x) − c_j) / s_j)²,
+//	Σ_j ((φ_j(x) − m_j) / s_j)²,
 //
-// Eq. (3)'s distance with a diagonal metric: a coordinate in which the normal rows vary
-// little counts as much as one in which they vary widely, so a row that departs along
-// it stands out (docs/threshold.md A.3). The scale is folded into the last encoder layer
-// and the center (torch.Group.ScaleOutput), so scoring, saving and loading are as before.
-// A data-parallel rank embeds its part of the rows and every rank learns the same
-// scales from all of them.
-func scaleOutput(run *Run, t table, cfg Config) error {
+// Eq. (3)'s distance with the center at the training rows' median and a diagonal metric:
+// the sum of each coordinate's squared robust z-score. A coordinate in which the normal
+// rows vary little counts as much as one in which they vary widely, so a row that departs
+// along it stands out (docs/threshold.md A.3). Both are folded into the last encoder layer
+// and the center (torch.Group.StandardiseOutput), so scoring, saving and loading are as
+// before. A data-parallel rank embeds its part of the rows and every rank learns the same
+// center and scales from all of them.
+func standardiseOutput(run *Run, t table, cfg Config) error {
 	g := run.group
 	sizes := g.Sizes()
 	rep, k, d := sizes[len(sizes)-1], g.K(), t.d
@@ -84,7 +85,7 @@ func scaleOutput(run *Run, t table, cfg Config) error {
 	if m == 0 {
 		return fmt.Errorf("training: output scales: no training rows")
 	}
-	s := make([]float32, k*rep)
+	center, s := make([]float32, k*rep), make([]float32, k*rep)
 	col, spread := make([]float64, m), make([]float64, rep)
 	for kk := 0; kk < k; kk++ {
 		e := emb[kk*m*rep : (kk+1)*m*rep]
@@ -92,7 +93,8 @@ func scaleOutput(run *Run, t table, cfg Config) error {
 			for i := range col {
 				col[i] = float64(e[i*rep+j])
 			}
-			spread[j] = models.FitScale(col).Spread
+			sc := models.FitScale(col)
+			center[kk*rep+j], spread[j] = float32(sc.Median), sc.Spread
 		}
 		floor := outputScaleFloor * slices.Max(spread)
 		for j, v := range spread {
@@ -102,7 +104,7 @@ func scaleOutput(run *Run, t table, cfg Config) error {
 			}
 		}
 	}
-	if err := g.ScaleOutput(s); err != nil {
+	if err := g.StandardiseOutput(center, s); err != nil {
 		return fmt.Errorf("training: output scales: %w", err)
 	}
 	return nil

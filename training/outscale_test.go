@@ -7,13 +7,13 @@ import (
 	"github.com/udocc/udocc/models"
 )
 
-// TestScaleOutput checks Config.ScaleOutput on a screened fit and on one without
-// screening: afterwards every coordinate of every member's representation has a median
-// absolute deviation of 1 over the final fit's training rows (the kept rows; with
-// outputScaleRows lowered, over every 10th of them), Run.Score's
-// distances are the squared distances of those scaled outputs to the scaled center, and
-// the reconstruction errors are those of the same fit without the scaling.
-func TestScaleOutput(t *testing.T) {
+// TestStandardiseOutput checks Config.StandardiseOutput on a screened fit and on one
+// without screening: afterwards every coordinate of every member's representation has a
+// median absolute deviation of 1 over the final fit's training rows (the kept rows; with
+// outputScaleRows lowered, every 10th of them) and its median there is the center's
+// coordinate; Run.Score's distances are the squared distances of the outputs to the
+// center; the reconstruction errors are those of the same fit without standardising.
+func TestStandardiseOutput(t *testing.T) {
 	const n, d = 400, 6
 	x, _ := blobs(n, d, 0.05, 3)
 	// The third case learns the scales from every 10th training row (outputScaleRows).
@@ -33,7 +33,7 @@ func TestScaleOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.ScaleOutput = true
+		cfg.StandardiseOutput = true
 		run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -58,14 +58,22 @@ func TestScaleOutput(t *testing.T) {
 		}
 		sizes := run.group.Sizes()
 		rep := sizes[len(sizes)-1]
+		c0, err := run.group.Center()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for k := range seeds {
 			for j := 0; j < rep; j++ {
 				col := make([]float64, m)
 				for i := range col {
 					col[i] = float64(emb[(k*m+i)*rep+j])
 				}
-				if mad := models.FitScale(col).Spread; math.Abs(mad-1) > 1e-4 {
-					t.Errorf("screening %d: member %d, coordinate %d: MAD %v over the training rows after scaling, want 1", screenEpochs, k, j, mad)
+				sc := models.FitScale(col)
+				if math.Abs(sc.Spread-1) > 1e-4 {
+					t.Errorf("screening %d: member %d, coordinate %d: MAD %v over the training rows after standardising, want 1", screenEpochs, k, j, sc.Spread)
+				}
+				if math.Abs(sc.Median-float64(c0[k*rep+j])) > 1e-4 {
+					t.Errorf("screening %d: member %d, coordinate %d: median %v over the training rows, center %v: want them equal", screenEpochs, k, j, sc.Median, c0[k*rep+j])
 				}
 			}
 		}
@@ -77,7 +85,7 @@ func TestScaleOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := run.group.Center()
+		cen, err := run.group.Center()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +93,7 @@ func TestScaleOutput(t *testing.T) {
 			for i := 0; i < n; i++ {
 				var want float64
 				for j := 0; j < rep; j++ {
-					v := float64(all[(k*n+i)*rep+j] - c[k*rep+j])
+					v := float64(all[(k*n+i)*rep+j] - cen[k*rep+j])
 					want += v * v
 				}
 				if math.Abs(dist[k][i]-want) > 1e-4*(1+want) {

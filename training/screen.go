@@ -45,7 +45,7 @@ func (s *Screening) Kept() int {
 // pretraining loss but no per-row scores or reconstruction errors of an OC member
 // (Config.rescored): score rows, all of them or new ones, with Run.Score. With
 // cfg.ScreenEpochs = 0 it is FitGroup on every row and the Screening is nil. With
-// cfg.ScaleOutput the final fit's distances are scaled (scaleOutput).
+// cfg.StandardiseOutput the final fit's distances are standardised (standardiseOutput).
 //
 // With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
 // Screening covers the whole table and every rank trains the final fit on the kept rows
@@ -60,14 +60,14 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		if err != nil {
 			return nil, nil, err
 		}
-		if cfg.ScaleOutput {
-			// Per-row scores from before the scaling would not be the run's: the caller
+		if cfg.StandardiseOutput {
+			// Per-row scores from before the standardisation would not be the run's: the caller
 			// scores rows with Run.Score, as after a screening (Config.rescored).
 			cfg.rescored = true
 		}
 		run, err := FitGroup(x, n, d, cfg, ms, hooks)
-		if err == nil && cfg.ScaleOutput {
-			if err = scaleOutput(run, table{x: x, d: d, n: n}, cfg); err != nil {
+		if err == nil && cfg.StandardiseOutput {
+			if err = standardiseOutput(run, table{x: x, d: d, n: n}, cfg); err != nil {
 				run.Close()
 				run = nil
 			}
@@ -133,10 +133,10 @@ func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo 
 	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
 	t := table{x: x, d: d, n: len(rows), rows: rows}
 	run, err := fitRows(t, cfg, ms, hooks)
-	if err != nil || !cfg.ScaleOutput {
+	if err != nil || !cfg.StandardiseOutput {
 		return run, err
 	}
-	if err := scaleOutput(run, t, cfg); err != nil {
+	if err := standardiseOutput(run, t, cfg); err != nil {
 		run.Close()
 		return nil, err
 	}

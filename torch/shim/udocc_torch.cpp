@@ -1103,7 +1103,7 @@ char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64
   });
 }
 
-char *udocc_group_scale_output(udocc_group *g, const float *s) {
+char *udocc_group_standardise_output(udocc_group *g, const float *center, const float *s) {
   return guard(g, [&] {
     const int64_t rep = g->sizes.back();
     for (int64_t i = 0; i < g->K * rep; ++i) {
@@ -1111,13 +1111,20 @@ char *udocc_group_scale_output(udocc_group *g, const float *s) {
         throw std::runtime_error("output scale " + std::to_string(s[i]) + " of member " +
                                  std::to_string(i / rep) + " is not finite and positive");
       }
+      if (center != nullptr && !std::isfinite(center[i])) {
+        throw std::runtime_error("output center " + std::to_string(center[i]) + " of member " +
+                                 std::to_string(i / rep) + " is not finite");
+      }
     }
     torch::NoGradGuard ng;
-    at::Tensor st = torch::from_blob(const_cast<float *>(s), {g->K, rep}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
+    const auto opts = at::TensorOptions().dtype(at::kFloat);
+    at::Tensor st = torch::from_blob(const_cast<float *>(s), {g->K, rep}, opts).clone().to(g->dev);
+    at::Tensor c = g->c;
+    if (center != nullptr) c = torch::from_blob(const_cast<float *>(center), {g->K, rep}, opts).clone().to(g->dev);
     // In place: the last layer's weight may be a view into Adam's flat buffer, which the
     // fast path reads.
     g->enc.back().w.detach().div_(st.unsqueeze(1));
-    g->c = (g->c / st).contiguous();
+    g->c = (c / st).contiguous();
   });
 }
 

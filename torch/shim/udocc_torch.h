@@ -121,10 +121,11 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
  * m x d matrix. */
 char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                 float *out);
-/* udocc_group_scale_output divides coordinate j of member k's representation by
- * s[k * rep + j] (finite, > 0): column j of the last encoder layer and the center's
- * coordinate j, so that the distances become sum_j ((phi_j(x) - c_j) / s_j)^2. */
-char *udocc_group_scale_output(udocc_group *g, const float *s);
+/* udocc_group_standardise_output moves member k's center to center[k * rep ..] (NULL:
+ * keeps it) and divides coordinate j of its representation by s[k * rep + j] (finite,
+ * > 0): column j of the last encoder layer and the center's coordinate j, so that the
+ * distances become sum_j ((phi_j(x) - center_j) / s_j)^2. */
+char *udocc_group_standardise_output(udocc_group *g, const float *center, const float *s);
 
 /* udocc_group_reconstruction writes the K x n eval-mode autoencoder reconstruction errors
  * ||x - dec(enc(x))||^2 / d of the group's rows (the group needs its decoder);
