@@ -121,7 +121,7 @@ func Study(ctx context.Context, o StudyOptions) error {
 		return err
 	}
 	if o.ReportOnly {
-		return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(done, o.Scores), o)
+		return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(done, o.Scores, o.Jobs), o)
 	}
 	tables, err := studyTables(o)
 	if err != nil {
@@ -194,7 +194,7 @@ func Study(ctx context.Context, o StudyOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(all, o.Scores), o)
+	return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(all, o.Scores, o.Jobs), o)
 }
 
 func readStudy(path string) ([]StudyRecord, error) {
@@ -489,19 +489,35 @@ func ScreenRule(rule string) string { return "screen/" + rule }
 
 // reevaluate recomputes, for every record whose scores are in dir, every weighted
 // source from them: the rules of today's threshold package judged on the same scores.
-func reevaluate(recs []StudyRecord, dir string) []StudyRecord {
-	for i, r := range recs {
-		b, err := os.ReadFile(scorePath(dir, r.Table, r.Seed))
-		if err != nil {
-			continue
-		}
-		var sc studyScores
-		if json.Unmarshal(b, &sc) != nil || len(sc.D) != r.N || len(sc.R) != r.N || len(sc.Y) != r.N {
-			continue
-		}
-		for w, ev := range sc.sources() {
-			recs[i].Sources[w] = ev
-		}
+// The records are evaluated by jobs goroutines (every rule on every weight of a large
+// table is most of a study's report time), each record by one.
+func reevaluate(recs []StudyRecord, dir string, jobs int) []StudyRecord {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for j := 0; j < max(1, jobs); j++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := recs[i]
+				b, err := os.ReadFile(scorePath(dir, r.Table, r.Seed))
+				if err != nil {
+					continue
+				}
+				var sc studyScores
+				if json.Unmarshal(b, &sc) != nil || len(sc.D) != r.N || len(sc.R) != r.N || len(sc.Y) != r.N {
+					continue
+				}
+				for w, ev := range sc.sources() {
+					recs[i].Sources[w] = ev
+				}
+			}
+		}()
 	}
+	for i := range recs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	return recs
 }

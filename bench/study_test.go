@@ -77,7 +77,7 @@ func TestStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := reevaluate(fresh, filepath.Join(out, "scores"))
+	again := reevaluate(fresh, filepath.Join(out, "scores"), 2)
 	def := sourceKey(training.DistanceWeight)
 	for i := range recs {
 		a, b := recs[i].Sources[def], again[i].Sources[def]

@@ -12,7 +12,7 @@ const (
 	// autoencoders' reconstruction errors. The study's rule (bench.bestWeight: the highest
 	// mean of (ROCAUC + PRAUC)/2 over the paper sets and the synthetic tables, each group
 	// counted once) chose it among bench.Weights (docs/threshold.md A.3).
-	DistanceWeight = 0.67
+	DistanceWeight = 0.65
 	// ScreenWeight is the distance weight of the screening fit's scores, which choose the
 	// rows the final fit leaves out and give the threshold its count (Config.ScreenWeight).
 	ScreenWeight = 0.5
