@@ -7,9 +7,9 @@ const (
 	// EnsembleSize is the number of seeds trained in lockstep by default: seed s means
 	// members s, s+1, …, s+EnsembleSize−1.
 	EnsembleSize = 5
-	// DistanceWeight is the default w of models.Ensemble: how much of the score comes from the
-	// encoders' distances (scaled per coordinate: Config.StandardiseOutput), the rest from the
-	// autoencoders' reconstruction errors. The study's rule (bench.bestWeight: the highest
+	// DistanceWeight is the default w of models.Ensemble: how much of the score comes from
+	// the encoders' distances (standardised per coordinate: Config.StandardiseOutput), the
+	// rest from the autoencoders' reconstruction errors. The study's rule (bench.bestWeight: the highest
 	// mean of (ROCAUC + PRAUC)/2 over the paper sets and the synthetic tables, each group
 	// counted once) chose it among bench.Weights (docs/threshold.md A.3).
 	DistanceWeight = 0.65

@@ -61,8 +61,9 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 			return nil, nil, err
 		}
 		if cfg.StandardiseOutput {
-			// Per-row scores from before the standardisation would not be the run's: the caller
-			// scores rows with Run.Score, as after a screening (Config.rescored).
+			// Per-row scores from before the standardisation would not be the run's:
+			// the caller scores rows with Run.Score, as after a screening
+			// (Config.rescored).
 			cfg.rescored = true
 		}
 		run, err := FitGroup(x, n, d, cfg, ms, hooks)
