@@ -21,8 +21,9 @@ const (
 // EnsembleConfig returns the default training settings of `udocc fit`: the paper's
 // architecture and batch size; a screening fit (50 autoencoder epochs, then fine-tuning)
 // on every row, and the final fit (60 autoencoder epochs, then fine-tuning) on the 90 %
-// of rows the screening scored lowest (FitScreened); pretraining at lr 3e-3, fine-tuning
-// short (10 epochs at lr 1e-4). docs/reproduction.md measured why fine-tuning is short:
+// of rows the screening scored lowest (FitScreened), its distances standardised over those
+// rows (StandardiseOutput); pretraining at lr 3e-3, fine-tuning short (10 epochs at lr
+// 1e-4). docs/reproduction.md measured why fine-tuning is short:
 // every fine-tuning epoch at lr 1e-3 after the first lowers OC's ROCAUC (cardio 93.9 →
 // 54.8 over 50 epochs), while 10 epochs at 1e-4 keep what pretraining found. The study
 // of issue 18 (docs/threshold.md A.2–A.5) chose the rest on the paper sets and the
