@@ -130,7 +130,8 @@ func keptScores(sc *Screening, kept bool) []float64 {
 
 // TestFitScreenedRowList checks that the final fit, which reads the kept rows of the
 // caller's table through a row list, gives to the bit what FitGroup gives on a copy of
-// those rows, standardised by the same scaler on the way, and leaves the table as it was.
+// those rows, standardised by the same scaler on the way, and leaves the table as it was;
+// and that Run.Score gives the same numbers in chunks.
 func TestFitScreenedRowList(t *testing.T) {
 	const n, d = 300, 5
 	x, _ := blobs(n, d, 0.05, 7)
@@ -179,6 +180,21 @@ func TestFitScreenedRowList(t *testing.T) {
 	wantD, wantR, err := copied.Score(kept, screen.Kept(), d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Run.Score in chunks of 7 rows (standardised chunk by chunk) gives the same numbers.
+	defer func(v int) { scoreChunk = v }(scoreChunk)
+	scoreChunk = 7
+	chunkD, chunkR, err := run.Score(kept, screen.Kept(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run.Score(kept[1:], screen.Kept(), d); err == nil {
+		t.Error("Run.Score took rows of the wrong size")
+	}
+	for k := range seeds {
+		if !slices.Equal(chunkD[k], gotD[k]) || !slices.Equal(chunkR[k], gotR[k]) {
+			t.Errorf("member %d: Run.Score in chunks of 7 rows differs from one chunk", k)
+		}
 	}
 	for k := range seeds {
 		got, want := run.Results[k], copied.Results[k]
