@@ -67,12 +67,10 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 			cfg.rescored = true
 		}
 		run, err := FitGroup(x, n, d, cfg, ms, hooks)
-		if err == nil && cfg.StandardiseOutput {
-			if err = standardiseOutput(run, table{x: x, d: d, n: n}, cfg); err != nil {
-				run.Close()
-				run = nil
-			}
+		if err != nil {
+			return nil, nil, err
 		}
+		run, err = standardised(run, table{x: x, d: d, n: n}, cfg)
 		return run, nil, err
 	}
 	sc, err := Screen(x, n, d, cfg, meth, seeds, mo, hooks)
@@ -134,8 +132,18 @@ func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo 
 	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
 	t := table{x: x, d: d, n: len(rows), rows: rows}
 	run, err := fitRows(t, cfg, ms, hooks)
-	if err != nil || !cfg.StandardiseOutput {
-		return run, err
+	if err != nil {
+		return nil, err
+	}
+	return standardised(run, t, cfg)
+}
+
+// standardised is the final fit's run with its outputs standardised over its training
+// rows t when cfg.StandardiseOutput is set (standardiseOutput); a run it cannot
+// standardise is closed.
+func standardised(run *Run, t table, cfg Config) (*Run, error) {
+	if !cfg.StandardiseOutput {
+		return run, nil
 	}
 	if err := standardiseOutput(run, t, cfg); err != nil {
 		run.Close()
