@@ -230,7 +230,7 @@ func (o Options) config(hidden []int) training.Config {
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
 	if m, _ := training.MethodNamed(o.Method); m.Ensemble {
 		c.ScreenEpochs, c.Trim, c.ScreenWeight = o.ScreenEpochs, o.Trim, training.ScreenWeight
-		c.StandardiseOutput = true
+		c.StandardiseOutput, c.RobustReconstruction = true, true
 	}
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device

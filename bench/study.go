@@ -55,7 +55,7 @@ type StudyOptions struct {
 
 // Weights are the distance weights w of training.Ensemble the study compares; 1 is the
 // encoders' distances alone and 0 the reconstruction errors alone.
-var Weights = []float64{0, 0.5, 0.55, 0.6, 0.65, 0.67, 0.7, 0.75, 0.8, 0.9, 1}
+var Weights = []float64{0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.67, 0.7, 0.75, 0.8, 0.9, 1}
 
 // SourceEval is one score source on one table.
 type SourceEval struct {

@@ -28,27 +28,34 @@ func fitScale[R Real](s []R) Scale {
 	if len(s) == 0 {
 		return Scale{Spread: 1}
 	}
-	// One copy of s, sorted for the median, then overwritten with the deviations (in
-	// s's order, so the mean sums them as before) and sorted again for theirs: a second
-	// n-sized copy would add 8 bytes a row to a fit's peak (issue 13).
+	// One copy of s, overwritten by MedianDeviation: a second n-sized copy would add 8
+	// bytes a row to a fit's peak (issue 13).
 	c := make([]float64, len(s))
 	for i, v := range s {
 		c[i] = float64(v)
 	}
-	med := sortedMedian(c)
-	mean := 0.0
-	for i, v := range s {
-		c[i] = math.Abs(float64(v) - med)
-		mean += c[i]
-	}
-	spread := sortedMedian(c)
-	if !(spread > 0) {
-		spread = mean / float64(len(s))
-	}
+	med, spread := MedianDeviation(c)
 	if !(spread > 0) {
 		spread = 1
 	}
 	return Scale{Median: med, Spread: spread}
+}
+
+// MedianDeviation returns the median of v and its median absolute deviation (MAD) about
+// it, or the mean absolute deviation where the MAD is 0 (more than half the values
+// equal); 0 only when every value is equal. It sorts v and then overwrites it with the
+// deviations.
+func MedianDeviation(v []float64) (median, dev float64) {
+	median = sortedMedian(v)
+	mean := 0.0
+	for i, x := range v {
+		v[i] = math.Abs(x - median)
+		mean += v[i]
+	}
+	if dev = sortedMedian(v); dev > 0 {
+		return median, dev
+	}
+	return median, mean / float64(len(v))
 }
 
 // Apply maps s to robust z-scores.

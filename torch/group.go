@@ -408,9 +408,44 @@ func (g *Group) StandardiseOutput(center, scale []float32) error {
 	return errorOf(C.udocc_group_standardise_output(g.p, cp, (*C.float)(&scale[0])))
 }
 
+// ResidualsOf returns the eval-mode autoencoder residuals x − dec(enc(x)) of the m x d
+// row-major rows x: member after member, m x d each. The group needs its decoder.
+func (g *Group) ResidualsOf(x []float32, m, d int) ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	if m < 1 || d < 1 || len(x) != m*d {
+		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
+	}
+	out := make([]float32, g.k*m*d)
+	return out, errorOf(C.udocc_group_residuals_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+}
+
+// SetReconstructionScale makes member k's reconstruction error the robust
+//
+//	(1/d) Σ_j log(1 + ((e_j − center[k·d+j]) / scale[k·d+j])²),  e = x − dec(enc(x)),
+//
+// instead of ‖e‖²/d: every later Reconstruction, ReconstructionTo and ReconstructionOf,
+// and every member saved afterwards (Load reads it back). Each scale must be finite and
+// positive, each center finite; both nil restores the squared error. The group needs its
+// decoder.
+func (g *Group) SetReconstructionScale(center, scale []float32) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if center == nil && scale == nil {
+		return errorOf(C.udocc_group_set_reconstruction_scale(g.p, nil, nil))
+	}
+	d := g.sizes[0]
+	if len(scale) != g.k*d || len(center) != g.k*d {
+		return fmt.Errorf("torch: %d reconstruction scales and %d centers for %d members of %d features", len(scale), len(center), g.k, d)
+	}
+	return errorOf(C.udocc_group_set_reconstruction_scale(g.p, (*C.float)(&center[0]), (*C.float)(&scale[0])))
+}
+
 // Reconstruction returns the K x n eval-mode autoencoder reconstruction errors
-// ||x − dec(enc(x))||² / d of the group's rows, member after member. The group needs its
-// decoder (a pretraining group).
+// ||x − dec(enc(x))||² / d of the group's rows (or the robust error SetReconstructionScale
+// set), member after member. The group needs its decoder (a pretraining group).
 func (g *Group) Reconstruction() ([]float32, error) {
 	if g.p == nil {
 		return nil, ErrClosed

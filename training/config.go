@@ -51,6 +51,12 @@ type Config struct {
 	// its median absolute deviation there, so that the distances are
 	// Σ_j ((φ_j(x) − m_j) / s_j)² (the default ensemble; see standardiseOutput).
 	StandardiseOutput bool
+	// RobustReconstruction, in FitScreened's final fit, makes every member's
+	// reconstruction error (1/d) Σ_j log(1 + ((e_j − m_j) / (c·s_j))²) of its residuals
+	// e = x − x̂, with m_j and s_j their median and median absolute deviation over the
+	// fit's training rows and c = ReconstructionWidth, instead of ‖e‖²/d (the default
+	// ensemble; see robustReconstruction).
+	RobustReconstruction bool
 	// Dist, when not nil and of more than one rank, makes the fit one rank of a
 	// data-parallel run on c10d (docs/distributed.md): see FitGroup. nil is one process.
 	Dist *torch.Dist

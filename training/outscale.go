@@ -43,22 +43,8 @@ func standardiseOutput(run *Run, t table, cfg Config) error {
 	g := run.group
 	sizes := g.Sizes()
 	rep, k, d := sizes[len(sizes)-1], g.K(), t.d
-	limit := outputScaleRows
-	if cfg.Dist != nil && cfg.Dist.World() > 1 {
-		limit = max(1, limit/cfg.Dist.World())
-	}
-	step := max(1, (t.n+limit-1)/limit)
-	x := make([]float32, 0, min(t.n, limit)*d)
-	t.each(func(i int, row []float32) bool {
-		if i%step == 0 {
-			x = append(x, row...)
-		}
-		return true
-	})
+	x := sampleRows(t, cfg, outputScaleRows)
 	m := len(x) / d
-	if cfg.Scaler != nil {
-		cfg.Scaler.Standardise(x, x)
-	}
 	// In chunks: the libtorch pass holds several K x rows x width buffers at once.
 	emb := make([]float32, k*m*rep)
 	for lo := 0; lo < m; lo += outputScaleChunk {
@@ -108,4 +94,26 @@ func standardiseOutput(run *Run, t table, cfg Config) error {
 		return fmt.Errorf("training: output scales: %w", err)
 	}
 	return nil
+}
+
+// sampleRows is at most limit of the training rows t (limit over all the ranks of a
+// data-parallel fit, each taking its share from its own rows) at an even stride, as the
+// networks read them (standardised by cfg.Scaler, if the fit has one): the rows from
+// which the final fit's output and reconstruction scales are learnt.
+func sampleRows(t table, cfg Config, limit int) []float32 {
+	if cfg.Dist != nil && cfg.Dist.World() > 1 {
+		limit = max(1, limit/cfg.Dist.World())
+	}
+	step := max(1, (t.n+limit-1)/limit)
+	x := make([]float32, 0, min(t.n, limit)*t.d)
+	t.each(func(i int, row []float32) bool {
+		if i%step == 0 {
+			x = append(x, row...)
+		}
+		return true
+	})
+	if cfg.Scaler != nil {
+		cfg.Scaler.Standardise(x, x)
+	}
+	return x
 }

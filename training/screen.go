@@ -45,7 +45,9 @@ func (s *Screening) Kept() int {
 // pretraining loss but no per-row scores or reconstruction errors of an OC member
 // (Config.rescored): score rows, all of them or new ones, with Run.Score. With
 // cfg.ScreenEpochs = 0 it is FitGroup on every row and the Screening is nil. With
-// cfg.StandardiseOutput the final fit's distances are standardised (standardiseOutput).
+// cfg.StandardiseOutput the final fit's distances are standardised (standardiseOutput),
+// with cfg.RobustReconstruction its reconstruction errors made robust
+// (robustReconstruction).
 //
 // With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
 // Screening covers the whole table and every rank trains the final fit on the kept rows
@@ -60,7 +62,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		if err != nil {
 			return nil, nil, err
 		}
-		if cfg.StandardiseOutput {
+		if cfg.StandardiseOutput || cfg.RobustReconstruction {
 			// Per-row scores from before the standardisation would not be the run's:
 			// the caller scores rows with Run.Score, as after a screening
 			// (Config.rescored).
@@ -139,15 +141,21 @@ func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo 
 }
 
 // standardised is the final fit's run with its outputs standardised over its training
-// rows t when cfg.StandardiseOutput is set (standardiseOutput); a run it cannot
-// standardise is closed.
+// rows t when cfg.StandardiseOutput is set (standardiseOutput) and its reconstruction
+// errors made robust over them when cfg.RobustReconstruction is (robustReconstruction);
+// a run it cannot standardise is closed.
 func standardised(run *Run, t table, cfg Config) (*Run, error) {
-	if !cfg.StandardiseOutput {
-		return run, nil
+	if cfg.StandardiseOutput {
+		if err := standardiseOutput(run, t, cfg); err != nil {
+			run.Close()
+			return nil, err
+		}
 	}
-	if err := standardiseOutput(run, t, cfg); err != nil {
-		run.Close()
-		return nil, err
+	if cfg.RobustReconstruction {
+		if err := robustReconstruction(run, t, cfg); err != nil {
+			run.Close()
+			return nil, err
+		}
 	}
 	return run, nil
 }

@@ -438,7 +438,8 @@ void distances(const Net &net, const float *c, const float *x, int64_t m, float 
   }
 }
 
-void reconstruction(const Net &net, const float *x, int64_t m, float *out) {
+void reconstruction(const Net &net, const float *x, int64_t m, float *out, const float *center,
+                    const float *scale) {
   const int64_t d = net[0].in;
   std::vector<float> buf, xr(kChunk * d);
   for (int64_t i = 0; i < m; i += kChunk) {
@@ -447,9 +448,16 @@ void reconstruction(const Net &net, const float *x, int64_t m, float *out) {
     for (int64_t r = 0; r < len; ++r) {
       float se = 0;
       const float *xi = x + (i + r) * d, *yi = xr.data() + r * d;
-      for (int64_t j = 0; j < d; ++j) {
-        float diff = yi[j] - xi[j];
-        se += diff * diff;
+      if (scale != nullptr) {
+        for (int64_t j = 0; j < d; ++j) {
+          float z = (xi[j] - yi[j] - center[j]) / scale[j];
+          se += std::log1p(z * z);
+        }
+      } else {
+        for (int64_t j = 0; j < d; ++j) {
+          float diff = yi[j] - xi[j];
+          se += diff * diff;
+        }
       }
       out[i + r] = se / static_cast<float>(d);
     }
@@ -472,8 +480,8 @@ void distances(const Net &net, const float *c, const Table &t, float *out) {
   each_chunk(t, [&](int64_t i, int64_t len, const float *x) { distances(net, c, x, len, out + i); });
 }
 
-void reconstruction(const Net &net, const Table &t, float *out) {
-  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { reconstruction(net, x, len, out + i); });
+void reconstruction(const Net &net, const Table &t, float *out, const float *center, const float *scale) {
+  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { reconstruction(net, x, len, out + i, center, scale); });
 }
 
 void sum_output(const Net &net, const Table &t, double *sum) {

@@ -150,8 +150,10 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
 // distances writes ||net(x) - c||^2 in eval mode for the m rows of x into out (m).
 void distances(const Net &net, const float *c, const float *x, int64_t m, float *out);
 // reconstruction writes ||x - net(x)||^2 / d in eval mode for the m rows of x (m x d, the
-// net an autoencoder) into out (m).
-void reconstruction(const Net &net, const float *x, int64_t m, float *out);
+// net an autoencoder) into out (m); with center and scale (d each, both or neither) the
+// robust (1/d) sum_j log(1 + ((x_j - net(x)_j - center_j) / scale_j)^2) instead.
+void reconstruction(const Net &net, const float *x, int64_t m, float *out, const float *center = nullptr,
+                    const float *scale = nullptr);
 // sum_output adds the eval-mode outputs of the m rows of x into sum (out), in double.
 void sum_output(const Net &net, const float *x, int64_t m, double *sum);
 
@@ -159,7 +161,8 @@ void sum_output(const Net &net, const float *x, int64_t m, double *sum);
 // the functions above cut a matrix into, so a row's numbers are those of the matrix the
 // table reads as.
 void distances(const Net &net, const float *c, const Table &t, float *out);
-void reconstruction(const Net &net, const Table &t, float *out);
+void reconstruction(const Net &net, const Table &t, float *out, const float *center = nullptr,
+                    const float *scale = nullptr);
 void sum_output(const Net &net, const Table &t, double *sum);
 // check_finite throws std::runtime_error naming the first row and column of t whose
 // value, as read, is not a finite number.

@@ -57,7 +57,11 @@ constexpr double kBNEps = 1e-4;      // BatchNorm1d(eps=1e-4, affine=False), as 
 constexpr double kBNMomentum = 0.1;  // PyTorch's default running-statistics momentum
 constexpr double kLeaky = 0.01;      // LeakyReLU slope
 constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kAdamEps = 1e-8;  // torch.optim.Adam defaults
-constexpr int64_t kFormat = 1;       // version of the file udocc_group_save writes
+// Versions of the file udocc_group_save writes: 1, or 2 for a member whose reconstruction
+// error is the robust one (udocc_group_set_reconstruction_scale), which a build that reads
+// only format 1 must refuse rather than score with the squared error.
+constexpr int64_t kFormat = 1;
+constexpr int64_t kFormatRobust = 2;
 
 // out_of_memory is the error returned when even the error message cannot be allocated:
 // a static string, so that a failed malloc never reads as success (NULL) in Go;
@@ -205,6 +209,10 @@ struct udocc_group {
   std::vector<Layer> enc, dec;
   at::Tensor c;  // K x rep
   at::Tensor R;  // K
+  // rc and rs (K x d, on the CPU), when defined, make the reconstruction error the robust
+  // mean of log(1 + ((e_j - rc_j) / rs_j)^2) over the residuals e = x - dec(enc(x))
+  // (udocc_group_set_reconstruction_scale).
+  at::Tensor rc, rs;
   at::Tensor X;  // (n+1) x d; the last row is zeros and serves as padding
   // borrowed, when set, is the data instead of X on the fast path (X stays undefined until
   // the libtorch path needs it: see data); derived groups share it.
@@ -1103,6 +1111,47 @@ char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64
   });
 }
 
+char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+  return guard(g, [&] {
+    check_data(x, m, d, g->sizes.front());
+    if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+    torch::NoGradGuard ng;
+    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+    at::Tensor e = (xt.unsqueeze(0) - forward_eval(g->dec, forward_eval(g->enc, xt))).contiguous().cpu();
+    std::memcpy(out, e.data_ptr<float>(), sizeof(float) * e.numel());
+  });
+}
+
+char *udocc_group_set_reconstruction_scale(udocc_group *g, const float *center, const float *scale) {
+  return guard(g, [&] {
+    if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+    if ((center == nullptr) != (scale == nullptr)) {
+      throw std::runtime_error("a reconstruction scale needs both a center and a scale");
+    }
+    if (scale == nullptr) {
+      g->rc = at::Tensor();
+      g->rs = at::Tensor();
+      return;
+    }
+    const int64_t d = g->sizes.front();
+    for (int64_t i = 0; i < g->K * d; ++i) {
+      if (!(scale[i] > 0) || !std::isfinite(scale[i])) {
+        throw std::runtime_error("reconstruction scale " + std::to_string(scale[i]) + " of member " +
+                                 std::to_string(i / d) + ", feature " + std::to_string(i % d + 1) +
+                                 " is not finite and positive");
+      }
+      if (!std::isfinite(center[i])) {
+        throw std::runtime_error("reconstruction center " + std::to_string(center[i]) + " of member " +
+                                 std::to_string(i / d) + ", feature " + std::to_string(i % d + 1) +
+                                 " is not finite");
+      }
+    }
+    const auto opts = at::TensorOptions().dtype(at::kFloat);
+    g->rc = torch::from_blob(const_cast<float *>(center), {g->K, d}, opts).clone();
+    g->rs = torch::from_blob(const_cast<float *>(scale), {g->K, d}, opts).clone();
+  });
+}
+
 char *udocc_group_standardise_output(udocc_group *g, const float *center, const float *s) {
   return guard(g, [&] {
     const int64_t rep = g->sizes.back();
@@ -1155,15 +1204,27 @@ char *udocc_group_distances(udocc_group *g, float *out) {
   });
 }
 
+// rec_center and rec_scale are member k's robust reconstruction center and scale on the
+// CPU (d each), or null when its error is the squared one.
+const float *rec_center(const udocc_group *g, int64_t k) {
+  return g->rs.defined() ? g->rc.data_ptr<float>() + k * g->sizes.front() : nullptr;
+}
+const float *rec_scale(const udocc_group *g, int64_t k) {
+  return g->rs.defined() ? g->rs.data_ptr<float>() + k * g->sizes.front() : nullptr;
+}
+
 // reconstruction writes the K x m eval-mode reconstruction errors ||x - dec(enc(x))||^2 / d
-// of the rows of x (m x d, shared by all members) into out, in chunks as distances does.
+// of the rows of x (m x d, shared by all members) into out, in chunks as distances does;
+// with g->rs set, the robust error (udocc_group_set_reconstruction_scale) instead.
 void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
   if (fast(g)) {
     at::Tensor xc = x.contiguous();
     const int64_t m = xc.size(0);
     auto ns = nets(g, true);
-    for (int64_t k = 0; k < g->K; ++k) udocc::fast::reconstruction(ns[k], xc.data_ptr<float>(), m, out + k * m);
+    for (int64_t k = 0; k < g->K; ++k) {
+      udocc::fast::reconstruction(ns[k], xc.data_ptr<float>(), m, out + k * m, rec_center(g, k), rec_scale(g, k));
+    }
     return;
   }
   torch::NoGradGuard ng;
@@ -1172,11 +1233,17 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
   int64_t chunk = std::max<int64_t>(1024, (int64_t{1} << 24) / (g->K * widest));
   at::Tensor err = torch::empty({g->K, m}, f32(g->dev));
+  at::Tensor rc, rs;
+  if (g->rs.defined()) rc = g->rc.to(g->dev).unsqueeze(1), rs = g->rs.to(g->dev).unsqueeze(1);
   for (int64_t i = 0; i < m; i += chunk) {
     int64_t len = std::min(chunk, m - i);
     at::Tensor xi = x.narrow(0, i, len);
     at::Tensor xr = forward_eval(g->dec, forward_eval(g->enc, xi));  // K x len x d
-    err.narrow(1, i, len).copy_((xr - xi.unsqueeze(0)).pow(2).sum(2) / d);
+    if (rs.defined()) {
+      err.narrow(1, i, len).copy_(((xi.unsqueeze(0) - xr - rc) / rs).pow(2).log1p().sum(2) / d);
+    } else {
+      err.narrow(1, i, len).copy_((xr - xi.unsqueeze(0)).pow(2).sum(2) / d);
+    }
   }
   at::Tensor h = err.cpu();  // sync: the one device-to-host copy
   std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * m);
@@ -1189,7 +1256,7 @@ char *udocc_group_reconstruction(udocc_group *g, float *out) {
       if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
       const udocc::fast::Table t = table(g);
       auto ns = nets(g, true);
-      for (int64_t k = 0; k < g->K; ++k) udocc::fast::reconstruction(ns[k], t, out + k * g->n);
+      for (int64_t k = 0; k < g->K; ++k) udocc::fast::reconstruction(ns[k], t, out + k * g->n, rec_center(g, k), rec_scale(g, k));
       return;
     }
     reconstruction(g, data(g).narrow(0, 0, g->n), out);
@@ -1203,7 +1270,7 @@ char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out) {
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     if (fast(g)) {
       auto ns = nets(g, true);
-      udocc::fast::reconstruction(ns[k], table(g), out);
+      udocc::fast::reconstruction(ns[k], table(g), out, rec_center(g, k), rec_scale(g, k));
       return;
     }
     std::vector<float> all(g->K * g->n);
@@ -1261,11 +1328,15 @@ char *udocc_group_save(const udocc_group *g, int k, const char *path) {
   return guard(g, [&] {
     if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
     torch::serialize::OutputArchive ar;
-    ar.write("format", torch::tensor({kFormat}, at::kLong));
+    ar.write("format", torch::tensor({g->rs.defined() ? kFormatRobust : kFormat}, at::kLong));
     ar.write("sizes", torch::tensor(g->sizes, at::kLong));
     ar.write("has_decoder", torch::tensor({static_cast<int64_t>(!g->dec.empty())}, at::kLong));
     // clone: a view of member k would serialise the whole stacked storage, every member.
     for (const auto &kv : named(g)) ar.write(kv.first, kv.second.detach()[k].clone().cpu());
+    if (g->rs.defined()) {
+      ar.write("rec_center", g->rc[k].clone());
+      ar.write("rec_scale", g->rs[k].clone());
+    }
     ar.save_to(path);
   });
 }
@@ -1277,9 +1348,10 @@ char *udocc_group_load(const char *path, const char *device, udocc_group **out) 
     ar.load_from(path, torch::kCPU);
     at::Tensor fmt, sizes, hasdec;
     ar.read("format", fmt);
-    if (fmt.numel() != 1 || fmt.item<int64_t>() != kFormat) {
+    if (fmt.numel() != 1 || (fmt.item<int64_t>() != kFormat && fmt.item<int64_t>() != kFormatRobust)) {
       throw std::runtime_error(std::string(path) + ": model format " + std::to_string(fmt.item<int64_t>()) +
-                               ", this build reads format " + std::to_string(kFormat));
+                               ", this build reads formats " + std::to_string(kFormat) + " and " +
+                               std::to_string(kFormatRobust));
     }
     ar.read("sizes", sizes);
     ar.read("has_decoder", hasdec);
@@ -1295,6 +1367,23 @@ char *udocc_group_load(const char *path, const char *device, udocc_group **out) 
         throw std::runtime_error(std::string(path) + ": tensor " + kv.first + " has the wrong shape");
       }
       kv.second[0].copy_(t);
+    }
+    if (fmt.item<int64_t>() == kFormatRobust) {
+      if (g->dec.empty()) throw std::runtime_error(std::string(path) + ": a reconstruction scale without a decoder");
+      at::Tensor rc, rs;
+      ar.read("rec_center", rc);
+      ar.read("rec_scale", rs);
+      const int64_t d = sz.front();
+      if (rc.numel() != d || rs.numel() != d) {
+        throw std::runtime_error(std::string(path) + ": reconstruction scale has the wrong shape");
+      }
+      rc = rc.to(at::kFloat).reshape({1, d}).contiguous();
+      rs = rs.to(at::kFloat).reshape({1, d}).contiguous();
+      if (!(rs > 0).all().item<bool>() || !torch::isfinite(rs).all().item<bool>() || !torch::isfinite(rc).all().item<bool>()) {
+        throw std::runtime_error(std::string(path) + ": reconstruction scale is not finite and positive");
+      }
+      g->rc = rc;
+      g->rs = rs;
     }
     *out = g.release();
   });

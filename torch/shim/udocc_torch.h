@@ -127,8 +127,18 @@ char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64
  * distances become sum_j ((phi_j(x) - center_j) / s_j)^2. */
 char *udocc_group_standardise_output(udocc_group *g, const float *center, const float *s);
 
+/* udocc_group_residuals_of writes the K x m x d eval-mode autoencoder residuals
+ * x - dec(enc(x)) of an m x d matrix (the group needs its decoder). */
+char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
+/* udocc_group_set_reconstruction_scale makes member k's reconstruction error the robust
+ * (1/d) sum_j log(1 + ((e_j - center[k*d+j]) / scale[k*d+j])^2) of its residuals
+ * e = x - dec(enc(x)) instead of ||e||^2 / d: center finite, scale finite and > 0, K x d
+ * each. Both NULL restores the squared error. A saved member keeps it. */
+char *udocc_group_set_reconstruction_scale(udocc_group *g, const float *center, const float *scale);
+
 /* udocc_group_reconstruction writes the K x n eval-mode autoencoder reconstruction errors
- * ||x - dec(enc(x))||^2 / d of the group's rows (the group needs its decoder);
+ * ||x - dec(enc(x))||^2 / d of the group's rows, or the robust error that
+ * udocc_group_set_reconstruction_scale set (the group needs its decoder);
  * udocc_group_reconstruction_of does the same for an m x d matrix that is not its data. */
 char *udocc_group_reconstruction(udocc_group *g, float *out);
 /* udocc_group_reconstruction_member writes member k's n errors (row k of

@@ -1,0 +1,103 @@
+package training
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/udocc/udocc/models"
+)
+
+// ReconstructionWidth is c of the robust reconstruction error
+// (Config.RobustReconstruction): a residual counts as its square up to about c median
+// absolute deviations from the training rows' median and logarithmically beyond. The
+// study's rule chose it with the distance weight (docs/threshold.md A.3).
+const ReconstructionWidth = 7
+
+// reconScaleValues is the most residuals per member whose medians and deviations learn the
+// reconstruction scales: 2^21 (8 MB a member), at most outputScaleRows rows, and as many
+// rows as that allows for a wide table. A variable only so that a test can lower it.
+var reconScaleValues = 1 << 21
+
+// reconScaleFloor bounds how much a feature's residual may be magnified: its deviation
+// is at least this share of the median deviation over the features. A feature the
+// autoencoder rebuilds exactly for every training row (a constant one) would otherwise
+// make any change in it count without bound.
+const reconScaleFloor = 0.1
+
+// robustReconstruction makes every member's reconstruction error robust to the features
+// that its autoencoder rebuilds worst (Config.RobustReconstruction). Over the fit's
+// training rows t (at most reconScaleValues residuals a member, at an even stride) it
+// learns, for each feature j of each autoencoder, the median m_j and the median absolute
+// deviation s_j of the residual e_j = x_j − x̂_j (the mean absolute deviation where the
+// MAD is 0; at least reconScaleFloor times the median of the s_j over the features), and
+// the reconstruction error becomes
+//
+//	r(x) = (1/d) Σ_j log(1 + ((e_j − m_j) / (c·s_j))²),   c = ReconstructionWidth,
+//
+// instead of ‖e‖²/d (torch.Group.SetReconstructionScale; a saved autoencoder keeps it).
+// Each feature's residual is a robust z-score, and a feature counts as its square near
+// the normal rows' residuals and only logarithmically far from them: a row that leaves
+// the normal rows' range in many features (a feature constant among the normal rows, a
+// broken dependency) stands out, where the squared error is decided by the few features
+// in which some normal rows have extreme values (docs/threshold.md A.3). A data-parallel
+// rank computes the residuals of its part of the rows and every rank learns the same
+// scales from all of them.
+func robustReconstruction(run *Run, t table, cfg Config) error {
+	g := run.pre
+	k, d := g.K(), t.d
+	x := sampleRows(t, cfg, max(1, min(outputScaleRows, reconScaleValues/d)))
+	m := len(x) / d
+	res := make([]float32, k*m*d)
+	for lo := 0; lo < m; lo += outputScaleChunk {
+		c := min(outputScaleChunk, m-lo)
+		part, err := g.ResidualsOf(x[lo*d:(lo+c)*d], c, d)
+		if err != nil {
+			return fmt.Errorf("training: reconstruction scales: %w", err)
+		}
+		for kk := 0; kk < k; kk++ {
+			copy(res[(kk*m+lo)*d:(kk*m+lo+c)*d], part[kk*c*d:(kk+1)*c*d])
+		}
+	}
+	if cfg.Dist != nil && cfg.Dist.World() > 1 {
+		// Each member's block of m·d values, rank after rank (shard.gather).
+		sh, err := newShard(cfg.Dist, m*d)
+		if err != nil {
+			return err
+		}
+		if res, err = sh.gather(res, k); err != nil {
+			return fmt.Errorf("training: reconstruction scales: %w", err)
+		}
+		m = sh.n / d
+	}
+	if m == 0 {
+		return fmt.Errorf("training: reconstruction scales: no training rows")
+	}
+	center, scale := make([]float32, k*d), make([]float32, k*d)
+	col, spread := make([]float64, m), make([]float64, d)
+	for kk := 0; kk < k; kk++ {
+		e := res[kk*m*d : (kk+1)*m*d]
+		for j := range spread {
+			for i := range col {
+				col[i] = float64(e[i*d+j])
+			}
+			med, dev := models.MedianDeviation(col)
+			center[kk*d+j], spread[j] = float32(med), dev
+		}
+		mid, _ := models.MedianDeviation(slices.Clone(spread))
+		floor := reconScaleFloor * mid
+		if !(floor > 0) {
+			floor = 1
+		}
+		for j, v := range spread {
+			scale[kk*d+j] = float32(ReconstructionWidth * max(v, floor))
+			if !(scale[kk*d+j] > 0) || math.IsInf(float64(scale[kk*d+j]), 0) {
+				scale[kk*d+j] = 1
+			}
+		}
+	}
+	if err := g.SetReconstructionScale(center, scale); err != nil {
+		return fmt.Errorf("training: reconstruction scales: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package training
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestRobustReconstruction fits with Config.RobustReconstruction, with and without
+// screening and with the residuals sampled from every 6th training row, and checks that
+// Run.Score's reconstruction errors are (1/d) Σ_j log(1 + ((e_j − m_j) / (c·s_j))²) of
+// each autoencoder's residuals, with m_j and s_j the median and the MAD (floored at a
+// tenth of their median over the features) of the residuals over the sampled training
+// rows, computed here independently; the distances are those of a fit without it.
+func TestRobustReconstruction(t *testing.T) {
+	const n, d = 400, 6
+	x, _ := blobs(n, d, 0.05, 4)
+	// A feature constant on the training rows except one: its MAD is 0, its deviation the
+	// mean absolute deviation, and the floor decides its scale.
+	for i := 0; i < n; i++ {
+		x[i*d+5] = 0
+	}
+	x[7*d+5] = 4
+	defer func(v int) { reconScaleValues = v }(reconScaleValues)
+	for _, c := range []struct{ screenEpochs, values, step int }{{3, 1 << 21, 1}, {0, 1 << 21, 1}, {3, 60 * d, 6}} {
+		reconScaleValues = c.values
+		cfg := quickConfig()
+		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = c.screenEpochs, 0.1, 0.5
+		cfg.StandardiseOutput = true
+		seeds := EnsembleSeeds(0, 2)
+		plain, _, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plainDist, _, err := plain.Score(x, n, d)
+		plain.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RobustReconstruction = true
+		run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer run.Close()
+		var kept []float32
+		for i, j := 0, 0; i < n; i++ {
+			if sc == nil || sc.Keep[i] {
+				if j%c.step == 0 {
+					kept = append(kept, x[i*d:(i+1)*d]...)
+				}
+				j++
+			}
+		}
+		m := len(kept) / d
+		// The scales are learnt with the autoencoders' plain residuals, which
+		// SetReconstructionScale leaves as they are.
+		res, err := run.pre.ResidualsOf(kept, m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := run.pre.ResidualsOf(x, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist, rec, err := run.Score(x, n, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		median := func(v []float64) float64 {
+			s := slices.Clone(v)
+			slices.Sort(s)
+			if len(s)%2 == 1 {
+				return s[len(s)/2]
+			}
+			return (s[len(s)/2-1] + s[len(s)/2]) / 2
+		}
+		for k, s := range run.seedOf {
+			center, dev := make([]float64, d), make([]float64, d)
+			for j := 0; j < d; j++ {
+				col := make([]float64, m)
+				for i := range col {
+					col[i] = float64(res[(s*m+i)*d+j])
+				}
+				center[j] = median(col)
+				abs := make([]float64, m)
+				mean := 0.0
+				for i, v := range col {
+					abs[i] = math.Abs(v - center[j])
+					mean += abs[i] / float64(m)
+				}
+				if dev[j] = median(abs); dev[j] == 0 {
+					dev[j] = mean
+				}
+			}
+			if j := d - 1; dev[j] >= 0.1*median(dev) {
+				t.Fatalf("screening %d: member %d: the constant feature's deviation %v is not below the floor %v", c.screenEpochs, k, dev[j], 0.1*median(dev))
+			}
+			floor := 0.1 * median(dev)
+			for i := 0; i < n; i++ {
+				want := 0.0
+				for j := 0; j < d; j++ {
+					z := (float64(all[(s*n+i)*d+j]) - center[j]) / (ReconstructionWidth * max(dev[j], floor))
+					want += math.Log1p(z*z) / d
+				}
+				if math.Abs(rec[k][i]-want) > 1e-4*(1+want) {
+					t.Fatalf("screening %d: member %d, row %d: reconstruction %v, want %v", c.screenEpochs, k, i, rec[k][i], want)
+				}
+				if dist[k][i] != plainDist[k][i] {
+					t.Fatalf("screening %d: member %d, row %d: distance %v, %v without robust reconstruction", c.screenEpochs, k, i, dist[k][i], plainDist[k][i])
+				}
+			}
+		}
+		// Row 7 leaves the constant feature: its error is far above the median row's.
+		if sc != nil && !sc.Keep[7] {
+			continue
+		}
+		for k := range rec {
+			if med := median(rec[k]); !(rec[k][7] > 3*med) {
+				t.Errorf("screening %d: member %d: the row off the constant feature scores %v, the median row %v", c.screenEpochs, k, rec[k][7], med)
+			}
+		}
+	}
+}
