@@ -43,19 +43,76 @@ func fitScale[R Real](s []R) Scale {
 
 // MedianDeviation returns the median of v and its median absolute deviation (MAD) about
 // it, or the mean absolute deviation where the MAD is 0 (more than half the values
-// equal); 0 only when every value is equal. It sorts v and then overwrites it with the
-// deviations.
+// equal); 0 only when every value is equal. It reorders v and then overwrites it with
+// the deviations.
 func MedianDeviation(v []float64) (median, dev float64) {
-	median = sortedMedian(v)
+	median = Median(v)
 	mean := 0.0
 	for i, x := range v {
 		v[i] = math.Abs(x - median)
 		mean += v[i]
 	}
-	if dev = sortedMedian(v); dev > 0 {
+	if dev = Median(v); dev > 0 {
 		return median, dev
 	}
 	return median, mean / float64(len(v))
+}
+
+// Median is the median of v (the mean of the middle two of an even count), the value
+// of sorting v, found by selection in O(len(v)) rather than by sorting; it reorders v.
+func Median(v []float64) float64 {
+	n := len(v)
+	hi := kth(v, n/2)
+	if n%2 == 1 {
+		return hi
+	}
+	// kth leaves the n/2 smallest values in v[:n/2]; the largest of them is the other
+	// middle one.
+	return (slices.Max(v[:n/2]) + hi) / 2
+}
+
+// kth returns the value that sorting v would put at v[k] (0 ≤ k < len(v)), reordering v
+// so that no value before position k is larger and none after it is smaller: Hoare's
+// selection with a median-of-three pivot and a three-way partition, so that many equal
+// values (tied scores) cost no more than distinct ones.
+func kth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		p := v[mid]
+		// v[lo:lt] < p, v[lt:i] == p, v(gt:hi] > p; v[i:gt+1] not yet seen.
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch {
+			case v[i] < p:
+				v[lt], v[i] = v[i], v[lt]
+				lt, i = lt+1, i+1
+			case v[i] > p:
+				v[i], v[gt] = v[gt], v[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return p
+		}
+	}
+	return v[k]
 }
 
 // Apply maps s to robust z-scores.
@@ -75,15 +132,6 @@ func (sc Scale) applyTo(dst, s []float64) {
 
 func (sc Scale) z(v float64) float64 { return (v - sc.Median) / sc.Spread }
 
-// sortedMedian is the median of c, which it sorts in place.
-func sortedMedian(c []float64) float64 {
-	slices.Sort(c)
-	n := len(c)
-	if n%2 == 1 {
-		return c[n/2]
-	}
-	return (c[n/2-1] + c[n/2]) / 2
-}
 
 // Ensemble combines the scores of a seed ensemble into one anomaly score. Every member
 // gives two scores per row: its encoder's distance ||φ(x)−c||² (Eq. (3)) and its

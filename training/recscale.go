@@ -84,7 +84,7 @@ func robustReconstruction(run *Run, t table, cfg Config) error {
 			med, dev := models.MedianDeviation(col)
 			center[kk*d+j], spread[j] = float32(med), dev
 		}
-		mid, _ := models.MedianDeviation(slices.Clone(spread))
+		mid := models.Median(slices.Clone(spread))
 		floor := reconScaleFloor * mid
 		if !(floor > 0) {
 			floor = 1

@@ -1,0 +1,71 @@
+package models
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestKth checks kth and medianOf against sorting, on random values with many ties,
+// sorted and reversed inputs and all-equal ones, of odd and even lengths, for every k; and
+// that kth leaves no larger value before k and no smaller one after it.
+func TestKth(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var inputs [][]float64
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 31, 64, 257} {
+		distinct, ties, equal := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range distinct {
+			distinct[i] = r.NormFloat64()
+			ties[i] = float64(r.IntN(4))
+			equal[i] = 2.5
+		}
+		up := slices.Clone(distinct)
+		slices.Sort(up)
+		down := slices.Clone(up)
+		slices.Reverse(down)
+		inputs = append(inputs, distinct, ties, equal, up, down)
+	}
+	for _, in := range inputs {
+		sorted := slices.Clone(in)
+		slices.Sort(sorted)
+		for k := range in {
+			v := slices.Clone(in)
+			if got := kth(v, k); got != sorted[k] {
+				t.Fatalf("%v: kth %d = %v, sorting gives %v", in, k, got, sorted[k])
+			}
+			for i := range v {
+				if (i < k && v[i] > v[k]) || (i > k && v[i] < v[k]) {
+					t.Fatalf("%v: after kth %d, v[%d] = %v against v[k] = %v", in, k, i, v[i], v[k])
+				}
+			}
+		}
+		n := len(in)
+		want := sorted[n/2]
+		if n%2 == 0 {
+			want = (sorted[n/2-1] + sorted[n/2]) / 2
+		}
+		if got := Median(slices.Clone(in)); got != want {
+			t.Fatalf("%v: median %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestMedianDeviation checks MedianDeviation on hand-worked cases: the MAD, the mean
+// absolute deviation where the MAD is 0, and 0 for equal values.
+func TestMedianDeviation(t *testing.T) {
+	for _, c := range []struct {
+		v        []float64
+		med, dev float64
+	}{
+		{[]float64{1, 2, 3, 4, 100}, 3, 1},               // deviations 2 1 0 1 97
+		{[]float64{4, 1, 3, 2}, 2.5, 1},                  // deviations 1.5 1.5 0.5 0.5
+		{[]float64{5, 5, 5, 5, 9}, 5, 0.8},               // MAD 0: mean of 0 0 0 0 4
+		{[]float64{7, 7, 7}, 7, 0},                       // all equal
+		{[]float64{-1, 0, 0, 0, 0, 0, 1, 3}, 0, 5.0 / 8}, // MAD 0: mean of 1 0 0 0 0 0 1 3
+	} {
+		med, dev := MedianDeviation(slices.Clone(c.v))
+		if med != c.med || dev != c.dev {
+			t.Errorf("MedianDeviation(%v) = %v, %v; want %v, %v", c.v, med, dev, c.med, c.dev)
+		}
+	}
+}
