@@ -30,7 +30,8 @@ const reconScaleFloor = 0.1
 // training rows t (at most reconScaleValues residuals a member, at an even stride) it
 // learns, for each feature j of each autoencoder, the median m_j and the median absolute
 // deviation s_j of the residual e_j = x_j − x̂_j (the mean absolute deviation where the
-// MAD is 0; at least reconScaleFloor times the median of the s_j over the features), and
+// MAD is 0; at least reconScaleFloor times the median of the s_j over the features, or 1
+// where that median is 0, as for a table whose rows are all equal), and
 // the reconstruction error becomes
 //
 //	r(x) = (1/d) Σ_j log(1 + ((e_j − m_j) / (c·s_j))²),   c = ReconstructionWidth,
