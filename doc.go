@@ -25,10 +25,10 @@
 // The default method, "ensemble", trains five one-class Deep SVDD members from
 // consecutive seeds twice: a screening fit on every row, then a fit from scratch without
 // the share Options.Trim of rows the screening scored highest (training.FitScreened). It
-// combines the members' distances and their pretraining autoencoders' reconstruction
-// errors on robust scales (models.Ensemble), and flags as many rows as a label-free rule
-// (threshold.ByName, default "kmeans") flags on the screening's scores, or a known
-// contamination. PaperOptions gives the paper's method "proposed" and its settings; the
+// combines the members' distances and their pretraining autoencoders' robust
+// reconstruction errors on robust scales (models.Ensemble), and flags as many rows as a
+// label-free rule (threshold.ByName, default "kmeans") flags on the screening's scores or
+// on the final ones, the larger count, or a known contamination. PaperOptions gives the paper's method "proposed" and its settings; the
 // paper's baselines "oc", "sb", "otsu" and "tar" are there too.
 //
 // Fit is cancellable: the context is checked after every epoch, and a cancelled fit

@@ -201,15 +201,17 @@ func screenCount(scores []float64, rule string) (int, error) {
 
 // ensembleThreshold is the ensemble's threshold on its combined scores: the top share
 // opts.Contamination when given; else, after a screening fit, as many rows as the rule
-// flagged on the screening's scores (flagged: the screening sees every row, and a rule
-// applied to the final fit's scores splits off only the few it finds most extreme:
-// docs/threshold.md; threshold.Transfer in two steps); without one (flagged < 0), the
-// rule on the scores themselves.
+// flagged on the screening's scores (flagged: the screening sees every row), or as the
+// rule flags on the final scores where that is more (docs/threshold.md A.4: on the
+// screening's scores two-means splits off only a few extreme rows of mnist and thyroid;
+// threshold.Larger in two steps); without one (flagged < 0), the rule on the scores
+// themselves.
 func ensembleThreshold(scores []float64, flagged int, opts Options) (float64, error) {
-	if opts.Contamination > 0 || flagged < 0 {
-		return threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
+	t, err := threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
+	if err != nil || opts.Contamination > 0 || flagged < 0 {
+		return t, err
 	}
-	return threshold.TopCount(scores, min(flagged, len(scores)-1))
+	return threshold.TopCount(scores, min(max(flagged, threshold.Count(scores, t)), len(scores)-1))
 }
 
 // fromRun moves the run's networks into a Model of single-member groups, through

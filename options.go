@@ -49,7 +49,8 @@ type Options struct {
 	Device  string
 	Threads int
 	// ThresholdRule is the ensemble's threshold rule (package threshold, "kmeans"; after a
-	// screening fit it gives the count of rows to flag, from the screening's scores) or
+	// screening fit it gives the count of rows to flag: the larger of its counts on the
+	// screening's scores and on the final ones) or
 	// proposed's δ rule (package dynamics, "" for its default; the paper rule may name
 	// how it breaks ties of Eq. (5)'s minimum, "paper/smallest", "paper/median" or
 	// "paper/largest", the default); other methods take "".

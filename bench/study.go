@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -351,7 +352,9 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 			r.Sources[w] = ev
 		}
 		o := oldResults[i]
-		ev, err := evalSource(o.Scores, ds.Y, map[string]float64{"dynamics": o.Threshold})
+		ev, err := evalSource(o.Scores, ds.Y, func(map[string]float64) map[string]float64 {
+			return map[string]float64{"dynamics": o.Threshold}
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -370,9 +373,10 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	return out, nil
 }
 
-// evalSource measures one source's scores and every rule on them; extra holds
-// thresholds found elsewhere (the training dynamics' own).
-func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval, error) {
+// evalSource measures one source's scores and every rule on them; extra, when not nil,
+// gives more thresholds by name from the rules' thresholds on scores (by rule name): ones
+// found elsewhere (the training dynamics' own), or from the screening fit's scores.
+func evalSource(scores []float64, y []int, extra func(own map[string]float64) map[string]float64) (SourceEval, error) {
 	a, err := metrics.ROCAUC(y, scores)
 	if err != nil {
 		return SourceEval{}, err
@@ -397,8 +401,10 @@ func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval
 	if t, err := threshold.Contamination(scores, 0.10); err == nil {
 		thr["fixed-10%"] = t
 	}
-	for k, v := range extra {
-		thr[k] = v
+	if extra != nil {
+		for k, v := range extra(maps.Clone(thr)) {
+			thr[k] = v
+		}
 	}
 	for name, t := range thr {
 		e, err := threshold.Evaluate(scores, y, t)
@@ -413,7 +419,7 @@ func evalSource(scores []float64, y []int, extra map[string]float64) (SourceEval
 // studyScores are one record's ensemble sources: the robust-z mean distance D and
 // reconstruction error R of models.Ensemble, so that source w is w·D + (1−w)·R, and
 // the screening fit's combined scores (training.Screening), from which each rule's
-// count of anomalies is taken for the rules "screen/RULE".
+// count of anomalies is taken for the rules "screen/RULE" and "larger/RULE".
 type studyScores struct {
 	D      []float64 `json:"d"`
 	R      []float64 `json:"r"`
@@ -449,7 +455,8 @@ func (sc studyScores) sources() map[string]SourceEval {
 		for j := range s {
 			s[j] = w*sc.D[j] + (1-w)*sc.R[j]
 		}
-		if ev, err := evalSource(s, sc.Y, screenThresholds(s, sc.Screen, cuts)); err == nil {
+		extra := func(own map[string]float64) map[string]float64 { return screenThresholds(s, sc.Screen, cuts, own) }
+		if ev, err := evalSource(s, sc.Y, extra); err == nil {
 			out[sourceKey(w)] = ev
 		}
 	}
@@ -473,12 +480,19 @@ func screenCuts(screen []float64) map[string]float64 {
 
 // screenThresholds are, for every rule, the threshold on scores that flags as many rows
 // as the rule flags on the screening scores (threshold.Transfer of its cut, named
-// "screen/RULE"), as `udocc fit` labels the rows after a screening fit.
-func screenThresholds(scores, screen []float64, cuts map[string]float64) map[string]float64 {
+// "screen/RULE"), and the one that flags the larger of that count and the rule's own on
+// scores, own[RULE] (threshold.Larger, named "larger/RULE"), as `udocc fit` labels the
+// rows after a screening fit.
+func screenThresholds(scores, screen []float64, cuts, own map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for name, t := range cuts {
 		if thr, err := threshold.Transfer(scores, screen, t); err == nil {
 			out[ScreenRule(name)] = thr
+		}
+		if o, ok := own[name]; ok {
+			if thr, err := threshold.Larger(scores, o, screen, t); err == nil {
+				out[LargerRule(name)] = thr
+			}
 		}
 	}
 	return out
@@ -486,6 +500,10 @@ func screenThresholds(scores, screen []float64, cuts map[string]float64) map[str
 
 // ScreenRule is the study's name of rule applied to the screening fit's scores.
 func ScreenRule(rule string) string { return "screen/" + rule }
+
+// LargerRule is the study's name of the larger of rule's counts on the screening fit's
+// scores and on the source's own.
+func LargerRule(rule string) string { return "larger/" + rule }
 
 // reevaluate recomputes, for every record whose scores are in dir, every weighted
 // source from them: the rules of today's threshold package judged on the same scores.

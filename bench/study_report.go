@@ -164,10 +164,11 @@ func bestRule(paper, syn []StudyRecord, source string) (string, float64) {
 }
 
 // defaultRule is the study's name of the threshold `udocc fit` draws by default: the
-// default rule on the screening fit's scores when the default ensemble screens.
+// larger of the default rule's counts on the screening fit's scores and on the final
+// scores when the default ensemble screens.
 func defaultRule() string {
 	if training.EnsembleConfig().ScreenEpochs > 0 {
-		return ScreenRule(training.DefaultThresholdRule)
+		return LargerRule(training.DefaultThresholdRule)
 	}
 	return training.DefaultThresholdRule
 }
@@ -233,7 +234,8 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 	if rule, v := bestRule(paper, syn, def); rule != "" {
 		fmt.Fprintf(&b, "\nBest threshold rule on the default source by the mean of its within-×1.5 shares in the two groups "+
 			"(each group once; ties by mean F1 ÷ oracle): **%s** (%.3f); the default is %s (`screen/RULE`: "+
-			"as many rows as RULE flags on the screening fit's scores).\n", rule, v, defRule)
+			"as many rows as RULE flags on the screening fit's scores; `larger/RULE`: that count or RULE's "+
+			"own on the source, the larger).\n", rule, v, defRule)
 	}
 	fmt.Fprintf(&b, "\n## The default threshold per paper set (%s, %s; mean over seeds)\n\n| set | true ratio | selected ratio | within ×1.5 (seeds) | F1 | oracle F1 |\n|---|---|---|---|---|---|\n", def, defRule)
 	for _, name := range o.Datasets {

@@ -52,6 +52,18 @@ func Transfer(scores, from []float64, t float64) (float64, error) {
 	return TopCount(scores, min(Count(from, t), len(scores)-1))
 }
 
+// Larger is the threshold on scores that flags as many rows as the larger of two counts
+// (at most all rows but one): the rows t flags on scores itself and the rows tFrom flags
+// on from, scores of the same rows from elsewhere. It is how the ensemble draws its
+// threshold after a screening fit: its rule's count on the screening fit's scores, or on
+// the final scores where that count is larger.
+func Larger(scores []float64, t float64, from []float64, tFrom float64) (float64, error) {
+	if len(from) != len(scores) {
+		return 0, fmt.Errorf("threshold: %d scores to count on and %d from elsewhere", len(scores), len(from))
+	}
+	return TopCount(scores, min(max(Count(scores, t), Count(from, tFrom)), len(scores)-1))
+}
+
 // TopCount is the threshold that flags the k highest of the scores, 0 ≤ k < n: the
 // (k+1)-th highest score (fewer rows are flagged when rows tie with it). k = 0 flags none.
 func TopCount(scores []float64, k int) (float64, error) {

@@ -82,3 +82,31 @@ func TestTransfer(t *testing.T) {
 		t.Errorf("Transfer(t = 0) = %g, %v flagging %d rows, want 10 flagging 3", thr, err, Count(scores, thr))
 	}
 }
+
+func TestLarger(t *testing.T) {
+	from := []float64{1, 2, 3, 4, 5}
+	scores := []float64{10, 50, 20, 40, 30}
+	for _, c := range []struct {
+		t, tFrom float64
+		thr      float64
+		flagged  int
+		why      string
+	}{
+		{45, 2.5, 20, 3, "from's count (3, 4, 5) is larger: the three highest scores"},
+		{15, 4.5, 10, 4, "scores' own count (20, 30, 40, 50) is larger"},
+		{35, 3.5, 30, 2, "the counts tie at 2"},
+		{5, 0, 10, 4, "both flag every row: at most all but one"},
+		{60, 6, 50, 0, "neither flags a row"},
+	} {
+		thr, err := Larger(scores, c.t, from, c.tFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if thr != c.thr || Count(scores, thr) != c.flagged {
+			t.Errorf("Larger(%g, %g) = %g flagging %d rows, want %g flagging %d (%s)", c.t, c.tFrom, thr, Count(scores, thr), c.thr, c.flagged, c.why)
+		}
+	}
+	if _, err := Larger(scores, 1, from[:4], 1); err == nil {
+		t.Error("Larger of 5 scores from 4: no error")
+	}
+}
