@@ -132,7 +132,6 @@ func (sc Scale) applyTo(dst, s []float64) {
 
 func (sc Scale) z(v float64) float64 { return (v - sc.Median) / sc.Spread }
 
-
 // Ensemble combines the scores of a seed ensemble into one anomaly score. Every member
 // gives two scores per row: its encoder's distance ||φ(x)−c||² (Eq. (3)) and its
 // pretraining autoencoder's reconstruction error. Each is put on a robust z scale
