@@ -43,30 +43,9 @@ func standardiseOutput(run *Run, t table, cfg Config) error {
 	g := run.group
 	sizes := g.Sizes()
 	rep, k, d := sizes[len(sizes)-1], g.K(), t.d
-	x := sampleRows(t, cfg, outputScaleRows)
-	m := len(x) / d
-	// In chunks: the libtorch pass holds several K x rows x width buffers at once.
-	emb := make([]float32, k*m*rep)
-	for lo := 0; lo < m; lo += outputScaleChunk {
-		c := min(outputScaleChunk, m-lo)
-		part, err := g.EmbeddingsOf(x[lo*d:(lo+c)*d], c, d)
-		if err != nil {
-			return fmt.Errorf("training: output scales: %w", err)
-		}
-		for kk := 0; kk < k; kk++ {
-			copy(emb[(kk*m+lo)*rep:(kk*m+lo+c)*rep], part[kk*c*rep:(kk+1)*c*rep])
-		}
-	}
-	if cfg.Dist != nil && cfg.Dist.World() > 1 {
-		// Each member's block of m·rep values, rank after rank (shard.gather).
-		sh, err := newShard(cfg.Dist, m*rep)
-		if err != nil {
-			return err
-		}
-		if emb, err = sh.gather(emb, k); err != nil {
-			return fmt.Errorf("training: output scales: %w", err)
-		}
-		m = sh.n / rep
+	emb, m, err := perMember(sampleRows(t, cfg, outputScaleRows), d, k, rep, cfg, g.EmbeddingsOf)
+	if err != nil {
+		return fmt.Errorf("training: output scales: %w", err)
 	}
 	if m == 0 {
 		return fmt.Errorf("training: output scales: no training rows")
@@ -116,4 +95,36 @@ func sampleRows(t table, cfg Config, limit int) []float32 {
 		cfg.Scaler.Standardise(x, x)
 	}
 	return x
+}
+
+// perMember applies f, a group's function of c rows that gives K x c x width values
+// (member after member: torch.Group.EmbeddingsOf, ResidualsOf), to the rows x of d
+// columns, in chunks of outputScaleChunk rows (the libtorch pass holds several
+// K x rows x width buffers at once), and returns its values member after member
+// (K x m x width) with their row count m. In a data-parallel fit each member's values are
+// every rank's, gathered rank after rank (shard.gather), and m counts them all.
+func perMember(x []float32, d, k, width int, cfg Config, f func(x []float32, c, d int) ([]float32, error)) ([]float32, int, error) {
+	m := len(x) / d
+	out := make([]float32, k*m*width)
+	for lo := 0; lo < m; lo += outputScaleChunk {
+		c := min(outputScaleChunk, m-lo)
+		part, err := f(x[lo*d:(lo+c)*d], c, d)
+		if err != nil {
+			return nil, 0, err
+		}
+		for kk := 0; kk < k; kk++ {
+			copy(out[(kk*m+lo)*width:(kk*m+lo+c)*width], part[kk*c*width:(kk+1)*c*width])
+		}
+	}
+	if cfg.Dist == nil || cfg.Dist.World() <= 1 {
+		return out, m, nil
+	}
+	sh, err := newShard(cfg.Dist, m*width)
+	if err != nil {
+		return nil, 0, err
+	}
+	if out, err = sh.gather(out, k); err != nil {
+		return nil, 0, err
+	}
+	return out, sh.n / width, nil
 }

@@ -48,28 +48,9 @@ func robustReconstruction(run *Run, t table, cfg Config) error {
 	g := run.pre
 	k, d := g.K(), t.d
 	x := sampleRows(t, cfg, max(1, min(outputScaleRows, reconScaleValues/d)))
-	m := len(x) / d
-	res := make([]float32, k*m*d)
-	for lo := 0; lo < m; lo += outputScaleChunk {
-		c := min(outputScaleChunk, m-lo)
-		part, err := g.ResidualsOf(x[lo*d:(lo+c)*d], c, d)
-		if err != nil {
-			return fmt.Errorf("training: reconstruction scales: %w", err)
-		}
-		for kk := 0; kk < k; kk++ {
-			copy(res[(kk*m+lo)*d:(kk*m+lo+c)*d], part[kk*c*d:(kk+1)*c*d])
-		}
-	}
-	if cfg.Dist != nil && cfg.Dist.World() > 1 {
-		// Each member's block of m·d values, rank after rank (shard.gather).
-		sh, err := newShard(cfg.Dist, m*d)
-		if err != nil {
-			return err
-		}
-		if res, err = sh.gather(res, k); err != nil {
-			return fmt.Errorf("training: reconstruction scales: %w", err)
-		}
-		m = sh.n / d
+	res, m, err := perMember(x, d, k, d, cfg, g.ResidualsOf)
+	if err != nil {
+		return fmt.Errorf("training: reconstruction scales: %w", err)
 	}
 	if m == 0 {
 		return fmt.Errorf("training: reconstruction scales: no training rows")
