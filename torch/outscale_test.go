@@ -13,15 +13,7 @@ import (
 // embeddings and the center are divided by s; a saved and loaded member scores as the
 // scaled group; bad scales are refused and leave the group as it was.
 func TestStandardiseOutput(t *testing.T) {
-	type place struct {
-		device string
-		ref    bool // the libtorch path on the CPU
-	}
-	cases := []place{{"cpu", false}, {"cpu", true}}
-	if CUDACompiled() && CUDADeviceCount() > 0 {
-		cases = append(cases, place{"cuda", false})
-	}
-	for _, cs := range cases {
+	for _, cs := range places() {
 		ref := cs.ref
 		const n, d, k, rep = 200, 5, 2, 3
 		x := synth(n, d, 21)
@@ -142,4 +134,20 @@ func TestStandardiseOutput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// place is where a test runs a group: a device and, on the CPU, the libtorch path (ref)
+// or the fast path.
+type place struct {
+	device string
+	ref    bool
+}
+
+// places are the CPU's two paths, and CUDA where a device is visible.
+func places() []place {
+	out := []place{{"cpu", false}, {"cpu", true}}
+	if CUDACompiled() && CUDADeviceCount() > 0 {
+		out = append(out, place{"cuda", false})
+	}
+	return out
 }

@@ -14,15 +14,7 @@ import (
 // scores as the group; clearing restores the plain errors bit for bit; bad scales are
 // refused and leave the group as it was.
 func TestReconstructionScale(t *testing.T) {
-	type place struct {
-		device string
-		ref    bool // the libtorch path on the CPU
-	}
-	cases := []place{{"cpu", false}, {"cpu", true}}
-	if CUDACompiled() && CUDADeviceCount() > 0 {
-		cases = append(cases, place{"cuda", false})
-	}
-	for _, cs := range cases {
+	for _, cs := range places() {
 		ref := cs.ref
 		const n, d, k = 200, 4, 2
 		x := synth(n, d, 22)
