@@ -14,8 +14,12 @@ import (
 // would cost K·rep·4 bytes a row. A variable only so that a test can lower it.
 var outputScaleRows = 100_000
 
-// outputScaleChunk is the rows embedded at once.
+// outputScaleChunk is the most rows embedded (or rebuilt, for their residuals) at once;
+// perMember takes fewer where K x rows x width would pass outputScaleChunkValues (a
+// variable only so that a test can lower it).
 const outputScaleChunk = 1024
+
+var outputScaleChunkValues = 1 << 22
 
 // outputScaleFloor bounds how much a coordinate may be magnified: its scale is at least
 // this share of the member's largest. A coordinate on which nearly every training row
@@ -99,15 +103,17 @@ func sampleRows(t table, cfg Config, limit int) []float32 {
 
 // perMember applies f, a group's function of c rows that gives K x c x width values
 // (member after member: torch.Group.EmbeddingsOf, ResidualsOf), to the rows x of d
-// columns, in chunks of outputScaleChunk rows (the libtorch pass holds several
-// K x rows x width buffers at once), and returns its values member after member
-// (K x m x width) with their row count m. In a data-parallel fit each member's values are
-// every rank's, gathered rank after rank (shard.gather), and m counts them all.
+// columns, in chunks of at most outputScaleChunk rows and outputScaleChunkValues values
+// (the libtorch pass holds several K x rows x width buffers at once: 16 MB each, however
+// wide the table), and returns its values member after member (K x m x width) with their
+// row count m. In a data-parallel fit each member's values are every rank's, gathered
+// rank after rank (shard.gather), and m counts them all.
 func perMember(x []float32, d, k, width int, cfg Config, f func(x []float32, c, d int) ([]float32, error)) ([]float32, int, error) {
 	m := len(x) / d
 	out := make([]float32, k*m*width)
-	for lo := 0; lo < m; lo += outputScaleChunk {
-		c := min(outputScaleChunk, m-lo)
+	chunk := max(1, min(outputScaleChunk, outputScaleChunkValues/(k*max(width, d))))
+	for lo := 0; lo < m; lo += chunk {
+		c := min(chunk, m-lo)
 		part, err := f(x[lo*d:(lo+c)*d], c, d)
 		if err != nil {
 			return nil, 0, err

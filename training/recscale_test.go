@@ -1,6 +1,7 @@
 package training
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -119,6 +120,54 @@ func TestRobustReconstruction(t *testing.T) {
 			if med := median(rec[k]); !(rec[k][7] > 3*med) {
 				t.Errorf("screening %d: member %d: the row off the constant feature scores %v, the median row %v", c.screenEpochs, k, rec[k][7], med)
 			}
+		}
+	}
+}
+
+// TestPerMember checks perMember's layout on a function of the rows alone: with chunks of
+// 3 rows (outputScaleChunkValues lowered) and of all of them, member k's value j of row i
+// is f's, member after member.
+func TestPerMember(t *testing.T) {
+	const m, d, k, width = 10, 2, 2, 4
+	x := make([]float32, m*d)
+	for i := range x {
+		x[i] = float32(i / d) // row i's values are i
+	}
+	value := func(k, row, j int) float32 { return float32(1000*k + 10*row + j) }
+	defer func(v int) { outputScaleChunkValues = v }(outputScaleChunkValues)
+	for _, limit := range []int{3 * k * width, 1 << 22} {
+		outputScaleChunkValues = limit
+		var calls []int
+		f := func(x []float32, c, d int) ([]float32, error) {
+			calls = append(calls, c)
+			out := make([]float32, k*c*width)
+			for kk := 0; kk < k; kk++ {
+				for i := 0; i < c; i++ {
+					for j := 0; j < width; j++ {
+						out[(kk*c+i)*width+j] = value(kk, int(x[i*d]), j)
+					}
+				}
+			}
+			return out, nil
+		}
+		got, rows, err := perMember(x, d, k, width, Config{}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows != m || len(got) != k*m*width {
+			t.Fatalf("limit %d: %d rows, %d values; want %d, %d", limit, rows, len(got), m, k*m*width)
+		}
+		for kk := 0; kk < k; kk++ {
+			for i := 0; i < m; i++ {
+				for j := 0; j < width; j++ {
+					if v := got[(kk*m+i)*width+j]; v != value(kk, i, j) {
+						t.Fatalf("limit %d: member %d, row %d, value %d: %v, want %v", limit, kk, i, j, v, value(kk, i, j))
+					}
+				}
+			}
+		}
+		if want := map[int]string{3 * k * width: "[3 3 3 1]", 1 << 22: "[10]"}[limit]; fmt.Sprint(calls) != want {
+			t.Errorf("limit %d: chunks %v, want %s", limit, calls, want)
 		}
 	}
 }
