@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -374,8 +373,9 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 }
 
 // evalSource measures one source's scores and every rule on them; extra, when not nil,
-// gives more thresholds by name from the rules' thresholds on scores (by rule name): ones
-// found elsewhere (the training dynamics' own), or from the screening fit's scores.
+// gives more thresholds by name, in a new map, from the rules' thresholds on scores (by
+// rule name, which it must not change): ones found elsewhere (the training dynamics'
+// own), or from the screening fit's scores.
 func evalSource(scores []float64, y []int, extra func(own map[string]float64) map[string]float64) (SourceEval, error) {
 	a, err := metrics.ROCAUC(y, scores)
 	if err != nil {
@@ -402,7 +402,7 @@ func evalSource(scores []float64, y []int, extra func(own map[string]float64) ma
 		thr["fixed-10%"] = t
 	}
 	if extra != nil {
-		for k, v := range extra(maps.Clone(thr)) {
+		for k, v := range extra(thr) { // a new map: thr is not written while extra reads it
 			thr[k] = v
 		}
 	}

@@ -17,20 +17,11 @@ func TestStandardiseOutput(t *testing.T) {
 		ref := cs.ref
 		const n, d, k, rep = 200, 5, 2, 3
 		x := synth(n, d, 21)
-		g, err := NewGroup([]int{d, 8, rep}, k, true, cs.device, []uint64{3, 4})
-		must(t, err)
-		defer g.Close()
-		g.SetReference(ref)
-		must(t, g.SetData(x, n, d))
-		must(t, g.ResetAdam(Autoencoder, []float64{1e-2, 1e-2}, []float64{0, 0}))
-		for e := 0; e < 3; e++ {
-			_, err := g.PretrainEpoch(fullPlan(k, n, 64))
-			must(t, err)
-		}
+		g := pretrained(t, cs, x, n, []int{d, 8, rep}, []uint64{3, 4})
 		must(t, g.InitCenter(0.1))
 		must(t, g.ResetAdam(Encoder, []float64{1e-3, 1e-3}, []float64{1e-6, 1e-6}))
 		obj := Objective{Soft: []uint8{0, 0}, Nu: []float64{0, 0}, UpdateR: []uint8{0, 0}}
-		_, err = g.TrainEpoch(fullPlan(k, n, 64), obj, nil)
+		_, err := g.TrainEpoch(fullPlan(k, n, 64), obj, nil)
 		must(t, err)
 
 		emb, err := g.EmbeddingsOf(x, n, d)
@@ -150,4 +141,27 @@ func places() []place {
 		out = append(out, place{"cuda", false})
 	}
 	return out
+}
+
+// pretrained is a group of one member per seed with layer sizes sizes and a decoder, on
+// place p, given the n rows x and pretrained for 3 autoencoder epochs at lr 1e-2 (so that
+// its weights are views into Adam's buffer); the test closes it.
+func pretrained(t *testing.T, p place, x []float32, n int, sizes []int, seeds []uint64) *Group {
+	t.Helper()
+	k, d := len(seeds), sizes[0]
+	g, err := NewGroup(sizes, k, true, p.device, seeds)
+	must(t, err)
+	t.Cleanup(g.Close)
+	g.SetReference(p.ref)
+	must(t, g.SetData(x, n, d))
+	lr, wd := make([]float64, k), make([]float64, k)
+	for i := range lr {
+		lr[i] = 1e-2
+	}
+	must(t, g.ResetAdam(Autoencoder, lr, wd))
+	for e := 0; e < 3; e++ {
+		_, err := g.PretrainEpoch(fullPlan(k, n, 64))
+		must(t, err)
+	}
+	return g
 }

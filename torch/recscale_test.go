@@ -18,16 +18,7 @@ func TestReconstructionScale(t *testing.T) {
 		ref := cs.ref
 		const n, d, k = 200, 4, 2
 		x := synth(n, d, 22)
-		g, err := NewGroup([]int{d, 8, 3}, k, true, cs.device, []uint64{5, 6})
-		must(t, err)
-		defer g.Close()
-		g.SetReference(ref)
-		must(t, g.SetData(x, n, d))
-		must(t, g.ResetAdam(Autoencoder, []float64{1e-2, 1e-2}, []float64{0, 0}))
-		for e := 0; e < 3; e++ {
-			_, err := g.PretrainEpoch(fullPlan(k, n, 64))
-			must(t, err)
-		}
+		g := pretrained(t, cs, x, n, []int{d, 8, 3}, []uint64{5, 6})
 
 		res, err := g.ResidualsOf(x, n, d)
 		must(t, err)

@@ -24,30 +24,8 @@ func TestStandardiseOutput(t *testing.T) {
 		cfg := quickConfig()
 		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = screenEpochs, 0.1, 0.5
 		seeds := EnsembleSeeds(0, 2)
-		plain, _, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, plainRec, err := plain.Score(x, n, d)
-		plain.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.StandardiseOutput = true
-		run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer run.Close()
-		var kept []float32
-		for i, j := 0, 0; i < n; i++ {
-			if sc == nil || sc.Keep[i] {
-				if j%c.step == 0 {
-					kept = append(kept, x[i*d:(i+1)*d]...)
-				}
-				j++
-			}
-		}
+		_, plainRec, run, sc := fitWithAndWithout(t, x, n, d, cfg, seeds, func(cf *Config) { cf.StandardiseOutput = true })
+		kept := sampledKept(x, n, d, sc, c.step)
 		m := len(kept) / d
 		if want := (n - n/10 + c.step - 1) / c.step; sc != nil && m != want {
 			t.Fatalf("screening %d: %d sampled kept rows, want %d", screenEpochs, m, want)
@@ -105,4 +83,42 @@ func TestStandardiseOutput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sampledKept is every step-th of the rows of x (n x d) that sc keeps (all rows where sc
+// is nil), in order: the training rows from which the final fit learns its output and
+// reconstruction scales, as sampleRows takes them.
+func sampledKept(x []float32, n, d int, sc *Screening, step int) []float32 {
+	var kept []float32
+	for i, j := 0, 0; i < n; i++ {
+		if sc == nil || sc.Keep[i] {
+			if j%step == 0 {
+				kept = append(kept, x[i*d:(i+1)*d]...)
+			}
+			j++
+		}
+	}
+	return kept
+}
+
+// fitWithAndWithout fits the members of seeds on x (n x d) by FitScreened with cfg, and
+// again after on changes cfg: the first fit's scores of x, and the second fit's run and
+// screening (the test closes the run).
+func fitWithAndWithout(t *testing.T, x []float32, n, d int, cfg Config, seeds []uint64, on func(*Config)) (dist, rec [][]float64, run *Run, sc *Screening) {
+	t.Helper()
+	plain, _, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist, rec, err = plain.Score(x, n, d)
+	plain.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	on(&cfg)
+	if run, sc, err = FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(run.Close)
+	return dist, rec, run, sc
 }

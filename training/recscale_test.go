@@ -29,30 +29,8 @@ func TestRobustReconstruction(t *testing.T) {
 		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = c.screenEpochs, 0.1, 0.5
 		cfg.StandardiseOutput = true
 		seeds := EnsembleSeeds(0, 2)
-		plain, _, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plainDist, _, err := plain.Score(x, n, d)
-		plain.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.RobustReconstruction = true
-		run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer run.Close()
-		var kept []float32
-		for i, j := 0, 0; i < n; i++ {
-			if sc == nil || sc.Keep[i] {
-				if j%c.step == 0 {
-					kept = append(kept, x[i*d:(i+1)*d]...)
-				}
-				j++
-			}
-		}
+		plainDist, _, run, sc := fitWithAndWithout(t, x, n, d, cfg, seeds, func(cf *Config) { cf.RobustReconstruction = true })
+		kept := sampledKept(x, n, d, sc, c.step)
 		m := len(kept) / d
 		// The scales are learnt with the autoencoders' plain residuals, which
 		// SetReconstructionScale leaves as they are.
