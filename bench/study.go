@@ -45,6 +45,11 @@ type StudyOptions struct {
 	Out        string    // output folder
 	Device     string
 	ReportOnly bool // train nothing: write the report from the results file
+	// GeneratorSeed seeds the synthetic tables' generator (its mixture fits and the
+	// injected rows). 0 gives the study's own tables, the ones every default was chosen
+	// on; another seed draws new tables from the same normal rows, to check a choice on
+	// tables it never saw. One output folder holds the tables of one seed.
+	GeneratorSeed uint64
 	// Scores is the folder of each record's ensemble scores (default OUT/scores): the
 	// report re-evaluates every rule on the weighted sources from them, so a rule added
 	// later is judged without training again.
@@ -83,12 +88,16 @@ type StudyRecord struct {
 	TrueRatio float64               `json:"true_ratio"`
 	Sources   map[string]SourceEval `json:"sources"`
 	Seconds   map[string]float64    `json:"seconds"` // wall time of each fit
+
+	// GeneratorSeed is StudyOptions.GeneratorSeed of a synthetic table.
+	GeneratorSeed uint64 `json:"generator_seed,omitempty"`
 }
 
 // studyTable is one table to fit: standardised rows and labels.
 type studyTable struct {
 	name, group, base, kind string
 	ratio                   float64
+	genSeed                 uint64 // synthetic tables: the generator's seed
 	seeds                   []uint64
 	ds                      *data.Dataset // standardised
 }
@@ -113,6 +122,10 @@ func Study(ctx context.Context, o StudyOptions) error {
 	have := map[string]bool{}
 	for _, r := range done {
 		have[fmt.Sprintf("%s/%d", r.Table, r.Seed)] = true
+		if !o.ReportOnly && r.Group == "synthetic" && r.GeneratorSeed != o.GeneratorSeed {
+			return fmt.Errorf("bench: study: %s holds synthetic tables of generator seed %d, not %d: "+
+				"use another output folder", path, r.GeneratorSeed, o.GeneratorSeed)
+		}
 	}
 	if o.Scores == "" {
 		o.Scores = filepath.Join(o.Out, "scores")
@@ -238,7 +251,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 		if !o.Synthetic {
 			continue
 		}
-		g, err := synth.NewFromDataset(ds, 0, synth.Options{MaxNormals: o.MaxNormals})
+		g, err := synth.NewFromDataset(ds, o.GeneratorSeed, synth.Options{MaxNormals: o.MaxNormals})
 		if err != nil {
 			return nil, fmt.Errorf("bench: study: %s: %w", name, err)
 		}
@@ -248,7 +261,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 				ratios = synth.Ratios
 			}
 			for _, ratio := range ratios {
-				sd, err := g.Dataset(kind, ratio, 0)
+				sd, err := g.Dataset(kind, ratio, o.GeneratorSeed)
 				if err != nil {
 					return nil, fmt.Errorf("bench: study: %s: %w", name, err)
 				}
@@ -258,7 +271,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 				}
 				spec := synth.Spec{Base: name, Kind: kind, Ratio: ratio}
 				out = append(out, studyTable{name: spec.Name(), group: "synthetic", base: name,
-					kind: string(kind), ratio: ratio, seeds: []uint64{0}, ds: z})
+					kind: string(kind), ratio: ratio, genSeed: o.GeneratorSeed, seeds: []uint64{0}, ds: z})
 			}
 		}
 	}
@@ -336,7 +349,7 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	var out []StudyRecord
 	for i, s := range t.seeds {
 		r := StudyRecord{Table: t.name, Group: t.group, Base: t.base, Kind: t.kind, Ratio: t.ratio,
-			Seed: s, N: ds.N, TrueRatio: float64(ds.Anomalies()) / float64(ds.N),
+			GeneratorSeed: t.genSeed, Seed: s, N: ds.N, TrueRatio: float64(ds.Anomalies()) / float64(ds.N),
 			Sources: map[string]SourceEval{},
 			Seconds: map[string]float64{"default": newSecs, "old": oldSecs}}
 		sc := ens[i]

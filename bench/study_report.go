@@ -183,6 +183,10 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 	fmt.Fprintf(&b, "Written by `udocc bench --study` from %s: %d paper-set fits (%d sets × seeds), %d synthetic tables "+
 		"(normal rows of each paper set, at most %d per table, plus injected anomalies of four kinds at six ratios, package synth).\n\n",
 		StudyFile, len(paper), countDistinct(paper), len(syn), o.MaxNormals)
+	if len(syn) > 0 && syn[0].GeneratorSeed != 0 {
+		fmt.Fprintf(&b, "The synthetic tables are drawn with generator seed %d (`--generator-seed`): new tables from the same "+
+			"normal rows, not the study's own (seed 0) on which the defaults were chosen.\n\n", syn[0].GeneratorSeed)
+	}
 	fmt.Fprintf(&b, "Sources: `wX` is the default ensemble (%d seeds, training.EnsembleConfig) with distance weight w "+
 		"(w1.00 = encoder distances only, w0.00 = reconstruction errors only); `old` is the previous default "+
 		"(proposed, the paper's settings, one model); `iforest` is a Go isolation forest (reference only). "+

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +101,59 @@ func TestStudy(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+}
+
+// TestStudyGeneratorSeed checks that the generator seed draws other synthetic tables
+// from the same normal rows (and the same ones again when repeated), leaves the paper
+// sets alone, and that a folder of one seed's tables refuses to be resumed with another.
+func TestStudyGeneratorSeed(t *testing.T) {
+	dir := data.FindDataDir()
+	if _, err := os.Stat(filepath.Join(dir, "glass.mat")); err != nil {
+		t.Skipf("no ODDS glass.mat in %q (set UDOCC_DATA): %v", dir, err)
+	}
+	o := StudyOptions{Data: dir, Datasets: []string{"glass"}, Seeds: []uint64{0}, MaxNormals: 100,
+		Synthetic: true, Ratios: []float64{0.1}}
+	tables := func(seed uint64) []studyTable {
+		o.GeneratorSeed = seed
+		ts, err := studyTables(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ts) != 5 {
+			t.Fatalf("generator seed %d: %d tables, want glass and 4 synthetic", seed, len(ts))
+		}
+		return ts
+	}
+	a, b, again := tables(0), tables(1), tables(1)
+	for i := range a {
+		same := slices.Equal(a[i].ds.X, b[i].ds.X)
+		if a[i].group == "paper" {
+			if !same || a[i].genSeed != 0 || b[i].genSeed != 0 {
+				t.Errorf("%s: the paper set changed with the generator seed", a[i].name)
+			}
+			continue
+		}
+		if same {
+			t.Errorf("%s: generator seeds 0 and 1 gave the same rows", a[i].name)
+		}
+		if b[i].genSeed != 1 || b[i].name != a[i].name {
+			t.Errorf("%s: seed %d, name %q; want seed 1 and the same name", a[i].name, b[i].genSeed, b[i].name)
+		}
+		if !slices.Equal(b[i].ds.X, again[i].ds.X) || !slices.Equal(b[i].ds.Y, again[i].ds.Y) {
+			t.Errorf("%s: generator seed 1 twice gave different tables", a[i].name)
+		}
+	}
+
+	out := t.TempDir()
+	rec := StudyRecord{Table: "glass-local-10", Group: "synthetic", Base: "glass", Kind: "local", Ratio: 0.1, GeneratorSeed: 1}
+	line, _ := json.Marshal(rec)
+	if err := os.WriteFile(filepath.Join(out, StudyFile), append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.GeneratorSeed, o.Out = 0, out
+	err := Study(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "generator seed 1, not 0") {
+		t.Fatalf("resuming seed 1's folder with seed 0: %v; want a refusal naming both seeds", err)
 	}
 }

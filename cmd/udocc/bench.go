@@ -43,6 +43,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"semi-synthetic tables made from their normal rows (OUT/"+bench.StudyFile+", OUT/"+bench.StudyReport+"; default --out bench/study)")
 	maxNormals := fs.Int("max-normals", 600, "--study: normal rows kept per synthetic table (0: all)")
 	noSynthetic := fs.Bool("no-synthetic", false, "--study: the paper sets only")
+	genSeed := fs.Uint64("generator-seed", 0, "--study: seed of the synthetic tables (0: the study's own, on which the defaults were chosen;\n"+
+		"another draws new tables from the same normal rows, to check a choice on tables it never saw)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -59,7 +61,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study {
-		return runStudy(ctx, fs, o, seeds, *datasets, *maxNormals, !*noSynthetic, *reportOnly, *quiet, stdout, stderr)
+		so := bench.StudyOptions{MaxNormals: *maxNormals, Synthetic: !*noSynthetic, GeneratorSeed: *genSeed, ReportOnly: *reportOnly}
+		return runStudy(ctx, fs, o, so, seeds, *datasets, *quiet, stdout, stderr)
+	}
+	for _, name := range []string{"max-normals", "no-synthetic", "generator-seed"} {
+		if fs.Changed(name) {
+			return usagef("--%s applies only with --study", name)
+		}
 	}
 	if *reportOnly {
 		path, err := bench.WriteReport(o.Out)
@@ -93,9 +101,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // runStudy runs `udocc bench --study`.
-func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, datasets string, maxNormals int, synthetic, reportOnly, quiet bool, stdout, stderr io.Writer) error {
-	so := bench.StudyOptions{Data: o.DataDir, Datasets: bench.ParseList(datasets), MaxNormals: maxNormals,
-		Synthetic: synthetic, Jobs: o.Jobs, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
+func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.StudyOptions, seeds, datasets string, quiet bool, stdout, stderr io.Writer) error {
+	so.Data, so.Datasets, so.Jobs, so.Out, so.Device = o.DataDir, bench.ParseList(datasets), o.Jobs, o.Out, o.Train.Device
 	if !fs.Changed("out") {
 		so.Out = "bench/study"
 	}
@@ -103,8 +110,8 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, da
 	if so.Seeds, err = parseSeeds("seeds", seeds); err != nil {
 		return err
 	}
-	if maxNormals < 0 {
-		return usagef("--max-normals %d: want 0 (all) or more", maxNormals)
+	if so.MaxNormals < 0 {
+		return usagef("--max-normals %d: want 0 (all) or more", so.MaxNormals)
 	}
 	if !quiet {
 		so.Progress = func(done, total int, name string) {

@@ -41,6 +41,9 @@ func TestBenchFlags(t *testing.T) {
 		{"one-row batches", []string{"--batch-size", "1"}, 2, "batch size"},
 		{"an argument", []string{"extra"}, 2, "extra"},
 		{"report of nothing", []string{"--report-only", "--out", out}, 1, bench.ResultsFile},
+		{"a study flag without --study", []string{"--generator-seed", "1"}, 2, "--generator-seed applies only with --study"},
+		{"normals without --study", []string{"--max-normals", "50"}, 2, "--max-normals"},
+		{"negative normals", []string{"--study", "--max-normals", "-1", "--out", out}, 2, "--max-normals -1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := benchCLI(append([]string{"--data", out}, c.args...)...)
