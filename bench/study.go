@@ -111,12 +111,17 @@ func Study(ctx context.Context, o StudyOptions) error {
 	if o.Device == "" {
 		o.Device = "cpu"
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return err
-	}
 	path := filepath.Join(o.Out, StudyFile)
 	done, err := readStudy(path)
 	if err != nil {
+		return err
+	}
+	if o.ReportOnly && len(done) == 0 {
+		// An empty report would replace the one there (a folder whose records are
+		// not kept, such as bench/study-g1 in a clone).
+		return fmt.Errorf("bench: study: %s: no records to report on: %w", path, os.ErrNotExist)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err
 	}
 	have := map[string]bool{}

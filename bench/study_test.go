@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -155,5 +156,19 @@ func TestStudyGeneratorSeed(t *testing.T) {
 	err := Study(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "generator seed 1, not 0") {
 		t.Fatalf("resuming seed 1's folder with seed 0: %v; want a refusal naming both seeds", err)
+	}
+
+	// A report of a folder without records is refused, and the report there is kept.
+	empty := t.TempDir()
+	report := filepath.Join(empty, StudyReport)
+	if err := os.WriteFile(report, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.Out, o.ReportOnly = empty, true
+	if err := Study(context.Background(), o); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), StudyFile) {
+		t.Errorf("report of a folder without records: %v; want an error naming %s", err, StudyFile)
+	}
+	if b, _ := os.ReadFile(report); string(b) != "kept" {
+		t.Errorf("the report there became %q", b)
 	}
 }

@@ -43,6 +43,7 @@ func TestBenchFlags(t *testing.T) {
 		{"report of nothing", []string{"--report-only", "--out", out}, 1, bench.ResultsFile},
 		{"a study flag without --study", []string{"--generator-seed", "1"}, 2, "--generator-seed applies only with --study"},
 		{"normals without --study", []string{"--max-normals", "50"}, 2, "--max-normals"},
+		{"study report of nothing", []string{"--study", "--report-only", "--out", out}, 1, bench.StudyFile},
 		{"negative normals", []string{"--study", "--max-normals", "-1", "--out", out}, 2, "--max-normals -1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
