@@ -54,23 +54,16 @@ func standardiseOutput(run *Run, t table, cfg Config) error {
 	if m == 0 {
 		return fmt.Errorf("training: output scales: no training rows")
 	}
-	center, s := make([]float32, k*rep), make([]float32, k*rep)
-	col, spread := make([]float64, m), make([]float64, rep)
+	center, spread := columnStats(emb, k, m, rep, func(col []float64) (float64, float64) {
+		sc := models.FitScale(col)
+		return sc.Median, sc.Spread
+	})
+	s := make([]float32, k*rep)
 	for kk := 0; kk < k; kk++ {
-		e := emb[kk*m*rep : (kk+1)*m*rep]
-		for j := range spread {
-			for i := range col {
-				col[i] = float64(e[i*rep+j])
-			}
-			sc := models.FitScale(col)
-			center[kk*rep+j], spread[j] = float32(sc.Median), sc.Spread
-		}
-		floor := outputScaleFloor * slices.Max(spread)
-		for j, v := range spread {
-			s[kk*rep+j] = float32(max(v, floor))
-			if !(s[kk*rep+j] > 0) || math.IsInf(float64(s[kk*rep+j]), 0) {
-				s[kk*rep+j] = 1
-			}
+		dev := spread[kk*rep : (kk+1)*rep]
+		floor := outputScaleFloor * slices.Max(dev)
+		for j, v := range dev {
+			s[kk*rep+j] = scaleOrOne(max(v, floor))
 		}
 	}
 	if err := g.StandardiseOutput(center, s); err != nil {
@@ -133,4 +126,33 @@ func perMember(x []float32, d, k, width int, cfg Config, f func(x []float32, c, 
 		return nil, 0, err
 	}
 	return out, sh.n / width, nil
+}
+
+// columnStats applies stat to every column of every member's block of vals (k blocks of
+// m rows × w columns, as perMember returns them) and returns the centers and spreads,
+// member kk's column j at kk*w+j. The scales of the output and of the reconstruction
+// errors are learnt from them.
+func columnStats(vals []float32, k, m, w int, stat func(col []float64) (center, spread float64)) ([]float32, []float64) {
+	center, spread := make([]float32, k*w), make([]float64, k*w)
+	col := make([]float64, m)
+	for kk := 0; kk < k; kk++ {
+		e := vals[kk*m*w : (kk+1)*m*w]
+		for j := 0; j < w; j++ {
+			for i := range col {
+				col[i] = float64(e[i*w+j])
+			}
+			c, s := stat(col)
+			center[kk*w+j], spread[kk*w+j] = float32(c), s
+		}
+	}
+	return center, spread
+}
+
+// scaleOrOne is v as a float32 scale, or 1 where that is not positive and finite.
+func scaleOrOne(v float64) float32 {
+	s := float32(v)
+	if !(s > 0) || math.IsInf(float64(s), 0) {
+		return 1
+	}
+	return s
 }

@@ -2,7 +2,6 @@ package training
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/udocc/udocc/models"
@@ -55,27 +54,16 @@ func robustReconstruction(run *Run, t table, cfg Config) error {
 	if m == 0 {
 		return fmt.Errorf("training: reconstruction scales: no training rows")
 	}
-	center, scale := make([]float32, k*d), make([]float32, k*d)
-	col, spread := make([]float64, m), make([]float64, d)
+	center, spread := columnStats(res, k, m, d, models.MedianDeviation)
+	scale := make([]float32, k*d)
 	for kk := 0; kk < k; kk++ {
-		e := res[kk*m*d : (kk+1)*m*d]
-		for j := range spread {
-			for i := range col {
-				col[i] = float64(e[i*d+j])
-			}
-			med, dev := models.MedianDeviation(col)
-			center[kk*d+j], spread[j] = float32(med), dev
-		}
-		mid := models.Median(slices.Clone(spread))
-		floor := reconScaleFloor * mid
+		dev := spread[kk*d : (kk+1)*d]
+		floor := reconScaleFloor * models.Median(slices.Clone(dev))
 		if !(floor > 0) {
 			floor = 1
 		}
-		for j, v := range spread {
-			scale[kk*d+j] = float32(ReconstructionWidth * max(v, floor))
-			if !(scale[kk*d+j] > 0) || math.IsInf(float64(scale[kk*d+j]), 0) {
-				scale[kk*d+j] = 1
-			}
+		for j, v := range dev {
+			scale[kk*d+j] = scaleOrOne(ReconstructionWidth * max(v, floor))
 		}
 	}
 	if err := g.SetReconstructionScale(center, scale); err != nil {
