@@ -27,7 +27,10 @@ func ParseSeeds(s string) ([]uint64, error) {
 				return nil, fmt.Errorf("%q is not a range a-b with a <= b and at most %d seeds", part, MaxSeedRange)
 			}
 		}
-		for v := a; v <= b; v++ {
+		// Counted, not compared with b: v <= b holds for every v when b is the
+		// largest uint64, and v++ would wrap to 0.
+		for i := uint64(0); i <= b-a; i++ {
+			v := a + i
 			if seen[v] {
 				return nil, fmt.Errorf("seed %d is named twice", v)
 			}
