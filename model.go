@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/threshold"
 	"github.com/udocc/udocc/torch"
@@ -110,7 +112,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		flagged = -1 // rows the threshold rule flags on the screening's scores; -1: none
 	)
 	if meth.Ensemble {
-		run, flagged, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks)
+		run, flagged, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
 	} else {
 		members := make([]training.Member, len(seeds))
 		for i, s := range seeds {
@@ -152,7 +154,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(ds, opts, rk, flagged); err != nil {
+	if err := m.finish(ds, opts, rk, flagged, fitrecord.From(ctx)); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -164,8 +166,8 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 // the rule's count on them is all the threshold needs of them (ensembleThreshold), so
 // they are let go before the final fit rather than held through it (issue 13: 8 bytes a
 // row). The count is -1 where there is no screening or Options.Contamination sets the
-// threshold.
-func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks) (*training.Run, int, error) {
+// threshold. A non-nil record keeps the screening's scores.
+func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, int, error) {
 	if cfg.ScreenEpochs == 0 {
 		run, _, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
 		return run, -1, err
@@ -179,6 +181,9 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 		if flagged, err = screenCount(sc.Scores, opts.ThresholdRule); err != nil {
 			return nil, -1, err
 		}
+	}
+	if record != nil {
+		record.Screen = sc.Scores
 	}
 	sc.Scores = nil
 	run, err := training.FitKept(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, sc, hooks)
@@ -253,8 +258,9 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 
 // finish scores the training rows ds with the model's networks, and for the ensemble
 // method learns the combination and the threshold from those scores. In a data-parallel
-// fit ds is this rank's block and the scores of every block are gathered.
-func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int) error {
+// fit ds is this rank's block and the scores of every block are gathered. A non-nil
+// record keeps every member's distances and reconstruction errors.
+func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int, record *fitrecord.Record) error {
 	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return err
@@ -267,6 +273,10 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int) e
 				}
 			}
 		}
+	}
+	if record != nil {
+		// Copies of the outer slices: the combination lets rec's vectors go from its own.
+		record.Dist, record.Rec = slices.Clone(dist), slices.Clone(rec)
 	}
 	if m.meta.Method == training.Ensemble.Name {
 		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
