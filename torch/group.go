@@ -566,3 +566,57 @@ func Load(path, device string) (*Group, error) {
 	}
 	return g, nil
 }
+
+// Part is the score an attribution explains: a member's distance or its autoencoder's
+// reconstruction error.
+type Part int
+
+const (
+	// DistancePart attributes the squared distance ||φ(x)−c||² by integrating its
+	// gradient along the straight path from the baseline.
+	DistancePart Part = 0
+	// ReconstructionPart attributes the reconstruction error (the group needs its
+	// decoder) exactly, feature by feature.
+	ReconstructionPart Part = 1
+)
+
+// AttributionsOf attributes every member's score of the m x d row-major rows x to the
+// rows' features against the baseline row b (d values): member after member, m x d
+// each. For DistancePart, a_j = (x_j − b_j) · mean over α in alphas of ∂D/∂x_j at
+// b + α(x − b): integrated gradients with the caller's quadrature points in [0, 1] (Σ_j a_j
+// approaches D(x) − D(b) as the points fill the path), or gradient × input with alphas
+// {1} and b = 0. For ReconstructionPart alphas are unused, and a_j is feature j's term of
+// the error at x less its term at b, so Σ_j a_j is the error of x less that of b to float
+// rounding. The shim computes a block of rows in one call.
+func (g *Group) AttributionsOf(x []float32, m, d int, b, alphas []float32, part Part) ([]float32, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	out := make([]float32, g.k*m*d)
+	return out, g.AttributionsTo(out, x, m, d, b, alphas, part)
+}
+
+// AttributionsTo is AttributionsOf into out, which must hold K x m x d values.
+func (g *Group) AttributionsTo(out, x []float32, m, d int, b, alphas []float32, part Part) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if m < 1 || d < 1 || len(x) != m*d {
+		return fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
+	}
+	if len(b) != d {
+		return fmt.Errorf("torch: a baseline of %d values for %d features", len(b), d)
+	}
+	if part == DistancePart && len(alphas) == 0 {
+		return fmt.Errorf("torch: distance attributions need at least one path point")
+	}
+	var ca, co *C.float
+	if len(alphas) > 0 {
+		ca = (*C.float)(&alphas[0])
+	}
+	if len(out) > 0 {
+		co = (*C.float)(&out[0])
+	}
+	return errorOf(C.udocc_group_attributions_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d),
+		(*C.float)(&b[0]), ca, C.int64_t(len(alphas)), C.int(part), co, C.int64_t(len(out))))
+}

@@ -1287,6 +1287,100 @@ char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, i
   });
 }
 
+namespace {
+
+// distance_attributions is part 0 of udocc_group_attributions_of: for each quadrature
+// point the path rows, one copy per member (K x len x d, so that each member's gradient is
+// its own), go forward and back once; the gradients are averaged and multiplied by x - b.
+void distance_attributions(udocc_group *g, const at::Tensor &xt, const at::Tensor &bt,
+                           const std::vector<float> &alphas, float *out) {
+  const int64_t m = xt.size(0), d = xt.size(1), K = g->K;
+  int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
+  int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / (K * widest));
+  torch::AutoGradMode on(true);
+  at::Tensor c = g->c.unsqueeze(1);
+  for (int64_t i = 0; i < m; i += chunk) {
+    const int64_t len = std::min(chunk, m - i);
+    at::Tensor diff = xt.narrow(0, i, len) - bt;  // len x d
+    at::Tensor acc = torch::zeros({K, len, d}, f32(g->dev));
+    for (float a : alphas) {
+      at::Tensor p = (bt + a * diff).unsqueeze(0).expand({K, len, d}).clone().set_requires_grad(true);
+      at::Tensor dist = (forward_eval(g->enc, p) - c).pow(2).sum(2);
+      acc.add_(torch::autograd::grad({dist.sum()}, {p})[0]);
+    }
+    at::Tensor att = (acc * diff.unsqueeze(0) / static_cast<double>(alphas.size())).contiguous().cpu();
+    auto h = att.accessor<float, 3>();
+    for (int64_t k = 0; k < K; ++k) {
+      for (int64_t r = 0; r < len; ++r) {
+        std::memcpy(out + (k * m + i + r) * d, &h[k][r][0], sizeof(float) * d);
+      }
+    }
+  }
+}
+
+// reconstruction_terms is feature j's term of each member's reconstruction error of the
+// rows x (m x d): K x m x d, summing over j to the error (the robust one where g->rs is
+// set).
+at::Tensor reconstruction_terms(const udocc_group *g, const at::Tensor &x) {
+  const double d = static_cast<double>(g->sizes.front());
+  at::Tensor e = x.unsqueeze(0) - forward_eval(g->dec, forward_eval(g->enc, x));
+  if (g->rs.defined()) {
+    return ((e - g->rc.to(g->dev).unsqueeze(1)) / g->rs.to(g->dev).unsqueeze(1)).pow(2).log1p() / d;
+  }
+  return e.pow(2) / d;
+}
+
+}  // namespace
+
+char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int64_t d,
+                                  const float *b, const float *alphas, int64_t steps, int part,
+                                  float *out, int64_t len) {
+  return guard(g, [&] {
+    check_data(x, m, d, g->sizes.front());
+    if (b == nullptr) throw std::runtime_error("attributions need a baseline row");
+    check_data(b, 1, d, g->sizes.front());
+    if (out == nullptr || len != g->K * m * d) {
+      throw std::runtime_error("attributions need " + std::to_string(g->K * m * d) + " floats (" +
+                               std::to_string(g->K) + " members x " + std::to_string(m) + " rows x " +
+                               std::to_string(d) + " features), the buffer has " + std::to_string(len));
+    }
+    const auto opts = at::TensorOptions().dtype(at::kFloat);
+    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, opts).to(g->dev);
+    at::Tensor bt = torch::from_blob(const_cast<float *>(b), {1, d}, opts).to(g->dev);
+    switch (part) {
+      case 0: {
+        if (steps < 1 || alphas == nullptr) throw std::runtime_error("distance attributions need at least one path point");
+        std::vector<float> as(alphas, alphas + steps);
+        for (float a : as) {
+          if (!(a >= 0 && a <= 1)) throw std::runtime_error("path point " + std::to_string(a) + " is not in [0, 1]");
+        }
+        distance_attributions(g, xt, bt, as, out);
+        return;
+      }
+      case 1: {
+        if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+        torch::NoGradGuard ng;
+        int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
+        int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / (g->K * widest));
+        at::Tensor base = reconstruction_terms(g, bt);  // K x 1 x d
+        for (int64_t i = 0; i < m; i += chunk) {
+          const int64_t rows = std::min(chunk, m - i);
+          at::Tensor att = (reconstruction_terms(g, xt.narrow(0, i, rows)) - base).contiguous().cpu();
+          auto h = att.accessor<float, 3>();
+          for (int64_t k = 0; k < g->K; ++k) {
+            for (int64_t r = 0; r < rows; ++r) {
+              std::memcpy(out + (k * m + i + r) * d, &h[k][r][0], sizeof(float) * d);
+            }
+          }
+        }
+        return;
+      }
+      default:
+        throw std::runtime_error("attribution part " + std::to_string(part) + ": want 0 (distance) or 1 (reconstruction)");
+    }
+  });
+}
+
 char *udocc_group_get_center(const udocc_group *g, float *out) {
   return guard(g, [&] {
     at::Tensor h = g->c.contiguous().cpu();

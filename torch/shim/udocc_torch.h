@@ -147,6 +147,20 @@ char *udocc_group_reconstruction(udocc_group *g, float *out);
  * computes every member's, as udocc_group_reconstruction does, and keeps k's. */
 char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out);
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
+/* udocc_group_attributions_of writes into out (len floats, which must be K x m x d) each
+ * member's attribution of its score of every row of the m x d matrix x to the row's
+ * features, against the baseline row b (d floats, finite), member after member, m x d
+ * each. part 0 attributes the squared distance D(x) = ||phi(x) - c||^2 by the path
+ * integral of its gradient: a_j = (x_j - b_j) * mean over s of dD/dx_j at
+ * b + alphas[s] * (x - b) (steps values, each in [0, 1]): integrated gradients with the
+ * caller's quadrature points, or gradient x input with alphas {1} and b = 0. part 1
+ * attributes the reconstruction error (the group needs its decoder) exactly: a_j is
+ * feature j's term of the error at x less its term at b, (1/d) log(1 + ((e_j - rc_j) /
+ * rs_j)^2) for the robust error (udocc_group_set_reconstruction_scale), e_j^2 / d for the
+ * squared one, so that sum_j a_j is the error of x less that of b. */
+char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int64_t d,
+                                  const float *b, const float *alphas, int64_t steps, int part,
+                                  float *out, int64_t len);
 char *udocc_group_get_center(const udocc_group *g, float *out);   /* K x rep */
 char *udocc_group_get_radius(const udocc_group *g, float *out);   /* K */
 char *udocc_group_set_radius(udocc_group *g, const float *r);     /* K */
