@@ -249,6 +249,10 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 		m.history = append(m.history, r.History)
 		m.members = append(m.members, Member{Seed: r.Member.Seed, Threshold: math.Inf(1), PretrainLoss: r.PretrainLoss})
 	}
+	if err := meta.RecordFiles(tmp); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
 	if err := m.load(tmp); err != nil {
 		m.Close()
 		return nil, err
@@ -306,6 +310,9 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int, r
 		m.scores, _ = models.CombineMembers(wide, m.meta.Thresholds())
 	}
 	m.labels = m.labelsOf(m.scores)
+	if err := m.fitNormal(ds, rk); err != nil {
+		return err
+	}
 	for k, thr := range m.meta.Thresholds() {
 		mem := &m.members[k]
 		mem.Threshold, mem.Scores = thr, wide[k]

@@ -21,7 +21,11 @@ func (f *fitted) write(dir string) error {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), m.Scores, m.Labels})
 		}
 	}
-	if err := writeScores(filepath.Join(dir, "scores.csv"), idOf(f.ds), f.m.Scores(), f.m.Labels(), f.ds.Y, cols); err != nil {
+	ex, err := explainFlagged(f.m, f.ds, f.m.Labels(), f.o.explain)
+	if err != nil {
+		return err
+	}
+	if err := writeScores(filepath.Join(dir, "scores.csv"), idOf(f.ds), f.m.Scores(), f.m.Labels(), f.ds.Y, cols, ex); err != nil {
 		return err
 	}
 	if err := f.writeHistory(filepath.Join(dir, "history.csv")); err != nil {
@@ -49,8 +53,8 @@ type scoreColumn struct {
 
 // writeScores writes row, the id column where there is one, score, rank (1 = most
 // normal), label and, where known, the true label; then each member's score and label
-// for an ensemble.
-func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn) error {
+// for an ensemble; then, where ex is not nil, the features driving each flagged row.
+func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn, ex *explainColumns) error {
 	ranks := dynamics.Ranks32(scores)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
@@ -65,6 +69,7 @@ func writeScores(path string, id idColumn, scores []float64, labels []bool, y []
 		for _, c := range cols {
 			fmt.Fprintf(bw, ",score_%s,label_%s", c.name, c.name)
 		}
+		ex.header(bw)
 		bw.WriteString("\n")
 		for i, s := range scores {
 			fmt.Fprintf(bw, "%d", i)
@@ -78,6 +83,7 @@ func writeScores(path string, id idColumn, scores []float64, labels []bool, y []
 			for _, c := range cols {
 				fmt.Fprintf(bw, ",%s,%s", ftoa(c.scores[i]), label(c.labels, i))
 			}
+			ex.cells(bw, i)
 			bw.WriteString("\n")
 		}
 		return bw.Flush()

@@ -46,7 +46,11 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addDeviceFlags(fs, &device, &threads)
 	var table tableFlags
 	addTableFlags(fs, &table)
+	explain := addExplainFlag(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkExplain(*explain); err != nil {
 		return err
 	}
 	if *model == "" {
@@ -120,7 +124,11 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], l})
 		}
 	}
-	if err := writeScores(filepath.Join(tx.Dir(), "scores.csv"), idOf(ds), final, labels, ds.Y, cols); err != nil {
+	ex, err := explainFlagged(m, ds, labels, *explain)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := writeScores(filepath.Join(tx.Dir(), "scores.csv"), idOf(ds), final, labels, ds.Y, cols, ex); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(s, "", "  ")

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	lib "github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/plots"
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/torch"
+)
+
+// defaultExplain is how many features of each flagged row scores.csv names.
+const defaultExplain = 3
+
+// explainColumns are the scores.csv columns that name the features driving each
+// flagged row's score: feature_i and share_i for i = 1..n (Attribution.Top and Shares),
+// empty for the rows not explained.
+type explainColumns struct {
+	n     int
+	names []string
+	rows  map[int]lib.Attribution
+}
+
+// explainFlagged explains the rows that labels flag, naming n features each; nil where n
+// is 0 or there are no labels.
+func explainFlagged(m *lib.Model, ds *data.Dataset, labels []bool, n int) (*explainColumns, error) {
+	if n == 0 || labels == nil {
+		return nil, nil
+	}
+	var rows []int
+	for i, l := range labels {
+		if l {
+			rows = append(rows, i)
+		}
+	}
+	atts, err := m.ExplainDataset(ds, rows, lib.ExplainOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("explaining the flagged rows: %w", libError(err))
+	}
+	ex := &explainColumns{n: min(n, ds.D), names: ds.Features, rows: make(map[int]lib.Attribution, len(atts))}
+	for _, a := range atts {
+		ex.rows[a.Row] = a
+	}
+	return ex, nil
+}
+
+// header writes the columns' names, each after a comma.
+func (ex *explainColumns) header(w *bufio.Writer) {
+	if ex == nil {
+		return
+	}
+	for i := 1; i <= ex.n; i++ {
+		fmt.Fprintf(w, ",feature_%d,share_%d", i, i)
+	}
+}
+
+// cells writes row i's cells, each after a comma.
+func (ex *explainColumns) cells(w *bufio.Writer, i int) {
+	if ex == nil {
+		return
+	}
+	a, ok := ex.rows[i]
+	if !ok {
+		w.WriteString(strings.Repeat(",,", ex.n))
+		return
+	}
+	shares := a.Shares()
+	for _, j := range a.Top(ex.n) {
+		fmt.Fprintf(w, ",%s,%s", csvField(ex.names[j]), strconv.FormatFloat(shares[j], 'f', 4, 64))
+	}
+}
+
+// explainOutputs are the paths udocc explain writes into --out.
+var explainOutputs = []string{"explain.png", "explanations.csv"}
+
+// explainedRow is one row of udocc explain's report (and of its --json).
+type explainedRow struct {
+	Row      int                `json:"row"`
+	Score    float64            `json:"score"`
+	Flagged  *bool              `json:"flagged"`
+	Base     float64            `json:"baseline_score"`
+	Features []explainedFeature `json:"features"`
+}
+
+type explainedFeature struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Median float64 `json:"normal_median"`
+	Spread float64 `json:"normal_spread"`
+	Part   float64 `json:"part"`
+	Share  float64 `json:"share"`
+}
+
+func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("explain", "--model DIR [flags] DATA", "Say which features drive the scores of rows of DATA under a saved model: per row, each feature's value, the normal rows' median and spread, and its share of the score; and a figure of the rows' attributions.", stdout)
+	model := fs.String("model", "", "saved model folder (the model/ folder that udocc fit wrote)")
+	rowsFlag := fs.String("rows", "", "rows to explain, 0-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
+	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
+	nf := fs.Int("features", 5, "features shown per row, those that raise its score the most")
+	var output outputFlags
+	addOutputFlags(fs, &output, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
+	var input inputFlags
+	addInputFlags(fs, &input)
+	var device string
+	var threads int
+	addDeviceFlags(fs, &device, &threads)
+	var table tableFlags
+	addTableFlags(fs, &table)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *model == "":
+		return usagef("--model is required")
+	case fs.NArg() != 1:
+		return usagef("want one DATA file, have %d arguments", fs.NArg())
+	case fs.Changed("rows") && fs.Changed("top"):
+		return usagef("--rows and --top: give one of them")
+	case *top < 1:
+		return usagef("--top %d: want at least 1", *top)
+	case *nf < 1:
+		return usagef("--features %d: want at least 1", *nf)
+	}
+	var rows []int
+	if *rowsFlag != "" {
+		var err error
+		if rows, err = parseRows(*rowsFlag); err != nil {
+			return err
+		}
+	}
+	if err := checkDevice(device); err != nil {
+		return err
+	}
+	if err := checkThreads(threads); err != nil {
+		return err
+	}
+	if err := input.check(); err != nil {
+		return err
+	}
+	if err := table.check(output.json); err != nil {
+		return err
+	}
+	if err := deviceUsable(device); err != nil {
+		return err
+	}
+	m, err := lib.Load(*model, device)
+	if err != nil {
+		return libError(err)
+	}
+	defer m.Close()
+	meta, err := models.ReadMeta(*model)
+	if err != nil {
+		return err
+	}
+	path := fs.Arg(0)
+	in, err := loadTable(path, input, table, scoreSelection(fs, table, meta))
+	if err != nil {
+		return err
+	}
+	defer in.remove()
+	ds := in.ds
+	if ds, err = matchColumns(ds, meta.Features, *model); err != nil {
+		return err
+	}
+	if ds.D != meta.Sizes[0] {
+		return fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, *model, meta.Sizes[0])
+	}
+	for _, i := range rows {
+		if i >= ds.N {
+			return usagef("--rows: row %d, but %s has %d rows (0 to %d)", i, path, ds.N, ds.N-1)
+		}
+	}
+	torch.SetNumThreads(threads)
+	if rows == nil {
+		scores, _, err := m.ScoreDataset(ds)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, libError(err))
+		}
+		rows = topRows(scores, *top)
+	}
+	atts, err := m.ExplainDataset(ds, rows, lib.ExplainOptions{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, libError(err))
+	}
+	report := explainReport(m, ds, atts, *nf)
+	if output.out == "" {
+		output.out = filepath.Join("udocc-out", ds.Name+"-explained")
+	}
+	tx, err := beginOutputs(output, explainOutputs)
+	if err != nil {
+		return err
+	}
+	defer tx.Abort()
+	if err := writeExplanations(filepath.Join(tx.Dir(), "explanations.csv"), report); err != nil {
+		return err
+	}
+	if err := explainFigure(filepath.Join(tx.Dir(), "explain.png"), ds.Name, report); err != nil {
+		return fmt.Errorf("figure explain.png: %w", err)
+	}
+	if err := commit(ctx, tx, output.out); err != nil {
+		return err
+	}
+	if output.json {
+		return printJSON(stdout, report)
+	}
+	printExplanations(stdout, m.Threshold(), report)
+	if !output.quiet {
+		fmt.Fprintf(stdout, "results in %s\n", output.out)
+	}
+	return nil
+}
+
+// parseRows reads --rows: comma-separated 0-based row numbers, none twice.
+func parseRows(s string) ([]int, error) {
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || i < 0 {
+			return nil, usagef("--rows %q: %q is not a row number (0-based)", s, f)
+		}
+		if seen[i] {
+			return nil, usagef("--rows %q: row %d twice", s, i)
+		}
+		seen[i] = true
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// topRows are the n rows with the highest scores, highest first (ties by row).
+func topRows(scores []float64, n int) []int {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case scores[a] > scores[b]:
+			return -1
+		case scores[a] < scores[b]:
+			return 1
+		}
+		return 0
+	})
+	return idx[:min(n, len(idx))]
+}
+
+// explainReport is each attribution with its nf top features, their values and the
+// normal rows' median and spread.
+func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
+	median, spread := m.Normal()
+	thr := m.Threshold()
+	out := make([]explainedRow, len(atts))
+	for r, a := range atts {
+		er := explainedRow{Row: a.Row, Score: a.Score, Base: a.Base}
+		if !math.IsInf(thr, 1) {
+			f := threshold.Labels([]float64{a.Score}, thr)[0]
+			er.Flagged = &f
+		}
+		shares := a.Shares()
+		for _, j := range a.Top(nf) {
+			er.Features = append(er.Features, explainedFeature{Name: ds.Features[j], Value: float64(ds.Row(a.Row)[j]),
+				Median: median[j], Spread: spread[j], Part: a.Features[j], Share: shares[j]})
+		}
+		out[r] = er
+	}
+	return out
+}
+
+// printExplanations prints a table per row.
+func printExplanations(w io.Writer, thr float64, report []explainedRow) {
+	for _, r := range report {
+		state := ""
+		if r.Flagged != nil {
+			state = fmt.Sprintf(", threshold %.4g: normal", thr)
+			if *r.Flagged {
+				state = fmt.Sprintf(", threshold %.4g: flagged", thr)
+			}
+		}
+		fmt.Fprintf(w, "row %d: score %.4g%s (the normal rows' median row scores %.4g)\n", r.Row, r.Score, state, r.Base)
+		width := len("feature")
+		for _, f := range r.Features {
+			width = max(width, len(f.Name))
+		}
+		fmt.Fprintf(w, "  %-*s %12s %12s %12s %8s\n", width, "feature", "value", "normal med.", "normal MAD", "share")
+		for _, f := range r.Features {
+			fmt.Fprintf(w, "  %-*s %12.5g %12.5g %12.5g %+8.3f\n", width, f.Name, f.Value, f.Median, f.Spread, f.Share)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// writeExplanations writes one line per row and feature shown.
+func writeExplanations(path string, report []explainedRow) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		bw.WriteString("row,score,baseline_score,rank,feature,value,normal_median,normal_spread,part,share\n")
+		for _, r := range report {
+			for i, f := range r.Features {
+				fmt.Fprintf(bw, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Row, ftoa(r.Score), ftoa(r.Base), i+1, csvField(f.Name),
+					ftoa(f.Value), ftoa(f.Median), ftoa(f.Spread), ftoa(f.Part), ftoa(f.Share))
+			}
+		}
+		return bw.Flush()
+	})
+}
+
+// explainFigure draws the shares of the top features of the first rows of the report
+// (at most 8 rows), one colour per row.
+func explainFigure(path, name string, report []explainedRow) error {
+	palette := []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Red, plots.Purple, plots.Grey}
+	var b plots.Bars
+	b.Title = fmt.Sprintf("%s: the features driving each row's score", name)
+	b.XLabel = "share of the score above the normal rows' median row"
+	for r, row := range report[:min(8, len(report))] {
+		for _, f := range row.Features {
+			b.Labels = append(b.Labels, fmt.Sprintf("row %d: %s", row.Row, f.Name))
+			b.Values = append(b.Values, f.Share)
+			b.Colors = append(b.Colors, palette[r%len(palette)])
+		}
+	}
+	return b.Save(path)
+}
+
+// addExplainFlag declares --explain for score (fit's is among its training flags).
+func addExplainFlag(fs *pflag.FlagSet) *int {
+	return fs.Int("explain", defaultExplain, "name this many features driving each flagged row's score in scores.csv (feature_i, share_i); 0: none")
+}
+
+// checkExplain checks --explain.
+func checkExplain(n int) error {
+	if n < 0 {
+		return usagef("--explain %d: want 0 (none) or more features", n)
+	}
+	return nil
+}
