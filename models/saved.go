@@ -45,6 +45,9 @@ type Meta struct {
 	// Selection is how the training table's columns were chosen (--id, --columns,
 	// --drop, --drop-text), for score to apply again; absent when every column was taken.
 	Selection *data.Selection `json:"selection,omitempty"`
+	// Normal is the unflagged training rows' per-feature median and spread, from which
+	// rows are explained; absent in a model saved before it was kept.
+	Normal *Normal `json:"normal,omitempty"`
 }
 
 // Member is one network of a saved model.
@@ -128,6 +131,11 @@ func (m *Meta) Validate() error {
 	}
 	if err := m.Scaler.Validate(); err != nil {
 		return fmt.Errorf("scaler: %w", err)
+	}
+	if m.Normal != nil {
+		if err := m.Normal.validate(m.Sizes[0]); err != nil {
+			return err
+		}
 	}
 	return m.validateEnsemble()
 }

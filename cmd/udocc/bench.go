@@ -60,12 +60,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := deviceUsable(o.Train.Device); err != nil {
 		return err // before bench.Run, which would write an empty report
 	}
-	if err := checkSeedFlags(fs); err != nil {
-		return err
-	}
-	if err := checkRates(o.Train.LR, o.Train.PretrainLR, o.Train.WeightDecay); err != nil {
-		return err // before bench.Run, which writes results.jsonl
-	}
 	if *study {
 		so := bench.StudyOptions{MaxNormals: *maxNormals, Synthetic: !*noSynthetic, GeneratorSeed: *genSeed, ReportOnly: *reportOnly}
 		return runStudy(ctx, fs, o, so, seeds, *datasets, *quiet, stdout, stderr)

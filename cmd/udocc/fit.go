@@ -34,6 +34,7 @@ type fitOptions struct {
 	output     outputFlags
 	table      tableFlags
 	in         *input // the table fit reads, for --append-to; nil for demo
+	explain    int    // --explain
 	// nproc and distTimeout are the data-parallel run's (docs/distributed.md); this
 	// process's rank is Options.Dist, nil in a single process.
 	nproc       int
@@ -63,6 +64,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "Adam L2 weight decay")
 	addSeedFlags(fs, &o.seeds, "0", "random seed (ensemble: members seed, seed+1, ...); a list or range such as 0-9 names every member's seed (trained in lockstep)")
 	addDeviceFlags(fs, &o.Device, &o.Threads)
+	fs.IntVar(&o.explain, "explain", defaultExplain, "name this many features driving each flagged row's score in scores.csv (feature_i, share_i); 0: none")
 }
 
 // check validates the flags that do not depend on the data and fills in the Options
@@ -100,13 +102,13 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.input.check(); err != nil {
 		return err
 	}
+	if err := checkExplain(o.explain); err != nil {
+		return err
+	}
 	if err := checkDevice(o.Device); err != nil {
 		return err
 	}
 	if err := checkThreads(o.Threads); err != nil {
-		return err
-	}
-	if err := checkSeedFlags(fs); err != nil {
 		return err
 	}
 	seeds, err := parseSeeds("seed", o.seeds)
