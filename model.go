@@ -249,6 +249,10 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 		m.history = append(m.history, r.History)
 		m.members = append(m.members, Member{Seed: r.Member.Seed, Threshold: math.Inf(1), PretrainLoss: r.PretrainLoss})
 	}
+	if err := meta.RecordFiles(tmp); err != nil {
+		m.Close()
+		return nil, fmt.Errorf("udocc: %w", err)
+	}
 	if err := m.load(tmp); err != nil {
 		m.Close()
 		return nil, err

@@ -128,14 +128,14 @@ func (o Options) Validate() error {
 		return bad("ScreenEpochs", "%d < 0", o.ScreenEpochs)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
 		return bad("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
-	case !(o.LR > 0):
-		return bad("LR", "%g is not positive", o.LR)
-	case !(o.PretrainLR >= 0):
-		return bad("PretrainLR", "%g < 0", o.PretrainLR)
+	case training.CheckRate(o.LR, false) != nil:
+		return bad("LR", "%g: %v", o.LR, training.CheckRate(o.LR, false))
+	case training.CheckRate(o.PretrainLR, true) != nil:
+		return bad("PretrainLR", "%g: %v (0: the fine-tuning rate)", o.PretrainLR, training.CheckRate(o.PretrainLR, true))
 	case o.BatchSize < 2:
 		return bad("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
-	case !(o.WeightDecay >= 0):
-		return bad("WeightDecay", "%g < 0", o.WeightDecay)
+	case training.CheckRate(o.WeightDecay, true) != nil:
+		return bad("WeightDecay", "%g: %v", o.WeightDecay, training.CheckRate(o.WeightDecay, true))
 	case o.Members < 1 || o.Members > 1000:
 		return bad("Members", "%d: want 1..1000", o.Members)
 	case o.Seeds != nil && len(o.Seeds) != o.Members:

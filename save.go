@@ -43,6 +43,9 @@ func (m *Model) Save(dir string) (err error) {
 			}
 		}
 	}
+	if err := m.meta.RecordFiles(tmp); err != nil {
+		return fmt.Errorf("udocc: save %s: %w", dir, err)
+	}
 	if err := models.WriteMeta(tmp, m.meta); err != nil {
 		return fmt.Errorf("udocc: save %s: %w", dir, err)
 	}
@@ -94,8 +97,12 @@ func Load(dir, device string) (*Model, error) {
 	return m, nil
 }
 
-// load reads the networks of m.meta's members from dir onto m.device.
+// load reads the networks of m.meta's members from dir onto m.device, each checked
+// first against its role and hash in m.meta.Files.
 func (m *Model) load(dir string) error {
+	if err := m.meta.CheckFiles(dir); err != nil {
+		return fmt.Errorf("udocc: load: %w", err)
+	}
 	open := func(name string) (*torch.Group, error) {
 		path := filepath.Join(dir, name)
 		g, err := torch.Load(path, m.device)

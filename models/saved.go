@@ -12,8 +12,9 @@ import (
 	"github.com/udocc/udocc/internal/atomicfile"
 )
 
-// Format is the version of the saved-model folder this build writes and reads.
-const Format = 1
+// Format is the version of the saved-model folder this build writes and reads: 2 since
+// model.json lists its network files with their roles and hashes (Files).
+const Format = 2
 
 // MetaFile is the name of the description inside a saved-model folder.
 const MetaFile = "model.json"
@@ -35,6 +36,8 @@ type Meta struct {
 	Features []string    `json:"features"`
 	Scaler   data.Scaler `json:"scaler"`
 	Members  []Member    `json:"members"`
+	// Files are the members' network files, each with its role and hash (CheckFiles).
+	Files []File `json:"files"`
 	// Ensemble is the ensemble method's score combination; nil for the paper's methods,
 	// whose members are thresholded one by one.
 	Ensemble *Ensemble `json:"ensemble,omitempty"`
@@ -89,6 +92,8 @@ func (m *Meta) Thresholds() []float64 {
 // neither the methods nor the network files).
 func (m *Meta) Validate() error {
 	switch {
+	case m.Format == 0:
+		return fmt.Errorf("no format field: a udocc model.json starts with \"format\": %d: %w", Format, ErrFormat)
 	case m.Format != Format:
 		return fmt.Errorf("format %d, this build reads format %d: %w", m.Format, Format, ErrFormat)
 	case m.Method == "":
@@ -144,7 +149,7 @@ func (m *Meta) Validate() error {
 func (m *Meta) validateEnsemble() error {
 	if m.Ensemble == nil {
 		if m.Threshold != nil {
-			return fmt.Errorf("threshold: set without an ensemble: %w", ErrFormat)
+			return fmt.Errorf("ensemble is missing, but threshold is set, as only the ensemble method's model has it: %w", ErrFormat)
 		}
 		return nil
 	}

@@ -32,17 +32,17 @@ func TestMetaErrors(t *testing.T) {
 	const sc = `"scaler": {"mean": [0, 0], "scale": [1, 1]}`
 	cases := map[string]struct{ body, field string }{
 		"other format":       {`{"format": 99, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}], ` + sc + `}`, "format"},
-		"corrupt":            {`{"format": 1, "sizes": [2,`, "model.json"},
-		"no method":          {`{"format": 1, "sizes": [2, 4], "members": [{"network": "a.pt"}], ` + sc + `}`, "method"},
-		"no members":         {`{"format": 1, "method": "oc", "sizes": [2, 4], "members": [], ` + sc + `}`, "members"},
-		"path escape":        {`{"format": 1, "method": "oc", "sizes": [2, 4], "members": [{"network": "../x.pt"}], ` + sc + `}`, "members[0].network"},
-		"a zero size":        {`{"format": 1, "method": "oc", "sizes": [2, 0], "members": [{"network": "a.pt"}], ` + sc + `}`, "sizes[1]"},
-		"features too few":   {`{"format": 1, "method": "oc", "sizes": [2, 4], "features": ["a"], "members": [{"network": "a.pt"}], ` + sc + `}`, "features"},
-		"a feature twice":    {`{"format": 1, "method": "oc", "sizes": [2, 4], "features": ["a", "a"], "members": [{"network": "a.pt"}], ` + sc + `}`, "features[1]"},
-		"a network twice":    {`{"format": 1, "method": "oc", "sizes": [2, 4], "members": [{"seed": 1, "network": "a.pt"}, {"seed": 2, "network": "a.pt"}], ` + sc + `}`, "members[1].network"},
-		"a seed twice":       {`{"format": 1, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}, {"network": "b.pt"}], ` + sc + `}`, "members[1].seed"},
-		"negative threshold": {`{"format": 1, "method": "tar", "sizes": [2, 4], "members": [{"network": "a.pt", "threshold": -1}], ` + sc + `}`, "members[0].threshold"},
-		"scaler too short":   {`{"format": 1, "method": "oc", "sizes": [3, 4], "members": [{"network": "a.pt"}], ` + sc + `}`, "scaler"},
+		"corrupt":            {`{"format": 2, "sizes": [2,`, "model.json"},
+		"no method":          {`{"format": 2, "sizes": [2, 4], "members": [{"network": "a.pt"}], ` + sc + `}`, "method"},
+		"no members":         {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [], ` + sc + `}`, "members"},
+		"path escape":        {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"network": "../x.pt"}], ` + sc + `}`, "members[0].network"},
+		"a zero size":        {`{"format": 2, "method": "oc", "sizes": [2, 0], "members": [{"network": "a.pt"}], ` + sc + `}`, "sizes[1]"},
+		"features too few":   {`{"format": 2, "method": "oc", "sizes": [2, 4], "features": ["a"], "members": [{"network": "a.pt"}], ` + sc + `}`, "features"},
+		"a feature twice":    {`{"format": 2, "method": "oc", "sizes": [2, 4], "features": ["a", "a"], "members": [{"network": "a.pt"}], ` + sc + `}`, "features[1]"},
+		"a network twice":    {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"seed": 1, "network": "a.pt"}, {"seed": 2, "network": "a.pt"}], ` + sc + `}`, "members[1].network"},
+		"a seed twice":       {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}, {"network": "b.pt"}], ` + sc + `}`, "members[1].seed"},
+		"negative threshold": {`{"format": 2, "method": "tar", "sizes": [2, 4], "members": [{"network": "a.pt", "threshold": -1}], ` + sc + `}`, "members[0].threshold"},
+		"scaler too short":   {`{"format": 2, "method": "oc", "sizes": [3, 4], "members": [{"network": "a.pt"}], ` + sc + `}`, "scaler"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package training
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/dynamics"
@@ -97,6 +98,24 @@ func DefaultConfig() Config {
 	}
 }
 
+// MaxRate is the largest learning rate or weight decay training takes: float32's
+// largest number, since the networks and Adam's state are float32 (a larger one, or
+// +Inf, overflows at the first step). Rates below it can still diverge; training then
+// stops with ErrDiverged.
+const MaxRate = math.MaxFloat32
+
+// CheckRate says why v cannot be a learning rate or weight decay: not a number in
+// (0, MaxRate], or [0, MaxRate] where zero is allowed (zero then means the default).
+func CheckRate(v float64, zero bool) error {
+	switch {
+	case zero && !(v >= 0 && v <= MaxRate):
+		return fmt.Errorf("want a number in [0, %.4g]", float64(MaxRate))
+	case !zero && !(v > 0 && v <= MaxRate):
+		return fmt.Errorf("want a number in (0, %.4g]", float64(MaxRate))
+	}
+	return nil
+}
+
 // Validate reports the first setting that cannot be used.
 func (c Config) Validate() error {
 	switch {
@@ -108,12 +127,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("training: epochs %d < 1", c.Epochs)
 	case c.BatchSize < 2:
 		return fmt.Errorf("training: batch size %d < 2 (BatchNorm needs 2 rows)", c.BatchSize)
-	case !(c.LR > 0):
-		return fmt.Errorf("training: learning rate %g is not positive", c.LR)
-	case !(c.PretrainLR >= 0):
-		return fmt.Errorf("training: pretraining learning rate %g < 0", c.PretrainLR)
-	case !(c.WeightDecay >= 0):
-		return fmt.Errorf("training: weight decay %g < 0", c.WeightDecay)
+	case CheckRate(c.LR, false) != nil:
+		return fmt.Errorf("training: learning rate %g: %w", c.LR, CheckRate(c.LR, false))
+	case CheckRate(c.PretrainLR, true) != nil:
+		return fmt.Errorf("training: pretraining learning rate %g: %w", c.PretrainLR, CheckRate(c.PretrainLR, true))
+	case CheckRate(c.WeightDecay, true) != nil:
+		return fmt.Errorf("training: weight decay %g: %w", c.WeightDecay, CheckRate(c.WeightDecay, true))
 	case c.WarmUp < 0:
 		return fmt.Errorf("training: warm-up %d < 0", c.WarmUp)
 	case c.ScreenEpochs < 0:

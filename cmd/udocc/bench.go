@@ -57,6 +57,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkThreads(o.Threads); err != nil {
 		return err
 	}
+	if err := checkSeedFlags(fs); err != nil {
+		return err
+	}
+	if err := checkRates(o.Train.LR, o.Train.PretrainLR, o.Train.WeightDecay); err != nil {
+		return err // before bench.Run, which writes results.jsonl
+	}
 	if err := deviceUsable(o.Train.Device); err != nil {
 		return err // before bench.Run, which would write an empty report
 	}

@@ -111,6 +111,9 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := checkThreads(o.Threads); err != nil {
 		return err
 	}
+	if err := checkSeedFlags(fs); err != nil {
+		return err
+	}
 	seeds, err := parseSeeds("seed", o.seeds)
 	if err != nil {
 		return err

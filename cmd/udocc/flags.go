@@ -84,6 +84,10 @@ func (in inputFlags) check() error {
 	if _, err := data.ParseHeader(in.header); err != nil {
 		return usagef("--header %q: want yes, no or auto", in.header)
 	}
+	if i, err := strconv.Atoi(in.label); err == nil && i < 0 {
+		// A negative index would read as "no label", and the label column be trained on.
+		return usagef("--label %d: want a column name or a 0-based column index (0 is the first)", i)
+	}
 	return nil
 }
 
@@ -105,6 +109,30 @@ func checkThreads(n int) error {
 func addSeedFlags(fs *pflag.FlagSet, seeds *string, def, help string) {
 	fs.StringVar(seeds, "seed", def, help)
 	fs.StringVar(seeds, "seeds", def, "the same as --seed")
+}
+
+// checkSeedFlags refuses --seed and --seeds given together: they set the same list,
+// and the last would silently win.
+func checkSeedFlags(fs *pflag.FlagSet) error {
+	if fs.Changed("seed") && fs.Changed("seeds") {
+		return usagef("--seed and --seeds are one flag under two names; give one")
+	}
+	return nil
+}
+
+// checkRates names the flag of a learning rate or weight decay that training cannot
+// take (training.CheckRate), for bench; fit has the library's Options.Validate say it.
+func checkRates(lr, pretrainLR, weightDecay float64) error {
+	for _, r := range []struct {
+		flag string
+		v    float64
+		zero bool
+	}{{"lr", lr, false}, {"pretrain-lr", pretrainLR, true}, {"weight-decay", weightDecay, true}} {
+		if err := training.CheckRate(r.v, r.zero); err != nil {
+			return usagef("--%s %g: %v", r.flag, r.v, err)
+		}
+	}
+	return nil
 }
 
 // parseSeeds reads --seed (or, as flag names it, --seeds) with training.ParseSeeds, the

@@ -203,7 +203,7 @@ func TestScoreBadModel(t *testing.T) {
 		{"empty autoencoder", ens, func(m string) error { return os.Truncate(autoencoder(m), 0) }, "table.csv", "autoencoder-0.pt", false},
 		{"format 99", ens, editMeta(func(m map[string]any) { m["format"] = 99 }), "table.csv", "format 99", true},
 		{"model.json not JSON", ens, func(m string) error {
-			return os.WriteFile(filepath.Join(m, "model.json"), []byte("{\"format\": 1,"), 0o644)
+			return os.WriteFile(filepath.Join(m, "model.json"), []byte("{\"format\": 2,"), 0o644)
 		}, "table.csv", "model.json", false},
 		{"no model folder", ens, func(m string) error { return os.RemoveAll(m) }, "table.csv", "model.json", false},
 		{"method bogus", ens, editMeta(func(m map[string]any) { m["method"] = "bogus" }), "table.csv", `method "bogus"`, true},

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/udocc/udocc/data"
+)
+
+// The tests of this file are the rows of the second hostile round's table: a flag or a
+// file a careless or malicious user gave, run through the binary (or in process where
+// the row is about flags alone), each with the clear error or the right result that
+// udocc now gives.
+
+// TestLargestSeed fits and benches with the largest uint64 seed, whose range once
+// looped forever: the fit ends and records it (the ensemble's next members wrap to 0,
+// 1, ...), and bench trains its one run.
+func TestLargestSeed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 31)
+	mustUdocc(t, dir, fitArgs("--seed", "18446744073709551615", "--out", "fit", "table.csv")...)
+	s := readSummary(t, filepath.Join(dir, "fit", "summary.json"))
+	if seeds := s["seeds"].([]any); len(seeds) == 0 || seeds[0].(float64) != 18446744073709551615 {
+		t.Errorf("seeds %v, want 18446744073709551615 first", s["seeds"])
+	}
+	writeGammaMAT(t, filepath.Join(dir, "gamma.mat"))
+	code, stdout, stderr := benchCLI("--data", dir, "--datasets", "gamma", "--methods", "oc", "--seeds", "18446744073709551615",
+		"--pretrain-epochs", "1", "--epochs", "1", "--quiet", "--out", filepath.Join(dir, "bench"))
+	if code != 0 || !strings.Contains(stdout, "1 trained now") {
+		t.Errorf("bench: exit %d, stdout %q, stderr %q; want one run trained", code, stdout, stderr)
+	}
+}
+
+// writeGammaMAT writes a 60-row, 3-column MAT file with a label y, for bench.
+func writeGammaMAT(t *testing.T, path string) {
+	t.Helper()
+	const n, d = 60, 3
+	x, y := make([]float64, n*d), make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x[i*d+j] = float64((i*7+j*13)%17) / 17
+		}
+		if i < 6 {
+			x[i*d] += 3
+			y[i] = 1
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := data.WriteMAT(f, []data.MATVar{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, data.MATWriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFlagsOutOfRange gives learning rates and weight decays training cannot take, a
+// negative --label and --seed with --seeds: each is a usage error naming its flag, for
+// fit and for bench, before anything is read, trained or written (bench once panicked
+// on --lr inf and left an empty results.jsonl).
+func TestFlagsOutOfRange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	table := writeText(t, dir, "table.csv", "a,b,y\n1,2,0\n2,3,1\n3,1,0\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lr", "inf"}, "--lr +Inf"},
+		{[]string{"--lr", "nan"}, "--lr NaN"},
+		{[]string{"--pretrain-lr", "inf"}, "--pretrain-lr +Inf"},
+		{[]string{"--pretrain-lr", "-1"}, "--pretrain-lr -1"},
+		{[]string{"--weight-decay", "inf"}, "--weight-decay +Inf"},
+		{[]string{"--weight-decay", "1e300"}, "--weight-decay 1e+300"},
+		{[]string{"--seed", "1", "--seeds", "2"}, "--seed and --seeds"},
+	}
+	for _, c := range cases {
+		t.Run("fit "+strings.Join(c.args, " "), func(t *testing.T) {
+			out := filepath.Join(dir, "fit-out")
+			oneErrorLine(t, inProcess(append(append([]string{"fit"}, c.args...), "--out", out, table)...), 2, c.want)
+			if _, err := os.Stat(out); err == nil {
+				t.Error("--out was written")
+			}
+		})
+		t.Run("bench "+strings.Join(c.args, " "), func(t *testing.T) {
+			out := filepath.Join(dir, "bench-out")
+			oneErrorLine(t, inProcess(append(append([]string{"bench", "--data", dir}, c.args...), "--out", out)...), 2, c.want)
+			if _, err := os.Stat(out); err == nil {
+				t.Error("--out was written")
+			}
+		})
+	}
+	t.Run("--label -1", func(t *testing.T) {
+		oneErrorLine(t, inProcess("fit", "--label", "-1", "--out", filepath.Join(dir, "o"), table), 2, "--label -1")
+	})
+	t.Run("bench --lr inf through the binary: no panic", func(t *testing.T) {
+		oneErrorLine(t, udocc(t, dir, "bench", "--data", dir, "--lr", "inf", "--out", "b"), 2, "--lr +Inf")
+	})
+}
+
+// TestModelFiles replaces the network files of a saved ensemble with others of the same
+// shape: another member's, the same member's autoencoder, another model's (another
+// seed), an oc model's, and members 0 and 1 swapped. Each is refused naming the file
+// and what it should hold; the model as saved scores. model.json without its format or
+// without its ensemble says what is wrong.
+func TestModelFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 32)
+	mustUdocc(t, dir, fitArgs("--out", "ens", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--seed", "7", "--out", "other", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--method", "oc", "--out", "oc", "table.csv")...)
+	mustUdocc(t, dir, "score", "--model", "ens/model", "--out", "scored", "table.csv")
+	copyFile := func(from, to string) func(m string) error {
+		return func(m string) error {
+			b, err := os.ReadFile(filepath.Join(dir, from))
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(m, to), b, 0o644)
+		}
+	}
+	editMeta := func(edit func(map[string]any)) func(m string) error {
+		return func(m string) error {
+			p := filepath.Join(m, "model.json")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			var meta map[string]any
+			if err := json.Unmarshal(b, &meta); err != nil {
+				return err
+			}
+			edit(meta)
+			b, _ = json.Marshal(meta)
+			return os.WriteFile(p, b, 0o644)
+		}
+	}
+	cases := []struct {
+		name   string
+		damage func(m string) error
+		want   []string
+	}{
+		{"another member's encoder", copyFile("ens/model/member-1.pt", "member-0.pt"),
+			[]string{"member-0.pt should hold member 0's encoder", "holds member 1's encoder"}},
+		{"the member's autoencoder in its encoder's place", copyFile("ens/model/autoencoder-0.pt", "member-0.pt"),
+			[]string{"member-0.pt should hold member 0's encoder", "holds member 0's autoencoder"}},
+		{"another model's member", copyFile("other/model/member-7.pt", "member-0.pt"),
+			[]string{"member-0.pt should hold member 0's encoder", "not the ones the fit wrote"}},
+		{"an oc network", copyFile("oc/model/member-0.pt", "member-0.pt"),
+			[]string{"member-0.pt should hold member 0's encoder", "not the ones the fit wrote"}},
+		{"another model's autoencoder", copyFile("other/model/autoencoder-7.pt", "autoencoder-2.pt"),
+			[]string{"autoencoder-2.pt should hold member 2's autoencoder", "not the ones the fit wrote"}},
+		{"members 0 and 1 swapped", func(m string) error {
+			a, b := filepath.Join(m, "member-0.pt"), filepath.Join(m, "member-1.pt")
+			if err := os.Rename(a, a+".x"); err != nil {
+				return err
+			}
+			if err := os.Rename(b, a); err != nil {
+				return err
+			}
+			return os.Rename(a+".x", b)
+		}, []string{"member-0.pt should hold member 0's encoder", "holds member 1's encoder"}},
+		{"files missing from model.json", editMeta(func(m map[string]any) { delete(m, "files") }), []string{"files: 0 entries"}},
+		{"model.json without its format", editMeta(func(m map[string]any) { delete(m, "format") }), []string{`no format field`}},
+		{"model.json without its ensemble", editMeta(func(m map[string]any) { delete(m, "ensemble") }), []string{"ensemble is missing"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			model := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			if err := os.CopyFS(model, os.DirFS(filepath.Join(dir, "ens", "model"))); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.damage(model); err != nil {
+				t.Fatal(err)
+			}
+			r := udocc(t, dir, "score", "--model", model, "--out", model+"-out", "table.csv")
+			for _, w := range c.want {
+				oneErrorLine(t, r, 1, w)
+			}
+			if strings.Contains(r.stderr, "format 0") {
+				t.Errorf("stderr %q says format 0", r.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package models
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// The roles of a saved model's network files.
+const (
+	RoleEncoder     = "encoder"     // a member's one-class network: encoder, center and radius
+	RoleAutoencoder = "autoencoder" // a member's pretrained autoencoder (the ensemble method)
+)
+
+// ErrChanged reports a network file of a saved model whose bytes are not those it was
+// saved with.
+var ErrChanged = errors.New("a network file is not the one the model was saved with")
+
+// File is one network file of a saved model: what it holds (its role, the member it
+// belongs to and the model's method) and the SHA-256 of its bytes as the fit wrote them.
+// A file replaced since, swapped with another member's, or taken from another model or
+// another role, even of the same shape, then fails CheckFiles instead of scoring rows
+// with the wrong network.
+type File struct {
+	Name   string `json:"name"`
+	Role   string `json:"role"`
+	Member int    `json:"member"` // index into Meta.Members
+	Seed   uint64 `json:"seed"`
+	Method string `json:"method"`
+	SHA256 string `json:"sha256"` // lower-case hex
+}
+
+// HashFile is the lower-case hex SHA-256 of the file at path.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// roles lists the files the members name, each with its role, member and seed; the
+// hash is left empty.
+func (m *Meta) roles() []File {
+	var out []File
+	for k, mem := range m.Members {
+		out = append(out, File{Name: mem.Network, Role: RoleEncoder, Member: k, Seed: mem.Seed, Method: m.Method})
+		if mem.Autoencoder != "" {
+			out = append(out, File{Name: mem.Autoencoder, Role: RoleAutoencoder, Member: k, Seed: mem.Seed, Method: m.Method})
+		}
+	}
+	return out
+}
+
+// RecordFiles sets m.Files from the network files the members name, as they lie in dir
+// now: the writer of a model calls it once every file is written.
+func (m *Meta) RecordFiles(dir string) error {
+	files := m.roles()
+	for i := range files {
+		h, err := HashFile(filepath.Join(dir, files[i].Name))
+		if err != nil {
+			return fmt.Errorf("models: %w", err)
+		}
+		files[i].SHA256 = h
+	}
+	m.Files = files
+	return nil
+}
+
+// CheckFiles checks that m.Files describes every network file the members name, in its
+// role, and that each file in dir still has the bytes the fit wrote; an error names the
+// file, what it should hold and, where its bytes are another recorded file's, whose they
+// are.
+func (m *Meta) CheckFiles(dir string) error {
+	want := m.roles()
+	if len(m.Files) != len(want) {
+		return fmt.Errorf("models: %s: files: %d entries for the %d network files the members name: %w",
+			filepath.Join(dir, MetaFile), len(m.Files), len(want), ErrFormat)
+	}
+	for i, w := range want {
+		f := m.Files[i]
+		w.SHA256 = f.SHA256
+		if f != w || len(f.SHA256) != sha256.Size*2 {
+			return fmt.Errorf("models: %s: files[%d] is %+v, want %s's %s (member %d, seed %d, method %s) with its sha256: %w",
+				filepath.Join(dir, MetaFile), i, f, w.Name, w.Role, w.Member, w.Seed, w.Method, ErrFormat)
+		}
+	}
+	byHash := map[string]File{}
+	for _, f := range m.Files {
+		byHash[f.SHA256] = f
+	}
+	for _, f := range m.Files {
+		path := filepath.Join(dir, f.Name)
+		h, err := HashFile(path)
+		if err != nil {
+			return fmt.Errorf("models: %w", err)
+		}
+		if h == f.SHA256 {
+			continue
+		}
+		what := fmt.Sprintf("member %d's %s (seed %d)", f.Member, f.Role, f.Seed)
+		if o, ok := byHash[h]; ok {
+			return fmt.Errorf("models: %s should hold %s but holds member %d's %s (%s): the model's files were swapped or copied over each other: %w",
+				path, what, o.Member, o.Role, o.Name, ErrChanged)
+		}
+		return fmt.Errorf("models: %s should hold %s of this %s model, but its bytes are not the ones the fit wrote (sha256 %.12s…, model.json records %.12s…): it was replaced, perhaps by another model's file: %w",
+			path, what, m.Method, h, f.SHA256, ErrChanged)
+	}
+	return nil
+}
