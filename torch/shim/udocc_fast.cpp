@@ -30,7 +30,7 @@ namespace fast {
 namespace {
 
 constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kAdamEps = 1e-8f;  // torch.optim.Adam defaults
-constexpr int64_t kChunk = 1024;  // rows per eval-mode chunk
+constexpr int64_t kChunk = kEvalRows;  // rows per eval-mode chunk
 
 int64_t widest(const Net &net) {
   int64_t w = 1;
@@ -277,23 +277,29 @@ void Work::backward(const Net &net, int64_t c) {
 }
 
 void forward_eval(const Net &net, const float *x, int64_t m, float *out, std::vector<float> &buf) {
-  const int64_t w = widest(net);
-  buf.resize(2 * kChunk * w + 2 * w);
-  float *ping = buf.data(), *pong = ping + kChunk * w, *scale = pong + kChunk * w;
+  const int64_t w = widest(net), in = net[0].in, rep = net.back().out;
+  buf.resize(3 * kChunk * w + 2 * w);
+  float *ping = buf.data(), *pong = ping + kChunk * w, *pad = pong + kChunk * w, *scale = pad + kChunk * w;
   for (int64_t i = 0; i < m; i += kChunk) {
     const int64_t len = std::min(kChunk, m - i);
-    const float *cur = x + i * net[0].in;
+    const float *cur = x + i * in;
+    if (len < kChunk) {  // the last block, made whole with zero rows (kEvalRows)
+      std::memcpy(pad, cur, sizeof(float) * len * in);
+      std::fill(pad + len * in, pad + kChunk * in, 0.0f);
+      cur = pad;
+    }
     for (size_t l = 0; l < net.size(); ++l) {
       const Layer &ly = net[l];
       const int64_t o = ly.out;
-      float *next = l + 1 == net.size() ? out + i * o : (cur == ping ? pong : ping);
-      gemm(false, false, len, o, ly.in, cur, ly.in, ly.w, o, next, o);
+      float *next = l + 1 == net.size() && len == kChunk ? out + i * o : (cur == ping ? pong : ping);
+      gemm(false, false, kChunk, o, ly.in, cur, ly.in, ly.w, o, next, o);
       if (ly.bn()) {
         for (int64_t j = 0; j < o; ++j) scale[j] = 1.0f / std::sqrt(ly.rv[j] + kBNEps);
-        normalize(next, next, ly.rm, scale, len, o);
+        normalize(next, next, ly.rm, scale, kChunk, o);
       }
       cur = next;
     }
+    if (len < kChunk) std::memcpy(out + i * rep, cur, sizeof(float) * len * rep);
   }
 }
 

@@ -66,8 +66,17 @@ class Work {
   std::vector<float> dout_, da_, dh_;
 };
 
+// kEvalRows is the number of rows of every eval-mode matrix product on the CPU, the last
+// block of a call made whole with zero rows. A product's kernel, and with it the rounding
+// of a row's result, is chosen by the product's shape (oneDNN's sgemm takes other kernels
+// for other row counts, and on AVX2 they round differently), but never depends on the
+// other rows of a block of fixed shape or on the row's place in it. So a row's eval-mode
+// output (its distance, its reconstruction error) is a function of the row and the
+// network alone: the same bits whichever rows, and how many, a caller scores with it.
+constexpr int64_t kEvalRows = 1024;
+
 // forward_eval runs net in eval mode (running statistics) on the m rows of x (m x in),
-// writing m x out into out; rows go through in chunks held in buf.
+// writing m x out into out; rows go through in blocks of kEvalRows held in buf.
 void forward_eval(const Net &net, const float *x, int64_t m, float *out, std::vector<float> &buf);
 
 // AdamMember is one member's step: skip when it sits the step out, else its step size

@@ -39,6 +39,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -302,6 +303,43 @@ at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
     h = torch::leaky_relu(h, kLeaky);
   }
   return h;
+}
+
+// forward_rows is forward_eval through each of stages (the encoder; the encoder and
+// then the decoder) over the rows of x (m x in, shared by all members): K x m x out. On
+// the CPU it runs the shape of work of the fast path (udocc_fast.h, kEvalRows): member by
+// member, in blocks of exactly kEvalRows rows, the last one padded with zero rows, so that
+// a row's output is a function of the row and its member's network alone, whatever the
+// rows scored with it and however many members the group holds. On a GPU in one piece.
+at::Tensor forward_rows(std::initializer_list<const std::vector<Layer> *> stages, const at::Tensor &x) {
+  if (!x.is_cpu()) {
+    at::Tensor h = x;
+    for (const auto *layers : stages) h = forward_eval(*layers, h);
+    return h;
+  }
+  const int64_t m = x.size(0), rows = udocc::fast::kEvalRows;
+  const int64_t K = (*stages.begin())->front().w.size(0);
+  std::vector<std::vector<at::Tensor>> parts(K);
+  for (int64_t i = 0; i < m; i += rows) {
+    const int64_t len = std::min(rows, m - i);
+    at::Tensor b = x.narrow(0, i, len);
+    if (len < rows) b = torch::constant_pad_nd(b, {0, 0, 0, rows - len});
+    for (int64_t k = 0; k < K; ++k) {
+      at::Tensor h = b;
+      for (const auto *layers : stages) {
+        for (const auto &l : *layers) {
+          h = h.mm(l.w[k]);
+          if (!l.bn()) continue;
+          h = (h - l.rm[k]) * torch::rsqrt(l.rv[k] + kBNEps);
+          h = torch::leaky_relu(h, kLeaky);
+        }
+      }
+      parts[k].push_back(h.narrow(0, 0, len));
+    }
+  }
+  std::vector<at::Tensor> members;
+  for (auto &p : parts) members.push_back(p.size() == 1 ? p[0] : torch::cat(p, 0));
+  return torch::stack(members, 0);
 }
 
 // adam_reset moves the weights in params into a fresh flat buffer and rebinds each layer's
@@ -1002,7 +1040,7 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
       for (double &v : sum) v /= static_cast<double>(g->n);
       c = torch::tensor(sum, at::kDouble).view({g->K, rep}).to(at::kFloat);
     } else {
-      at::Tensor z = forward_eval(g->enc, data(g).narrow(0, 0, g->n));
+      at::Tensor z = forward_rows({&g->enc}, data(g).narrow(0, 0, g->n));
       c = g->reducer ? global_mean(g, z) : z.mean(1);
     }
     at::Tensor small = c.abs() < eps;
@@ -1096,7 +1134,7 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
     }
     torch::NoGradGuard ng;
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
-    at::Tensor dist = (forward_eval(g->enc, xt) - g->c.unsqueeze(1)).pow(2).sum(2).contiguous().cpu();
+    at::Tensor dist = (forward_rows({&g->enc}, xt) - g->c.unsqueeze(1)).pow(2).sum(2).contiguous().cpu();
     std::memcpy(out, dist.data_ptr<float>(), sizeof(float) * g->K * m);
   });
 }
@@ -1106,7 +1144,7 @@ char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64
     check_data(x, m, d, g->sizes.front());
     torch::NoGradGuard ng;
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
-    at::Tensor e = forward_eval(g->enc, xt).contiguous().cpu();
+    at::Tensor e = forward_rows({&g->enc}, xt).contiguous().cpu();
     std::memcpy(out, e.data_ptr<float>(), sizeof(float) * e.numel());
   });
 }
@@ -1117,7 +1155,7 @@ char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     torch::NoGradGuard ng;
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
-    at::Tensor e = (xt.unsqueeze(0) - forward_eval(g->dec, forward_eval(g->enc, xt))).contiguous().cpu();
+    at::Tensor e = (xt.unsqueeze(0) - forward_rows({&g->enc, &g->dec}, xt)).contiguous().cpu();
     std::memcpy(out, e.data_ptr<float>(), sizeof(float) * e.numel());
   });
 }
@@ -1196,7 +1234,7 @@ char *udocc_group_distances(udocc_group *g, float *out) {
     at::Tensor dist = torch::empty({g->K, g->n}, f32(g->dev));
     for (int64_t i = 0; i < g->n; i += chunk) {
       int64_t len = std::min(chunk, g->n - i);
-      at::Tensor z = forward_eval(g->enc, data(g).narrow(0, i, len));
+      at::Tensor z = forward_rows({&g->enc}, data(g).narrow(0, i, len));
       dist.narrow(1, i, len).copy_((z - g->c.unsqueeze(1)).pow(2).sum(2));
     }
     at::Tensor h = dist.cpu();  // sync: the one device-to-host copy
@@ -1238,7 +1276,7 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   for (int64_t i = 0; i < m; i += chunk) {
     int64_t len = std::min(chunk, m - i);
     at::Tensor xi = x.narrow(0, i, len);
-    at::Tensor xr = forward_eval(g->dec, forward_eval(g->enc, xi));  // K x len x d
+    at::Tensor xr = forward_rows({&g->enc, &g->dec}, xi);  // K x len x d
     if (rs.defined()) {
       err.narrow(1, i, len).copy_(((xi.unsqueeze(0) - xr - rc) / rs).pow(2).log1p().sum(2) / d);
     } else {
