@@ -304,8 +304,8 @@ func TestEnsembleSeeds(t *testing.T) {
 					}
 				}
 			}
-			if got := len(sc.header); got != 4+2*len(c.seeds) {
-				t.Errorf("scores.csv header %v, want row, score, rank, label and two columns per member", sc.header)
+			if got := len(sc.header); got != 4+2*len(c.seeds)+2*3 {
+				t.Errorf("scores.csv header %v, want row, score, rank, label, two columns per member and two per explained feature", sc.header)
 			}
 		})
 	}

@@ -77,7 +77,8 @@ func TestFitCSV(t *testing.T) {
 	})
 	sc := readCSV(t, filepath.Join(out, "scores.csv"))
 	t.Run("scores.csv has a row per input row and the right header", func(t *testing.T) {
-		if want := []string{"row", "score", "rank", "label", "true_label"}; !slices.Equal(sc.header, want) {
+		want := []string{"row", "score", "rank", "label", "true_label", "feature_1", "share_1", "feature_2", "share_2", "feature_3", "share_3"}
+		if !slices.Equal(sc.header, want) {
 			t.Fatalf("header %v, want %v", sc.header, want)
 		}
 		if len(sc.rows) != n {

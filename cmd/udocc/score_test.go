@@ -72,6 +72,7 @@ func TestScoreMatchesFit(t *testing.T) {
 		for seed := range 5 {
 			want = append(want, fmt.Sprintf("score_seed%d", seed), fmt.Sprintf("label_seed%d", seed))
 		}
+		want = append(want, "feature_1", "share_1", "feature_2", "share_2", "feature_3", "share_3") // --explain 3
 		if !slices.Equal(sc.header, want) || len(sc.rows) != 37 {
 			t.Errorf("header %v with %d rows, want %v with 37", sc.header, len(sc.rows), want)
 		}
