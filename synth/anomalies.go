@@ -2,6 +2,7 @@ package synth
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -66,4 +67,44 @@ func (g *Generator) dependency(a int, rng *rand.Rand) []float64 {
 		}
 	}
 	return out
+}
+
+// shifted returns a anomalies, each a normal row picked uniformly with one to three
+// (uniformly, at most the non-constant features) of its non-constant features, picked
+// uniformly, moved by ±Shift standard deviations (the sign uniform), and each anomaly's
+// moved features in increasing order. Without a non-constant feature the rows are copies
+// of normal rows with no cause.
+func (g *Generator) shifted(a int, rng *rand.Rand) ([]float64, [][]int) {
+	d := g.d
+	var free []int
+	for j := 0; j < d; j++ {
+		if g.scale[j] > 0 {
+			free = append(free, j)
+		}
+	}
+	out := make([]float64, a*d)
+	causes := make([][]int, a)
+	for i := 0; i < a; i++ {
+		row := out[i*d : (i+1)*d]
+		copy(row, g.x[rng.IntN(g.n)*d:][:d])
+		if len(free) == 0 {
+			causes[i] = []int{}
+			continue
+		}
+		k := 1 + rng.IntN(min(3, len(free)))
+		pick := rng.Perm(len(free))[:k]
+		js := make([]int, k)
+		for c, p := range pick {
+			j := free[p]
+			js[c] = j
+			sign := 1.0
+			if rng.IntN(2) == 0 {
+				sign = -1
+			}
+			row[j] += sign * g.opts.Shift * g.scale[j]
+		}
+		slices.Sort(js)
+		causes[i] = js
+	}
+	return out, causes
 }

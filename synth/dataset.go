@@ -40,9 +40,15 @@ func NewFromDataset(ds *data.Dataset, seed uint64, opts Options) (*Generator, er
 // ("x1"…"xd" for a Generator made by NewGenerator), its values rounded to the float32
 // a data.Dataset holds.
 func (g *Generator) Dataset(kind Kind, ratio float64, seed uint64) (*data.Dataset, error) {
-	x, y, err := g.Table(kind, ratio, seed)
+	ds, _, err := g.DatasetCauses(kind, ratio, seed)
+	return ds, err
+}
+
+// DatasetCauses is Dataset, and the rows' causes as TableCauses gives them.
+func (g *Generator) DatasetCauses(kind Kind, ratio float64, seed uint64) (*data.Dataset, [][]int, error) {
+	x, y, causes, err := g.TableCauses(kind, ratio, seed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	features := g.features
 	if features == nil {
@@ -59,7 +65,7 @@ func (g *Generator) Dataset(kind Kind, ratio float64, seed uint64) (*data.Datase
 		X:        narrow(x),
 		Y:        y,
 		Features: append([]string(nil), features...),
-	}, nil
+	}, causes, nil
 }
 
 // narrow is x as a data.Dataset holds it, in float32.

@@ -161,26 +161,42 @@ func (g *Generator) standardise(j int, v float64) float64 {
 // (Normals()+anomalies)×d, y is 1 for the anomalies. The same generator,
 // kind, ratio and seed give the same table.
 func (g *Generator) Table(kind Kind, ratio float64, seed uint64) (x []float64, y []int, err error) {
+	x, y, _, err = g.TableCauses(kind, ratio, seed)
+	return x, y, err
+}
+
+// TableCauses is Table, and for the Shifted kind the features each anomaly was made
+// from: causes[i] lists row i's shifted features (0-based, increasing), nil for a normal
+// row and for every row of the other kinds.
+func (g *Generator) TableCauses(kind Kind, ratio float64, seed uint64) (x []float64, y []int, causes [][]int, err error) {
 	if err := validate(kind, ratio); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	a := AnomalyCount(g.n, ratio)
 	rng := rand.New(rand.NewPCG(seed, streamTable+tableHash(kind, ratio)))
-	var anomalies []float64
+	var (
+		anomalies []float64
+		made      [][]int // the shifted anomalies' features
+	)
 	switch kind {
 	case Local, Clustered:
 		m, err := g.mixture()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		anomalies = g.fromMixture(m, kind, a, rng)
 	case Global:
 		anomalies = g.global(a, rng)
 	case Dependency:
 		anomalies = g.dependency(a, rng)
+	case Shifted:
+		anomalies, made = g.shifted(a, rng)
 	}
 	total := g.n + a
 	x, y = make([]float64, total*g.d), make([]int, total)
+	if made != nil {
+		causes = make([][]int, total)
+	}
 	for dst, src := range rng.Perm(total) {
 		row := x[dst*g.d : (dst+1)*g.d]
 		if src < g.n {
@@ -189,8 +205,11 @@ func (g *Generator) Table(kind Kind, ratio float64, seed uint64) (x []float64, y
 		}
 		copy(row, anomalies[(src-g.n)*g.d:(src-g.n+1)*g.d])
 		y[dst] = 1
+		if made != nil {
+			causes[dst] = made[src-g.n]
+		}
 	}
-	return x, y, nil
+	return x, y, causes, nil
 }
 
 // tableHash separates the random streams of the tables of one seed.

@@ -28,6 +28,12 @@ const (
 	// component mean moved away from the normals' per-feature minimum by the
 	// factor Beta.
 	Clustered Kind = "clustered"
+	// Shifted anomalies are normal rows with one to three of their features, chosen at
+	// random among the non-constant ones, moved up or down by Shift standard deviations
+	// of the normals: the features that make each anomaly are known
+	// (Generator.TableCauses), so that explanations can be checked against them. It is
+	// not one of ADBench's kinds and not in Kinds.
+	Shifted Kind = "shifted"
 )
 
 // Kinds returns the four kinds in ADBench's order: local, global,
@@ -37,7 +43,7 @@ func Kinds() []Kind { return []Kind{Local, Global, Dependency, Clustered} }
 // Valid reports whether k is one of the four kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case Local, Global, Dependency, Clustered:
+	case Local, Global, Dependency, Clustered, Shifted:
 		return true
 	}
 	return false

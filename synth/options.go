@@ -36,6 +36,9 @@ type Options struct {
 	// the normals' bounding box for global anomalies. 0 means 0.1
 	// (ADBench's percentage).
 	Widen float64
+	// Shift is how far, in standard deviations of the normals, a shifted anomaly's
+	// chosen features move. 0 means 5.
+	Shift float64
 }
 
 // DefaultOptions returns the options the zero value stands for.
@@ -49,6 +52,7 @@ func DefaultOptions() Options {
 		Alpha:         5,
 		Beta:          5,
 		Widen:         0.1,
+		Shift:         5,
 	}
 }
 
@@ -57,7 +61,7 @@ func (o Options) Validate() error {
 	switch {
 	case o.MaxComponents < 0, o.MaxFitRows < 0, o.MaxNormals < 0, o.MaxIter < 0:
 		return fmt.Errorf("synth: negative count in %+v: %w", o, ErrOptions)
-	case !(o.Tol >= 0), !(o.Reg >= 0), !(o.Alpha >= 0), !(o.Beta >= 0), !(o.Widen >= 0):
+	case !(o.Tol >= 0), !(o.Reg >= 0), !(o.Alpha >= 0), !(o.Beta >= 0), !(o.Widen >= 0), !(o.Shift >= 0):
 		return fmt.Errorf("synth: negative or NaN value in %+v: %w", o, ErrOptions)
 	}
 	return nil
@@ -89,6 +93,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Widen == 0 {
 		o.Widen = def.Widen
+	}
+	if o.Shift == 0 {
+		o.Shift = def.Shift
 	}
 	return o
 }
