@@ -116,6 +116,7 @@ func openTextTable(path, format string, opts LoadOptions) (*table, error) {
 	}
 	r := csv.NewReader(bytes.NewReader(b))
 	r.Comma, r.FieldsPerRecord = delim, -1
+	r.TrimLeadingSpace = delim == whitespace // a run of spaces is one delimiter
 	first, err := r.Read()
 	if err != nil {
 		return nil, csvParseError(err)
@@ -393,7 +394,7 @@ func (t *table) writeParquet(w io.Writer, cols []Appended) error {
 				case t.numeric[j]:
 					v, err := strconv.ParseFloat(s, 64)
 					if err != nil {
-						return fmt.Errorf("row %d, column %q: %q: %w", rows+1, t.names[j], s, ErrNotNumeric)
+						return fmt.Errorf("row %d, column %s: %s: %w", rows+1, quoteValue(t.names[j]), quoteValue(s), ErrNotNumeric)
 					}
 					row = append(row, parquet.DoubleValue(v).Level(0, 1, j))
 				default:

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Selection says which columns of a table (CSV, Parquet) become features. The zero
@@ -124,8 +125,19 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		if len(bad) > 1 {
 			verb = "are"
 		}
-		return r, fmt.Errorf("%s %s %s not numeric (%s); leave %s out with --drop %s, or every such column with --drop-text: %w",
-			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, where(firstBad), pronoun(len(bad)), strings.Join(bad, ","), ErrNotNumeric)
+		drop := "--drop " + strings.Join(bad, ",")
+		if len(drop) > 200 {
+			drop = "--drop and their names" // a list too long to echo
+		}
+		hint := ""
+		for _, name := range bad {
+			if isLabelName(name) {
+				hint = fmt.Sprintf("; if %s is the label, say so with --label %s", quoteValue(name), name)
+				break
+			}
+		}
+		return r, fmt.Errorf("%s %s %s not numeric (%s); leave %s out with %s, or every such column with --drop-text%s: %w",
+			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, where(firstBad), pronoun(len(bad)), drop, hint, ErrNotNumeric)
 	}
 	if len(r.features) == 0 {
 		return r, fmt.Errorf("no numeric feature columns are left: %w", ErrEmpty)
@@ -155,9 +167,24 @@ func quoteList(names []string, max int) string {
 			q = append(q, fmt.Sprintf("and %d more", len(names)-max))
 			break
 		}
-		q = append(q, strconv.Quote(n))
+		q = append(q, quoteValue(n))
 	}
 	return strings.Join(q, ", ")
+}
+
+// quoteValue quotes a value taken from a file for a message, cut to its first 80 bytes
+// (at a character's start) when it is longer, with its length said: a cell of 100 MB
+// is not echoed whole.
+func quoteValue(s string) string {
+	const most = 80
+	if len(s) <= most {
+		return strconv.Quote(s)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
 
 // labelReader turns a label column's cells, read as text, into 0/1 anomaly labels
@@ -175,7 +202,7 @@ func (l *labelReader) add(cell string) error {
 	k := slices.Index(l.values, cell)
 	if k < 0 {
 		if len(l.values) == 2 {
-			return fmt.Errorf("label %q is a third value after %q and %q: %w", cell, l.values[0], l.values[1], ErrLabel)
+			return fmt.Errorf("label %s is a third value after %s and %s: %w", quoteValue(cell), quoteValue(l.values[0]), quoteValue(l.values[1]), ErrLabel)
 		}
 		l.values = append(l.values, strings.Clone(cell)) // cell may be a reader's buffer
 		k = len(l.values) - 1

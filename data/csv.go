@@ -29,43 +29,28 @@ import (
 // Cells may carry surrounding spaces; an empty cell, a cell that
 // strconv.ParseFloat rejects, NaN or ±Inf is an error.
 func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
-	scan := csvScan{lines: bytes.Count(b, []byte{'\n'}) + 1, quoted: bytes.IndexByte(b, '"') >= 0}
-	return readCSV(bytes.NewReader(b), scan, opts)
-}
-
-// csvScan is what readCSV needs to know of a whole text before it parses it: its lines
-// bound the rows (one allocation of the table, not doublings), and a text without
-// double quotes is read by plainReader.
-type csvScan struct {
-	lines  int
-	quoted bool
+	shape, err := scanShape(bytes.NewReader(b), opts)
+	if err != nil {
+		return nil, err
+	}
+	return readCSV(bytes.NewReader(b), &shape, opts)
 }
 
 // csvBlock is the bytes a text file is scanned and read by at a time.
 const csvBlock = 1 << 20
 
-// loadCSV is decodeCSV over a file, gzipped when gz, streamed: a first pass counts its
-// lines and looks for double quotes, the second parses it (a gzipped file is inflated
-// twice); its bytes are never held whole. A pipe or a device, which cannot be read
-// twice, is read whole.
+// loadCSV is decodeCSV over a file, gzipped when gz, streamed (readText); a pipe or a
+// device, which cannot be read twice, is read once.
 func loadCSV(path string, gz bool, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		b, err := io.ReadAll(f)
-		if err == nil && gz {
-			b, err = gunzip(b)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return decodeCSV(b, opts)
-	}
-	open := func() (io.Reader, error) {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
+	st, err := f.Stat()
+	twice := err == nil && st.Mode().IsRegular()
+	return readText(func() (io.Reader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil && twice {
 			return nil, err
 		}
 		if !gz {
@@ -75,54 +60,73 @@ func loadCSV(path string, gz bool, opts LoadOptions) (*Dataset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %v: %w", err, ErrFormat)
 		}
-		return zr, nil
-	}
+		return gzipErrors{zr}, nil
+	}, twice, opts)
+}
+
+// readText reads a text that open gives from its start, streamed: when twice, a first
+// pass finds its shape (scanShape) and the second parses it into a table allocated
+// once; else it is parsed in one pass, its table grown as its rows come. Its bytes are
+// never held whole.
+func readText(open func() (io.Reader, error), twice bool, opts LoadOptions) (*Dataset, error) {
 	r, err := open()
 	if err != nil {
 		return nil, err
 	}
-	scan := csvScan{lines: 1}
-	buf := make([]byte, csvBlock)
-	var total int64
-	for {
-		n, err := r.Read(buf)
-		total += int64(n)
-		scan.lines += bytes.Count(buf[:n], []byte{'\n'})
-		scan.quoted = scan.quoted || bytes.IndexByte(buf[:n], '"') >= 0
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil && gz {
-			return nil, fmt.Errorf("gzip: after %d bytes: %v: %w", total, err, ErrFormat)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if gz && total > maxGunzip {
-			return nil, fmt.Errorf("gzip: inflates past %d bytes: %w", int64(maxGunzip), ErrTooLarge)
-		}
+	if !twice {
+		return readCSV(r, nil, opts)
+	}
+	shape, err := scanShape(r, opts)
+	if err != nil {
+		return nil, err
 	}
 	if r, err = open(); err != nil {
 		return nil, err
 	}
-	return readCSV(r, scan, opts)
+	return readCSV(r, &shape, opts)
 }
 
-// readCSV is decodeCSV reading from r, whose text scan describes.
-func readCSV(src io.Reader, scan csvScan, opts LoadOptions) (*Dataset, error) {
-	br := bufio.NewReaderSize(src, csvBlock)
+// gzipErrors marks the errors of a gzip stream, other than its end, as a malformed file.
+type gzipErrors struct{ r io.Reader }
+
+func (z gzipErrors) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("gzip: %v: %w", err, ErrFormat)
+	}
+	return n, err
+}
+
+// newTextReader buffers a text, past a UTF-8 byte-order mark (which spreadsheet
+// exports write).
+func newTextReader(r io.Reader) *bufio.Reader {
+	br := bufio.NewReaderSize(r, csvBlock)
 	if bom, _ := br.Peek(3); string(bom) == "\uFEFF" {
-		br.Discard(3) // a UTF-8 byte-order mark from spreadsheet exports
+		br.Discard(3)
 	}
-	delim := opts.Delimiter
-	if delim == 0 {
-		head, _ := br.Peek(csvBlock) // the header line, unless it is longer than a block
-		var err error
-		if delim, err = detectDelimiter(head); err != nil {
-			return nil, err
-		}
+	return br
+}
+
+// sniffDelimiter is delim, or when it is 0 the delimiter detectDelimiter finds on the
+// text's first line (unless that is longer than a block).
+func sniffDelimiter(br *bufio.Reader, delim rune) (rune, error) {
+	if delim != 0 {
+		return delim, nil
 	}
-	r := newRecordReader(br, delim, scan.quoted)
+	head, _ := br.Peek(csvBlock)
+	return detectDelimiter(head)
+}
+
+// readCSV is decodeCSV reading from src, whose shape a first pass found, or nil when
+// there was none.
+func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error) {
+	br := newTextReader(src)
+	delim, err := sniffDelimiter(br, opts.Delimiter)
+	if err != nil {
+		return nil, err
+	}
+	guard := newTextGuard(br, delim)
+	r := newRecordReader(bufio.NewReaderSize(guard, csvBlock), delim, shape == nil || shape.quoted)
 	first, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("no header line: %w", ErrEmpty)
@@ -150,7 +154,7 @@ func readCSV(src io.Reader, scan csvScan, opts LoadOptions) (*Dataset, error) {
 		seen := map[string]int{}
 		for j, h := range header {
 			if k, ok := seen[h]; ok && j != label && k != label {
-				return nil, fmt.Errorf("line 1: column %q is both column %d and %d: %w", h, k+1, j+1, ErrFormat)
+				return nil, fmt.Errorf("line 1: column %s is both column %d and %d: %w", quoteValue(h), k+1, j+1, ErrFormat)
 			}
 			seen[h] = j
 		}
@@ -183,30 +187,56 @@ func readCSV(src io.Reader, scan csvScan, opts LoadOptions) (*Dataset, error) {
 		firstData[j] = strings.Clone(c)
 	}
 	ro, err := resolveColumns(header, numeric, label, opts.Selection, func(j int) string {
-		return fmt.Sprintf("line %d, column %d: %q", line1, j+1, strings.TrimSpace(firstData[j]))
+		return fmt.Sprintf("line %d, column %d: %s", line1, j+1, quoteValue(strings.TrimSpace(firstData[j])))
 	})
 	if err != nil {
 		return nil, err
 	}
-	// The lines bound the rows: one allocation of x instead of doublings.
-	x := make([]float32, 0, scan.lines*len(ro.features))
+	d := len(ro.features)
+	var x []float32
+	if shape != nil && shape.rect {
+		// Every record has the header's cells: the table's size is known, and x is
+		// allocated once.
+		rows := shape.records
+		if named {
+			rows--
+		}
+		if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", rows, d), tableBytes(int64(rows), int64(d))); err != nil {
+			return nil, err
+		}
+		x = make([]float32, 0, rows*d)
+	}
+	grow := func() error { // x's room for one more row, checked before it is allocated
+		if len(x)+d <= cap(x) {
+			return nil
+		}
+		c := max(2*cap(x), 64*d)
+		if err := CheckMemory(fmt.Sprintf("a table of more than %d rows x %d columns", len(x)/d, d), tableBytes(int64(c), 1)+4*int64(len(x))); err != nil {
+			return err
+		}
+		x = slices.Grow(x, c-len(x))
+		return nil
+	}
 	var ids []string
 	lr := labelReader{positive: opts.Positive}
 	row := func(rec []string, line int) error {
 		if len(rec) != len(header) {
 			return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(header), ErrRagged)
 		}
+		if err := grow(); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
 		for _, j := range ro.features {
 			v, err := parseCell(rec[j])
 			if err != nil {
 				line, _ := r.FieldPos(j)
-				return fmt.Errorf("line %d, column %d (%q): %w", line, j+1, header[j], err)
+				return fmt.Errorf("line %d, column %d (%s): %w", line, j+1, quoteValue(header[j]), err)
 			}
 			x = append(x, v)
 		}
 		if label >= 0 {
 			if err := lr.add(rec[label]); err != nil {
-				return fmt.Errorf("line %d, column %d (%q): %w", line, label+1, header[label], err)
+				return fmt.Errorf("line %d, column %d (%s): %w", line, label+1, quoteValue(header[label]), err)
 			}
 		}
 		if ro.id >= 0 {
@@ -240,7 +270,7 @@ func readCSV(src io.Reader, scan csvScan, opts LoadOptions) (*Dataset, error) {
 	}
 	if label >= 0 {
 		if ds.Y, err = lr.labels(); err != nil {
-			return nil, fmt.Errorf("column %d (%q): %w", label+1, header[label], err)
+			return nil, fmt.Errorf("column %d (%s): %w", label+1, quoteValue(header[label]), err)
 		}
 	}
 	ds.Named = named
@@ -282,14 +312,14 @@ func parseCell(cell string) (float32, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		// ParseFloat returns ±Inf with a range error for "1e999".
-		return 0, fmt.Errorf("%q: %w", s, ErrNotNumeric)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNotNumeric)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q: %w", s, ErrNonFinite)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNonFinite)
 	}
 	f, err := toFloat32(v)
 	if err != nil {
-		return 0, fmt.Errorf("%q: %w", s, ErrRange)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrRange)
 	}
 	return f, nil
 }
@@ -308,7 +338,7 @@ func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 			continue
 		}
 		if found >= 0 {
-			return 0, fmt.Errorf("line 1: label column %q is both column %d and %d: %w", h, found+1, j+1, ErrOptions)
+			return 0, fmt.Errorf("line 1: label column %s is both column %d and %d: %w", quoteValue(h), found+1, j+1, ErrOptions)
 		}
 		found = j
 	}
@@ -319,15 +349,19 @@ func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 }
 
 // detectDelimiter picks ',', ';' or tab, whichever occurs most often outside
-// double quotes on the header line; a header with none of them is a single
-// column. A tie between two of them is an error: the caller must say.
+// double quotes on the header line. A line with none of them is whitespace-separated
+// (NumPy's np.savetxt default) when it holds two or more cells separated by spaces and
+// every one is a number, and else a single column. A tie between two of them is an
+// error: the caller must say.
 func detectDelimiter(b []byte) (rune, error) {
 	counts := map[rune]int{}
 	quoted := false
 	// Bytes, not runes: the characters looked for are ASCII, which no other UTF-8
 	// character's bytes contain, and string(b) would copy the whole file.
-	for _, c := range b {
+	end := len(b)
+	for i, c := range b {
 		if c == '\n' && !quoted {
+			end = i
 			break
 		}
 		switch c {
@@ -349,8 +383,13 @@ func detectDelimiter(b []byte) (rune, error) {
 		}
 	}
 	if tie {
-		return 0, fmt.Errorf("line 1: cannot tell the delimiter (%d commas, %d semicolons, %d tabs); set it explicitly: %w",
+		return 0, fmt.Errorf("line 1: cannot tell the delimiter (%d commas, %d semicolons, %d tabs); set it with --delimiter: %w",
 			counts[','], counts[';'], counts['\t'], ErrFormat)
+	}
+	if counts[best] == 0 {
+		if cells := strings.Fields(string(b[:end])); len(cells) >= 2 && allNumbers(cells) {
+			return whitespace, nil
+		}
 	}
 	return best, nil
 }
@@ -358,6 +397,9 @@ func detectDelimiter(b []byte) (rune, error) {
 // csvParseError turns an encoding/csv syntax error into this package's
 // form; its "column" is a character position, so it is named so.
 func csvParseError(err error) error {
+	if errors.Is(err, ErrLongRow) || errors.Is(err, ErrFormat) {
+		return err // the guard's, or the gzip stream's
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("line %d, character %d: %v: %w", pe.Line, pe.Column, pe.Err, ErrFormat)

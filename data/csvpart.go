@@ -217,6 +217,9 @@ func csvHasHeader(head []byte, at int64, opts LoadOptions) (bool, error) {
 	s := strings.TrimSuffix(string(head[at:]), "\n")
 	s = strings.TrimSuffix(s, "\r")
 	cells := strings.Split(s, string(delim))
+	if delim == whitespace {
+		cells = strings.Fields(s)
+	}
 	for j := range cells {
 		cells[j] = strings.TrimSpace(cells[j])
 	}

@@ -37,13 +37,15 @@ type plainReader struct {
 }
 
 // newRecordReader picks plainReader when the text has no double quote (quoted false)
-// and the delimiter is one byte, else encoding/csv's Reader.
+// and the delimiter is one byte, else encoding/csv's Reader. Whitespace-separated text
+// is read by plainReader, or by encoding/csv with a space as its delimiter when quoted.
 func newRecordReader(r *bufio.Reader, comma rune, quoted bool) recordReader {
 	if quoted || comma >= utf8.RuneSelf || comma == '"' || comma == '\r' || comma == '\n' {
 		c := csv.NewReader(r)
 		c.Comma = comma
 		c.FieldsPerRecord = -1 // ragged rows are reported by decodeCSV, with their line
 		c.ReuseRecord = true
+		c.TrimLeadingSpace = comma == whitespace // a run of spaces is one delimiter
 		return c
 	}
 	return &plainReader{r: r, comma: byte(comma)}
@@ -76,7 +78,10 @@ func (r *plainReader) Read() ([]string, error) {
 		if n := len(l); n > 0 && l[n-1] == '\r' {
 			l = l[:n-1]
 		}
-		if len(l) == 0 {
+		if r.comma == whitespace {
+			l = bytes.TrimRight(l, " \t")
+		}
+		if len(l) == 0 || r.comma == whitespace && len(bytes.TrimLeft(l, " \t")) == 0 {
 			continue
 		}
 		var s string
@@ -87,6 +92,10 @@ func (r *plainReader) Read() ([]string, error) {
 		}
 		r.records++
 		r.fields, r.starts = r.fields[:0], r.starts[:0]
+		if r.comma == whitespace {
+			r.splitWhitespace(l, s)
+			return r.fields, nil
+		}
 		start := 0
 		for {
 			i := bytes.IndexByte(l[start:], r.comma)
@@ -100,6 +109,22 @@ func (r *plainReader) Read() ([]string, error) {
 		r.fields = append(r.fields, s[start:])
 		r.starts = append(r.starts, start)
 		return r.fields, nil
+	}
+}
+
+// splitWhitespace cuts line l (whose text is s) at runs of spaces and tabs; it starts
+// and ends with a cell.
+func (r *plainReader) splitWhitespace(l []byte, s string) {
+	for i := 0; i < len(l); {
+		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+			i++
+		}
+		start := i
+		for i < len(l) && l[i] != ' ' && l[i] != '\t' {
+			i++
+		}
+		r.fields = append(r.fields, s[start:i])
+		r.starts = append(r.starts, start)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 )
@@ -145,8 +144,9 @@ type LoadOptions struct {
 	// LabelIndex is the 0-based index of the CSV label column; -1 means
 	// none. At most one of LabelColumn and LabelIndex may be set.
 	LabelIndex int
-	// Delimiter separates CSV cells: ',', ';' or '\t'; 0 detects it from
-	// the header line.
+	// Delimiter separates CSV cells: ',', ';', '\t', or ' ' for runs of spaces and tabs
+	// (whitespace-separated text, as np.savetxt writes by default); 0 detects it from
+	// the first line.
 	Delimiter rune
 	// Header says whether a CSV file's first row is a header; the zero value,
 	// HeaderAuto, takes it for one only when not all of its cells are numbers.
@@ -214,8 +214,8 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: both LabelColumn %q and LabelIndex %d set: %w", o.LabelColumn, o.LabelIndex, ErrOptions)
 	case o.LabelIndex < -1:
 		return fmt.Errorf("data: LabelIndex %d (want -1 or a 0-based column): %w", o.LabelIndex, ErrOptions)
-	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t':
-		return fmt.Errorf("data: delimiter %q (want ',', ';' or tab): %w", o.Delimiter, ErrOptions)
+	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t' && o.Delimiter != whitespace:
+		return fmt.Errorf("data: delimiter %q (want ',', ';', tab or ' ' for whitespace): %w", o.Delimiter, ErrOptions)
 	case o.Header != HeaderAuto && o.Header != HeaderYes && o.Header != HeaderNo:
 		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
 	case o.Format != "" && !slices.Contains(Formats, o.Format):
@@ -293,24 +293,21 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	return ds, nil
 }
 
-// loadBytes reads the whole file and decodes it.
+// loadBytes reads the whole file and decodes it; delimited text is streamed instead
+// (loadCSV).
 func loadBytes(path, format string, opts LoadOptions) (*Dataset, error) {
-	b, err := os.ReadFile(path)
+	text, gz := strings.CutSuffix(format, ".gz")
+	if text == "csv" || text == "tsv" || text == "txt" {
+		return loadCSV(path, gz, opts)
+	}
+	b, err := readWhole(path, format)
 	if err != nil {
 		return nil, err
-	}
-	text, gz := strings.CutSuffix(format, ".gz")
-	if gz {
-		if b, err = gunzip(b); err != nil {
-			return nil, err
-		}
 	}
 	var ds *Dataset
 	switch text {
 	case "mat":
 		ds, err = decodeMAT(b, opts)
-	case "csv", "tsv", "txt":
-		return decodeCSV(b, opts)
 	case "npy":
 		ds, err = decodeNPY(bytes.NewReader(b), int64(len(b)), opts)
 	case "npz":

@@ -1,10 +1,13 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -109,4 +112,49 @@ func selectMatrix(ds *Dataset, s Selection) (*Dataset, error) {
 		out.IDName = ds.Features[r.id]
 	}
 	return out, nil
+}
+
+// readWhole reads a file that is decoded whole (MAT, NPZ), refusing one larger than the
+// memory available before reading it. A pipe or a device, whose size is not known,
+// must start as its format does (so that /dev/zero is refused at once) and is
+// refused when it outgrows the memory available.
+func readWhole(path, format string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode().IsRegular() {
+		if err := CheckMemory("reading the file whole", st.Size()); err != nil {
+			return nil, err
+		}
+		return io.ReadAll(f)
+	}
+	magic := map[string]string{"mat": "MATLAB ", "npz": "PK\x03\x04", "npy": "\x93NUMPY"}[format]
+	br := bufio.NewReader(f)
+	if head, _ := br.Peek(len(magic)); string(head) != magic {
+		return nil, fmt.Errorf("does not start with %q, as a %s file does: %w", magic, format, ErrFormat)
+	}
+	var b []byte
+	for {
+		if len(b) == cap(b) {
+			c := max(2*cap(b), 1<<20)
+			if err := CheckMemory("reading the stream whole", int64(c)); err != nil {
+				return nil, err
+			}
+			b = slices.Grow(b, c-len(b))
+		}
+		n, err := br.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

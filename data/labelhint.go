@@ -3,11 +3,13 @@ package data
 import "strings"
 
 // labelNames are the column names that usually hold a label rather than a feature.
-var labelNames = []string{"y", "label", "target", "class", "outlier", "anomaly"}
+var labelNames = []string{"y", "label", "labels", "target", "class", "outlier", "anomaly",
+	"is_anomaly", "is_outlier", "anomaly_label", "ground_truth"}
 
 // LikelyLabels lists the feature columns that look like a label left among the
-// features: named y, label, target, class, outlier or anomaly (in any case) and taking
-// exactly two values. Trained on, such a column tells the network the answer.
+// features: named as labels usually are (y, label, target, class, outlier, anomaly,
+// is_anomaly, …, in any case) and taking exactly two values. Trained on, such a column
+// tells the network the answer.
 func (ds *Dataset) LikelyLabels() []string {
 	var out []string
 	for j, name := range ds.Features {

@@ -41,10 +41,11 @@ var npyDtypes = map[string]int{
 }
 
 // parseNPY decodes one .npy file (format versions 1.0 and 2.0, NEP 1) of size bytes
-// from r, in blocks: the file's bytes are never held whole, and the values are
-// converted as they are read (to float32, or float64 when wide). The header is
-// checked, and the declared shape compared with the bytes present, before anything is
-// allocated: a header claiming 2^40 values is an error, not an allocation.
+// (-1: not known, a stream) from r, in blocks: the file's bytes are never held whole,
+// and the values are converted as they are read (to float32, or float64 when wide). The
+// header is checked, and the declared shape compared with the bytes present and with
+// the memory available, before anything is allocated: a header claiming 2^40 values is
+// an error, not an allocation.
 func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	pre := make([]byte, 10, 12)
 	if _, err := io.ReadFull(r, pre); err != nil || !bytes.HasPrefix(pre, npy.Magic[:]) {
@@ -63,8 +64,11 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	default:
 		return nil, fmt.Errorf("byte 6: format version %d.%d, want 1.0 or 2.0: %w", major, pre[7], ErrFormat)
 	}
-	if int64(hlen) > size-int64(start) {
+	if size >= 0 && int64(hlen) > size-int64(start) {
 		return nil, fmt.Errorf("byte 8: header declares %d bytes, %d left: %w", hlen, size-int64(start), ErrTooLarge)
+	}
+	if size < 0 && hlen > maxNPYHeader {
+		return nil, fmt.Errorf("byte 8: header declares %d bytes, more than a NumPy header holds (%d): %w", hlen, maxNPYHeader, ErrFormat)
 	}
 	hdr := make([]byte, hlen)
 	if _, err := io.ReadFull(r, hdr); err != nil {
@@ -72,7 +76,7 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	}
 	m := npyHeaderRE.FindSubmatch(hdr)
 	if m == nil {
-		return nil, fmt.Errorf("byte %d: header %q is not a NumPy header dictionary: %w", start, hdr, ErrFormat)
+		return nil, fmt.Errorf("byte %d: header %s is not a NumPy header dictionary: %w", start, quoteValue(string(hdr)), ErrFormat)
 	}
 	dtype, fortran := string(m[1]), string(m[2]) == "True"
 	sz, ok := npyDtypes[dtype]
@@ -83,13 +87,24 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	if err != nil {
 		return nil, fmt.Errorf("byte %d: %w", start, err)
 	}
-	data := size - int64(start+hlen)
-	numel, ok := product(shape, int(data/int64(sz)))
-	if !ok {
-		return nil, fmt.Errorf("shape %v needs more than the %d bytes of data present: %w", shape, data, ErrTooLarge)
+	var numel int
+	if size >= 0 {
+		data := size - int64(start+hlen)
+		if numel, ok = product(shape, int(data/int64(sz))); !ok {
+			return nil, fmt.Errorf("shape %v needs more than the %d bytes of data present: %w", shape, data, ErrTooLarge)
+		}
+		if int64(numel)*int64(sz) != data {
+			return nil, fmt.Errorf("shape %v of %s needs %d bytes of data, %d present: %w", shape, dtype, numel*sz, data, ErrFormat)
+		}
+	} else if numel, ok = product(shape, math.MaxInt/8); !ok {
+		return nil, fmt.Errorf("shape %v: more values than can be held: %w", shape, ErrTooLarge)
 	}
-	if int64(numel)*int64(sz) != data {
-		return nil, fmt.Errorf("shape %v of %s needs %d bytes of data, %d present: %w", shape, dtype, numel*sz, data, ErrFormat)
+	width := int64(4)
+	if wide {
+		width = 8
+	}
+	if err := CheckMemory(fmt.Sprintf("an array of shape %v", shape), tableBytes(int64(numel), width/4)); err != nil {
+		return nil, err
 	}
 	if fortran && len(shape) > 2 {
 		return nil, fmt.Errorf("%d-D array in Fortran order: %w", len(shape), ErrFormat)
@@ -123,8 +138,17 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	if err != nil {
 		return nil, err
 	}
+	if size < 0 {
+		if n, _ := io.ReadFull(r, make([]byte, 1)); n > 0 {
+			return nil, fmt.Errorf("shape %v of %s: more bytes follow its data: %w", shape, dtype, ErrFormat)
+		}
+	}
 	return a, nil
 }
+
+// maxNPYHeader bounds the header of a .npy stream whose size is not known: NumPy
+// writes headers of a few hundred bytes, and reads none above 10000 by default.
+const maxNPYHeader = 1 << 16
 
 // npyBlock is the bytes parseNPY reads at a time.
 const npyBlock = 1 << 16
@@ -207,7 +231,8 @@ func parseShape(s string) ([]int, error) {
 }
 
 // loadNPY reads a .npy file holding a 2-D X, streaming from the file; it has no labels.
-// A pipe or a device, whose size is not known before it is read, is read whole first.
+// A pipe or a device, whose size is not known before it is read, is read as its header
+// says, and refused if it ends early or goes on after.
 func loadNPY(path string, opts LoadOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -218,16 +243,11 @@ func loadNPY(path string, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r io.Reader = bufio.NewReaderSize(f, npyBlock)
 	size := st.Size()
 	if !st.Mode().IsRegular() {
-		b, err := io.ReadAll(f)
-		if err != nil {
-			return nil, err
-		}
-		r, size = bytes.NewReader(b), int64(len(b))
+		size = -1
 	}
-	ds, err := decodeNPY(r, size, opts)
+	ds, err := decodeNPY(bufio.NewReaderSize(f, npyBlock), size, opts)
 	if err != nil {
 		return nil, err
 	}

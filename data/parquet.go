@@ -57,7 +57,7 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 	for j, n := range names {
 		for k := range j {
 			if names[k] == n {
-				return nil, fmt.Errorf("column %q is both column %d and %d: %w", n, k+1, j+1, ErrFormat)
+				return nil, fmt.Errorf("column %s is both column %d and %d: %w", quoteValue(n), k+1, j+1, ErrFormat)
 			}
 		}
 	}
@@ -73,7 +73,7 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 	}
 	for _, j := range []int{ro.id, ro.label} {
 		if j >= 0 && !flat(cols[j]) {
-			return nil, fmt.Errorf("column %q is %s, not one value a row: %w", names[j], typeName(cols[j]), ErrNotNumeric)
+			return nil, fmt.Errorf("column %s is %s, not one value a row: %w", quoteValue(names[j]), typeName(cols[j]), ErrNotNumeric)
 		}
 	}
 	d := int64(len(ro.features))
@@ -86,6 +86,9 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("no rows: %w", ErrEmpty)
+	}
+	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", n, d), tableBytes(n, d)); err != nil {
+		return nil, err
 	}
 	x := make([]float32, n*d)
 	var ids []string
@@ -106,7 +109,7 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 				return nil, fmt.Errorf("row group %d has %d column chunks: %w", g+1, len(meta), ErrFormat)
 			}
 			if err := checkPages(r, size, &meta[cols[j].Index()].MetaData, rows, lim); err != nil {
-				return nil, fmt.Errorf("column %q, row group %d: %w", names[j], g+1, err)
+				return nil, fmt.Errorf("column %s, row group %d: %w", quoteValue(names[j]), g+1, err)
 			}
 		}
 		for i, j := range ro.features {
@@ -159,7 +162,7 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 	ds = &Dataset{N: int(n), D: int(d), X: x, Features: features, Named: true, IDs: ids}
 	if label >= 0 {
 		if ds.Y, err = lr.labels(); err != nil {
-			return nil, fmt.Errorf("column %q: %w", names[label], err)
+			return nil, fmt.Errorf("column %s: %w", quoteValue(names[label]), err)
 		}
 	}
 	if ro.id >= 0 {
@@ -220,9 +223,9 @@ func (e *rowError) Unwrap() error { return e.err }
 func parquetError(base int64, name string, err error) error {
 	var re *rowError
 	if errors.As(err, &re) {
-		return fmt.Errorf("row %d, column %q: %w", base+re.row+1, name, re.err)
+		return fmt.Errorf("row %d, column %s: %w", base+re.row+1, quoteValue(name), re.err)
 	}
-	return fmt.Errorf("column %q, row group from row %d: %w", name, base+1, err)
+	return fmt.Errorf("column %s, row group from row %d: %w", quoteValue(name), base+1, err)
 }
 
 // readChunk calls do for each of the rows values of a column chunk, in order, reading

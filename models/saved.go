@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -193,7 +194,7 @@ func WriteMeta(dir string, m *Meta) error {
 // ReadMeta reads and validates the description of the saved model in dir.
 func ReadMeta(dir string) (*Meta, error) {
 	path := filepath.Join(dir, MetaFile)
-	b, err := os.ReadFile(path)
+	b, err := readMetaFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -205,4 +206,29 @@ func ReadMeta(dir string) (*Meta, error) {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
 	}
 	return &m, nil
+}
+
+// maxMetaBytes bounds the size of a model.json that is read: one udocc writes holds a
+// few numbers per column, far less.
+const maxMetaBytes = 256 << 20
+
+// readMetaFile reads model.json, refusing a file that is not a regular file (a device,
+// a pipe, a link to one) or is larger than maxMetaBytes, before reading it.
+func readMetaFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): %w", path, st.Mode().Type(), ErrFormat)
+	}
+	if st.Size() > maxMetaBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than a model description holds (%d): %w", path, st.Size(), maxMetaBytes, ErrFormat)
+	}
+	return io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
 }

@@ -21,20 +21,22 @@ import (
 // tableFlags are the flags of fit and score that say how to read a table (its format,
 // columns and labels) and where scores go besides --out.
 type tableFlags struct {
-	format   string
-	id       string
-	columns  string
-	drop     string
-	dropText bool
-	positive string
-	scoresTo string
-	appendTo string
-	part     data.Part // a data-parallel rank's block of rows; the zero value reads all
+	format    string
+	delimiter string
+	id        string
+	columns   string
+	drop      string
+	dropText  bool
+	positive  string
+	scoresTo  string
+	appendTo  string
+	part      data.Part // a data-parallel rank's block of rows; the zero value reads all
 }
 
 // addTableFlags declares the table flags.
 func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.format, "format", "", "DATA's format where its extension does not say it, as for - (stdin): "+strings.Join(data.Formats, ", "))
+	fs.StringVar(&t.delimiter, "delimiter", "auto", "what separates a text table's cells: , ; tab, space (runs of spaces and tabs, as np.savetxt writes) or auto (found on the first line)")
 	fs.StringVar(&t.id, "id", "", "a column carried through to scores.csv as each row's id (any type; never trained on)")
 	fs.StringVar(&t.columns, "columns", "", "the feature columns, comma-separated, in this order (default: every column but --label and --id)")
 	fs.StringVar(&t.drop, "drop", "", "columns not to train on, comma-separated")
@@ -48,6 +50,9 @@ func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 func (t tableFlags) check(asJSON bool) error {
 	if t.format != "" && !slices.Contains(data.Formats, t.format) {
 		return usagef("--format %q: want one of %s", t.format, strings.Join(data.Formats, ", "))
+	}
+	if _, err := t.delim(); err != nil {
+		return err
 	}
 	if t.columns != "" && t.drop != "" {
 		return usagef("--columns and --drop: give one (--columns lists what is kept)")
@@ -64,6 +69,21 @@ func (t tableFlags) check(asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// delim is the data.LoadOptions.Delimiter --delimiter names; 0 for auto.
+func (t tableFlags) delim() (rune, error) {
+	switch t.delimiter {
+	case "auto", "":
+		return 0, nil
+	case ",", ";":
+		return rune(t.delimiter[0]), nil
+	case "tab", "\t":
+		return '\t', nil
+	case "space", " ":
+		return ' ', nil
+	}
+	return 0, usagef("--delimiter %q: want , ; tab, space or auto", t.delimiter)
 }
 
 // selection is the data.Selection the flags give.
@@ -99,15 +119,16 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 		if t.format == "" {
 			return nil, usagef("DATA - (stdin) needs --format: one of %s", strings.Join(data.Formats, ", "))
 		}
-		tmp, err := spoolStdin(t.format)
+		tmp, done, err := spoolStdin(t.format)
 		if err != nil {
 			return nil, err
 		}
-		in.path, in.remove = tmp, func() { os.Remove(tmp) }
+		in.path, in.remove = tmp, done
 	}
 	opts := data.DefaultLoadOptions()
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
 	opts.Part = t.part
+	opts.Delimiter, _ = t.delim()               // checked with the flags
 	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {
 		if i, err := strconv.Atoi(f.label); err == nil {
@@ -122,6 +143,9 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 	ds, err := data.Load(in.path, opts)
 	if err != nil {
 		in.remove()
+		if path == "-" {
+			return nil, renamedError{err, in.path, "-"}
+		}
 		return nil, err
 	}
 	if path == "-" {
@@ -131,23 +155,42 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 	return in, nil
 }
 
-// spoolStdin copies stdin into a temporary file named for its format.
-func spoolStdin(format string) (string, error) {
+// spoolStdin copies stdin into a temporary file named for its format, and returns the
+// path to read it by and the function that disposes of it. Where the system can open a
+// file by its descriptor (/proc/self/fd on Linux), the file is unlinked as soon as it
+// is created, so that no copy is left behind, even by a process that is killed; done
+// closes it. Elsewhere done removes it.
+func spoolStdin(format string) (path string, done func(), err error) {
 	f, err := os.CreateTemp("", "udocc-stdin-*."+format)
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	path = f.Name()
+	done = func() { f.Close(); os.Remove(path) }
+	if byFD := fmt.Sprintf("/proc/self/fd/%d", f.Fd()); fileExists(byFD) && os.Remove(path) == nil {
+		path, done = byFD, func() { f.Close() }
 	}
 	if _, err := io.Copy(f, os.Stdin); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", fmt.Errorf("reading stdin: %w", err)
+		done()
+		return "", nil, fmt.Errorf("reading stdin: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
+	return path, done, nil
 }
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// renamedError is err with the path it names spelled as the user gave it (the
+// spooled copy of stdin as "-").
+type renamedError struct {
+	err      error
+	path, as string
+}
+
+func (e renamedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.path, e.as) }
+func (e renamedError) Unwrap() error { return e.err }
 
 // idColumn is the id column carried into scores.csv; values nil for none.
 type idColumn struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 
@@ -72,6 +73,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("want --rows >= 20, --features >= 1 and --anomaly-ratio in (0, 0.5)")
 	}
 	if err := o.check(fs); err != nil {
+		return err
+	}
+	// 4 bytes a value and 8 a label, refused before they are allocated when they cannot be.
+	need := min(float64(*rows)*(4*float64(*features)+8), math.MaxInt64)
+	if err := data.CheckMemory(fmt.Sprintf("--rows %d x --features %d", *rows, *features), int64(need)); err != nil {
 		return err
 	}
 	ds := demoTable(*rows, *features, *ratio, 2024)

@@ -148,6 +148,9 @@ func deltaRule(name, ties string) (string, error) {
 // checkData validates the flags against the table, before anything is trained, and
 // resolves the default widths from the data set's name.
 func (o *fitOptions) checkData(ds *data.Dataset) error {
+	if ds.N < 2 {
+		return fmt.Errorf("udocc needs at least 2 rows; %s has %d", ds.Path, ds.N)
+	}
 	if o.Contamination > 0 && o.Contamination*float64(ds.N) < 1 {
 		return usagef("--contamination %g of %d rows is fewer than one row; want --contamination >= %.3g", o.Contamination, ds.N, 1/float64(ds.N))
 	}

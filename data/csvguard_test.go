@@ -1,0 +1,277 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// allocated is the bytes f allocates on the heap, garbage included. The tests that call
+// it are not parallel, so that nothing else allocates meanwhile.
+func allocated(f func()) int64 {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return int64(after.TotalAlloc - before.TotalAlloc)
+}
+
+// rowsOf is n rows of d numbers, comma-separated.
+func rowsOf(n, d int) string {
+	var b strings.Builder
+	for i := range n {
+		for j := range d {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(string(rune('0' + (i+j)%10)))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func gzipText(t testing.TB, text string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	if _, err := io.WriteString(zw, text); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestTextMemoryFollowsContent reads files whose lines claim far more than they hold:
+// blank lines after a wide table (which once sized the table from the line count:
+// 10^6 blank lines after 1,000 columns asked for 4 GB), a single endless line, a long
+// data row after a short header. Each is read, or refused with ErrLongRow, allocating a
+// few blocks, not what the lines claim.
+func TestTextMemoryFollowsContent(t *testing.T) {
+	dir := t.TempDir()
+	blank := rowsOf(5, 1000) + strings.Repeat("\n", 1_000_000)
+	long := strings.Repeat("1.5,", 3_000_000)
+	cases := []struct {
+		name, file string
+		text       []byte
+		rows       int   // 0: refused with ErrLongRow
+		most       int64 // bytes allocated at most
+	}{
+		{"blank lines after 5 rows x 1000", "blank.csv", []byte(blank), 5, 16 << 20},
+		{"the same gzipped", "blank.csv.gz", gzipText(t, blank), 5, 16 << 20},
+		{"one line of 3e6 numbers", "line.csv", []byte(long), 0, 24 << 20},
+		{"the same gzipped", "line.csv.gz", gzipText(t, long), 0, 24 << 20},
+		{"a long row after a 2-column header", "row.csv", []byte("a,b\n1,2\n" + long), 0, 24 << 20},
+		{"40 MB without a line end", "bytes.csv", bytes.Repeat([]byte{'7'}, 40<<20), 0, 120 << 20},
+		{"a quoted cell of 40 MB", "quoted.csv", []byte("a,b\n1,\"" + strings.Repeat("x\n", 20<<20) + "\"\n"), 0, 160 << 20},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			if err := os.WriteFile(path, c.text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var ds *Dataset
+			var err error
+			got := allocated(func() { ds, err = Load(path, DefaultLoadOptions()) })
+			if c.rows == 0 {
+				if !errors.Is(err, ErrLongRow) {
+					t.Fatalf("got %v, want ErrLongRow", err)
+				}
+			} else if err != nil || ds.N != c.rows {
+				t.Fatalf("got %v, want %d rows", err, c.rows)
+			}
+			if got > c.most {
+				t.Errorf("allocated %d MiB, want at most %d MiB", got>>20, c.most>>20)
+			}
+		})
+	}
+}
+
+// TestTextFromDevice reads /dev/zero, a file without an end, as CSV: one line that
+// never ends, refused once it passes a row's limit. Read in one pass, not knowing whether
+// a quote comes, it goes through encoding/csv, whose buffers for the 32 MiB line grow by
+// doubling (about 240 MiB allocated in all, most of it garbage).
+func TestTextFromDevice(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	opts := DefaultLoadOptions()
+	opts.Format = "csv"
+	var err error
+	got := allocated(func() { _, err = Load("/dev/zero", opts) })
+	if !errors.Is(err, ErrLongRow) {
+		t.Fatalf("got %v, want ErrLongRow", err)
+	}
+	if got > 320<<20 {
+		t.Errorf("allocated %d MiB, want at most 320 MiB", got>>20)
+	}
+}
+
+// TestTableAllocatedOnce reads a rectangular table: its x is allocated once, at its
+// size, and nothing of the size of the table besides (the text is not held).
+func TestTableAllocatedOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	text := "a,b,c,d\n" + strings.Repeat("1.25,2.5,-3,4e2\n", 200_000)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ds *Dataset
+	var err error
+	got := allocated(func() { ds, err = Load(path, DefaultLoadOptions()) })
+	if err != nil || ds.N != 200_000 || cap(ds.X) != len(ds.X) {
+		t.Fatalf("got %v, N %d, cap %d for %d values", err, ds.N, cap(ds.X), len(ds.X))
+	}
+	if table := int64(4 * len(ds.X)); got > table+8<<20 {
+		t.Errorf("allocated %d MiB for a table of %d MiB", got>>20, table>>20)
+	}
+}
+
+// TestCheckMemory refuses what no machine holds, and accepts a little.
+func TestCheckMemory(t *testing.T) {
+	if _, ok := availableMemory(); !ok {
+		t.Skip("the memory available cannot be read here")
+	}
+	if err := CheckMemory("a table", 1<<62); !errors.Is(err, ErrNoMemory) {
+		t.Errorf("2^62 bytes: got %v, want ErrNoMemory", err)
+	}
+	if err := CheckMemory("a table", 1<<20); err != nil {
+		t.Errorf("1 MiB: %v", err)
+	}
+}
+
+// TestNPYStreamShapeRefused reads a .npy stream (size unknown) whose header claims 2^40
+// values: refused before they are allocated.
+func TestNPYStreamShapeRefused(t *testing.T) {
+	if _, ok := availableMemory(); !ok {
+		t.Skip("the memory available cannot be read here")
+	}
+	b := npyBytes("<f4", false, []int{1 << 20, 1 << 20}, make([]byte, 64))
+	var err error
+	got := allocated(func() { _, err = parseNPY(bytes.NewReader(b), -1, false) })
+	if !errors.Is(err, ErrNoMemory) {
+		t.Fatalf("got %v, want ErrNoMemory", err)
+	}
+	if got > 1<<20 {
+		t.Errorf("allocated %d bytes", got)
+	}
+}
+
+// TestWhitespaceSeparated reads NumPy's np.savetxt default, numbers separated by a
+// space with no header, as a table of x1…xD; runs of spaces and tabs with --delimiter
+// space.
+func TestWhitespaceSeparated(t *testing.T) {
+	dir := t.TempDir()
+	savetxt := "7.911800000000000000e+00 1.000000000000000000e+00 -2.500000000000000000e-01\n" +
+		"3.000000000000000000e+00 4.000000000000000000e+00 5.000000000000000000e+00\n"
+	runs := "  1   2\t3 \n\n4 5  6\n   \n"
+	for _, c := range []struct {
+		name, text string
+		delim      rune
+	}{{"np.savetxt", savetxt, 0}, {"runs", runs, ' '}, {"runs gzipped", runs, ' '}} {
+		t.Run(c.name, func(t *testing.T) {
+			b := []byte(c.text)
+			name := "t.txt"
+			if strings.HasSuffix(c.name, "gzipped") {
+				b, name = gzipText(t, c.text), "t.txt.gz"
+			}
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			opts := DefaultLoadOptions()
+			opts.Delimiter = c.delim
+			ds, err := Load(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ds.N != 2 || ds.D != 3 || ds.Named {
+				t.Fatalf("%d x %d, named %v; want 2 x 3 without a header", ds.N, ds.D, ds.Named)
+			}
+			if c.name == "runs" && (ds.X[0] != 1 || ds.X[5] != 6) {
+				t.Errorf("values %v", ds.X)
+			}
+		})
+	}
+	// A single column whose name holds a space stays one column.
+	ds, err := decodeCSV([]byte("my feature\n1\n2\n"), DefaultLoadOptions())
+	if err != nil || ds.D != 1 || ds.Features[0] != "my feature" {
+		t.Errorf("one named column: %v, %+v", err, ds)
+	}
+}
+
+// TestMixedDelimiterNamesTheFlag: a first line with as many commas as semicolons is
+// refused with the flag that settles it, and read with that delimiter set.
+func TestMixedDelimiterNamesTheFlag(t *testing.T) {
+	text := []byte("a;b,c\n1;2,3\n4;5,6\n")
+	if _, err := decodeCSV(text, DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "--delimiter") {
+		t.Fatalf("got %v, want an error naming --delimiter", err)
+	}
+	opts := DefaultLoadOptions()
+	opts.Delimiter = ';'
+	opts.Selection.DropText = true
+	ds, err := decodeCSV(text, opts)
+	if err != nil || ds.D != 1 || ds.Features[0] != "a" {
+		t.Fatalf("with ';': %v, %+v", err, ds)
+	}
+}
+
+// TestLongValuesQuotedShort: a cell of 1 MB in an error message is cut to its first 80
+// bytes and its length.
+func TestLongValuesQuotedShort(t *testing.T) {
+	big := strings.Repeat("z", 1<<20)
+	for _, text := range []string{
+		"a,b\n1," + big + "\n",               // a text column
+		"a,b\n1,2\n3," + big + "\n",          // a bad number
+		"a," + big + "\n1,2\n3,4\n",          // a long header name, ragged below
+		"a,label\n1,0\n2,1\n3," + big + "\n", // a third label
+	} {
+		opts := DefaultLoadOptions()
+		if strings.Contains(text, "label") {
+			opts.LabelColumn = "label"
+		}
+		_, err := decodeCSV([]byte(text), opts)
+		if text == "a,"+big+"\n1,2\n3,4\n" {
+			if err != nil {
+				t.Fatalf("long header name: %v", err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Fatalf("no error for %.20q", text)
+		}
+		if n := len(err.Error()); n > 600 {
+			t.Errorf("a message of %d bytes: %.300s", n, err)
+		}
+		if !strings.Contains(err.Error(), "(1048576 bytes)") {
+			t.Errorf("the value's length is not said: %s", err)
+		}
+	}
+}
+
+// TestLabelHints: columns named as labels usually are, taking two values, are hinted;
+// a text column so named is refused with --label suggested.
+func TestLabelHints(t *testing.T) {
+	for _, name := range []string{"is_anomaly", "anomaly", "outlier", "class", "Label"} {
+		ds, err := decodeCSV([]byte("a,"+name+"\n1,0\n2,1\n3,0\n"), DefaultLoadOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ds.LikelyLabels(); len(got) != 1 || got[0] != name {
+			t.Errorf("%s: hints %v", name, got)
+		}
+	}
+	_, err := decodeCSV([]byte("a,class\n1,normal\n2,attack\n"), DefaultLoadOptions())
+	if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), "--label class") {
+		t.Errorf("a text label column: %v", err)
+	}
+}
