@@ -158,9 +158,9 @@ func TestAttributionsRefused(t *testing.T) {
 			return err
 		}, "not in [0, 1]"},
 		{"unknown part", func() error {
-			_, err := g.AttributionsOf(x[:2*d], 2, d, zero, []float32{1}, Part(2))
+			_, err := g.AttributionsOf(x[:2*d], 2, d, zero, []float32{1}, Part(4))
 			return err
-		}, "attribution part 2"},
+		}, "attribution part 4"},
 		{"no decoder", func() error {
 			_, err := enc.AttributionsOf(x[:2*d], 2, d, zero, nil, ReconstructionPart)
 			return err
@@ -177,5 +177,49 @@ func TestAttributionsRefused(t *testing.T) {
 	g.Close()
 	if _, err := g.AttributionsOf(x[:d], 1, d, zero, []float32{1}, DistancePart); err != ErrClosed {
 		t.Errorf("a closed group: error %v, want ErrClosed", err)
+	}
+}
+
+// TestAttributionsOcclusion checks the occlusion parts against the scores of the rows
+// with one feature set to the baseline's, scored by DistancesOf and ReconstructionOf.
+func TestAttributionsOcclusion(t *testing.T) {
+	const n, d, m = 200, 5, 4
+	x := synth(n, d, 24)
+	for _, p := range places() {
+		t.Run(p.device+map[bool]string{true: "-reference", false: ""}[p.ref], func(t *testing.T) {
+			g := pretrained(t, p, x, n, []int{d, 8, 3}, []uint64{8, 9})
+			must(t, g.InitCenter(0.1))
+			rows, base := x[:m*d], x[(n-1)*d:n*d]
+			occluded := make([]float32, 0, m*d*d) // row i with feature j set to the baseline's
+			for i := 0; i < m; i++ {
+				for j := 0; j < d; j++ {
+					r := append([]float32(nil), rows[i*d:(i+1)*d]...)
+					r[j] = base[j]
+					occluded = append(occluded, r...)
+				}
+			}
+			for _, c := range []struct {
+				part  Part
+				score func(x []float32, m, d int) ([]float32, error)
+			}{{DistanceOcclusion, g.DistancesOf}, {ReconstructionOcclusion, g.ReconstructionOf}} {
+				att, err := g.AttributionsOf(rows, m, d, base, nil, c.part)
+				must(t, err)
+				full, err := c.score(rows, m, d)
+				must(t, err)
+				part, err := c.score(occluded, m*d, d)
+				must(t, err)
+				for k := 0; k < 2; k++ {
+					for i := 0; i < m; i++ {
+						for j := 0; j < d; j++ {
+							want := float64(full[k*m+i]) - float64(part[k*m*d+i*d+j])
+							got := float64(att[(k*m+i)*d+j])
+							if math.Abs(got-want) > 1e-4*(1+math.Abs(float64(full[k*m+i]))) {
+								t.Errorf("part %d, member %d, row %d, feature %d: %.6g, scores say %.6g", c.part, k, i, j, got, want)
+							}
+						}
+					}
+				}
+			}
+		})
 	}
 }

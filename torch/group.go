@@ -578,6 +578,11 @@ const (
 	// ReconstructionPart attributes the reconstruction error (the group needs its
 	// decoder) exactly, feature by feature.
 	ReconstructionPart Part = 1
+	// DistanceOcclusion attributes the distance by occlusion: feature j's part is the
+	// distance of the row less that of the row with feature j set to the baseline's.
+	DistanceOcclusion Part = 2
+	// ReconstructionOcclusion is DistanceOcclusion for the reconstruction error.
+	ReconstructionOcclusion Part = 3
 )
 
 // AttributionsOf attributes every member's score of the m x d row-major rows x to the
@@ -587,7 +592,9 @@ const (
 // approaches D(x) − D(b) as the points fill the path), or gradient × input with alphas
 // {1} and b = 0. For ReconstructionPart alphas are unused, and a_j is feature j's term of
 // the error at x less its term at b, so Σ_j a_j is the error of x less that of b to float
-// rounding. The shim computes a block of rows in one call.
+// rounding. For DistanceOcclusion and ReconstructionOcclusion alphas are unused, and a_j
+// is the score of x less that of x with x_j set to b_j. The shim computes a block of rows
+// in one call.
 func (g *Group) AttributionsOf(x []float32, m, d int, b, alphas []float32, part Part) ([]float32, error) {
 	if g.p == nil {
 		return nil, ErrClosed

@@ -45,6 +45,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -1368,6 +1369,32 @@ at::Tensor reconstruction_terms(const udocc_group *g, const at::Tensor &x) {
   return e.pow(2) / d;
 }
 
+// occlusions is parts 2 and 3 of udocc_group_attributions_of: each row is copied d times,
+// copy j with feature j set to b_j, and score (every member's distances or reconstruction
+// errors of rows, K x rows) is taken of the row and of its copies, in chunks.
+void occlusions(udocc_group *g, const at::Tensor &xt, const at::Tensor &bt,
+                const std::function<at::Tensor(const at::Tensor &)> &score, float *out) {
+  torch::NoGradGuard ng;
+  const int64_t m = xt.size(0), d = xt.size(1), K = g->K;
+  int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
+  int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / (K * widest * (d + 1)));
+  for (int64_t i = 0; i < m; i += chunk) {
+    const int64_t len = std::min(chunk, m - i);
+    at::Tensor x = xt.narrow(0, i, len);
+    at::Tensor xo = x.unsqueeze(1).repeat({1, d, 1});  // len x d x d
+    xo.diagonal(0, 1, 2).copy_(bt.expand({len, d}));
+    at::Tensor full = score(x);                                     // K x len
+    at::Tensor part = score(xo.view({len * d, d})).view({K, len, d});  // K x len x d
+    at::Tensor att = (full.unsqueeze(2) - part).contiguous().cpu();
+    auto h = att.accessor<float, 3>();
+    for (int64_t k = 0; k < K; ++k) {
+      for (int64_t r = 0; r < len; ++r) {
+        std::memcpy(out + (k * m + i + r) * d, &h[k][r][0], sizeof(float) * d);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int64_t d,
@@ -1413,8 +1440,19 @@ char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int
         }
         return;
       }
+      case 2: {
+        at::Tensor c = g->c.unsqueeze(1);
+        occlusions(g, xt, bt, [&](const at::Tensor &x) { return (forward_eval(g->enc, x) - c).pow(2).sum(2); }, out);
+        return;
+      }
+      case 3: {
+        if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
+        occlusions(g, xt, bt, [&](const at::Tensor &x) { return reconstruction_terms(g, x).sum(2); }, out);
+        return;
+      }
       default:
-        throw std::runtime_error("attribution part " + std::to_string(part) + ": want 0 (distance) or 1 (reconstruction)");
+        throw std::runtime_error("attribution part " + std::to_string(part) +
+                                 ": want 0 or 2 (distance), 1 or 3 (reconstruction)");
     }
   });
 }

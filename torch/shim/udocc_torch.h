@@ -157,7 +157,9 @@ char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, i
  * attributes the reconstruction error (the group needs its decoder) exactly: a_j is
  * feature j's term of the error at x less its term at b, (1/d) log(1 + ((e_j - rc_j) /
  * rs_j)^2) for the robust error (udocc_group_set_reconstruction_scale), e_j^2 / d for the
- * squared one, so that sum_j a_j is the error of x less that of b. */
+ * squared one, so that sum_j a_j is the error of x less that of b. Parts 2 (the distance)
+ * and 3 (the reconstruction error) attribute by occlusion: a_j is the score of x less
+ * the score of x with feature j set to b_j (alphas unused). */
 char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                   const float *b, const float *alphas, int64_t steps, int part,
                                   float *out, int64_t len);
