@@ -243,6 +243,12 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 			}
 		} else if r.Labels != nil {
 			t := r.Threshold
+			if math.IsInf(t, 1) && len(r.Scores) > 0 {
+				// The rule flagged no row (Otsu on scores that are all equal: no cut). The
+				// largest training score labels the training rows alike, and, unlike +Inf,
+				// is a number model.json can hold; a new row above it is flagged.
+				t = slices.Max(r.Scores)
+			}
 			mem.Threshold = &t
 		}
 		meta.Members = append(meta.Members, mem)
@@ -254,6 +260,10 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
 	if err := m.load(tmp); err != nil {
+		m.Close()
+		return nil, err
+	}
+	if err := m.checkFinite(); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -277,6 +287,9 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int, r
 				}
 			}
 		}
+	}
+	if err := m.checkScored(ds, rk == nil, dist, rec, nil); err != nil {
+		return err
 	}
 	if record != nil {
 		// Copies of the outer slices: the combination lets rec's vectors go from its own.
@@ -308,6 +321,9 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int, r
 	if m.meta.Method != training.Ensemble.Name {
 		m.thr = models.CombinedThreshold(m.meta.Thresholds())
 		m.scores, _ = models.CombineMembers(wide, m.meta.Thresholds())
+	}
+	if err := m.checkScored(ds, rk == nil, nil, nil, m.scores); err != nil {
+		return err
 	}
 	m.labels = m.labelsOf(m.scores)
 	if err := m.fitNormal(ds, rk); err != nil {

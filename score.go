@@ -47,15 +47,24 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := m.checkScored(ds, true, dist, rec, nil); err != nil {
+		return nil, nil, err
+	}
 	if m.meta.Ensemble != nil { // the ensemble method (CheckMeta)
 		s, err := models.ScoreOf(m.meta.Ensemble, dist, rec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("udocc: %w", err)
 		}
+		if err := m.checkScored(ds, true, nil, nil, s); err != nil {
+			return nil, nil, err
+		}
 		return s, widenEach(dist), nil
 	}
 	wide := widenEach(dist)
 	s, _ := models.CombineMembers(wide, m.meta.Thresholds())
+	if err := m.checkScored(ds, true, nil, nil, s); err != nil {
+		return nil, nil, err
+	}
 	return s, wide, nil
 }
 
@@ -96,6 +105,9 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error
 		hi := min(lo+scoreChunk, ds.N)
 		x := buf[:(hi-lo)*ds.D]
 		m.meta.Scaler.Standardise(x, ds.X[lo*ds.D:hi*ds.D])
+		if err := m.checkStandardised(ds, lo, x); err != nil {
+			return nil, nil, err
+		}
 		for k, g := range m.nets {
 			d, err := g.DistancesOf(x, hi-lo, ds.D)
 			if err != nil {

@@ -80,6 +80,9 @@ type Config struct {
 	// rec32) instead of widened float64 ones, half the memory at the end of the fit
 	// (issue 13).
 	narrow bool
+	// levels are fine-tuning's starting levels, one a member (outputLevels), set by
+	// FitGroup for finetune's divergence check.
+	levels []float64
 }
 
 // DefaultConfig returns the paper's settings with the default architecture.

@@ -273,6 +273,10 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 		return nil, err
 	}
 	run.group = ft
+	if cfg.levels, err = outputLevels(ft, t, cfg, members, sh); err != nil {
+		run.Close()
+		return nil, err
+	}
 	t1 := time.Now()
 	if err := finetune(ft, run, cfg, members, hooks, sh); err != nil {
 		run.Close()
@@ -423,6 +427,10 @@ func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*to
 	for i, s := range seeds {
 		rngs[i] = rand.New(rand.NewPCG(s, rankStream(pretrainStream, sh)))
 	}
+	level, err := inputLevel(t, cfg, sh)
+	if err != nil {
+		return fail(err)
+	}
 	losses := make([][]float64, k)
 	pl := newPlanner(n, cfg.BatchSize, k)
 	for e := 1; e <= cfg.PretrainEpochs; e++ {
@@ -441,8 +449,8 @@ func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*to
 			return fail(fmt.Errorf("training: pretraining epoch %d: %w", e, err))
 		}
 		for i, l := range loss {
-			if math.IsNaN(l) || math.IsInf(l, 0) {
-				return fail(diverged("pretraining", e, i, seeds[i], "the autoencoder loss", l))
+			if err := lossDiverged("pretraining", e, i, seeds[i], "the autoencoder loss", l, level); err != nil {
+				return fail(err)
 			}
 			losses[i] = append(losses[i], l)
 		}
@@ -488,22 +496,20 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
-	// ranks says whether some member's selector ranks every row's scores after each
-	// epoch. When every member trains on every row (dynamics.All: OC, the ensemble's
-	// members) nothing does: the train-mode scores (a K n-sized buffer) are not taken and
-	// no member's scores are widened for its selector; the eval pass still runs (below),
-	// and an Epoch hook reads its scores. ranks is a function of the members alone, never
-	// of the hooks, so that every rank of a data-parallel fit runs the same collectives
-	// in the same order, whichever hooks each rank's caller set.
-	ranks := false
+	// Ranking every row's scores after each epoch is for the selectors that rank them
+	// and for an Epoch hook. When every member trains on every row (dynamics.All: OC, the
+	// ensemble's members) and no hook looks, nothing ranks them: the train-mode scores
+	// (a K n-sized buffer) are not taken and no member's scores are widened for its
+	// selector (issue 13). The eval pass still runs (below).
+	perEpoch := hooks != nil && hooks.Epoch != nil
 	for _, s := range sels {
 		if _, all := s.(*dynamics.All); !all {
-			ranks = true
+			perEpoch = true
 		}
 	}
 	masks := make([][]bool, k)         // nil: all rows (epochs 1 and 2 of Algorithm 1)
 	var trainDist, localDist []float32 // localDist: this rank's rows of trainDist
-	if cfg.Scores == TrainScores && ranks {
+	if cfg.Scores == TrainScores && perEpoch {
 		trainDist = make([]float32, k*n)
 		localDist = trainDist
 		if sh != nil {
@@ -563,8 +569,8 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			return err
 		}
 		for i, m := range members {
-			if l := loss[i]; math.IsNaN(l) || math.IsInf(l, 0) {
-				return diverged("fine-tuning", e, i, m.Seed, "the loss", l)
+			if err := lossDiverged("fine-tuning", e, i, m.Seed, "the loss", loss[i], cfg.levels[i]); err != nil {
+				return err
 			}
 			for _, d := range [][]float32{dist, trainDist} {
 				if d == nil {
@@ -581,7 +587,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			switch {
 			case trainDist != nil:
 				src = trainDist[i*n : (i+1)*n]
-			case ranks:
+			case perEpoch:
 				src = dist[i*n : (i+1)*n]
 			}
 			var scores []float64 // nil: the member's dynamics.All reads none

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/threshold"
@@ -133,6 +134,18 @@ func checkRates(lr, pretrainLR, weightDecay float64) error {
 		}
 	}
 	return nil
+}
+
+// lowerRate says which learning rate to lower for err, a training.ErrDiverged: the
+// pretraining one for the autoencoders' phase, the fine-tuning one otherwise.
+func lowerRate(err error, o lib.Options) string {
+	if errors.Is(err, training.ErrPretrainDiverged) {
+		if o.PretrainLR == 0 {
+			return fmt.Sprintf("try a lower --pretrain-lr (pretraining now takes --lr, %g)", o.LR)
+		}
+		return fmt.Sprintf("try a lower --pretrain-lr (now %g)", o.PretrainLR)
+	}
+	return fmt.Sprintf("try a lower --lr (now %g)", o.LR)
 }
 
 // parseSeeds reads --seed (or, as flag names it, --seeds) with training.ParseSeeds, the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -187,5 +188,89 @@ func TestModelFiles(t *testing.T) {
 				t.Errorf("stderr %q says format 0", r.stderr)
 			}
 		})
+	}
+}
+
+// TestDivergedPhases fits with learning rates that diverge in each phase: the error
+// names the phase's flag (--pretrain-lr for the autoencoders, which take --lr unless it
+// is set; --lr for fine-tuning), a loss that grew by orders of magnitude is caught as a
+// non-finite one is (the paper's preset once trained to losses of 1e22 and saved), and
+// nothing is written.
+func TestDivergedPhases(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 33)
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"--pretrain-lr 1e10", []string{"--pretrain-lr", "1e10"}, []string{"pretraining epoch", "try a lower --pretrain-lr (now 1e+10)"}},
+		{"--preset paper --lr 1e10", []string{"--preset", "paper", "--lr", "1e10", "--pretrain-epochs", "10"},
+			[]string{"pretraining epoch", "times its level before training", "try a lower --pretrain-lr (pretraining now takes --lr, 1e+10)"}},
+		{"--preset paper --lr 1e3 --pretrain-lr 1e-3", []string{"--preset", "paper", "--lr", "1e3", "--pretrain-lr", "1e-3"},
+			[]string{"fine-tuning epoch", "times its level before training", "try a lower --lr (now 1000)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := strings.ReplaceAll(c.name, " ", "")
+			r := udocc(t, dir, fitArgs(append(c.args, "--out", out, "table.csv")...)...)
+			for _, w := range append(c.want, "training diverged") {
+				oneErrorLine(t, r, 1, w)
+			}
+			if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+				t.Error("a diverged fit wrote --out")
+			}
+		})
+	}
+}
+
+// TestOtsuConstantTable fits otsu on a table whose rows are all alike, which has no
+// cut: the fit saves (its threshold is the largest training score, not +Inf, which
+// model.json cannot hold), flags nothing, and its model scores the table again.
+func TestOtsuConstantTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeText(t, dir, "constant.csv", "a,b,c\n"+strings.Repeat("1,2,3\n", 40))
+	mustUdocc(t, dir, fitArgs("--method", "otsu", "--out", "fit", "constant.csv")...)
+	if s := readSummary(t, filepath.Join(dir, "fit", "summary.json")); s["flagged"].(float64) != 0 {
+		t.Errorf("flagged %v rows of identical ones", s["flagged"])
+	}
+	mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "scored", "constant.csv")
+}
+
+// TestExtremeValues scores rows with values near float32's largest, and 1e19, in columns
+// of values near 1: where a network overflows on one, it is refused naming the row and
+// the column, instead of a NaN or +Inf score (the paper's preset scores 1e19 finitely);
+// a fit on a table holding such rows gives finite scores.
+func TestExtremeValues(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 34)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--preset", "paper", "--out", "paper", "table.csv")...)
+	for _, c := range []struct{ model, rows, want string }{
+		{"fit", "0,0,0\n3.4e38,0,0\n", `row 1 (0-based, as scores.csv numbers rows): member 0's distance is +Inf (column "a" holds 3.4e+38`},
+		{"paper", "0,0,0\n0,0,0\n0,-3.4e38,0\n", `row 2 (0-based`},
+		{"fit", "1e19,0,0\n", `column "a" holds 1e+19`},
+		{"paper", "0,3.4e38,-3.4e38\n", `row 0 (0-based`},
+	} {
+		t.Run(c.model+" "+strings.ReplaceAll(c.rows, "\n", ";"), func(t *testing.T) {
+			p := writeText(t, t.TempDir(), "extreme.csv", "a,b,c\n"+c.rows)
+			r := udocc(t, dir, "score", "--model", c.model+"/model", "--out", filepath.Join(dir, "x"), p)
+			for _, w := range []string{c.want, "outside the training range"} {
+				oneErrorLine(t, r, 1, w)
+			}
+		})
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "table.csv"))
+	writeText(t, dir, "with-extremes.csv", string(b)+"3.4e38,3.4e38,-3.4e38\n1e19,1e19,1e19\n-3.4e38,0,0\n")
+	for _, preset := range []string{"default", "paper"} {
+		mustUdocc(t, dir, fitArgs("--preset", preset, "--out", "extreme-"+preset, "with-extremes.csv")...)
+		for i, s := range readCSV(t, filepath.Join(dir, "extreme-"+preset, "scores.csv")).floats(t, "score") {
+			if math.IsNaN(s) || math.IsInf(s, 0) {
+				t.Errorf("--preset %s: row %d scores %v", preset, i, s)
+			}
+		}
 	}
 }

@@ -55,7 +55,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 	}
 	m, err := lib.FitDataset(ctx, block, opts)
 	if errors.Is(err, training.ErrDiverged) {
-		return nil, fmt.Errorf("%s: %w; try a lower --lr (now %g)", source(ds), err, o.LR)
+		return nil, fmt.Errorf("%s: %w; %s", source(ds), err, lowerRate(err, o.Options))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
