@@ -11,9 +11,29 @@ import (
 	"github.com/udocc/udocc/torch"
 )
 
-// DefaultExplainSteps are the points of the midpoint rule with which Explain integrates
-// the distance's gradient along the path from the baseline row (ExplainOptions.Steps).
+// DefaultExplainSteps are the points of the midpoint rule with which the
+// IntegratedGradients method integrates the distance's gradient along the path from the
+// baseline row (ExplainOptions.Steps).
 const DefaultExplainSteps = 16
+
+// ExplainMethod is how Explain attributes a score to the features (Attribution).
+type ExplainMethod string
+
+// The explanation methods. On the paper sets, occlusion's three leading features lower a
+// flagged row's score more than three random ones far more often than the gradient
+// methods' do, and name the moved features of shifted anomalies as often or more
+// (docs/explain.md).
+const (
+	// Occlusion, the default: feature j's part is the row's score less its score with
+	// feature j set to the baseline's.
+	Occlusion ExplainMethod = "occlusion"
+	// IntegratedGradients: each distance's gradient integrated along the straight path
+	// from the baseline row, and each feature's reconstruction term less the baseline's.
+	IntegratedGradients ExplainMethod = "integrated-gradients"
+	// GradientInput: each distance's gradient at the row times the row's standardised
+	// values, and each feature's reconstruction term less the baseline's.
+	GradientInput ExplainMethod = "gradient-input"
+)
 
 // explainChunk is the most rows explained in one call of the shim per network.
 const explainChunk = 1024
@@ -23,34 +43,36 @@ const explainChunk = 1024
 // is as good as one of all of them.
 var normalRows = 100_000
 
-// ExplainOptions choose how Explain attributes the distance part of a score; the zero
-// value is the default.
+// ExplainOptions choose how Explain attributes a score; the zero value is the default.
 type ExplainOptions struct {
-	// Steps are the points of the midpoint rule that integrates the distance's gradient
-	// from the baseline row to the row (integrated gradients); 0 means
+	// Method is the attribution; "" means Occlusion.
+	Method ExplainMethod
+	// Steps are, for IntegratedGradients, the points of the midpoint rule that integrates
+	// the distance's gradient from the baseline row to the row; 0 means
 	// DefaultExplainSteps.
 	Steps int
-	// GradientInput attributes each distance by its gradient at the row times the row's
-	// standardised values (gradient × input) instead.
-	GradientInput bool
 }
 
-// Attribution is why one row scores as it does: each feature's part of the row's score
-// above the baseline row's, the unflagged training rows' per-feature median (Normal).
+// Attribution is why one row scores as it does: each feature's part of the row's score,
+// measured against the baseline row, the unflagged training rows' per-feature median
+// (Normal).
 //
 // For the ensemble method the score is w·z_D(mean_k z_{D,k}) + (1−w)·z_R(mean_k z_{R,k})
 // (models.Ensemble), linear in every member's distance D_k and reconstruction error R_k;
-// feature j's part is Σ_k (∂score/∂D_k · a_{D,kj} + ∂score/∂R_k · a_{R,kj}), where
-// a_{R,kj} is feature j's term of R_k at the row less its term at the baseline (exact:
-// the terms sum to R_k) and a_{D,kj} is D_k's integrated gradients along the straight path
-// from the baseline in the standardised inputs (they sum to D_k(row) − D_k(baseline) up
-// to the quadrature). So Σ_j Features[j] is Score − Base, to within the quadrature of
-// the distance part. The paper's methods' scores are attributed the same way through
-// their combination (models.CombineMembers): member k's distance divided by its
-// threshold, averaged; with several members of which some have no threshold, each
-// member's distance counts 1/K (CombineMembers divides by the median score of the rows
-// it is given, which is not the model's). With ExplainOptions.GradientInput the distance
-// part is gradient × input instead, which does not sum to the score.
+// feature j's part is Σ_k (∂score/∂D_k · a_{D,kj} + ∂score/∂R_k · a_{R,kj}), with a_{D,kj}
+// and a_{R,kj} feature j's parts of D_k and R_k. By Occlusion they are D_k and R_k of the
+// row less those of the row with feature j set to the baseline's, so Features[j] is the
+// score less the score of that row: what removing the feature's departure from the
+// normal rows takes off the score. By IntegratedGradients a_{R,kj} is feature j's term of
+// R_k at the row less its term at the baseline (the terms sum to R_k) and a_{D,kj} is D_k's
+// integrated gradients along the straight path from the baseline in the standardised
+// inputs (they sum to D_k(row) − D_k(baseline) up to the quadrature), so Σ_j Features[j]
+// is Score − Base to within the quadrature; GradientInput's distance parts do not sum
+// to anything. The paper's methods' scores are attributed the same way through their
+// combination (models.CombineMembers): member k's distance divided by its threshold,
+// averaged; with several members of which some have no threshold, each member's distance
+// counts 1/K (CombineMembers divides by the median score of the rows it is given, which
+// is not the model's).
 type Attribution struct {
 	// Row is the row's index in the rows explained.
 	Row int
@@ -136,6 +158,14 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 	if o.Steps < 0 {
 		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d < 0", o.Steps)
 	}
+	distPart, recPart := torch.DistanceOcclusion, torch.ReconstructionOcclusion
+	switch o.Method {
+	case "", Occlusion:
+	case IntegratedGradients, GradientInput:
+		distPart, recPart = torch.DistancePart, torch.ReconstructionPart
+	default:
+		return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: want %q, %q or %q", o.Method, Occlusion, IntegratedGradients, GradientInput)
+	}
 	if rows == nil {
 		rows = make([]int, ds.N)
 		for i := range rows {
@@ -172,8 +202,11 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 		b[j] = float32(v)
 	}
 	m.meta.Scaler.Standardise(b, b)
-	distBase, alphas := b, midpoints(orDefault(o.Steps, DefaultExplainSteps))
-	if o.GradientInput {
+	distBase, alphas := b, []float32(nil)
+	switch o.Method {
+	case IntegratedGradients:
+		alphas = midpoints(orDefault(o.Steps, DefaultExplainSteps))
+	case GradientInput:
 		distBase, alphas = make([]float32, d), []float32{1}
 	}
 	x := make([]float32, min(len(rows), explainChunk)*d)
@@ -195,7 +228,7 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 			return nil
 		}
 		for k, g := range m.nets {
-			if err := add(g, distBase, torch.DistancePart, cD[k], fmt.Sprintf("member %d", k)); err != nil {
+			if err := add(g, distBase, distPart, cD[k], fmt.Sprintf("member %d", k)); err != nil {
 				return nil, err
 			}
 		}
@@ -203,7 +236,7 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 			if cR == nil {
 				break
 			}
-			if err := add(g, b, torch.ReconstructionPart, cR[k], fmt.Sprintf("member %d autoencoder", k)); err != nil {
+			if err := add(g, b, recPart, cR[k], fmt.Sprintf("member %d autoencoder", k)); err != nil {
 				return nil, err
 			}
 		}

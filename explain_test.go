@@ -27,16 +27,22 @@ func shiftedTable(n, d int, seed uint64) [][]float64 {
 }
 
 // TestExplain checks the attributions' contract on a fitted ensemble and a paper method:
-// one per row with the row's score; the features' parts sum to Score − Base (to the
-// integral's quadrature); the shares' magnitudes sum to 1; Top orders by part; the
-// shifted feature leads the anomalies' explanations; and a saved and loaded model
-// explains the rows exactly as the fitted one.
+// one per row with the row's score; by occlusion (the default) feature j's part is the
+// score less the score of the row with feature j set to the normal rows' median; by
+// integrated gradients the parts sum to Score − Base (to the integral's quadrature); the
+// shares' magnitudes sum to 1; Top orders by part; the shifted feature leads the
+// anomalies' explanations; and a saved and loaded model explains the rows exactly as the
+// fitted one.
 func TestExplain(t *testing.T) {
 	rows := shiftedTable(200, 4, 3)
 	for _, method := range []string{"ensemble", "proposed"} {
 		t.Run(method, func(t *testing.T) {
 			m := fitted(t, method, rows)
 			atts, err := m.Explain(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ig, err := m.ExplainDataset(dataset(t, rows), nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,8 +53,25 @@ func TestExplain(t *testing.T) {
 			if len(median) != 4 || len(spread) != 4 {
 				t.Fatalf("Normal: %d medians, %d spreads for 4 features", len(median), len(spread))
 			}
+			var occluded [][]float64 // row i with feature j set to the median, at i*4+j
+			for _, r := range rows {
+				for j := range r {
+					o := slices.Clone(r)
+					o[j] = float64(float32(median[j]))
+					occluded = append(occluded, o)
+				}
+			}
+			without, err := m.Score(occluded)
+			if err != nil {
+				t.Fatal(err)
+			}
 			hits, anomalies := 0, 0
 			for i, a := range atts {
+				for j, v := range a.Features {
+					if want := a.Score - without[i*4+j]; math.Abs(v-want) > 1e-4*(1+math.Abs(a.Score)) {
+						t.Fatalf("row %d, feature %d: occlusion part %.6g, the scores say %.6g", i, j, v, want)
+					}
+				}
 				if a.Row != i || len(a.Features) != 4 {
 					t.Fatalf("attribution %d: row %d, %d features", i, a.Row, len(a.Features))
 				}
@@ -56,13 +79,13 @@ func TestExplain(t *testing.T) {
 					t.Fatalf("row %d: score %v, Scores has %v", i, a.Score, m.Scores()[i])
 				}
 				sum, abs := 0.0, 0.0
-				for _, v := range a.Features {
+				for _, v := range ig[i].Features {
 					sum += v
 				}
 				for _, s := range a.Shares() {
 					abs += math.Abs(s)
 				}
-				if want := a.Score - a.Base; math.Abs(sum-want) > 0.05*math.Abs(want)+0.05 {
+				if want := ig[i].Score - ig[i].Base; math.Abs(sum-want) > 0.05*math.Abs(want)+0.05 {
 					t.Errorf("row %d: parts sum to %.5g, Score − Base is %.5g", i, sum, want)
 				}
 				if math.Abs(abs-1) > 1e-12 {
@@ -107,31 +130,31 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-// TestExplainOptions checks gradient × input (a different attribution of the same rows)
-// and that the number of quadrature points moves the parts' sum towards Score − Base.
+// TestExplainOptions checks the three methods give different attributions of the same
+// rows, that the number of quadrature points moves the integrated gradients' sum
+// towards Score − Base, and that an unknown method is refused.
 func TestExplainOptions(t *testing.T) {
 	rows := shiftedTable(150, 3, 4)
 	m := fitted(t, "ensemble", rows)
 	ds := dataset(t, rows)
-	ig, err := m.ExplainDataset(ds, []int{9, 19, 5}, udocc.ExplainOptions{})
+	var by [3][]udocc.Attribution
+	for k, meth := range []udocc.ExplainMethod{udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput} {
+		var err error
+		if by[k], err = m.ExplainDataset(ds, []int{9, 19, 5}, udocc.ExplainOptions{Method: meth}); err != nil {
+			t.Fatal(err)
+		}
+		if by[k][0].Row != 9 || by[k][1].Row != 19 || by[k][2].Row != 5 {
+			t.Fatalf("%s: rows %d, %d, %d; want 9, 19, 5", meth, by[k][0].Row, by[k][1].Row, by[k][2].Row)
+		}
+	}
+	if slices.Equal(by[0][0].Features, by[1][0].Features) || slices.Equal(by[1][0].Features, by[2][0].Features) {
+		t.Errorf("two methods gave the same parts: %v, %v, %v", by[0][0].Features, by[1][0].Features, by[2][0].Features)
+	}
+	one, err := m.ExplainDataset(ds, []int{9}, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gi, err := m.ExplainDataset(ds, []int{9, 19, 5}, udocc.ExplainOptions{GradientInput: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ig[0].Row != 9 || ig[2].Row != 5 || gi[1].Row != 19 {
-		t.Fatalf("rows %d, %d, %d; want 9, 19, 5", ig[0].Row, ig[1].Row, ig[2].Row)
-	}
-	if slices.Equal(ig[0].Features, gi[0].Features) {
-		t.Errorf("gradient × input gave integrated gradients' parts %v", ig[0].Features)
-	}
-	one, err := m.ExplainDataset(ds, []int{9}, udocc.ExplainOptions{Steps: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	many, err := m.ExplainDataset(ds, []int{9}, udocc.ExplainOptions{Steps: 128})
+	many, err := m.ExplainDataset(ds, []int{9}, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: 128})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +171,7 @@ func TestExplainOptions(t *testing.T) {
 }
 
 // TestExplainRefuses checks Explain's errors: a row of another width, a row index out of
-// range, negative steps, a closed model.
+// range, negative steps, an unknown method, a closed model.
 func TestExplainRefuses(t *testing.T) {
 	rows := shiftedTable(100, 3, 5)
 	m := fitted(t, "ensemble", rows)
@@ -161,6 +184,7 @@ func TestExplainRefuses(t *testing.T) {
 		{"width", func() error { _, err := m.Explain([][]float64{{1, 2}}); return err }, "trained on 3"},
 		{"row", func() error { _, err := m.ExplainDataset(ds, []int{100}, udocc.ExplainOptions{}); return err }, "row 100 of a table of 100"},
 		{"steps", func() error { _, err := m.ExplainDataset(ds, nil, udocc.ExplainOptions{Steps: -1}); return err }, "Steps -1"},
+		{"method", func() error { _, err := m.ExplainDataset(ds, nil, udocc.ExplainOptions{Method: "shap"}); return err }, `Method "shap"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

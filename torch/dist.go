@@ -42,6 +42,9 @@ func GlooCompiled() bool { return C.udocc_dist_gloo_compiled() != 0 }
 
 // Dist is one rank's handle on a c10d process group. Its collectives block until every
 // rank has made the same call; the ranks must make the same calls in the same order.
+// Where the environment variable UDOCC_DIST_TRACE names a prefix, NewDist makes the rank
+// write every collective it enters, its own and its groups' (kind and number of values,
+// one line each), to PREFIX.rank.N (docs/distributed.md).
 type Dist struct {
 	p           *C.udocc_dist
 	rank, world int

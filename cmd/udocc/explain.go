@@ -111,6 +111,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rowsFlag := fs.String("rows", "", "rows to explain, 0-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
 	nf := fs.Int("features", 5, "features shown per row, those that raise its score the most")
+	method := fs.String("method", string(lib.Occlusion), "attribution: "+string(lib.Occlusion)+" (a feature's part is the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
 	var output outputFlags
 	addOutputFlags(fs, &output, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
 	var input inputFlags
@@ -134,6 +135,11 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--top %d: want at least 1", *top)
 	case *nf < 1:
 		return usagef("--features %d: want at least 1", *nf)
+	}
+	switch lib.ExplainMethod(*method) {
+	case lib.Occlusion, lib.IntegratedGradients, lib.GradientInput:
+	default:
+		return usagef("--method %q: want %s, %s or %s", *method, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
 	}
 	var rows []int
 	if *rowsFlag != "" {
@@ -192,7 +198,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		rows = topRows(scores, *top)
 	}
-	atts, err := m.ExplainDataset(ds, rows, lib.ExplainOptions{})
+	atts, err := m.ExplainDataset(ds, rows, lib.ExplainOptions{Method: lib.ExplainMethod(*method)})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, libError(err))
 	}
@@ -326,7 +332,7 @@ func explainFigure(path, name string, report []explainedRow) error {
 	palette := []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Red, plots.Purple, plots.Grey}
 	var b plots.Bars
 	b.Title = fmt.Sprintf("%s: the features driving each row's score", name)
-	b.XLabel = "share of the score above the normal rows' median row"
+	b.XLabel = "share of the row's attribution (magnitudes sum to 1 over its features)"
 	for r, row := range report[:min(8, len(report))] {
 		for _, f := range row.Features {
 			b.Labels = append(b.Labels, fmt.Sprintf("row %d: %s", row.Row, f.Name))

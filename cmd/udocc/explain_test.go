@@ -125,6 +125,7 @@ func TestExplainUsage(t *testing.T) {
 		{[]string{"explain", "--model", "m", "--rows", "1,x", "x.csv"}, `"x" is not a row number`},
 		{[]string{"explain", "--model", "m", "--rows", "2,2", "x.csv"}, "row 2 twice"},
 		{[]string{"explain", "--model", "m", "--top", "0", "x.csv"}, "--top 0"},
+		{[]string{"explain", "--model", "m", "--method", "shap", "x.csv"}, `--method "shap"`},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

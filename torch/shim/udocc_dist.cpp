@@ -29,6 +29,7 @@
 #endif
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -70,6 +71,20 @@ struct udocc_dist {
   torch::Device dev{torch::kCPU};
   int rank = 0, world = 1;
   std::chrono::milliseconds timeout{0};
+  // trace, where UDOCC_DIST_TRACE names a prefix, gets one line per collective this rank
+  // enters, "kind values", in order (PREFIX.rank.N): every rank must write the same lines.
+  std::FILE *trace = nullptr;
+
+  ~udocc_dist() {
+    if (trace != nullptr) std::fclose(trace);
+  }
+
+  // record notes a collective of kind over n values in the trace.
+  void record(const char *kind, int64_t n) {
+    if (trace == nullptr) return;
+    std::fprintf(trace, "%s %lld\n", kind, static_cast<long long>(n));
+    std::fflush(trace);  // a rank that hangs or is killed leaves its trace up to the hang
+  }
 
   // wait runs one collective to its end, naming it in the error.
   void wait(const c10::intrusive_ptr<c10d::Work> &w, const char *what) {
@@ -99,6 +114,7 @@ struct udocc_dist {
   }
 
   void allreduce(at::Tensor &t) {
+    record("all-reduce", t.numel());
     std::vector<at::Tensor> ts{t};
     wait(on([&](auto &pg) { return pg.allreduce(ts); }), "all-reduce");
   }
@@ -140,6 +156,11 @@ char *udocc_dist_new(const char *addr, int port, int rank, int world, const char
     so.numWorkers = static_cast<size_t>(world);
     so.waitWorkers = true;
     so.timeout = d->timeout;
+    if (const char *prefix = std::getenv("UDOCC_DIST_TRACE"); prefix != nullptr && *prefix != 0) {
+      const std::string path = std::string(prefix) + ".rank." + std::to_string(rank);
+      d->trace = std::fopen(path.c_str(), "w");
+      if (d->trace == nullptr) throw std::runtime_error("UDOCC_DIST_TRACE: cannot write " + path);
+    }
     d->store = c10::make_intrusive<c10d::TCPStore>(std::string(addr), so);
     if (d->dev.is_cuda()) {
 #ifdef UDOCC_NCCL
@@ -209,6 +230,9 @@ char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts
     std::vector<std::vector<at::Tensor>> outs(1);
     for (int r = 0; r < d->world; ++r) outs[0].push_back(torch::empty({width}, opt));
     std::vector<at::Tensor> ins{mine};
+    int64_t total = 0;
+    for (int r = 0; r < d->world; ++r) total += counts[r];
+    d->record("all-gather", total);
     d->wait(d->on([&](auto &pg) { return pg.allgather(outs, ins); }), "all-gather");
     int64_t off = 0;
     for (int r = 0; r < d->world; ++r) {
@@ -239,6 +263,7 @@ char *udocc_group_set_dist(udocc_group *g, udocc_dist *d) {
     std::vector<at::Tensor> ts{all};
     c10d::BroadcastOptions bo;
     bo.rootRank = 0;
+    d->record("broadcast", all.numel());
     d->wait(d->on([&](auto &pg) { return pg.broadcast(ts, bo); }), "broadcast of rank 0's weights");
     torch::NoGradGuard ng;
     int64_t off = 0;

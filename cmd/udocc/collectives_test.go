@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/udocc/udocc/training"
+)
+
+// TestFitNprocCollectives is the library's TestCollectiveSequence through the binary:
+// `udocc fit --nproc W` (W = 2 and 3) with every method, on a table with a label column
+// (rank 0 alone then keeps the per-epoch history) and without, with --quiet and without
+// (rank 0 alone reports progress). Every rank writes the collectives it enters
+// (UDOCC_DIST_TRACE) and the traces must be the same lines; the run must succeed, where a
+// rank that ran another collective would leave its peers to time out.
+func TestFitNprocCollectives(t *testing.T) {
+	needGloo(t)
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "plain.csv"), 90, 3, false, 21)
+	writeTable(t, filepath.Join(dir, "labelled.csv"), 90, 3, true, 21)
+	methods := append([]string{training.Ensemble.Name}, training.Methods...)
+	for _, world := range []int{2, 3} {
+		for _, method := range methods {
+			for _, labelled := range []bool{false, true} {
+				for _, quiet := range []bool{false, true} {
+					name := fmt.Sprintf("W=%d/%s/labelled=%v/quiet=%v", world, method, labelled, quiet)
+					t.Run(name, func(t *testing.T) {
+						args := []string{"fit", "--nproc", fmt.Sprint(world), "--dist-timeout", "30s",
+							"--pretrain-epochs", "2", "--epochs", "4", "--method", method}
+						if method == training.Ensemble.Name {
+							args = append(args, "--screen-epochs", "2", "--members", "2")
+						}
+						if m, _ := training.MethodNamed(method); m.Ratio {
+							args = append(args, "--ratio", "0.1")
+						}
+						if quiet {
+							args = append(args, "--quiet")
+						}
+						table := "plain.csv"
+						if labelled {
+							table = "labelled.csv"
+							args = append(args, "--label", "y")
+						}
+						out := filepath.Join(dir, "out-"+fmt.Sprint(world)+method+fmt.Sprint(labelled, quiet))
+						prefix := out + ".trace"
+						args = append(args, "--out", out, table)
+						cmd := exec.Command(udoccBin, args...)
+						cmd.Dir = dir
+						cmd.Env = append(os.Environ(), "UDOCC_DIST_TRACE="+prefix)
+						var stderr bytes.Buffer
+						cmd.Stderr = &stderr
+						if err := cmd.Run(); err != nil {
+							t.Errorf("udocc %v: %v\n%s", args, err, stderr.String())
+						}
+						sameTraces(t, prefix, world)
+					})
+				}
+			}
+		}
+	}
+}
+
+// sameTraces checks that the traces PREFIX.rank.R of ranks 1 .. world-1 are rank 0's
+// line for line.
+func sameTraces(t *testing.T, prefix string, world int) {
+	t.Helper()
+	read := func(r int) []string {
+		f, err := os.Open(fmt.Sprintf("%s.rank.%d", prefix, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var lines []string
+		s := bufio.NewScanner(f)
+		for s.Scan() {
+			lines = append(lines, s.Text())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return lines
+	}
+	ref := read(0)
+	if len(ref) == 0 {
+		t.Fatalf("rank 0's trace is empty")
+	}
+	for r := 1; r < world; r++ {
+		got := read(r)
+		for i := 0; i < max(len(ref), len(got)); i++ {
+			a, b := "(end)", "(end)"
+			if i < len(ref) {
+				a = ref[i]
+			}
+			if i < len(got) {
+				b = got[i]
+			}
+			if a != b {
+				t.Fatalf("rank %d's collective %d is %q, rank 0's %q", r, i+1, b, a)
+			}
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package udocc_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/training"
+)
+
+// collectiveCase is one fit of the collective-sequence test: a method, a table with or
+// without labels (with labels, rank 0 alone sets an Epoch hook, as `udocc fit` does to
+// write a labelled table's history), and a Progress hook on rank 0 alone (`udocc fit`
+// without --quiet) or none.
+type collectiveCase struct {
+	method             string
+	labelled, progress bool
+}
+
+func collectiveCases() []collectiveCase {
+	var out []collectiveCase
+	for _, m := range append([]string{training.Ensemble.Name}, training.Methods...) {
+		for _, labelled := range []bool{false, true} {
+			for _, progress := range []bool{false, true} {
+				out = append(out, collectiveCase{m, labelled, progress})
+			}
+		}
+	}
+	return out
+}
+
+func (c collectiveCase) String() string {
+	return fmt.Sprintf("%s labelled=%v progress=%v", c.method, c.labelled, c.progress)
+}
+
+// collectiveRows is the table of the collective-sequence test (every tenth row shifted).
+const collectiveRows, collectiveCols = 120, 4
+
+// collectiveMarker is the size of the all-reduce each rank makes before case i: in the
+// traces it marks where each case starts.
+func collectiveMarker(i int) int { return 1000 + i }
+
+// TestCollectivesRank is one rank of TestCollectiveSequence, started by it; alone it
+// skips. It fits every case on its block of the rows with the same Dist, an all-reduce
+// of collectiveMarker(i) values before case i.
+func TestCollectivesRank(t *testing.T) {
+	if os.Getenv("UDOCC_COLLECTIVES_TEST") == "" {
+		t.Skip("a rank of TestCollectiveSequence, started by it")
+	}
+	d, err := udocc.JoinFromEnv("cpu", 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rows := table(collectiveRows, collectiveCols, 9)
+	lo, hi := d.Rank()*len(rows)/d.World(), (d.Rank()+1)*len(rows)/d.World()
+	for i, c := range collectiveCases() {
+		if err := d.AllReduce(make([]float64, collectiveMarker(i))); err != nil {
+			t.Fatalf("%v: marker: %v", c, err)
+		}
+		ds := &data.Dataset{Name: "collectives", N: hi - lo, D: collectiveCols, X: make([]float32, (hi-lo)*collectiveCols)}
+		for i, r := range rows[lo:hi] {
+			for j, v := range r {
+				ds.X[i*collectiveCols+j] = float32(v)
+			}
+		}
+		if c.labelled {
+			ds.Y = make([]int, hi-lo)
+			for i := range ds.Y {
+				if (lo+i)%10 == 9 {
+					ds.Y[i] = 1
+				}
+			}
+		}
+		o := udocc.DefaultOptions()
+		if c.method != training.Ensemble.Name {
+			o = udocc.PaperOptions()
+			o.Method = c.method
+			if c.method != training.Proposed.Name {
+				o.ThresholdRule = ""
+			}
+			if m, _ := training.MethodNamed(c.method); m.Ratio {
+				o.Ratio = 0.1
+			}
+		}
+		o.PretrainEpochs, o.Epochs, o.Members = 2, 4, 2
+		if c.method != training.Ensemble.Name {
+			o.Members = 1
+		} else {
+			o.ScreenEpochs = 2
+		}
+		o.Dist = d
+		if d.Rank() == 0 {
+			if c.labelled {
+				o.Epoch = func(int, int, []float64, []bool) {}
+			}
+			if c.progress {
+				o.Progress = func(string, int, int) {}
+			}
+		}
+		m, err := udocc.FitDataset(context.Background(), ds, o)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		m.Close()
+	}
+}
+
+// TestCollectiveSequence holds data-parallel fits to their contract: which collectives
+// run, and in what order, is a function of what every rank shares (the options, the
+// table's shape, the epoch), never of one rank's hooks, labels or output. W = 2 and 3
+// ranks each fit every method, with and without labels and a progress hook (both on rank
+// 0 alone), and write every collective they enter (the shim's UDOCC_DIST_TRACE); the
+// traces must be the same lines. A rank that ran another collective hangs its peers, so
+// the ranks' timeout is short, and the first line where the traces part names the case.
+func TestCollectiveSequence(t *testing.T) {
+	needGloo(t)
+	for _, world := range []int{2, 3} {
+		t.Run(fmt.Sprintf("W=%d", world), func(t *testing.T) {
+			dir := t.TempDir()
+			prefix := filepath.Join(dir, "trace")
+			runRanks(t, world, "^TestCollectivesRank$", "UDOCC_COLLECTIVES_TEST=1", "UDOCC_DIST_TRACE="+prefix)
+			compareTraces(t, prefix, world, func(line int, lines []string) string {
+				c := -1
+				for _, l := range lines[:line] {
+					for i := range collectiveCases() {
+						if l == "all-reduce "+strconv.Itoa(collectiveMarker(i)) {
+							c = i
+						}
+					}
+				}
+				if c < 0 {
+					return "before the first case"
+				}
+				return collectiveCases()[c].String()
+			})
+		})
+	}
+}
+
+// runRanks starts world copies of this test binary running the test named by run, as the
+// ranks of one run (torchrun's variables, with env added), and waits for them all.
+func runRanks(t *testing.T, world int, run string, env ...string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var cmds []*exec.Cmd
+	var logs []*strings.Builder
+	for r := 0; r < world; r++ {
+		cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1")
+		cmd.Env = append(append(os.Environ(), env...), "MASTER_ADDR=127.0.0.1",
+			"MASTER_PORT="+strconv.Itoa(port), "RANK="+strconv.Itoa(r), "WORLD_SIZE="+strconv.Itoa(world))
+		var log strings.Builder
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, logs = append(cmds, cmd), append(logs, &log)
+	}
+	var failed []string
+	for r, c := range cmds {
+		if err := c.Wait(); err != nil {
+			failed = append(failed, fmt.Sprintf("rank %d: %v\n%s", r, err, logs[r].String()))
+		}
+	}
+	if failed != nil {
+		t.Errorf("%s", strings.Join(failed, "\n"))
+	}
+}
+
+// compareTraces checks that the traces PREFIX.rank.R of ranks 1 .. world-1 are rank 0's
+// line for line; where names the case a line belongs to, from rank 0's lines before it.
+func compareTraces(t *testing.T, prefix string, world int, where func(line int, lines []string) string) {
+	t.Helper()
+	read := func(r int) []string {
+		f, err := os.Open(fmt.Sprintf("%s.rank.%d", prefix, r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var lines []string
+		s := bufio.NewScanner(f)
+		for s.Scan() {
+			lines = append(lines, s.Text())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return lines
+	}
+	ref := read(0)
+	if len(ref) == 0 {
+		t.Fatalf("rank 0's trace is empty")
+	}
+	for r := 1; r < world; r++ {
+		got := read(r)
+		for i := 0; i < max(len(ref), len(got)); i++ {
+			a, b := "(end)", "(end)"
+			if i < len(ref) {
+				a = ref[i]
+			}
+			if i < len(got) {
+				b = got[i]
+			}
+			if a != b {
+				t.Fatalf("rank %d's collective %d is %q, rank 0's %q (%s)", r, i+1, b, a, where(i, ref))
+			}
+		}
+	}
+	t.Logf("%d ranks ran the same %d collectives", world, len(ref))
+}
