@@ -496,20 +496,22 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
-	// Ranking every row's scores after each epoch is for the selectors that rank them
-	// and for an Epoch hook. When every member trains on every row (dynamics.All: OC, the
-	// ensemble's members) and no hook looks, nothing ranks them: the train-mode scores
-	// (a K n-sized buffer) are not taken and no member's scores are widened for its
-	// selector (issue 13). The eval pass still runs (below).
-	perEpoch := hooks != nil && hooks.Epoch != nil
+	// ranks says whether some member's selector ranks every row's scores after each
+	// epoch. When every member trains on every row (dynamics.All: OC, the ensemble's
+	// members) nothing does: the train-mode scores (a K n-sized buffer) are not taken and
+	// no member's scores are widened for its selector; the eval pass still runs (below),
+	// and an Epoch hook reads its scores. ranks is a function of the members alone, never
+	// of the hooks, so that every rank of a data-parallel fit runs the same collectives
+	// in the same order, whichever hooks each rank's caller set.
+	ranks := false
 	for _, s := range sels {
 		if _, all := s.(*dynamics.All); !all {
-			perEpoch = true
+			ranks = true
 		}
 	}
 	masks := make([][]bool, k)         // nil: all rows (epochs 1 and 2 of Algorithm 1)
 	var trainDist, localDist []float32 // localDist: this rank's rows of trainDist
-	if cfg.Scores == TrainScores && perEpoch {
+	if cfg.Scores == TrainScores && ranks {
 		trainDist = make([]float32, k*n)
 		localDist = trainDist
 		if sh != nil {
@@ -587,7 +589,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			switch {
 			case trainDist != nil:
 				src = trainDist[i*n : (i+1)*n]
-			case perEpoch:
+			case ranks:
 				src = dist[i*n : (i+1)*n]
 			}
 			var scores []float64 // nil: the member's dynamics.All reads none
