@@ -1,0 +1,350 @@
+// Command explain measures udocc's per-row attributions (udocc.Model.Explain) on the
+// paper's ten ODDS sets: how often the features that make an anomaly lead its
+// explanation, and how much removing the leading features lowers a flagged row's score.
+// It is a measurement, not a test: docs/explain.md gives its figures and the command.
+//
+// Faithfulness: from each set's normal rows, tables of the synth package's shifted kind
+// (one to three features of 5 % of rows moved by 5 standard deviations, the moved
+// features known); the default detector is fitted on each, and for every flagged true
+// anomaly it is counted whether all its moved features are among the three features its
+// explanation ranks first (and whether at least one is), for each of udocc's methods
+// (occlusion, the default; integrated gradients; gradient × input), beside a COPOD-style reference (Li et al.,
+// ICDM 2020: each feature's empirical tail probability in the table, the smaller of its
+// left and right tails, ranked by −log of it) and random choice (the exact expectation
+// of three features drawn at random).
+//
+// Deletion: the default detector fitted on each set itself; for every flagged row, its
+// score with the three features a method ranks first set to the normal rows' median
+// (Model.Normal) against its score with three random features set so; it counts the
+// rows whose score falls more for the leading ones.
+//
+//	go run ./bench/explain [-sets pima,cardio] [-seeds 3] [-threads 1]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/synth"
+)
+
+func main() {
+	sets := flag.String("sets", "", "comma-separated ODDS sets (default: the paper's ten)")
+	seeds := flag.Int("seeds", 3, "shifted tables per set (table seeds 0..seeds-1)")
+	threads := flag.Int("threads", 1, "libtorch threads")
+	ratio := flag.Float64("ratio", 0.05, "anomaly ratio of the shifted tables")
+	flag.Parse()
+	dir := data.FindDataDir()
+	if dir == "" {
+		fmt.Fprintln(os.Stderr, "explain: no ODDS data (set UDOCC_DATA or put the files in ../shared/data/odds)")
+		os.Exit(1)
+	}
+	var names []string
+	if *sets != "" {
+		names = strings.Split(*sets, ",")
+	} else {
+		for _, s := range data.ODDSSets() {
+			names = append(names, s.Name)
+		}
+	}
+	if err := run(dir, names, *seeds, *threads, *ratio); err != nil {
+		fmt.Fprintln(os.Stderr, "explain:", err)
+		os.Exit(1)
+	}
+}
+
+// methods are the attributions compared, in the report's order.
+var methods = []string{"udocc occlusion", "udocc IG", "udocc grad×input", "COPOD-style", "random"}
+
+// ours are udocc's methods, in methods' order.
+var ours = []udocc.ExplainMethod{udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
+
+// explainAll is every one of ours' attributions of rows.
+func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribution, error) {
+	out := make([][]udocc.Attribution, len(ours))
+	for k, meth := range ours {
+		var err error
+		if out[k], err = m.ExplainDataset(ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// tally counts explained anomalies: all of the moved features among the top three
+// (all), at least one (any), of n.
+type tally struct {
+	all, any, n float64
+}
+
+func (t *tally) add(o tally) { t.all += o.all; t.any += o.any; t.n += o.n }
+
+func pct(a, n float64) string {
+	if n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", 100*a/n)
+}
+
+func run(dir string, names []string, seeds, threads int, ratio float64) error {
+	ctx := context.Background()
+	opts := udocc.DefaultOptions()
+	opts.Threads = threads
+	total := make([]tally, len(methods))
+	var dels [4]deletion
+	fmt.Println("## Faithfulness on shifted tables")
+	fmt.Println()
+	fmt.Printf("| set | tables | flagged anomalies | %s |\n", strings.Join(methods, " | "))
+	fmt.Printf("|---|---|---|%s\n", strings.Repeat("---|", len(methods)))
+	var delRows []string
+	for _, name := range names {
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		if err != nil {
+			return err
+		}
+		gen, err := synth.NewFromDataset(ds, 0, synth.Options{})
+		if err != nil {
+			return err
+		}
+		per := make([]tally, len(methods))
+		for s := 0; s < seeds; s++ {
+			t, causes, err := gen.DatasetCauses(synth.Shifted, ratio, uint64(s))
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			m, err := udocc.FitDataset(ctx, t, opts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.Name, err)
+			}
+			res, err := faithfulness(m, t, causes)
+			m.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.Name, err)
+			}
+			for i := range per {
+				per[i].add(res[i])
+			}
+			fmt.Fprintf(os.Stderr, "%s seed %d: %.1f s, %.0f flagged anomalies\n", t.Name, s, time.Since(start).Seconds(), res[0].n)
+		}
+		cells := make([]string, len(methods))
+		for i, t := range per {
+			cells[i] = pct(t.all, t.n) + " / " + pct(t.any, t.n)
+			total[i].add(t)
+		}
+		fmt.Printf("| %s | %d | %.0f | %s |\n", name, seeds, per[0].n, strings.Join(cells, " | "))
+
+		m, err := udocc.FitDataset(ctx, ds, opts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		d, err := deletionCheck(m, ds)
+		m.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		row := fmt.Sprintf("| %s | %d |", name, d[0].n)
+		for i := range d {
+			row += " " + pct(float64(d[i].wins), float64(d[i].n)) + " | " + fmt.Sprintf("%.3g", d[i].meanDrop) + " |"
+			dels[i].wins += d[i].wins
+			dels[i].n += d[i].n
+		}
+		delRows = append(delRows, row+fmt.Sprintf(" %.3g |", d[0].meanRandom))
+	}
+	cells := make([]string, len(methods))
+	for i, t := range total {
+		cells[i] = pct(t.all, t.n) + " / " + pct(t.any, t.n)
+	}
+	fmt.Printf("| **all** | | %.0f | %s |\n", total[0].n, strings.Join(cells, " | "))
+	fmt.Println()
+	fmt.Println("Cells: % of flagged true anomalies whose moved features are all among the three ranked first / at least one is.")
+	fmt.Println()
+	fmt.Println("## Deletion check on the paper sets")
+	fmt.Println()
+	fmt.Println("| set | flagged rows | occlusion: beats random, % | mean drop | IG: beats random, % | mean drop | grad×input: beats random, % | mean drop | COPOD-style: beats random, % | mean drop | random: mean drop |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range delRows {
+		fmt.Println(r)
+	}
+	all := fmt.Sprintf("| **all** | %d |", dels[0].n)
+	for _, d := range dels {
+		all += " " + pct(float64(d.wins), float64(d.n)) + " | |"
+	}
+	fmt.Println(all + " |")
+	fmt.Println()
+	fmt.Println("Beats random: % of flagged rows whose score falls more with the method's three leading features set to the normal rows' median than with three random features set so; mean drop: the mean fall of the score (negative: the score rises).")
+	return nil
+}
+
+// faithfulness tallies, for each method, the flagged true anomalies of t whose causes
+// lead their explanation.
+func faithfulness(m *udocc.Model, t *data.Dataset, causes [][]int) ([]tally, error) {
+	var rows []int
+	for i, l := range m.Labels() {
+		if l && t.Y[i] == 1 && len(causes[i]) > 0 {
+			rows = append(rows, i)
+		}
+	}
+	out := make([]tally, len(methods))
+	if len(rows) == 0 {
+		return out, nil
+	}
+	atts, err := explainAll(m, t, rows)
+	if err != nil {
+		return nil, err
+	}
+	tails := copodTails(t)
+	for r, i := range rows {
+		c := causes[i]
+		for k := range ours {
+			out[k].add(hit(atts[k][r].Top(3), c))
+		}
+		out[len(ours)].add(hit(topOf(tails.row(i), 3), c))
+		out[len(ours)+1].add(randomHit(t.D, len(c)))
+	}
+	return out, nil
+}
+
+// hit says whether all of causes, and whether any, are in top.
+func hit(top, causes []int) tally {
+	in := 0
+	for _, c := range causes {
+		if slices.Contains(top, c) {
+			in++
+		}
+	}
+	t := tally{n: 1}
+	if in == len(causes) {
+		t.all = 1
+	}
+	if in > 0 {
+		t.any = 1
+	}
+	return t
+}
+
+// randomHit is hit's expectation for three of d features drawn at random and k causes:
+// C(d−k, 3−k)/C(d, 3) for all, 1 − C(d−k, 3)/C(d, 3) for any.
+func randomHit(d, k int) tally {
+	c3 := binom(d, 3)
+	return tally{all: binom(d-k, 3-k) / c3, any: 1 - binom(d-k, 3)/c3, n: 1}
+}
+
+func binom(n, k int) float64 {
+	if k < 0 || k > n {
+		return 0
+	}
+	r := 1.0
+	for i := 0; i < k; i++ {
+		r = r * float64(n-i) / float64(i+1)
+	}
+	return r
+}
+
+// tails are the COPOD-style per-feature outlyingness of every row of a table: −log of
+// the smaller of the feature's empirical left and right tail probabilities,
+// F(x) = #{v ≤ x}/n and #{v ≥ x}/n over the table's rows.
+type tails struct {
+	d int
+	o []float64
+}
+
+func (t tails) row(i int) []float64 { return t.o[i*t.d : (i+1)*t.d] }
+
+func copodTails(ds *data.Dataset) tails {
+	n, d := ds.N, ds.D
+	t := tails{d: d, o: make([]float64, n*d)}
+	col := make([]float64, n)
+	for j := 0; j < d; j++ {
+		for i := range col {
+			col[i] = float64(ds.X[i*d+j])
+		}
+		sorted := slices.Clone(col)
+		sort.Float64s(sorted)
+		for i, v := range col {
+			le := sort.Search(n, func(k int) bool { return sorted[k] > v }) // #{≤ v}
+			ge := n - sort.SearchFloat64s(sorted, v)                        // #{≥ v}
+			p := float64(min(le, ge)) / float64(n)
+			t.o[i*d+j] = -math.Log(p)
+		}
+	}
+	return t
+}
+
+// topOf are the n largest of v's indices, largest first, ties in index order.
+func topOf(v []float64, n int) []int {
+	return udocc.Attribution{Features: v}.Top(n)
+}
+
+// deletion counts flagged rows whose score falls more with the method's top three
+// features set to the normal median than with three random ones.
+type deletion struct {
+	wins, n              int
+	meanDrop, meanRandom float64
+}
+
+// deletionCheck is the deletion check of ours and the COPOD-style ranking on the
+// flagged rows of ds.
+func deletionCheck(m *udocc.Model, ds *data.Dataset) ([4]deletion, error) {
+	var out [4]deletion
+	var rows []int
+	for i, l := range m.Labels() {
+		if l {
+			rows = append(rows, i)
+		}
+	}
+	if len(rows) == 0 {
+		return out, nil
+	}
+	atts, err := explainAll(m, ds, rows)
+	if err != nil {
+		return out, err
+	}
+	tl := copodTails(ds)
+	median, _ := m.Normal()
+	d := ds.D
+	rng := rand.New(rand.NewPCG(7, uint64(len(rows))))
+	// Five altered copies of each row: each of ours' top three, COPOD's, and three random
+	// features, all set to the median.
+	const c = 5
+	alt := &data.Dataset{Name: ds.Name, N: c * len(rows), D: d, X: make([]float32, c*len(rows)*d)}
+	for r, i := range rows {
+		tops := [][]int{atts[0][r].Top(3), atts[1][r].Top(3), atts[2][r].Top(3), topOf(tl.row(i), 3), rng.Perm(d)[:min(3, d)]}
+		for k, top := range tops {
+			row := alt.X[(c*r+k)*d : (c*r+k+1)*d]
+			copy(row, ds.Row(i))
+			for _, j := range top {
+				row[j] = float32(median[j])
+			}
+		}
+	}
+	s, _, err := m.ScoreDataset(alt)
+	if err != nil {
+		return out, err
+	}
+	for r, i := range rows {
+		orig := m.Scores()[i]
+		random := orig - s[c*r+c-1]
+		for k := 0; k < c-1; k++ {
+			drop := orig - s[c*r+k]
+			out[k].n++
+			if drop > random {
+				out[k].wins++
+			}
+			out[k].meanDrop += drop / float64(len(rows))
+			out[k].meanRandom += random / float64(len(rows))
+		}
+	}
+	return out, nil
+}
