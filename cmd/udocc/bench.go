@@ -45,6 +45,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	noSynthetic := fs.Bool("no-synthetic", false, "--study: the paper sets only")
 	genSeed := fs.Uint64("generator-seed", 0, "--study: seed of the synthetic tables (0: the study's own, on which the defaults were chosen;\n"+
 		"another draws new tables from the same normal rows, to check a choice on tables it never saw)")
+	realGroup := fs.Bool("real", false, "--study: the real group instead: the default fit (the library's own) on the paper sets and the\n"+
+		"tables of --extra, one fit at a time (OUT/"+bench.RealFile+", raw scores in OUT/"+bench.RealRaw+"/, OUT/"+bench.RealReport+"; default --out bench/study-real)")
+	extra := fs.String("extra", "", "--study --real: folder of the other real tables, NAME.npz or NAME.mat (default: adbench beside --data's folder)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -65,6 +68,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err := deviceUsable(o.Train.Device); err != nil {
 		return err // before bench.Run, which would write an empty report
+	}
+	if *study && *realGroup {
+		return runStudyReal(ctx, fs, o, seeds, *extra, *reportOnly, *quiet, stdout, stderr)
+	}
+	for _, name := range []string{"real", "extra"} {
+		if fs.Changed(name) && !*study {
+			return usagef("--%s applies only with --study", name)
+		}
+	}
+	if fs.Changed("extra") && !*realGroup {
+		return usagef("--extra applies only with --study --real")
 	}
 	if *study {
 		so := bench.StudyOptions{MaxNormals: *maxNormals, Synthetic: !*noSynthetic, GeneratorSeed: *genSeed, ReportOnly: *reportOnly}
@@ -129,5 +143,34 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.
 		return err
 	}
 	fmt.Fprintf(stdout, "udocc bench --study: report in %s\n", filepath.Join(so.Out, bench.StudyReport))
+	return nil
+}
+
+// runStudyReal runs `udocc bench --study --real`.
+func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra string, reportOnly, quiet bool, stdout, stderr io.Writer) error {
+	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
+	if !fs.Changed("out") {
+		ro.Out = "bench/study-real"
+	}
+	if !fs.Changed("extra") {
+		ro.Extra = filepath.Join(filepath.Dir(filepath.Clean(o.DataDir)), "adbench")
+	}
+	if !fs.Changed("seeds") && !fs.Changed("seed") {
+		seeds = "0-2"
+	}
+	var err error
+	if ro.Seeds, err = parseSeeds("seeds", seeds); err != nil {
+		return err
+	}
+	if !quiet {
+		ro.Progress = func(done, total int, name string) {
+			fmt.Fprintf(stderr, "udocc bench --study --real: %d/%d %s\n", done, total, name)
+		}
+	}
+	torch.SetNumThreads(o.Threads)
+	if err := bench.StudyReal(ctx, ro); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "udocc bench --study --real: report in %s\n", filepath.Join(ro.Out, bench.RealReport))
 	return nil
 }
