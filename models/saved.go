@@ -39,6 +39,9 @@ type Meta struct {
 	Members  []Member    `json:"members"`
 	// Files are the members' network files, each with its role and hash (CheckFiles).
 	Files []File `json:"files"`
+	// NameBytes are the bytes of Features and of Selection's names, where one of them
+	// is not UTF-8, which a JSON string cannot hold (names.go); absent otherwise.
+	NameBytes *NameBytes `json:"name_bytes,omitempty"`
 	// Ensemble is the ensemble method's score combination; nil for the paper's methods,
 	// whose members are thresholded one by one.
 	Ensemble *Ensemble `json:"ensemble,omitempty"`
@@ -184,6 +187,7 @@ func (m *Meta) validateEnsemble() error {
 
 // WriteMeta writes m into dir atomically.
 func WriteMeta(dir string, m *Meta) error {
+	m.encodeNames()
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -201,6 +205,9 @@ func ReadMeta(dir string) (*Meta, error) {
 	var m Meta
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("models: %s: %v: %w", path, err, ErrFormat)
+	}
+	if err := m.decodeNames(); err != nil {
+		return nil, fmt.Errorf("models: %s: %w", path, err)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)

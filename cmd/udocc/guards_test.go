@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -272,5 +273,25 @@ func TestExtremeValues(t *testing.T) {
 				t.Errorf("--preset %s: row %d scores %v", preset, i, s)
 			}
 		}
+	}
+}
+
+// TestLatin1Header fits a table whose header has Latin-1 bytes (its id column and a
+// dropped column too) and scores the very file with the model: the names round-trip
+// through model.json byte for byte, and the scores are the fit's.
+func TestLatin1Header(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id\xe9,a,b\xe9,caf\xe9 \xb5g,dr\xf6p\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "r%d,%g,%g,%g,%d\n", i, math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7, i%3)
+	}
+	writeText(t, dir, "latin1.csv", b.String())
+	mustUdocc(t, dir, fitArgs("--id", "id\xe9", "--drop", "dr\xf6p", "--out", "fit", "latin1.csv")...)
+	mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "scored", "latin1.csv")
+	sameScores(t, readCSV(t, filepath.Join(dir, "fit", "scores.csv")), readCSV(t, filepath.Join(dir, "scored", "scores.csv")), "score", "rank", "label")
+	if ids := readCSV(t, filepath.Join(dir, "scored", "scores.csv")).col(t, "id\xe9"); len(ids) != 60 || ids[0] != "r0" {
+		t.Errorf("the id column: %q", ids)
 	}
 }
