@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/bench/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/metrics"
 	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/synth"
@@ -100,6 +102,7 @@ type studyTable struct {
 	genSeed                 uint64 // synthetic tables: the generator's seed
 	seeds                   []uint64
 	ds                      *data.Dataset // standardised
+	raw                     *data.Dataset // as read (or made): what `udocc fit` is given
 }
 
 // Study runs the study, appending to OUT/study.jsonl (tables already there are skipped),
@@ -252,7 +255,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, studyTable{name: name, group: "paper", base: name, seeds: o.Seeds, ds: z})
+		out = append(out, studyTable{name: name, group: "paper", base: name, seeds: o.Seeds, ds: z, raw: ds})
 		if !o.Synthetic {
 			continue
 		}
@@ -276,7 +279,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 				}
 				spec := synth.Spec{Base: name, Kind: kind, Ratio: ratio}
 				out = append(out, studyTable{name: spec.Name(), group: "synthetic", base: name,
-					kind: string(kind), ratio: ratio, genSeed: o.GeneratorSeed, seeds: []uint64{0}, ds: z})
+					kind: string(kind), ratio: ratio, genSeed: o.GeneratorSeed, seeds: []uint64{0}, ds: z, raw: sd})
 			}
 		}
 	}
@@ -291,41 +294,42 @@ func standardise(ds *data.Dataset) (*data.Dataset, error) {
 	return sc.Transform(ds)
 }
 
-// studyFit fits, on one table, the default ensembles of all its seeds (one lockstep
-// group holding members min(seeds) … max(seeds)+EnsembleSize−1), the old default (the
-// paper's settings with the accumulated rule, one model per seed) and an isolation
-// forest, and evaluates every source and rule.
+// studyFit fits, on one table, the default detector of every seed through the library's
+// own FitDataset (what `udocc fit --seed s` runs), the old default (the paper's settings
+// with the accumulated rule, one model per seed) and an isolation forest, and evaluates
+// every source and rule.
 func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	ds := t.ds
 	hidden := []int{32, 16, 8}
 	if h, ok := models.Preset(t.base); ok {
 		hidden = h
 	}
-	cfg := training.EnsembleConfig()
-	cfg.Hidden, cfg.Device = hidden, device
 	ens := make([]studyScores, len(t.seeds))
 	var newSecs float64
 	for i, s := range t.seeds {
-		// Each seed's ensemble screens and trims its own rows, exactly as `udocc fit
-		// --seed s` does, so no members are shared between seeds.
+		// Each seed's ensemble is `udocc fit --seed s`: the library's own fit of the raw
+		// table, with the widths the study gives its base.
 		t0 := time.Now()
-		run, sc, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, training.Ensemble,
-			training.EnsembleSeeds(s, training.EnsembleSize), training.MethodOptions{}, nil)
+		opts := udocc.DefaultOptions()
+		opts.Seed, opts.Device, opts.Hidden = s, device, hidden
+		var fr fitrecord.Record
+		m, err := udocc.FitDataset(fitrecord.With(context.Background(), &fr), t.raw, opts)
 		if err != nil {
 			return nil, err
 		}
-		dist, rec, err := run.Score(ds.X, ds.N, ds.D)
-		run.Close()
-		if err != nil {
-			return nil, err
-		}
+		m.Close()
 		newSecs += time.Since(t0).Seconds() / float64(len(t.seeds))
+		dist, rec := make([][]float64, len(fr.Dist)), make([][]float64, len(fr.Rec))
+		for k := range dist {
+			dist[k] = widen(fr.Dist[k])
+		}
+		for k := range rec {
+			rec[k] = widen(fr.Rec[k])
+		}
 		if ens[i], err = ensembleScores(dist, rec, ds.Y); err != nil {
 			return nil, err
 		}
-		if sc != nil {
-			ens[i].Screen = sc.Scores
-		}
+		ens[i].Screen = fr.Screen
 	}
 
 	old := training.DefaultConfig()
