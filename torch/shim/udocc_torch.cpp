@@ -45,7 +45,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -1357,34 +1356,62 @@ void distance_attributions(udocc_group *g, const at::Tensor &xt, const at::Tenso
   }
 }
 
-// reconstruction_terms is feature j's term of each member's reconstruction error of the
-// rows x (m x d): K x m x d, summing over j to the error (the robust one where g->rs is
-// set).
-at::Tensor reconstruction_terms(const udocc_group *g, const at::Tensor &x) {
+// residual_terms is feature j's term of each member's reconstruction error of the rows
+// x (N x d) whose encodings are z (K x N x rep): K x N x d, summing over j to the error
+// (the robust one where g->rs is set).
+at::Tensor residual_terms(const udocc_group *g, const at::Tensor &x, const at::Tensor &z) {
   const double d = static_cast<double>(g->sizes.front());
-  at::Tensor e = x.unsqueeze(0) - forward_eval(g->dec, forward_eval(g->enc, x));
+  at::Tensor e = x.unsqueeze(0) - forward_eval(g->dec, z);
   if (g->rs.defined()) {
     return ((e - g->rc.to(g->dev).unsqueeze(1)) / g->rs.to(g->dev).unsqueeze(1)).pow(2).log1p() / d;
   }
   return e.pow(2) / d;
 }
 
-// occlusions is parts 2 and 3 of udocc_group_attributions_of: each row is copied d times,
-// copy j with feature j set to b_j, and score (every member's distances or reconstruction
-// errors of rows, K x rows) is taken of the row and of its copies, in chunks.
-void occlusions(udocc_group *g, const at::Tensor &xt, const at::Tensor &bt,
-                const std::function<at::Tensor(const at::Tensor &)> &score, float *out) {
+// reconstruction_terms is residual_terms of the rows x.
+at::Tensor reconstruction_terms(const udocc_group *g, const at::Tensor &x) {
+  return residual_terms(g, x, forward_eval(g->enc, x));
+}
+
+// after_first is forward_eval of layers given the first layer's product h = x W_0
+// (K x N x out): that layer's BatchNorm and activation, then the other layers.
+at::Tensor after_first(const std::vector<Layer> &layers, at::Tensor h) {
+  const Layer &l = layers.front();
+  if (l.bn()) {
+    h = (h - l.rm.unsqueeze(1)) * torch::rsqrt(l.rv.unsqueeze(1) + kBNEps);
+    h = torch::leaky_relu(h, kLeaky);
+  }
+  if (layers.size() == 1) return h;
+  return forward_eval(std::vector<Layer>(layers.begin() + 1, layers.end()), h);
+}
+
+// occlusions is parts 2 (rec false: the distances) and 3 (rec true: the reconstruction
+// errors) of udocc_group_attributions_of: each row is copied d times, copy j with feature
+// j set to b_j, and the score of the row less that of each copy is written, in chunks.
+// The first layer is linear, so a copy's product with it is the row's plus
+// (b_j - x_j) times the layer's row j: the d copies cost no product with the first layer.
+void occlusions(udocc_group *g, const at::Tensor &xt, const at::Tensor &bt, bool rec, float *out) {
   torch::NoGradGuard ng;
   const int64_t m = xt.size(0), d = xt.size(1), K = g->K;
   int64_t widest = *std::max_element(g->sizes.begin(), g->sizes.end());
   int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 22) / (K * widest * (d + 1)));
+  const at::Tensor &w0 = g->enc.front().w;  // K x d x out
+  at::Tensor c = g->c.unsqueeze(1);
   for (int64_t i = 0; i < m; i += chunk) {
     const int64_t len = std::min(chunk, m - i);
     at::Tensor x = xt.narrow(0, i, len);
-    at::Tensor xo = x.unsqueeze(1).repeat({1, d, 1});  // len x d x d
-    xo.diagonal(0, 1, 2).copy_(bt.expand({len, d}));
-    at::Tensor full = score(x);                                     // K x len
-    at::Tensor part = score(xo.view({len * d, d})).view({K, len, d});  // K x len x d
+    at::Tensor p = torch::matmul(x, w0);  // K x len x out
+    at::Tensor pj = (p.unsqueeze(2) + (bt - x).unsqueeze(0).unsqueeze(3) * w0.unsqueeze(1)).view({K, len * d, -1});
+    at::Tensor full, part;  // K x len, K x len x d
+    if (rec) {
+      at::Tensor xo = x.unsqueeze(1).repeat({1, d, 1});  // len x d x d
+      xo.diagonal(0, 1, 2).copy_(bt.expand({len, d}));
+      full = residual_terms(g, x, after_first(g->enc, p)).sum(2);
+      part = residual_terms(g, xo.view({len * d, d}), after_first(g->enc, pj)).sum(2).view({K, len, d});
+    } else {
+      full = (after_first(g->enc, p) - c).pow(2).sum(2);
+      part = (after_first(g->enc, pj) - c).pow(2).sum(2).view({K, len, d});
+    }
     at::Tensor att = (full.unsqueeze(2) - part).contiguous().cpu();
     auto h = att.accessor<float, 3>();
     for (int64_t k = 0; k < K; ++k) {
@@ -1441,13 +1468,12 @@ char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int
         return;
       }
       case 2: {
-        at::Tensor c = g->c.unsqueeze(1);
-        occlusions(g, xt, bt, [&](const at::Tensor &x) { return (forward_eval(g->enc, x) - c).pow(2).sum(2); }, out);
+        occlusions(g, xt, bt, false, out);
         return;
       }
       case 3: {
         if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
-        occlusions(g, xt, bt, [&](const at::Tensor &x) { return reconstruction_terms(g, x).sum(2); }, out);
+        occlusions(g, xt, bt, true, out);
         return;
       }
       default:
