@@ -44,6 +44,7 @@ func main() {
 	seeds := flag.Int("seeds", 3, "shifted tables per set (table seeds 0..seeds-1)")
 	threads := flag.Int("threads", 1, "libtorch threads")
 	ratio := flag.Float64("ratio", 0.05, "anomaly ratio of the shifted tables")
+	cost := flag.Int("cost", 0, "instead: this many default fits of each set back to back, each timed with and without explaining its flagged rows")
 	flag.Parse()
 	dir := data.FindDataDir()
 	if dir == "" {
@@ -58,7 +59,13 @@ func main() {
 			names = append(names, s.Name)
 		}
 	}
-	if err := run(dir, names, *seeds, *threads, *ratio); err != nil {
+	var err error
+	if *cost > 0 {
+		err = costs(dir, names, *cost, *threads)
+	} else {
+		err = run(dir, names, *seeds, *threads, *ratio)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "explain:", err)
 		os.Exit(1)
 	}
@@ -347,4 +354,44 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([4]deletion, error) {
 		}
 	}
 	return out, nil
+}
+
+// costs times n default fits of each set, and the explanation of each fit's flagged rows
+// by every method, back to back.
+func costs(dir string, names []string, n, threads int) error {
+	opts := udocc.DefaultOptions()
+	opts.Threads = threads
+	fmt.Println("| set | run | fit s | flagged | occlusion s | IG s | grad×input s |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, name := range names {
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		if err != nil {
+			return err
+		}
+		for r := 1; r <= n; r++ {
+			start := time.Now()
+			m, err := udocc.FitDataset(context.Background(), ds, opts)
+			if err != nil {
+				return err
+			}
+			fit := time.Since(start).Seconds()
+			var rows []int
+			for i, l := range m.Labels() {
+				if l {
+					rows = append(rows, i)
+				}
+			}
+			line := fmt.Sprintf("| %s | %d | %.2f | %d |", name, r, fit, len(rows))
+			for _, meth := range ours {
+				start = time.Now()
+				if _, err := m.ExplainDataset(ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
+					return err
+				}
+				line += fmt.Sprintf(" %.2f (%.1f %%) |", time.Since(start).Seconds(), 100*time.Since(start).Seconds()/fit)
+			}
+			m.Close()
+			fmt.Println(line)
+		}
+	}
+	return nil
 }
