@@ -36,6 +36,10 @@
 //     when BIC picks one component, as it can for small or
 //     high-dimensional sets.
 //
+// A fifth kind, Shifted, is not ADBench's: a normal row with one to three of its
+// non-constant features moved by ±Shift = 5 standard deviations, the moved features
+// known (Generator.TableCauses), to check which features an explanation names.
+//
 // The mixture is fitted in standardised units (each feature's mean and
 // population standard deviation of the normals), on at most MaxFitRows =
 // 2000 normals drawn at random, and its samples are mapped back; a constant
