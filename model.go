@@ -103,7 +103,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		mo.CurveEpochs = []int{opts.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
 	seeds := opts.seeds()
-	torch.SetNumThreads(opts.Threads)
+	torch.SetNumThreads(opts.threads())
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler

@@ -2,6 +2,7 @@ package udocc
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -44,8 +45,11 @@ type Options struct {
 	// Seeds, when not nil, are the members' seeds instead of Seed, Seed+1, …: one member
 	// each, no seed twice; Members must then be len(Seeds).
 	Seeds []uint64
-	// Device is "cpu", "cuda" or "cuda:N"; Threads is libtorch's CPU thread count (1;
-	// results are bit-identical for the same count).
+	// Device is "cpu", "cuda" or "cuda:N". Threads is the number of CPU threads the
+	// networks train and score on; 0, the default, means every core the process may use
+	// (runtime.GOMAXPROCS(0), which follows its CPU affinity and a cgroup CPU quota).
+	// Results are bit-identical for any count: the members of a group train on threads
+	// of their own, and rows are scored in blocks of fixed size (package torch).
 	Device  string
 	Threads int
 	// ThresholdRule is the ensemble's threshold rule (package threshold, "kmeans"; after a
@@ -101,9 +105,17 @@ func fromConfig(c training.Config) Options {
 	return Options{
 		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, ScreenEpochs: c.ScreenEpochs, Trim: c.Trim,
 		LR: c.LR, PretrainLR: c.PretrainLR,
-		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device, Threads: 1,
+		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device,
 		RankScores: c.Scores,
 	}
+}
+
+// threads is the worker thread count of a fit: Threads, or every usable core for 0.
+func (o Options) threads() int {
+	if o.Threads > 0 {
+		return o.Threads
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Validate reports the first option that cannot be used, naming its field.
@@ -142,8 +154,8 @@ func (o Options) Validate() error {
 		return bad("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
 	case !validDevice(o.Device):
 		return bad("Device", "%q: want cpu, cuda or cuda:N", o.Device)
-	case o.Threads < 1:
-		return bad("Threads", "%d < 1", o.Threads)
+	case o.Threads < 0:
+		return bad("Threads", "%d < 0", o.Threads)
 	case o.Contamination != 0 && !meth.Ensemble:
 		return bad("Contamination", "only for method ensemble")
 	case !(o.Contamination >= 0 && o.Contamination < 1):

@@ -236,7 +236,7 @@ func TestValidate(t *testing.T) {
 		{"WeightDecay", func(o *udocc.Options) { o.WeightDecay = math.NaN() }},
 		{"Members", func(o *udocc.Options) { o.Members = 0 }},
 		{"Device", func(o *udocc.Options) { o.Device = "gpu" }},
-		{"Threads", func(o *udocc.Options) { o.Threads = 0 }},
+		{"Threads", func(o *udocc.Options) { o.Threads = -1 }},
 		{"Contamination", func(o *udocc.Options) { o.Contamination = 1 }},
 		{"Contamination", func(o *udocc.Options) { o.Method, o.ThresholdRule, o.Contamination = "oc", "", 0.1 }},
 		{"Ratio", func(o *udocc.Options) { o.Method, o.ThresholdRule = "sb", "" }},

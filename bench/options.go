@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/udocc/udocc/data"
@@ -47,7 +48,7 @@ type Options struct {
 	Datasets []string        // data set names, in report order
 	Methods  []string        // method specs (see ParseSpec)
 	Seeds    []uint64        // seeds of every (data set, method)
-	Jobs     int             // data sets trained concurrently
+	Jobs     int             // data sets trained concurrently (default: every core the process may use)
 	Threads  int             // libtorch threads per group, as the caller set them (recorded only)
 	Group    GroupMode       // how pending runs are grouped
 	Out      string          // output folder: results.jsonl, sessions.json, report.md, figures/
@@ -76,7 +77,7 @@ func DefaultOptions() Options {
 		Datasets: names,
 		Methods:  append([]string(nil), DefaultMethods...),
 		Seeds:    seeds,
-		Jobs:     1,
+		Jobs:     runtime.GOMAXPROCS(0), // every core the process may use
 		Threads:  1,
 		Group:    GroupDataset,
 		Out:      "bench/results",

@@ -13,8 +13,8 @@
 // and which is the reference the fast one is tested against; Group.SetReference or
 // UDOCC_REFERENCE=1 selects it on the CPU.
 //
-// Threads: libtorch's intra-op thread count is process-wide and is set here only, with
-// SetNumThreads. Calls on different Groups may run concurrently from different goroutines;
+// Threads: the fast path's thread count is process-wide and is set here only, with
+// SetNumThreads; results do not depend on it. Calls on different Groups may run concurrently from different goroutines;
 // a Group itself is not safe for concurrent use. Each call runs on one OS thread for its
 // whole duration, so libtorch's thread-local state (grad mode) never leaks between calls
 // and no runtime.LockOSThread is needed.

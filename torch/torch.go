@@ -48,8 +48,12 @@ func CheckDevice(device string) error {
 	return errorOf(C.udocc_check_device(cs))
 }
 
-// SetNumThreads sets libtorch's intra-op thread count for the whole process; n < 1 leaves
-// it as it is. Bit-identical CPU results need the same count run after run.
+// SetNumThreads sets the number of threads the CPU fast path runs on, for the whole
+// process; n < 1 leaves it as it is (one thread until set). A group's members train on
+// threads of their own, each member's steps in order, and eval-mode passes run as tasks
+// of one member and one block of rows; every matrix product stays on one thread, so
+// results are bit-identical for any n. The libtorch path (CUDA, the reference path, the
+// ranks of a data-parallel run) runs on one intra-op thread.
 func SetNumThreads(n int) { C.udocc_set_num_threads(C.int(n)) }
 
 // Phase selects the parameters an Adam state covers.

@@ -29,7 +29,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addSeedFlags(fs, &seeds, "0-9", "seeds of every data set and method: a range such as 0-9, a list such as 1,4,7, or both")
 	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "data sets trained concurrently (each group on one libtorch thread)")
 	group := fs.String("group", string(o.Group), "lockstep groups: dataset (all pending runs of a data set in one group), seed (one per data set and seed) or run (one per run)")
-	addDeviceFlags(fs, &o.Train.Device, &o.Threads)
+	addDeviceFlags(fs, &o.Train.Device, &o.Threads, 1)
 	fs.StringVar(&o.Out, "out", o.Out, "output folder: "+bench.ResultsFile+", "+bench.SessionsFile+", "+bench.ReportFile+", "+bench.FiguresDir+"/")
 	fs.IntVar(&o.Train.PretrainEpochs, "pretrain-epochs", o.Train.PretrainEpochs, "autoencoder pretraining epochs (the paper: 100)")
 	fs.IntVar(&o.Train.Epochs, "epochs", o.Train.Epochs, "fine-tuning epochs (the paper: 50)")

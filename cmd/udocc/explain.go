@@ -118,7 +118,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	addInputFlags(fs, &input)
 	var device string
 	var threads int
-	addDeviceFlags(fs, &device, &threads)
+	addDeviceFlags(fs, &device, &threads, usableCores())
 	var table tableFlags
 	addTableFlags(fs, &table)
 	if err := parse(fs, args); err != nil {

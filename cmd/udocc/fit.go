@@ -63,7 +63,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.Float64Var(&o.PretrainLR, "pretrain-lr", o.PretrainLR, "Adam learning rate of pretraining; 0 means --lr (--preset paper: 0)")
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "Adam L2 weight decay")
 	addSeedFlags(fs, &o.seeds, "0", "random seed (ensemble: members seed, seed+1, ...); a list or range such as 0-9 names every member's seed (trained in lockstep)")
-	addDeviceFlags(fs, &o.Device, &o.Threads)
+	addDeviceFlags(fs, &o.Device, &o.Threads, usableCores())
 	fs.IntVar(&o.explain, "explain", defaultExplain, "name this many features driving each flagged row's score in scores.csv (feature_i, share_i); 0: none")
 }
 

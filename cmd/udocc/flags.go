@@ -92,11 +92,17 @@ func (in inputFlags) check() error {
 	return nil
 }
 
-// addDeviceFlags declares --device and --threads: fit, score, demo and bench.
-func addDeviceFlags(fs *pflag.FlagSet, device *string, threads *int) {
+// addDeviceFlags declares --device and --threads, whose default is def: fit, score,
+// demo and explain take every core the process may use (usableCores), bench one thread
+// per data set and --jobs data sets at once.
+func addDeviceFlags(fs *pflag.FlagSet, device *string, threads *int, def int) {
 	fs.StringVar(device, "device", "cpu", "cpu, cuda or cuda:N")
-	fs.IntVar(threads, "threads", 1, "libtorch CPU threads (results are bit-identical for the same count)")
+	fs.IntVar(threads, "threads", def, "CPU threads to train and score on (results are bit-identical for any count)")
 }
+
+// usableCores is the number of cores this process may use: its CPU affinity, capped by
+// a cgroup CPU quota (Go's GOMAXPROCS follows both).
+func usableCores() int { return runtime.GOMAXPROCS(0) }
 
 // checkThreads accepts --threads from 1 to 4 per CPU.
 func checkThreads(n int) error {

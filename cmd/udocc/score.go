@@ -43,7 +43,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addInputFlags(fs, &input)
 	var device string
 	var threads int
-	addDeviceFlags(fs, &device, &threads)
+	addDeviceFlags(fs, &device, &threads, usableCores())
 	var table tableFlags
 	addTableFlags(fs, &table)
 	explain := addExplainFlag(fs)

@@ -319,60 +319,53 @@ SIMD void adam_member(float *__restrict w, const float *__restrict grad, float *
 
 }  // namespace
 
-void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens,
-          const std::vector<AdamMember> &members) {
-  const int64_t K = static_cast<int64_t>(members.size());
+void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens, int64_t K,
+          int64_t k, const AdamMember &a) {
   int64_t off = 0;
   for (int64_t len : lens) {
-    const int64_t per = len / K;
-    for (int64_t k = 0; k < K; ++k) {
-      const AdamMember &a = members[k];
-      const int64_t at = off + k * per;
-      float *wk = w + at, *gk = grad + at, *mk = m + at, *vk = v + at;
-      if (a.on) adam_member(wk, gk, mk, vk, per, a);
-      std::fill(gk, gk + per, 0.0f);
-    }
+    const int64_t per = len / K, at = off + k * per;
+    float *wk = w + at, *gk = grad + at, *mk = m + at, *vk = v + at;
+    if (a.on) adam_member(wk, gk, mk, vk, per, a);
+    std::fill(gk, gk + per, 0.0f);
     off += len;
   }
 }
 
 void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, void *ctx,
                     double *loss) {
-  Work w(nets[0], e.P);
-  std::vector<float> sum(e.K, 0.0f), nb(e.K, 0.0f), acc(e.d);
   const int64_t d = e.d;
-  for (int64_t s = 0; s < e.S; ++s) {
-    bool any = false;
-    for (int64_t k = 0; k < e.K; ++k) {
+  parallel_for(e.K, [&](int64_t k) {
+    Work w(nets[k], e.P);
+    std::vector<float> acc(d);
+    float sum = 0, nb = 0;
+    for (int64_t s = 0; s < e.S; ++s) {
       if (!e.trains(k, s)) continue;
-      any = true;
       const int64_t c = e.counts[k * e.S + s];
       const float denom = static_cast<float>(c) * static_cast<float>(d);
       gather(e, k, s, w.a(0));
       w.forward_train(nets[k], c, true);
       const float se = mse_grad(w.a(0), w.out(), w.dout(), acc.data(), c, d, denom);
       w.backward(nets[k], c);
-      sum[k] += se / denom;
-      nb[k] += 1;
+      sum += se / denom;
+      nb += 1;
+      step(ctx, k, s);
     }
-    if (any) step(ctx, s);
-  }
-  for (int64_t k = 0; k < e.K; ++k) loss[k] = sum[k] / std::max(nb[k], 1.0f);
+    loss[k] = sum / std::max(nb, 1.0f);
+  });
 }
 
 void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &o, StepFn step,
                  void *ctx, double *loss, float *train_dist) {
-  Work w(nets[0], e.P);
-  std::vector<float> sum(e.K, 0.0f), nb(e.K, 0.0f), dist(e.P), root(e.P);
   const int64_t rep = o.rep;
-  for (int64_t s = 0; s < e.S; ++s) {
-    bool any = false;
-    for (int64_t k = 0; k < e.K; ++k) {
+  parallel_for(e.K, [&](int64_t k) {
+    Work w(nets[k], e.P);
+    std::vector<float> dist(e.P), root(e.P);
+    float sum = 0, nb = 0;
+    for (int64_t s = 0; s < e.S; ++s) {
       const int64_t at = k * e.S + s;
       const int64_t c = e.counts[at], rode = c + (e.extra == nullptr ? 0 : e.extra[at]);
       const bool trains = e.trains(k, s);
       if (!trains && (train_dist == nullptr || rode == 0)) continue;
-      any = any || trains;
       gather(e, k, s, w.a(0));
       w.forward_train(nets[k], c, trains);
       const float *z = w.out(), *ck = o.c + k * rep;
@@ -409,8 +402,8 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
       }
       const float per = soft ? r2 + inv_nu * (total / cnt) : total / cnt;
       w.backward(nets[k], c);
-      sum[k] += per;
-      nb[k] += 1;
+      sum += per;
+      nb += 1;
       if (o.update_r[k] != 0) {
         // numpy's linear quantile 1 - nu of the minibatch's distances (Ruff's get_radius)
         for (int64_t i = 0; i < c; ++i) root[i] = std::sqrt(dist[i]);
@@ -421,15 +414,16 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
         const float vlo = root[static_cast<int64_t>(lo)], vhi = root[static_cast<int64_t>(hi)];
         o.R[k] = vlo + (pos - lo) * (vhi - vlo);
       }
+      step(ctx, k, s);
     }
-    if (any) step(ctx, s);
-  }
-  for (int64_t k = 0; k < e.K; ++k) loss[k] = sum[k] / std::max(nb[k], 1.0f);
+    loss[k] = sum / std::max(nb, 1.0f);
+  });
 }
 
 void distances(const Net &net, const float *c, const float *x, int64_t m, float *out) {
   const int64_t rep = net.back().out, in = net[0].in;
-  std::vector<float> buf, z(kChunk * rep);
+  thread_local std::vector<float> buf, z;
+  z.resize(kChunk * rep);
   for (int64_t i = 0; i < m; i += kChunk) {
     const int64_t len = std::min(kChunk, m - i);
     forward_eval(net, x + i * in, len, z.data(), buf);
@@ -447,7 +441,8 @@ void distances(const Net &net, const float *c, const float *x, int64_t m, float 
 void reconstruction(const Net &net, const float *x, int64_t m, float *out, const float *center,
                     const float *scale) {
   const int64_t d = net[0].in;
-  std::vector<float> buf, xr(kChunk * d);
+  thread_local std::vector<float> buf, xr;
+  xr.resize(kChunk * d);
   for (int64_t i = 0; i < m; i += kChunk) {
     const int64_t len = std::min(kChunk, m - i);
     forward_eval(net, x + i * d, len, xr.data(), buf);
@@ -482,16 +477,49 @@ void sum_output(const Net &net, const float *x, int64_t m, double *sum) {
   }
 }
 
-void distances(const Net &net, const float *c, const Table &t, float *out) {
-  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { distances(net, c, x, len, out + i); });
+namespace {
+
+// each_block runs f(k, i, len, x) on the workers for every member k of K and every block
+// of kEvalRows rows of t (rows i .. i+len, their values x as read: a plain table's in
+// place, any other read into the worker's buffer).
+template <class F>
+void each_block(int64_t K, const Table &t, F f) {
+  const int64_t blocks = (t.n + kChunk - 1) / kChunk;
+  parallel_for(K * blocks, [&](int64_t task) {
+    const int64_t k = task / blocks, i = (task % blocks) * kChunk, len = std::min(kChunk, t.n - i);
+    if (t.plain()) {
+      f(k, i, len, t.x + i * t.d);
+      return;
+    }
+    thread_local std::unique_ptr<ChunkBuf> buf;
+    thread_local int64_t width = 0;
+    if (width != t.d) buf = std::make_unique<ChunkBuf>(width = t.d);
+    t.read(i, len, buf->data());
+    f(k, i, len, buf->data());
+  });
 }
 
-void reconstruction(const Net &net, const Table &t, float *out, const float *center, const float *scale) {
-  each_chunk(t, [&](int64_t i, int64_t len, const float *x) { reconstruction(net, x, len, out + i, center, scale); });
+}  // namespace
+
+void distances(const std::vector<Net> &nets, const float *c, const Table &t, float *out) {
+  const int64_t K = static_cast<int64_t>(nets.size()), rep = nets[0].back().out;
+  each_block(K, t, [&](int64_t k, int64_t i, int64_t len, const float *x) {
+    distances(nets[k], c + k * rep, x, len, out + k * t.n + i);
+  });
 }
 
-void sum_output(const Net &net, const Table &t, double *sum) {
-  each_chunk(t, [&](int64_t, int64_t len, const float *x) { sum_output(net, x, len, sum); });
+void reconstruction(const std::vector<Net> &nets, const Table &t, float *out,
+                    const std::vector<const float *> &center, const std::vector<const float *> &scale) {
+  each_block(static_cast<int64_t>(nets.size()), t, [&](int64_t k, int64_t i, int64_t len, const float *x) {
+    reconstruction(nets[k], x, len, out + k * t.n + i, center[k], scale[k]);
+  });
+}
+
+void sum_output(const std::vector<Net> &nets, const Table &t, double *sum) {
+  parallel_for(static_cast<int64_t>(nets.size()), [&](int64_t k) {
+    const int64_t rep = nets[k].back().out;
+    each_chunk(t, [&](int64_t, int64_t len, const float *x) { sum_output(nets[k], x, len, sum + k * rep); });
+  });
 }
 
 void check_finite(const Table &t) {

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace udocc {
@@ -86,11 +87,20 @@ struct AdamMember {
   float step = 0, bc2s = 1, wd = 0;
 };
 
-// adam is torch.optim.Adam (L2 weight decay added to the gradient, no amsgrad) over the
-// flat buffers of the parameters whose sizes (K x in x out each, weight after weight)
-// are lens; member k's part of a parameter is its k-th K-th. Gradients are zeroed after.
-void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens,
-          const std::vector<AdamMember> &members);
+// adam is torch.optim.Adam (L2 weight decay added to the gradient, no amsgrad) for member
+// k of K over the flat buffers of the parameters whose sizes (K x in x out each, weight
+// after weight) are lens; member k's part of a parameter is its k-th K-th. Its gradients
+// are zeroed after. It touches member k's parts alone.
+void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> &lens, int64_t K,
+          int64_t k, const AdamMember &a);
+
+// parallel_for runs f(i) for every i in [0, n) on up to the shim's worker count of
+// threads (udocc_set_num_threads; the calling thread among them), each i on one thread,
+// every matrix product single-threaded; defined in udocc_torch.cpp. The tasks of every
+// caller below write outputs of their own and compute each value the same way whichever
+// thread runs them, so results are bit-identical for any worker count. The first
+// exception a task throws is rethrown here, after every thread has stopped.
+void parallel_for(int64_t n, const std::function<void(int64_t)> &f);
 
 // kPeriod is how many rows' worth of the scaler a Table holds: standardising runs over
 // that many rows' values at a time, in whole vectors whatever d is.
@@ -111,6 +121,14 @@ struct Table {
   const double *mean = nullptr, *scale = nullptr;
   // plain: row i is x's row i as it is, so whole-table passes read x in place.
   bool plain() const { return rows == nullptr && mean == nullptr; }
+  // of is the plain table over the m x d row-major matrix x.
+  static Table of(const float *x, int64_t m, int64_t d) {
+    Table t;
+    t.x = x;
+    t.n = m;
+    t.d = d;
+    return t;
+  }
   // read writes rows i, i+1, ..., i+m-1 (i+m <= n+1) into out (m x d).
   void read(int64_t i, int64_t m, float *out) const;
   // row writes row i (i <= n) into out (d).
@@ -131,9 +149,11 @@ struct Epoch {
   bool trains(int64_t k, int64_t s) const { return flags[k * S + s] != 0 && counts[k * S + s] > 0; }
 };
 
-// StepFn runs the optimiser after every member's gradient of step s is in the flat
-// gradient buffer; it is called only at steps where some member trains.
-using StepFn = void (*)(void *ctx, int64_t s);
+// StepFn runs member k's optimiser step s once its gradient is in its parts of the flat
+// gradient buffer; it is called at the steps where member k trains, and touches member
+// k's state alone. The members of an epoch train in parallel (parallel_for), each its
+// steps in order: they share no parameter, so this is the lockstep epoch's arithmetic.
+using StepFn = void (*)(void *ctx, int64_t k, int64_t s);
 
 // pretrain_epoch runs one autoencoder epoch (MSE over all features): loss[k] receives
 // member k's mean minibatch loss.
@@ -166,13 +186,16 @@ void reconstruction(const Net &net, const float *x, int64_t m, float *out, const
 // sum_output adds the eval-mode outputs of the m rows of x into sum (out), in double.
 void sum_output(const Net &net, const float *x, int64_t m, double *sum);
 
-// The same over the n rows of a table, read a chunk at a time: the chunks are the ones
-// the functions above cut a matrix into, so a row's numbers are those of the matrix the
-// table reads as.
-void distances(const Net &net, const float *c, const Table &t, float *out);
-void reconstruction(const Net &net, const Table &t, float *out, const float *center = nullptr,
-                    const float *scale = nullptr);
-void sum_output(const Net &net, const Table &t, double *sum);
+// The same over the n rows of a table for every member of nets at once, member k's n
+// values at out + k n: each member's block of kEvalRows rows is a task of parallel_for.
+// c is K x rep; center and scale hold a pointer per member (null: the squared error).
+// A plain Table over a caller's m x d matrix (Table::of) scores that matrix.
+void distances(const std::vector<Net> &nets, const float *c, const Table &t, float *out);
+void reconstruction(const std::vector<Net> &nets, const Table &t, float *out,
+                    const std::vector<const float *> &center, const std::vector<const float *> &scale);
+// sum_output adds each member's eval-mode outputs of the table's rows into sum + k rep,
+// in double, rows in order: one task a member, so that the sum's order is fixed.
+void sum_output(const std::vector<Net> &nets, const Table &t, double *sum);
 // check_finite throws std::runtime_error naming the first row and column of t whose
 // value, as read, is not a finite number.
 void check_finite(const Table &t);

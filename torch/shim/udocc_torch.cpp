@@ -45,10 +45,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -76,16 +81,33 @@ char *dup_error(const std::string &s) {
   return p;
 }
 
-// threads is the intra-op thread count set by udocc_set_num_threads (0: never set).
-// OpenMP keeps the count per OS thread and Go runs each call on whichever OS thread is
-// free, so every entry point applies it to its own thread before any tensor work.
-std::atomic<int> threads{0};
+// workers is the number of threads the fast path's tasks run on (udocc_set_num_threads,
+// udocc_fast.h's parallel_for). libtorch's own intra-op threads stay at one: a matrix
+// product split over threads takes another shape of work, and so other roundings, for
+// every thread count. OpenMP keeps the count per OS thread and Go runs each call on
+// whichever OS thread is free, so every entry point applies it to its own thread before
+// any tensor work, and every worker to itself.
+std::atomic<int> workers{1};
+
+// omp_single_threaded holds a worker thread's OpenMP team to one thread, through the
+// OpenMP runtime libtorch loaded (found by name: the shim links none itself); a thread
+// that OpenMP did not start otherwise gets the process's default team, every core.
+void omp_single_threaded() {
+  using fn = void (*)(int);
+  static const fn set = reinterpret_cast<fn>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  if (set != nullptr) set(1);
+}
+
+// single_threaded holds the calling thread's OpenMP team (libtorch's and oneDNN's
+// products) to one thread.
+void single_threaded() {
+  if (at::get_num_threads() != 1) at::set_num_threads(1);
+}
 
 template <typename F>
 char *guard(F &&f) {
   try {
-    int t = threads.load();
-    if (t > 0 && at::get_num_threads() != t) at::set_num_threads(t);
+    single_threaded();
     f();
     return nullptr;
   } catch (const c10::Error &e) {
@@ -739,25 +761,22 @@ struct FastStep {
   const Steps *steps;
   int64_t S;
   std::vector<int64_t> lens;
-  std::vector<udocc::fast::AdamMember> members;
 
-  static void run(void *ctx, int64_t s) {
+  static void run(void *ctx, int64_t k, int64_t s) {
     auto *f = static_cast<FastStep *>(ctx);
     Adam &a = f->g->adam;
-    for (int64_t k = 0; k < f->g->K; ++k) {
-      auto &m = f->members[k];
-      m.step = f->steps->step[k * f->S + s];
-      m.bc2s = f->steps->bc2s[k * f->S + s];
-      m.on = m.step != 0.0f;
-      m.wd = static_cast<float>(a.wd[k]);
-    }
+    udocc::fast::AdamMember m;
+    m.step = f->steps->step[k * f->S + s];
+    m.bc2s = f->steps->bc2s[k * f->S + s];
+    m.on = m.step != 0.0f;
+    m.wd = static_cast<float>(a.wd[k]);
     udocc::fast::adam(a.flat.data_ptr<float>(), a.grad.data_ptr<float>(), a.m.data_ptr<float>(),
-                      a.v.data_ptr<float>(), f->lens, f->members);
+                      a.v.data_ptr<float>(), f->lens, f->g->K, k, m);
   }
 };
 
 FastStep fast_step(udocc_group *g, const Steps &steps, int64_t S) {
-  FastStep f{g, &steps, S, {}, std::vector<udocc::fast::AdamMember>(g->K)};
+  FastStep f{g, &steps, S, {}};
   for (const at::Tensor &p : g->adam.params) f.lens.push_back(p.numel());
   for (const at::Tensor *t : {&g->adam.flat, &g->adam.grad, &g->adam.m, &g->adam.v}) {
     if (!t->is_contiguous()) throw std::logic_error("udocc: an Adam buffer is not contiguous");
@@ -855,8 +874,7 @@ char *udocc_check_device(const char *device) {
 
 void udocc_set_num_threads(int n) {
   if (n < 1) return;
-  threads.store(n);
-  torch::set_num_threads(n);
+  workers.store(n);
 }
 
 char *udocc_group_new(const int64_t *sizes, int nsizes, int k, int with_decoder,
@@ -1036,7 +1054,7 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
       std::vector<double> sum(g->K * rep, 0.0);
       auto ns = nets(g, false);
       const udocc::fast::Table t = table(g);
-      for (int64_t k = 0; k < g->K; ++k) udocc::fast::sum_output(ns[k], t, &sum[k * rep]);
+      udocc::fast::sum_output(ns, t, sum.data());
       for (double &v : sum) v /= static_cast<double>(g->n);
       c = torch::tensor(sum, at::kDouble).view({g->K, rep}).to(at::kFloat);
     } else {
@@ -1126,10 +1144,7 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
     check_data(x, m, d, g->sizes.front());
     if (fast(g)) {
       g->c = g->c.contiguous();
-      auto ns = nets(g, false);
-      for (int64_t k = 0; k < g->K; ++k) {
-        udocc::fast::distances(ns[k], g->c.data_ptr<float>() + k * g->sizes.back(), x, m, out + k * m);
-      }
+      udocc::fast::distances(nets(g, false), g->c.data_ptr<float>(), udocc::fast::Table::of(x, m, d), out);
       return;
     }
     torch::NoGradGuard ng;
@@ -1221,10 +1236,7 @@ char *udocc_group_distances(udocc_group *g, float *out) {
     if (fast(g)) {
       g->c = g->c.contiguous();
       auto ns = nets(g, false);
-      const udocc::fast::Table t = table(g);
-      for (int64_t k = 0; k < g->K; ++k) {
-        udocc::fast::distances(ns[k], g->c.data_ptr<float>() + k * g->sizes.back(), t, out + k * g->n);
-      }
+      udocc::fast::distances(ns, g->c.data_ptr<float>(), table(g), out);
       return;
     }
     torch::NoGradGuard ng;
@@ -1251,6 +1263,18 @@ const float *rec_scale(const udocc_group *g, int64_t k) {
   return g->rs.defined() ? g->rs.data_ptr<float>() + k * g->sizes.front() : nullptr;
 }
 
+// rec_centers and rec_scales are rec_center and rec_scale of the members from..to-1.
+std::vector<const float *> rec_centers(const udocc_group *g, int64_t from, int64_t to) {
+  std::vector<const float *> out;
+  for (int64_t k = from; k < to; ++k) out.push_back(rec_center(g, k));
+  return out;
+}
+std::vector<const float *> rec_scales(const udocc_group *g, int64_t from, int64_t to) {
+  std::vector<const float *> out;
+  for (int64_t k = from; k < to; ++k) out.push_back(rec_scale(g, k));
+  return out;
+}
+
 // reconstruction writes the K x m eval-mode reconstruction errors ||x - dec(enc(x))||^2 / d
 // of the rows of x (m x d, shared by all members) into out, in chunks as distances does;
 // with g->rs set, the robust error (udocc_group_set_reconstruction_scale) instead.
@@ -1258,11 +1282,8 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
   if (fast(g)) {
     at::Tensor xc = x.contiguous();
-    const int64_t m = xc.size(0);
-    auto ns = nets(g, true);
-    for (int64_t k = 0; k < g->K; ++k) {
-      udocc::fast::reconstruction(ns[k], xc.data_ptr<float>(), m, out + k * m, rec_center(g, k), rec_scale(g, k));
-    }
+    udocc::fast::reconstruction(nets(g, true), udocc::fast::Table::of(xc.data_ptr<float>(), xc.size(0), xc.size(1)),
+                                out, rec_centers(g, 0, g->K), rec_scales(g, 0, g->K));
     return;
   }
   torch::NoGradGuard ng;
@@ -1292,9 +1313,7 @@ char *udocc_group_reconstruction(udocc_group *g, float *out) {
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     if (fast(g)) {
       if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
-      const udocc::fast::Table t = table(g);
-      auto ns = nets(g, true);
-      for (int64_t k = 0; k < g->K; ++k) udocc::fast::reconstruction(ns[k], t, out + k * g->n, rec_center(g, k), rec_scale(g, k));
+      udocc::fast::reconstruction(nets(g, true), table(g), out, rec_centers(g, 0, g->K), rec_scales(g, 0, g->K));
       return;
     }
     reconstruction(g, data(g).narrow(0, 0, g->n), out);
@@ -1307,8 +1326,7 @@ char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out) {
     if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     if (fast(g)) {
-      auto ns = nets(g, true);
-      udocc::fast::reconstruction(ns[k], table(g), out, rec_center(g, k), rec_scale(g, k));
+      udocc::fast::reconstruction({nets(g, true)[k]}, table(g), out, rec_centers(g, k, k + 1), rec_scales(g, k, k + 1));
       return;
     }
     std::vector<float> all(g->K * g->n);
@@ -1625,6 +1643,35 @@ extern "C" void sgemm_(const char *transa, const char *transb, const int *m, con
 // gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
 // where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
 // libtorch's mm over the same memory.
+void udocc::fast::parallel_for(int64_t n, const std::function<void(int64_t)> &f) {
+  const int64_t T = std::min<int64_t>(workers.load(), n);
+  if (T <= 1) {
+    for (int64_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  std::mutex mu;
+  std::exception_ptr failed;
+  auto work = [&](bool own) {
+    if (!own) omp_single_threaded();
+    for (int64_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        f(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failed) failed = std::current_exception();
+        next.store(n);
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(T - 1);
+  for (int64_t t = 1; t < T; ++t) threads.emplace_back(work, false);
+  work(true);
+  for (auto &t : threads) t.join();
+  if (failed) std::rethrow_exception(failed);
+}
+
 void udocc::fast::gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                        const float *b, int64_t ldb, float *c, int64_t ldc) {
   if (m == 0 || n == 0) return;
