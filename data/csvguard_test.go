@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -274,4 +275,58 @@ func TestLabelHints(t *testing.T) {
 	if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), "--label class") {
 		t.Errorf("a text label column: %v", err)
 	}
+}
+
+// FuzzTextMemory reads texts built as prefix + tail repeated n times (a small input
+// that stands for a blank-line or a long-line bomb of up to 256 KiB), plain or
+// gzipped, in two passes (a file) and in one (a pipe), and checks that what reading
+// allocates, garbage included, is bounded by the text's size: 8 MiB of buffers and 32
+// bytes per byte of text at most (a table holds at most a cell per 2 bytes, 4 bytes
+// each; headers and ids cost more per byte). main at 4d44810 allocated 4 bytes per
+// column for every blank line: 240 MB for the first seed.
+func FuzzTextMemory(f *testing.F) {
+	f.Add([]byte(rowsOf(5, 1000)), []byte("\n"), uint16(60000), false, int8(-1))
+	f.Add([]byte(rowsOf(5, 1000)), []byte("\r\n"), uint16(30000), true, int8(-1))
+	f.Add([]byte("a,b\n1,2\n"), []byte("1.5,"), uint16(65535), true, int8(-1))
+	f.Add([]byte("id,label\n"), []byte("x,1\ny,0\n"), uint16(2000), false, int8(1))
+	f.Add([]byte("a,\"b\n"), []byte("\"\"x\n"), uint16(3000), false, int8(-1))
+	f.Add([]byte("1.0 2.0 3.0\n"), []byte("  4 5\t6 \n"), uint16(2000), true, int8(-1))
+	f.Fuzz(func(t *testing.T, prefix, tail []byte, n uint16, gz bool, label int8) {
+		if len(prefix) > 256<<10 {
+			return
+		}
+		reps := int(n)
+		if len(tail) > 0 {
+			reps = min(reps, (256<<10)/len(tail))
+		}
+		text := append(slices.Clone(prefix), bytes.Repeat(tail, reps)...)
+		src := text
+		if gz {
+			src = gzipText(t, string(text))
+		}
+		open := func() (io.Reader, error) {
+			if !gz {
+				return bytes.NewReader(text), nil
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(src))
+			if err != nil {
+				return nil, err
+			}
+			return gzipErrors{zr}, nil
+		}
+		opts := DefaultLoadOptions()
+		opts.LabelIndex = max(int(label), -1)
+		most := int64(8<<20 + 32*len(text))
+		for _, twice := range []bool{true, false} {
+			var ds *Dataset
+			var err error
+			got := allocated(func() { ds, err = readText(open, twice, opts) })
+			if got > most {
+				t.Fatalf("twice %v: allocated %d bytes reading %d bytes of text (at most %d)", twice, got, len(text), most)
+			}
+			if err == nil {
+				checkDecoded(t, ds)
+			}
+		}
+	})
 }
