@@ -98,6 +98,25 @@ func TestTextMemoryFollowsContent(t *testing.T) {
 	}
 }
 
+// TestPartLongLine reads a data-parallel rank's part of a file whose first line is
+// 40 MB long: refused as the whole file is, without holding the line.
+func TestPartLongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "line.csv")
+	if err := os.WriteFile(path, append(bytes.Repeat([]byte{'7'}, 40<<20), "\n1\n2\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := DefaultLoadOptions()
+	opts.Part = Part{Index: 1, Of: 2}
+	var err error
+	got := allocated(func() { _, err = Load(path, opts) })
+	if !errors.Is(err, ErrLongRow) {
+		t.Fatalf("got %v, want ErrLongRow", err)
+	}
+	if got > 120<<20 {
+		t.Errorf("allocated %d MiB, want at most 120 MiB", got>>20)
+	}
+}
+
 // TestTextFromDevice reads /dev/zero, a file without an end, as CSV: one line that
 // never ends, refused once it passes a row's limit. Read in one pass, not knowing whether
 // a quote comes, it goes through encoding/csv, whose buffers for the 32 MiB line grow by

@@ -63,8 +63,8 @@ func loadCSVPart(path, format string, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if quoted || records == 0 {
-		return whole()
+	if quoted || records == 0 || first.end-first.start > maxLine {
+		return whole() // the whole-file path refuses a first line past a row's limit
 	}
 	head := make([]byte, first.end-from)
 	if _, err := f.ReadAt(head, from); err != nil {
