@@ -188,6 +188,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := o.table.check(o.output.json); err != nil {
 		return err
 	}
+	if err := checkClobber(fs.Arg(0), "", o.output, o.table); err != nil {
+		return err
+	}
 	if o.nproc < 1 || o.nproc > 1024 {
 		return usagef("--nproc %d: want 1..1024", o.nproc)
 	}

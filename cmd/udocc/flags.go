@@ -33,7 +33,7 @@ type outputFlags struct {
 
 func addOutputFlags(fs *pflag.FlagSet, o *outputFlags, outHelp string) {
 	fs.StringVar(&o.out, "out", o.out, outHelp)
-	fs.BoolVar(&o.force, "force", false, "replace --out even when it holds files udocc did not write (they are deleted)")
+	fs.BoolVar(&o.force, "force", false, "replace --out even when it holds files udocc did not write (they are deleted), and a --scores-to or --append-to file that udocc did not write")
 	fs.BoolVar(&o.json, "json", false, "print summary.json to stdout and nothing else there")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 }

@@ -295,3 +295,62 @@ func TestLatin1Header(t *testing.T) {
 		t.Errorf("the id column: %q", ids)
 	}
 }
+
+// TestOutputsNeverInputs names the input as --scores-to and --append-to (itself, a hard
+// link, a symbolic link, even with --force), a file of --model as --scores-to, and an
+// --out holding DATA or --model: each is refused and the input is unchanged. A file the
+// user wrote is refused as --scores-to or --append-to unless --force; the tables udocc
+// wrote there (CSV and Parquet) are written over by the next run.
+func TestOutputsNeverInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 35)
+	orig, _ := os.ReadFile(filepath.Join(dir, "table.csv"))
+	if err := os.Link(filepath.Join(dir, "table.csv"), filepath.Join(dir, "hard.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("table.csv", filepath.Join(dir, "sym.csv")); err != nil {
+		t.Fatal(err)
+	}
+	writeText(t, dir, "mine.csv", "my,own\n1,2\n")
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	os.MkdirAll(filepath.Join(dir, "holder"), 0o755)
+	writeText(t, filepath.Join(dir, "holder"), "in.csv", string(orig))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{fitArgs("--scores-to", "table.csv", "--out", "o", "table.csv"), "--scores-to table.csv is the input table.csv"},
+		{fitArgs("--scores-to", "hard.csv", "--force", "--out", "o", "table.csv"), "--scores-to hard.csv is the input table.csv"},
+		{fitArgs("--append-to", "sym.csv", "--force", "--out", "o", "table.csv"), "--append-to sym.csv is the input table.csv"},
+		{[]string{"score", "--model", "fit/model", "--scores-to", "fit/model/model.json", "--out", "s", "table.csv"}, "is the input fit/model/model.json"},
+		{[]string{"score", "--model", "fit/model", "--force", "--out", "fit", "table.csv"}, "--out fit holds --model fit/model"},
+		{fitArgs("--force", "--out", "holder", "holder/in.csv"), "--out holder holds DATA holder/in.csv"},
+		{fitArgs("--append-to", "mine.csv", "--out", "o", "table.csv"), "--append-to mine.csv exists and is not a table udocc wrote"},
+		{fitArgs("--scores-to", "mine.csv", "--out", "o", "table.csv"), "or give --force"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			oneErrorLine(t, udocc(t, dir, c.args...), 2, c.want)
+			for _, f := range []string{"table.csv", "holder/in.csv"} {
+				if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != string(orig) {
+					t.Errorf("%s changed", f)
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "mine.csv")); string(b) != "my,own\n1,2\n" {
+				t.Error("mine.csv changed")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "fit", "model", "model.json")); err != nil {
+				t.Errorf("the model: %v", err)
+			}
+		})
+	}
+	t.Run("udocc's own tables are written over; the user's with --force", func(t *testing.T) {
+		args := fitArgs("--scores-to", "s.csv", "--append-to", "a.parquet", "--out", "o", "table.csv")
+		mustUdocc(t, dir, args...)
+		mustUdocc(t, dir, args...)
+		mustUdocc(t, dir, fitArgs("--append-to", "mine.csv", "--force", "--out", "o", "table.csv")...)
+		if c := readCSV(t, filepath.Join(dir, "mine.csv")); len(c.col(t, "score")) != 60 {
+			t.Error("--force did not write mine.csv")
+		}
+	})
+}

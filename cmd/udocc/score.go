@@ -71,6 +71,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := table.check(output.json); err != nil {
 		return err
 	}
+	if err := checkClobber(fs.Arg(0), *model, output, table); err != nil {
+		return err
+	}
 	if err := deviceUsable(device); err != nil {
 		return err
 	}

@@ -1,0 +1,59 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ScoreColumns are the columns, side by side and in this order, that every table udocc
+// writes holds: scores.csv and WriteAppended's output (as Appended columns).
+var ScoreColumns = []string{"score", "rank", "label"}
+
+// maxHeaderBytes bounds the first line HasScoreColumns reads of a CSV file.
+const maxHeaderBytes = 1 << 20
+
+// HasScoreColumns reports whether the table at path has ScoreColumns side by side among
+// its column names: the first line of a CSV file (of at most 1 MiB), the schema of a
+// Parquet file (by its extension .parquet). That is how udocc recognises a file it wrote
+// before, which it may write over; a file it cannot read as either is not one (false,
+// nil). Only an error opening path is returned.
+func HasScoreColumns(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	var names []string
+	if strings.EqualFold(filepath.Ext(path), ".parquet") {
+		st, err := f.Stat()
+		if err != nil {
+			return false, err
+		}
+		pf, err := openParquet(f, st.Size())
+		if err != nil {
+			return false, nil
+		}
+		for _, c := range pf.Root().Columns() {
+			names = append(names, c.Name())
+		}
+	} else {
+		line, err := bufio.NewReaderSize(f, maxHeaderBytes).ReadSlice('\n')
+		if err != nil { // no line end in the first MiB, or none at all
+			return false, nil
+		}
+		if names, err = csv.NewReader(bytes.NewReader(line)).Read(); err != nil {
+			return false, nil
+		}
+	}
+	for i := range names {
+		if slices.Equal(names[i:min(i+len(ScoreColumns), len(names))], ScoreColumns) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
