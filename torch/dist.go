@@ -81,8 +81,9 @@ func (d *Dist) Rank() int { return d.rank }
 // World is the number of ranks W.
 func (d *Dist) World() int { return d.world }
 
-// Close leaves the process group; it is safe to call more than once. Groups made ranks
-// of it with SetDist must be closed first.
+// Close lets go of the process group; it is safe to call more than once. The group
+// lives on while a Group made a rank of it with SetDist (or derived from one) is open,
+// and is left when the last of them closes.
 func (d *Dist) Close() {
 	if d != nil && d.p != nil {
 		C.udocc_dist_close(d.p)
@@ -122,7 +123,7 @@ func (d *Dist) AllGather(part []float32, counts []int) ([]float32, error) {
 	if len(part) > 0 {
 		in = part
 	}
-	if err := errorOf(C.udocc_dist_allgather(d.p, (*C.float)(&in[0]), &cc[0], (*C.float)(&out[0]))); err != nil {
+	if err := errorOf(C.udocc_dist_allgather(d.p, (*C.float)(&in[0]), &cc[0], (*C.float)(&out[0]), C.int64_t(len(out)))); err != nil {
 		return nil, err
 	}
 	return out[:total], nil
@@ -140,7 +141,8 @@ func (d *Dist) Barrier() error {
 // center and radius now; from then on every Adam step uses the ranks' mean gradient
 // (all ranks keep equal weights), every radius update and every epoch's running
 // statistics are averaged over the ranks, and InitCenter averages over every rank's
-// rows. Groups that Derive makes from g stay ranks of d. d must outlive g.
+// rows. Groups that Derive makes from g stay ranks of d. g holds d's process group
+// while it lives: d may be closed first.
 func (g *Group) SetDist(d *Dist) error {
 	if g.p == nil {
 		return ErrClosed

@@ -290,7 +290,7 @@ func (g *Group) PretrainEpoch(p *Plan) ([]float64, error) {
 	loss := make([]float64, g.k)
 	rows, counts, train := planArgs(p)
 	err := errorOf(C.udocc_group_pretrain_epoch(g.p, rows, counts, train, C.int64_t(p.Steps),
-		C.int64_t(p.Width), (*C.double)(&loss[0])))
+		C.int64_t(p.Width), (*C.double)(&loss[0]), C.int64_t(len(loss))))
 	return loss, err
 }
 
@@ -317,6 +317,7 @@ func (g *Group) TrainEpoch(p *Plan, obj Objective, trainDist []float32) ([]float
 		return nil, fmt.Errorf("torch: objective must give %d members", g.k)
 	}
 	var td *C.float
+	ntd := len(trainDist)
 	if trainDist != nil {
 		if len(trainDist) != g.k*g.n {
 			return nil, fmt.Errorf("torch: train distances need %d values, have %d", g.k*g.n, len(trainDist))
@@ -331,7 +332,7 @@ func (g *Group) TrainEpoch(p *Plan, obj Objective, trainDist []float32) ([]float
 	}
 	err := errorOf(C.udocc_group_train_epoch(g.p, rows, counts, extra, train, C.int64_t(p.Steps), C.int64_t(p.Width),
 		(*C.uint8_t)(&obj.Soft[0]), (*C.double)(&obj.Nu[0]), (*C.uint8_t)(&obj.UpdateR[0]),
-		(*C.double)(&loss[0]), td))
+		(*C.double)(&loss[0]), C.int64_t(len(loss)), td, C.int64_t(ntd)))
 	return loss, err
 }
 
@@ -360,7 +361,7 @@ func (g *Group) DistancesTo(out []float32) error {
 	if len(out) != g.k*g.n {
 		return fmt.Errorf("torch: distances need %d values, have %d", g.k*g.n, len(out))
 	}
-	return errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0])))
+	return errorOf(C.udocc_group_distances(g.p, (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // DistancesOf scores the m x d row-major matrix x, which is not the group's data.
@@ -372,7 +373,7 @@ func (g *Group) DistancesOf(x []float32, m, d int) ([]float32, error) {
 		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
 	}
 	out := make([]float32, g.k*m)
-	return out, errorOf(C.udocc_group_distances_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_distances_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // EmbeddingsOf returns the eval-mode encoder outputs φ(x) of the m x d row-major rows x:
@@ -385,7 +386,7 @@ func (g *Group) EmbeddingsOf(x []float32, m, d int) ([]float32, error) {
 		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
 	}
 	out := make([]float32, g.k*m*g.sizes[len(g.sizes)-1])
-	return out, errorOf(C.udocc_group_embeddings_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_embeddings_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // StandardiseOutput moves member k's center to center[k·rep:(k+1)·rep] (nil: keeps
@@ -418,7 +419,7 @@ func (g *Group) ResidualsOf(x []float32, m, d int) ([]float32, error) {
 		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
 	}
 	out := make([]float32, g.k*m*d)
-	return out, errorOf(C.udocc_group_residuals_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_residuals_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // SetReconstructionScale makes member k's reconstruction error the robust
@@ -454,7 +455,7 @@ func (g *Group) Reconstruction() ([]float32, error) {
 		return nil, fmt.Errorf("torch: no data: call SetData first")
 	}
 	out := make([]float32, g.k*g.n)
-	return out, errorOf(C.udocc_group_reconstruction(g.p, (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_reconstruction(g.p, (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // ReconstructionTo writes member k's reconstruction errors of the group's rows (its part
@@ -471,7 +472,7 @@ func (g *Group) ReconstructionTo(k int, out []float32) error {
 	if k < 0 || k >= g.k || len(out) != g.n {
 		return fmt.Errorf("torch: member %d of %d into %d values; the group has %d rows", k, g.k, len(out), g.n)
 	}
-	return errorOf(C.udocc_group_reconstruction_member(g.p, C.int(k), (*C.float)(&out[0])))
+	return errorOf(C.udocc_group_reconstruction_member(g.p, C.int(k), (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // ReconstructionOf is Reconstruction for the m x d row-major matrix x, which is not the
@@ -484,7 +485,7 @@ func (g *Group) ReconstructionOf(x []float32, m, d int) ([]float32, error) {
 		return nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
 	}
 	out := make([]float32, g.k*m)
-	return out, errorOf(C.udocc_group_reconstruction_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_reconstruction_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // Center returns the K x rep centers.
@@ -493,7 +494,7 @@ func (g *Group) Center() ([]float32, error) {
 		return nil, ErrClosed
 	}
 	out := make([]float32, g.k*g.sizes[len(g.sizes)-1])
-	return out, errorOf(C.udocc_group_get_center(g.p, (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_get_center(g.p, (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // Radius returns the K radii R of the soft-boundary loss.
@@ -502,7 +503,7 @@ func (g *Group) Radius() ([]float32, error) {
 		return nil, ErrClosed
 	}
 	out := make([]float32, g.k)
-	return out, errorOf(C.udocc_group_get_radius(g.p, (*C.float)(&out[0])))
+	return out, errorOf(C.udocc_group_get_radius(g.p, (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
 // SetRadius sets the K radii R.
@@ -513,7 +514,7 @@ func (g *Group) SetRadius(r []float32) error {
 	if len(r) != g.k {
 		return fmt.Errorf("torch: need %d radii, have %d", g.k, len(r))
 	}
-	return errorOf(C.udocc_group_set_radius(g.p, (*C.float)(&r[0])))
+	return errorOf(C.udocc_group_set_radius(g.p, (*C.float)(&r[0]), C.int64_t(len(r))))
 }
 
 // Param copies member k's tensor by name: "enc.I.weight" (in x out, row-major),

@@ -28,6 +28,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +75,10 @@ struct udocc_dist {
   // trace, where UDOCC_DIST_TRACE names a prefix, gets one line per collective this rank
   // enters, "kind values", in order (PREFIX.rank.N): every rank must write the same lines.
   std::FILE *trace = nullptr;
+  // refs counts the holders of the process group: the caller's handle until
+  // udocc_dist_close, and each group made a rank of it (its reducer), so that closing the
+  // handle while a group still uses it leaves the group a process group to reduce over.
+  std::atomic<int> refs{1};
 
   ~udocc_dist() {
     if (trace != nullptr) std::fclose(trace);
@@ -122,10 +127,23 @@ struct udocc_dist {
 
 namespace {
 
-// DistReducer is a group's view of its process group.
+// release drops one holder of d; the last one frees it.
+void release(udocc_dist *d) {
+  if (d->refs.fetch_sub(1) == 1) delete d;
+}
+
+// DistReducer is a group's view of its process group, which it holds while it lives.
 class DistReducer : public udocc::Reducer {
  public:
-  explicit DistReducer(udocc_dist *d) : d_(d) {}
+  explicit DistReducer(udocc_dist *d) : d_(d) { d_->refs.fetch_add(1); }
+  ~DistReducer() override {
+    try {
+      release(d_);
+    } catch (...) {
+    }
+  }
+  DistReducer(const DistReducer &) = delete;
+  DistReducer &operator=(const DistReducer &) = delete;
   void sum(at::Tensor &t) override { d_->allreduce(t); }
   int64_t world() const override { return d_->world; }
 
@@ -201,7 +219,7 @@ int udocc_dist_gloo_compiled(void) {
 
 void udocc_dist_close(udocc_dist *d) {
   try {
-    delete d;
+    release(d);
   } catch (...) {
   }
 }
@@ -216,8 +234,12 @@ char *udocc_dist_allreduce(udocc_dist *d, double *buf, int64_t n) {
   });
 }
 
-char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts, float *out) {
+char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts, float *out,
+                           int64_t len) {
   return dist_guard([&] {
+    int64_t all = 0;
+    for (int r = 0; r < d->world; ++r) all += counts[r];
+    udocc::check_len(len, std::max<int64_t>(all, 1), "all-gather");
     // c10d's allgather wants equal sizes: every rank pads its part to the longest.
     int64_t width = 1;
     for (int r = 0; r < d->world; ++r) width = std::max(width, counts[r]);

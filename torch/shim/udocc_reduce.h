@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,14 @@ inline void mean_all(Reducer &r, const std::vector<at::Tensor> &ts) {
     at::Tensor v = t;  // shares storage with the caller's tensor
     v.copy_(all.narrow(0, off, t.numel()).view(t.sizes()));
     off += t.numel();
+  }
+}
+
+// check_len refuses a caller's buffer of have values where a call writes or reads need.
+inline void check_len(int64_t have, int64_t need, const char *what) {
+  if (have != need) {
+    throw std::runtime_error(std::string(what) + ": the caller's buffer holds " + std::to_string(have) +
+                             " values, the call needs " + std::to_string(need));
   }
 }
 

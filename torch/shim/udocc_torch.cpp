@@ -1012,8 +1012,10 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
 }
 
 char *udocc_group_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
-                                 const uint8_t *flags, int64_t steps, int64_t width, double *loss) {
+                                 const uint8_t *flags, int64_t steps, int64_t width, double *loss,
+                                 int64_t nloss) {
   return guard(g, [&] {
+    udocc::check_len(nloss, g->K, "pretrain_epoch's losses");
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
     if (fast(g)) {
@@ -1071,8 +1073,11 @@ char *udocc_group_init_center(udocc_group *g, double eps) {
 char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
-                              const uint8_t *update_r, double *loss, float *train_dist) {
+                              const uint8_t *update_r, double *loss, int64_t nloss,
+                              float *train_dist, int64_t ndist) {
   return guard(g, [&] {
+    udocc::check_len(nloss, g->K, "train_epoch's losses");
+    if (train_dist != nullptr) udocc::check_len(ndist, g->K * g->n, "train_epoch's distances");
     if (!g->adam_ready) throw std::runtime_error("no optimizer: call reset_adam first");
     if (fast(g)) {
       fast_train_epoch(g, plan, counts, extra, flags, steps, width, soft, nu, update_r, loss, train_dist);
@@ -1139,8 +1144,9 @@ char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t
   });
 }
 
-char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K * m, "distances_of");
     check_data(x, m, d, g->sizes.front());
     if (fast(g)) {
       g->c = g->c.contiguous();
@@ -1154,8 +1160,9 @@ char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_
   });
 }
 
-char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K * m * g->sizes.back(), "embeddings_of");
     check_data(x, m, d, g->sizes.front());
     torch::NoGradGuard ng;
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
@@ -1164,8 +1171,9 @@ char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64
   });
 }
 
-char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K * m * g->sizes.front(), "residuals_of");
     check_data(x, m, d, g->sizes.front());
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
     torch::NoGradGuard ng;
@@ -1230,8 +1238,9 @@ char *udocc_group_standardise_output(udocc_group *g, const float *center, const 
   });
 }
 
-char *udocc_group_distances(udocc_group *g, float *out) {
+char *udocc_group_distances(udocc_group *g, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K * g->n, "distances");
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     if (fast(g)) {
       g->c = g->c.contiguous();
@@ -1308,8 +1317,9 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * m);
 }
 
-char *udocc_group_reconstruction(udocc_group *g, float *out) {
+char *udocc_group_reconstruction(udocc_group *g, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K * g->n, "reconstruction");
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     if (fast(g)) {
       if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
@@ -1320,8 +1330,9 @@ char *udocc_group_reconstruction(udocc_group *g, float *out) {
   });
 }
 
-char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out) {
+char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->n, "reconstruction_member");
     if (g->n == 0) throw std::runtime_error("no data: call set_data first");
     if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
     if (g->dec.empty()) throw std::runtime_error("this group has no decoder");
@@ -1335,8 +1346,9 @@ char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out) {
   });
 }
 
-char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K * m, "reconstruction_of");
     check_data(x, m, d, g->sizes.front());
     at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
     reconstruction(g, xt, out);
@@ -1501,22 +1513,25 @@ char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int
   });
 }
 
-char *udocc_group_get_center(const udocc_group *g, float *out) {
+char *udocc_group_get_center(const udocc_group *g, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->c.numel(), "get_center");
     at::Tensor h = g->c.contiguous().cpu();
     std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
   });
 }
 
-char *udocc_group_get_radius(const udocc_group *g, float *out) {
+char *udocc_group_get_radius(const udocc_group *g, float *out, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->R.numel(), "get_radius");
     at::Tensor h = g->R.contiguous().cpu();
     std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
   });
 }
 
-char *udocc_group_set_radius(udocc_group *g, const float *r) {
+char *udocc_group_set_radius(udocc_group *g, const float *r, int64_t len) {
   return guard(g, [&] {
+    udocc::check_len(len, g->K, "set_radius");
     // clone: on the CPU .to() would alias the caller's buffer, which is not ours to keep.
     g->R = torch::from_blob(const_cast<float *>(r), {g->K}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
   });

@@ -35,6 +35,10 @@ typedef struct udocc_group udocc_group;
 
 void udocc_free(char *p);
 
+/* Every call that fills (or reads) a caller's buffer of values takes its length, the
+ * number of values it holds, after it, and fails without touching it unless the length
+ * is the one the call writes or reads (the comments give it, K x n, ...). */
+
 /* udocc_version writes the libtorch version ("1.13.0") into buf. */
 void udocc_version(char *buf, size_t len);
 /* udocc_cuda_compiled is 1 when the linked libtorch has CUDA support. */
@@ -92,7 +96,7 @@ char *udocc_group_reset_adam(udocc_group *g, int phase, const double *lr, const 
  * plan; loss[k] receives member k's mean minibatch loss. */
 char *udocc_group_pretrain_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                                  const uint8_t *flags, int64_t steps, int64_t width,
-                                 double *loss);
+                                 double *loss, int64_t nloss);
 
 /* udocc_group_init_center sets c to the mean eval-mode output over all rows, then pushes
  * components with 0 < |c_j| < eps to ±eps (Ruff's init_center_c). */
@@ -110,17 +114,18 @@ char *udocc_group_init_center(udocc_group *g, double eps);
 char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts,
                               const int32_t *extra, const uint8_t *flags, int64_t steps,
                               int64_t width, const uint8_t *soft, const double *nu,
-                              const uint8_t *update_r, double *loss, float *train_dist);
+                              const uint8_t *update_r, double *loss, int64_t nloss,
+                              float *train_dist, int64_t ndist);
 
 /* udocc_group_distances writes the K x n eval-mode squared distances ||phi(x)-c||^2. */
-char *udocc_group_distances(udocc_group *g, float *out);
+char *udocc_group_distances(udocc_group *g, float *out, int64_t len);
 /* udocc_group_distances_of scores an m x d matrix that is not the group's data. */
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d,
-                               float *out);
+                               float *out, int64_t len);
 /* udocc_group_embeddings_of writes the K x m x rep eval-mode encoder outputs phi(x) of an
  * m x d matrix. */
 char *udocc_group_embeddings_of(udocc_group *g, const float *x, int64_t m, int64_t d,
-                                float *out);
+                                float *out, int64_t len);
 /* udocc_group_standardise_output moves member k's center to center[k * rep ..] (NULL:
  * keeps it) and divides coordinate j of its representation by s[k * rep + j] (finite,
  * > 0): column j of the last encoder layer and the center's coordinate j, so that the
@@ -129,7 +134,8 @@ char *udocc_group_standardise_output(udocc_group *g, const float *center, const 
 
 /* udocc_group_residuals_of writes the K x m x d eval-mode autoencoder residuals
  * x - dec(enc(x)) of an m x d matrix (the group needs its decoder). */
-char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
+char *udocc_group_residuals_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out,
+                               int64_t len);
 /* udocc_group_set_reconstruction_scale makes member k's reconstruction error the robust
  * (1/d) sum_j log(1 + ((e_j - center[k*d+j]) / scale[k*d+j])^2) of its residuals
  * e = x - dec(enc(x)) instead of ||e||^2 / d: center finite, scale finite and > 0, K x d
@@ -140,13 +146,14 @@ char *udocc_group_set_reconstruction_scale(udocc_group *g, const float *center, 
  * ||x - dec(enc(x))||^2 / d of the group's rows, or the robust error that
  * udocc_group_set_reconstruction_scale set (the group needs its decoder);
  * udocc_group_reconstruction_of does the same for an m x d matrix that is not its data. */
-char *udocc_group_reconstruction(udocc_group *g, float *out);
+char *udocc_group_reconstruction(udocc_group *g, float *out, int64_t len);
 /* udocc_group_reconstruction_member writes member k's n errors (row k of
  * udocc_group_reconstruction's) into out: on the CPU's fast path computing that member's
  * only, so that a caller need not hold K x n of them at once; on the libtorch path it
  * computes every member's, as udocc_group_reconstruction does, and keeps k's. */
-char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out);
-char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
+char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out, int64_t len);
+char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out,
+                                    int64_t len);
 /* udocc_group_attributions_of writes into out (len floats, which must be K x m x d) each
  * member's attribution of its score of every row of the m x d matrix x to the row's
  * features, against the baseline row b (d floats, finite), member after member, m x d
@@ -163,9 +170,9 @@ char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, i
 char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                   const float *b, const float *alphas, int64_t steps, int part,
                                   float *out, int64_t len);
-char *udocc_group_get_center(const udocc_group *g, float *out);   /* K x rep */
-char *udocc_group_get_radius(const udocc_group *g, float *out);   /* K */
-char *udocc_group_set_radius(udocc_group *g, const float *r);     /* K */
+char *udocc_group_get_center(const udocc_group *g, float *out, int64_t len); /* K x rep */
+char *udocc_group_get_radius(const udocc_group *g, float *out, int64_t len); /* K */
+char *udocc_group_set_radius(udocc_group *g, const float *r, int64_t len);   /* K */
 /* udocc_group_get_param copies the named tensor of member k ("enc.0.weight" as in_x_out,
  * "enc.0.running_mean", "center", ...) into out (len floats); n_out gets its size. */
 char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float *out,
@@ -188,18 +195,22 @@ typedef struct udocc_dist udocc_dist;
 int udocc_dist_gloo_compiled(void);
 char *udocc_dist_new(const char *addr, int port, int rank, int world, const char *device,
                      int64_t timeout_ms, udocc_dist **out);
+/* udocc_dist_close lets go of the caller's handle; the process group lives on while a
+ * group made a rank of it (udocc_group_set_dist, or derived from one) does. */
 void udocc_dist_close(udocc_dist *d);
 /* udocc_dist_allreduce replaces buf[0..n) by its sum over the ranks. */
 char *udocc_dist_allreduce(udocc_dist *d, double *buf, int64_t n);
 /* udocc_dist_allgather concatenates every rank's in (counts[r] floats from rank r) into
  * out, rank after rank, on every rank. */
-char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts, float *out);
+char *udocc_dist_allgather(udocc_dist *d, const float *in, const int64_t *counts, float *out,
+                           int64_t len);
 /* udocc_dist_barrier returns when every rank has called it. */
 char *udocc_dist_barrier(udocc_dist *d);
 /* udocc_group_set_dist makes g a rank of d's run: g takes rank 0's state now, then
  * averages its gradients before every Adam step, its radii after every update and its
  * BatchNorm running statistics after every epoch over the ranks; its center becomes the
- * mean over every rank's rows. d must outlive g and every group derived from it. */
+ * mean over every rank's rows. g, and every group derived from it, holds d's process
+ * group while it lives (udocc_dist_close). */
 char *udocc_group_set_dist(udocc_group *g, udocc_dist *d);
 /* udocc_group_set_reference selects, on the CPU, the libtorch path (on = 1: autograd over
  * the stacked tensor ops) or the fast path (on = 0: the step written out by hand over

@@ -196,7 +196,7 @@ int main() {
     auto steps = epoch(torch::randperm(kN), torch::randperm(kN));
     Plan p = lay_out(steps);
     double loss[kK];
-    check(udocc_group_pretrain_epoch(g, p.rows.data(), p.counts.data(), p.flags.data(), p.S, p.P, loss),
+    check(udocc_group_pretrain_epoch(g, p.rows.data(), p.counts.data(), p.flags.data(), p.S, p.P, loss, kK),
           "pretrain_epoch");
     for (int k = 0; k < kK; ++k) {
       enc[k].train(true);
@@ -248,10 +248,25 @@ int main() {
     Plan p = lay_out(steps);
     double loss[kK];
     check(udocc_group_train_epoch(g, p.rows.data(), p.counts.data(), nullptr, p.flags.data(), p.S, p.P, soft,
-                                  nu, update_r, loss, nullptr),
+                                  nu, update_r, loss, kK, nullptr, 0),
           "train_epoch");
     std::vector<float> dist(kK * kN);
-    check(udocc_group_distances(g, dist.data()), "distances");
+    // A buffer of another length is refused and left as it was.
+    std::vector<float> short_buf(kK * kN - 1, -7.0f);
+    if (char *err = udocc_group_distances(g, short_buf.data(), kK * kN - 1)) {
+      udocc_free(err);
+    } else {
+      std::printf("FAIL distances took a buffer one value short\n");
+      ++failures;
+    }
+    for (float v : short_buf) {
+      if (v != -7.0f) {
+        std::printf("FAIL distances changed a buffer it refused\n");
+        ++failures;
+        break;
+      }
+    }
+    check(udocc_group_distances(g, dist.data(), kK * kN), "distances");
     for (int k = 0; k < kK; ++k) {
       enc[k].train(true);
       double sum = 0;
