@@ -142,6 +142,40 @@ func BenchmarkSpeed(b *testing.B) {
 	}
 }
 
+// BenchmarkThreads times one pretraining and one fine-tuning epoch (training plus the
+// eval-mode scoring of every row) of the default ensemble's group, K = 5 members, on
+// 1, 2, 4, 8 and 16 threads (torch.SetNumThreads), for 10^5 and 10^6 rows of 20 columns:
+// the per-epoch part of bench/scaling.sh. Results do not depend on the thread count.
+func BenchmarkThreads(b *testing.B) {
+	for _, n := range []int{100000, 1000000} {
+		for _, threads := range []int{1, 2, 4, 8, 16} {
+			for _, pretrain := range []bool{true, false} {
+				phase := "finetune"
+				if pretrain {
+					phase = "pretrain"
+				}
+				b.Run(fmt.Sprintf("n=%d/threads=%d/%s", n, threads, phase), func(b *testing.B) {
+					g, rngs := epochGroup(b, n, 20, []int{32, 16, 8}, EnsembleSize, pretrain, "cpu")
+					defer g.Close()
+					torch.SetNumThreads(threads)
+					defer torch.SetNumThreads(1)
+					epoch := epochOf(g, rngs, pretrain)
+					if err := epoch(); err != nil {
+						b.Fatal(err)
+					}
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if err := epoch(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
+				})
+			}
+		}
+	}
+}
+
 // BenchmarkPlanner is the host's share of an epoch: drawing and laying out the
 // minibatches of one member over 10^6 rows, as the training loop does every epoch.
 func BenchmarkPlanner(b *testing.B) {
