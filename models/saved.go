@@ -97,7 +97,7 @@ func (m *Meta) Thresholds() []float64 {
 func (m *Meta) Validate() error {
 	switch {
 	case m.Format == 0:
-		return fmt.Errorf("no format field: a udocc model.json starts with \"format\": %d: %w", Format, ErrFormat)
+		return fmt.Errorf("no format field (a udocc model.json of this build has \"format\": %d): %w", Format, ErrFormat)
 	case m.Format != Format:
 		return fmt.Errorf("format %d, this build reads format %d: %w", m.Format, Format, ErrFormat)
 	case m.Method == "":
