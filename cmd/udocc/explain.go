@@ -28,12 +28,18 @@ const defaultExplain = 3
 
 // explainColumns are the scores.csv columns that name the features driving each
 // flagged row's score: feature_i and share_i for i = 1..n (Attribution.Top and Shares),
-// empty for the rows not explained.
+// empty for the rows not explained. Only those numbers are kept, n a row: a large
+// table's attributions (d a row) are never all held at once.
 type explainColumns struct {
 	n     int
 	names []string
-	rows  map[int]lib.Attribution
+	rows  []int     // the rows explained, in increasing order
+	top   []int32   // row rows[r]'s features, n from r*n
+	share []float64 // and their shares
 }
+
+// explainChunk is the most rows explained at a time.
+const explainChunk = 4096
 
 // explainFlagged explains the rows that labels flag, naming n features each; nil where n
 // is 0 or there are no labels.
@@ -41,19 +47,24 @@ func explainFlagged(m *lib.Model, ds *data.Dataset, labels []bool, n int) (*expl
 	if n == 0 || labels == nil {
 		return nil, nil
 	}
-	var rows []int
+	ex := &explainColumns{n: min(n, ds.D), names: ds.Features}
 	for i, l := range labels {
 		if l {
-			rows = append(rows, i)
+			ex.rows = append(ex.rows, i)
 		}
 	}
-	atts, err := m.ExplainDataset(ds, rows, lib.ExplainOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("explaining the flagged rows: %w", libError(err))
-	}
-	ex := &explainColumns{n: min(n, ds.D), names: ds.Features, rows: make(map[int]lib.Attribution, len(atts))}
-	for _, a := range atts {
-		ex.rows[a.Row] = a
+	for lo := 0; lo < len(ex.rows); lo += explainChunk {
+		atts, err := m.ExplainDataset(ds, ex.rows[lo:min(lo+explainChunk, len(ex.rows))], lib.ExplainOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("explaining the flagged rows: %w", libError(err))
+		}
+		for _, a := range atts {
+			shares := a.Shares()
+			for _, j := range a.Top(ex.n) {
+				ex.top = append(ex.top, int32(j))
+				ex.share = append(ex.share, shares[j])
+			}
+		}
 	}
 	return ex, nil
 }
@@ -73,15 +84,22 @@ func (ex *explainColumns) cells(w *bufio.Writer, i int) {
 	if ex == nil {
 		return
 	}
-	a, ok := ex.rows[i]
+	r, ok := slices.BinarySearch(ex.rows, i)
 	if !ok {
 		w.WriteString(strings.Repeat(",,", ex.n))
 		return
 	}
-	shares := a.Shares()
-	for _, j := range a.Top(ex.n) {
-		fmt.Fprintf(w, ",%s,%s", csvField(ex.names[j]), strconv.FormatFloat(shares[j], 'f', 4, 64))
+	for k := r * ex.n; k < (r+1)*ex.n; k++ {
+		fmt.Fprintf(w, ",%s,%s", csvField(featureName(ex.names, int(ex.top[k]))), strconv.FormatFloat(ex.share[k], 'f', 4, 64))
 	}
+}
+
+// featureName is column j's name, x<j+1> where the table names none.
+func featureName(names []string, j int) string {
+	if j < len(names) {
+		return names[j]
+	}
+	return fmt.Sprintf("x%d", j+1)
 }
 
 // explainOutputs are the paths udocc explain writes into --out.
@@ -280,7 +298,7 @@ func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf in
 		}
 		shares := a.Shares()
 		for _, j := range a.Top(nf) {
-			er.Features = append(er.Features, explainedFeature{Name: ds.Features[j], Value: float64(ds.Row(a.Row)[j]),
+			er.Features = append(er.Features, explainedFeature{Name: featureName(ds.Features, j), Value: float64(ds.Row(a.Row)[j]),
 				Median: median[j], Spread: spread[j], Part: a.Features[j], Share: shares[j]})
 		}
 		out[r] = er
