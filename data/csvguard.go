@@ -64,13 +64,14 @@ func (g *textGuard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// scan follows b, the text's next bytes.
+// scan follows b, the text's next bytes; in whitespace-separated text it turns a tab
+// outside quotes into a space.
 func (g *textGuard) scan(b []byte) {
 	if g.delim != whitespace && !g.inQuote && bytes.IndexByte(b, '"') < 0 {
 		g.scanPlain(b)
 		return
 	}
-	for _, c := range b {
+	for i, c := range b {
 		if g.width == 0 {
 			g.lead = c
 		}
@@ -91,6 +92,9 @@ func (g *textGuard) scan(b []byte) {
 				g.cells++
 			}
 			g.inCell = !space
+			if c == '\t' {
+				b[i] = ' ' // for encoding/csv, whose delimiter is one character
+			}
 		case c == g.delim:
 			g.cells++
 		}

@@ -222,8 +222,16 @@ func TestWhitespaceSeparated(t *testing.T) {
 			}
 		})
 	}
+	// Quoted cells, with spaces inside, between runs of spaces and tabs.
+	opts := DefaultLoadOptions()
+	opts.Delimiter = whitespace
+	opts.Selection.ID = "name"
+	ds, err := decodeCSV([]byte("name  v w\n\"x y\"  1 3\n\"z\" 2\t\t4\n"), opts)
+	if err != nil || ds.N != 2 || ds.D != 2 || ds.IDs[0] != "x y" || ds.X[3] != 4 {
+		t.Errorf("quoted: %v, %+v", err, ds)
+	}
 	// A single column whose name holds a space stays one column.
-	ds, err := decodeCSV([]byte("my feature\n1\n2\n"), DefaultLoadOptions())
+	ds, err = decodeCSV([]byte("my feature\n1\n2\n"), DefaultLoadOptions())
 	if err != nil || ds.D != 1 || ds.Features[0] != "my feature" {
 		t.Errorf("one named column: %v, %+v", err, ds)
 	}
