@@ -26,10 +26,13 @@
 // consecutive seeds twice: a screening fit on every row, then a fit from scratch without
 // the share Options.Trim of rows the screening scored highest (training.FitScreened). It
 // combines the members' distances and their pretraining autoencoders' robust
-// reconstruction errors on robust scales (models.Ensemble), and flags as many rows as a
-// label-free rule (threshold.ByName, default "kmeans") flags on the screening's scores or
-// on the final ones, the larger count, or a known contamination. PaperOptions gives the paper's method "proposed" and its settings; the
-// paper's baselines "oc", "sb", "otsu" and "tar" are there too.
+// reconstruction errors on robust scales (models.Ensemble), and by default flags the
+// geometric mean of the shares two label-free rules ("kmeans+gmm-bic") flag, each the
+// larger of its shares on the screening's scores and on the final ones, with an 80 %
+// interval for that share (Model.RatioInterval); other rules (threshold.ByName, several
+// joined by "+") or a known contamination may be given instead.
+// PaperOptions gives the paper's method "proposed" and its settings; the paper's
+// baselines "oc", "sb", "otsu" and "tar" are there too.
 //
 // Fit is cancellable: the context is checked after every epoch, and a cancelled fit
 // frees its networks and returns ctx.Err(). Options.Progress hears every epoch and

@@ -108,11 +108,11 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler
 	var (
-		run     *training.Run
-		flagged = -1 // rows the threshold rule flags on the screening's scores; -1: none
+		run    *training.Run
+		screen []float64 // the shares the threshold's rules flag on the screening's scores
 	)
 	if meth.Ensemble {
-		run, flagged, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
+		run, screen, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
 	} else {
 		members := make([]training.Member, len(seeds))
 		for i, s := range seeds {
@@ -154,7 +154,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(ds, opts, rk, flagged, fitrecord.From(ctx)); err != nil {
+	if err := m.finish(ds, opts, rk, screen, fitrecord.From(ctx)); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -162,24 +162,25 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 }
 
 // fitScreened is the ensemble's fit (training.FitScreened in its two steps) and the
-// count of rows its threshold flags, taken from the screening's scores between the two:
-// the rule's count on them is all the threshold needs of them (ensembleThreshold), so
-// they are let go before the final fit rather than held through it (issue 13: 8 bytes a
-// row). The count is -1 where there is no screening or Options.Contamination sets the
-// threshold. A non-nil record keeps the screening's scores.
-func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, int, error) {
+// shares of rows its threshold's rules flag, taken from the screening's scores between
+// the two: the rules' shares on them are all the threshold needs of them
+// (ensembleThreshold), so they are let go before the final fit rather than held through
+// it (8 bytes a row). The shares are nil where there is no screening or
+// Options.Contamination sets the threshold. A non-nil record keeps the screening's
+// scores.
+func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, []float64, error) {
 	if cfg.ScreenEpochs == 0 {
 		run, _, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
-		return run, -1, err
+		return run, nil, err
 	}
 	sc, err := training.Screen(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
 	if err != nil {
-		return nil, -1, err
+		return nil, nil, err
 	}
-	flagged := -1
+	var screen []float64
 	if opts.Contamination == 0 {
-		if flagged, err = screenCount(sc.Scores, opts.ThresholdRule); err != nil {
-			return nil, -1, err
+		if screen, err = ruleShares(sc.Scores, opts.ThresholdRule); err != nil {
+			return nil, nil, err
 		}
 	}
 	if record != nil {
@@ -187,36 +188,71 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 	}
 	sc.Scores = nil
 	run, err := training.FitKept(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, sc, hooks)
-	return run, flagged, err
+	return run, screen, err
 }
 
-// screenCount is the number of rows the threshold rule named rule flags on the
-// screening fit's scores.
-func screenCount(scores []float64, rule string) (int, error) {
-	r, err := threshold.ByName(rule)
+// ruleShares are the shares of scores that each rule of the threshold rule name (one
+// rule, or several joined by "+") flags (threshold.ShareOf).
+func ruleShares(scores []float64, name string) ([]float64, error) {
+	c, err := threshold.ParseCombination(name)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	t, err := r.Threshold(scores)
-	if err != nil {
-		return 0, err
+	out := make([]float64, len(c))
+	for i, r := range c {
+		if out[i], err = threshold.ShareOf(r, scores); err != nil {
+			return nil, fmt.Errorf("threshold %s: %w", r.Name(), err)
+		}
 	}
-	return threshold.Count(scores, t), nil
+	return out, nil
 }
 
-// ensembleThreshold is the ensemble's threshold on its combined scores: the top share
-// opts.Contamination when given; else, after a screening fit, as many rows as the rule
-// flagged on the screening's scores (flagged: the screening sees every row), or as the
-// rule flags on the final scores where that is more (docs/threshold.md A.4: on the
-// screening's scores two-means splits off only a few extreme rows of mnist and thyroid;
-// threshold.Larger in two steps); without one (flagged < 0), the rule on the scores
-// themselves.
-func ensembleThreshold(scores []float64, flagged int, opts Options) (float64, error) {
-	t, err := threshold.ByContamination(scores, opts.ThresholdRule, opts.Contamination)
-	if err != nil || opts.Contamination > 0 || flagged < 0 {
-		return t, err
+// ensembleThreshold is the ensemble's threshold on its combined scores, and the 80 %
+// interval of the share of anomalies where the count gives one (nil otherwise): the top
+// share opts.Contamination when given; else, for each rule of opts.ThresholdRule, the
+// share it flags on the final scores or, after a screening fit, on the screening's
+// scores (screen: the screening sees every row) where that is more (docs/threshold.md
+// A.4: on the screening's scores two-means splits off only a few extreme rows of mnist
+// and thyroid), and the geometric mean of those shares for several rules
+// (threshold.Combination); one rule without a screening is the rule's own threshold.
+// The default, training.DefaultThresholdRule, comes with the interval
+// training.DefaultInterval gives around its share.
+func ensembleThreshold(scores []float64, screen []float64, opts Options) (float64, []float64, error) {
+	if opts.Contamination > 0 {
+		t, err := threshold.Contamination(scores, opts.Contamination)
+		return t, nil, err
 	}
-	return threshold.TopCount(scores, min(max(flagged, threshold.Count(scores, t)), len(scores)-1))
+	c, err := threshold.ParseCombination(opts.ThresholdRule)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(c) == 1 && screen == nil {
+		t, err := c[0].Threshold(scores)
+		return t, nil, err
+	}
+	shares, err := ruleShares(scores, opts.ThresholdRule)
+	if err != nil {
+		return 0, nil, err
+	}
+	for i := range shares {
+		if screen != nil {
+			shares[i] = max(shares[i], screen[i])
+		}
+	}
+	n := len(scores)
+	share, err := threshold.GeoShare(shares, n)
+	if len(c) == 1 {
+		share = shares[0]
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := threshold.TopCount(scores, min(int(share*float64(n)+0.5), n-1))
+	if err != nil || opts.ThresholdRule != training.DefaultThresholdRule {
+		return t, nil, err
+	}
+	iv := training.DefaultInterval
+	return t, []float64{min(share*math.Exp(iv.Low), 1), min(share*math.Exp(iv.High), 1)}, nil
 }
 
 // fromRun moves the run's networks into a Model of single-member groups, through
@@ -274,7 +310,7 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 // method learns the combination and the threshold from those scores. In a data-parallel
 // fit ds is this rank's block and the scores of every block are gathered. A non-nil
 // record keeps every member's distances and reconstruction errors.
-func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int, record *fitrecord.Record) error {
+func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float64, record *fitrecord.Record) error {
 	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return err
@@ -302,11 +338,11 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, flagged int, r
 			return fmt.Errorf("udocc: %w", err)
 		}
 		m.meta.Ensemble = ens
-		thr, err := ensembleThreshold(scores, flagged, opts)
+		thr, interval, err := ensembleThreshold(scores, screen, opts)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
-		m.meta.Threshold, m.meta.ThresholdRule = &thr, opts.ThresholdRule
+		m.meta.Threshold, m.meta.ThresholdRule, m.meta.RatioInterval = &thr, opts.ThresholdRule, interval
 		if opts.Contamination > 0 {
 			m.meta.ThresholdRule = fmt.Sprintf("contamination=%g", opts.Contamination)
 		}
@@ -348,6 +384,17 @@ func (m *Model) Threshold() float64 { return m.thr }
 // Labels are the training rows' labels, true = anomaly; nil for method oc and for a
 // loaded model.
 func (m *Model) Labels() []bool { return m.labels }
+
+// RatioInterval is the 80 % interval of the share of anomalies that the default count
+// (Options.ThresholdRule training.DefaultThresholdRule) gives beside its selected ratio,
+// measured on real tables (docs/threshold.md A.0); NaN, NaN for another rule, a given
+// Options.Contamination and the paper's methods.
+func (m *Model) RatioInterval() (low, high float64) {
+	if iv := m.meta.RatioInterval; len(iv) == 2 {
+		return iv[0], iv[1]
+	}
+	return math.NaN(), math.NaN()
+}
 
 // Ratio is the selected anomaly ratio: the share of the training rows labelled
 // anomalous; NaN where there are no labels.

@@ -52,9 +52,12 @@ type Options struct {
 	// of their own, and rows are scored in blocks of fixed size (package torch).
 	Device  string
 	Threads int
-	// ThresholdRule is the ensemble's threshold rule (package threshold, "kmeans"; after a
-	// screening fit it gives the count of rows to flag: the larger of its counts on the
-	// screening's scores and on the final ones) or
+	// ThresholdRule is the ensemble's count: a rule of package threshold, or several
+	// joined by "+" (threshold.Combination: the geometric mean of their shares); after a
+	// screening fit each rule's share is the larger of its shares on the screening's
+	// scores and on the final ones. The default, "kmeans+gmm-bic"
+	// (training.DefaultThresholdRule), also gives an 80 % interval for the share
+	// (Model.RatioInterval). Or
 	// proposed's δ rule (package dynamics, "" for its default; the paper rule may name
 	// how it breaks ties of Eq. (5)'s minimum, "paper/smallest", "paper/median" or
 	// "paper/largest", the default); other methods take "".
@@ -182,7 +185,7 @@ func (o Options) Validate() error {
 	}
 	switch {
 	case meth.Ensemble:
-		if _, err := threshold.ByName(o.ThresholdRule); err != nil {
+		if _, err := threshold.ParseCombination(o.ThresholdRule); err != nil {
 			return bad("ThresholdRule", "%v", err)
 		}
 	case proposed:

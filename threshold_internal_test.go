@@ -1,14 +1,17 @@
 package udocc
 
 import (
+	"math"
 	"testing"
 
 	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/training"
 )
 
-// TestEnsembleThreshold checks the ensemble's threshold on hand-made scores: the larger
-// of the screening's count and the rule's own count on the final scores, the rule alone
-// without a screening, and the top share when a contamination is given.
+// TestEnsembleThreshold checks the ensemble's threshold for one rule on hand-made
+// scores: the larger of the screening's share and the rule's own share on the final
+// scores, the rule alone without a screening, and the top share when a contamination
+// is given.
 func TestEnsembleThreshold(t *testing.T) {
 	// Two-means splits these between 1.4 and 9: it flags the three rows at 9, 10 and 11.
 	scores := []float64{1, 1.1, 0.9, 1.2, 1, 0.8, 1.3, 9, 10, 11, 1.05, 0.95, 1.15, 1.25, 1.4, 0.85}
@@ -20,26 +23,78 @@ func TestEnsembleThreshold(t *testing.T) {
 		t.Fatalf("kmeans flags %d of the hand-made scores, want 3", k)
 	}
 	for _, c := range []struct {
-		flagged       int
+		screen        []float64
 		contamination float64
 		want          int
 		why           string
 	}{
-		{1, 0, 3, "the rule's own count on the final scores (3) is larger than the screening's (1)"},
-		{5, 0, 5, "the screening's count (5) is larger"},
-		{3, 0, 3, "the counts tie"},
-		{-1, 0, 3, "no screening: the rule on the scores"},
-		{1, 0.25, 4, "a contamination of 0.25: the top 4 of 16"},
-		{20, 0, 15, "at most all rows but one"},
+		{[]float64{1.0 / 16}, 0, 3, "the rule's own count on the final scores (3) is larger than the screening's (1)"},
+		{[]float64{5.0 / 16}, 0, 5, "the screening's count (5) is larger"},
+		{[]float64{3.0 / 16}, 0, 3, "the counts tie"},
+		{nil, 0, 3, "no screening: the rule on the scores"},
+		{[]float64{1.0 / 16}, 0.25, 4, "a contamination of 0.25: the top 4 of 16"},
+		{[]float64{1}, 0, 15, "at most all rows but one"},
 	} {
 		opts := DefaultOptions()
-		opts.Contamination = c.contamination
-		thr, err := ensembleThreshold(scores, c.flagged, opts)
+		opts.ThresholdRule, opts.Contamination = "kmeans", c.contamination
+		thr, iv, err := ensembleThreshold(scores, c.screen, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := threshold.Count(scores, thr); got != c.want {
-			t.Errorf("flagged %d, contamination %g: %d rows flagged, want %d (%s)", c.flagged, c.contamination, got, c.want, c.why)
+		if got := threshold.Count(scores, thr); got != c.want || iv != nil {
+			t.Errorf("screen %v, contamination %g: %d rows flagged, interval %v; want %d, none (%s)", c.screen, c.contamination, got, iv, c.want, c.why)
 		}
+	}
+}
+
+// TestDefaultCount checks the default count: the geometric mean of its rules' shares,
+// each the larger of the screening's and the final scores', with the interval
+// training.DefaultInterval gives around it; a contamination still overrides it, without
+// an interval; another combination has no interval.
+func TestDefaultCount(t *testing.T) {
+	const n = 200
+	scores := make([]float64, n)
+	for i := range scores {
+		scores[i] = float64(i) / n // a bulk in [0, 1), no two rows tied
+	}
+	for i := 190; i < n; i++ {
+		scores[i] = 10 + float64(i) // ten far rows
+	}
+	opts := DefaultOptions()
+	if opts.ThresholdRule != training.DefaultThresholdRule {
+		t.Fatalf("the default rule is %q, want %q", opts.ThresholdRule, training.DefaultThresholdRule)
+	}
+	own, err := ruleShares(scores, opts.ThresholdRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, screen := range [][]float64{nil, {0.01, 0.02}, {0.2, 0.01}, {0.3, 0.4}} {
+		thr, iv, err := ensembleThreshold(scores, screen, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := own[0], own[1]
+		if screen != nil {
+			a, b = max(a, screen[0]), max(b, screen[1])
+		}
+		share := math.Sqrt(max(a, 1.0/n) * max(b, 1.0/n))
+		want := int(share*n + 0.5)
+		lo, hi := share*math.Exp(training.DefaultInterval.Low), min(share*math.Exp(training.DefaultInterval.High), 1)
+		if got := threshold.Count(scores, thr); got != want || len(iv) != 2 || math.Abs(iv[0]-lo) > 1e-15 || math.Abs(iv[1]-hi) > 1e-15 {
+			t.Errorf("screen %v: %d rows flagged, interval %v; want %d (the share %g of shares %g and %g), [%g, %g]", screen, got, iv, want, share, a, b, lo, hi)
+		}
+	}
+	other := opts
+	other.ThresholdRule = "kmeans+mad"
+	if _, iv, err := ensembleThreshold(scores, []float64{0.05, 0.05}, other); err != nil || iv != nil {
+		t.Errorf("kmeans+mad: interval %v, error %v; want none, nil", iv, err)
+	}
+	opts.Contamination = 0.1
+	thr, iv, err := ensembleThreshold(scores, []float64{0.02, 0.02}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := threshold.Count(scores, thr); got != 20 || iv != nil {
+		t.Errorf("contamination 0.1: %d rows flagged, interval %v; want 20 and none", got, iv)
 	}
 }

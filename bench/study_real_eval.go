@@ -32,7 +32,7 @@ type realCase struct {
 
 // memberRules are the rules applied to every member's distances and reconstruction
 // errors for the members' robust combination.
-var memberRules = []string{"kmeans", "otsu", "gmm-log", "iqr", "mad"}
+var memberRules = []string{"kmeans", "otsu", "iqr", "mad"}
 
 // realCases computes every label-free candidate on every fit whose raw file is in dir,
 // jobs fits at a time.
@@ -90,11 +90,8 @@ func newRealCase(r RealRecord, raw realRaw) *realCase {
 	n := len(raw.Scores)
 	c := rankOnly(r, raw)
 	share := func(xs []float64, rule threshold.Rule) (float64, bool) {
-		t, err := rule.Threshold(xs)
-		if err != nil {
-			return 0, false
-		}
-		return float64(threshold.Count(xs, t)) / float64(len(xs)), true
+		s, err := threshold.ShareOf(rule, xs)
+		return s, err == nil
 	}
 	var own, larger []float64
 	for _, rule := range threshold.All() {
@@ -313,7 +310,7 @@ func statsRow(name string, st candStats) string {
 
 // candidatesVersion names the set of label-free candidates newRealCase computes; a
 // cache of them (OUT/raw/TABLE-SEED.cand.json) of another version is computed again.
-const candidatesVersion = "1"
+const candidatesVersion = "2"
 
 type candCache struct {
 	Version string                `json:"version"`
@@ -337,6 +334,9 @@ func cachedCase(dir string, r RealRecord, raw realRaw) *realCase {
 	}
 	return c
 }
+
+// calibrationMax is the largest share a calibration gives (threshold.Calibration.Max).
+const calibrationMax = 0.5
 
 // lotoFit is a calibration learned from other tables: ln(share) = c[0] + Σ c[j]·ln(feature j).
 type lotoFit []float64
@@ -498,9 +498,11 @@ func addCalibrated(cases []*realCase, name string, feats []string) {
 				continue
 			}
 			if x, ok := c.features(feats); ok {
-				p := dot(coef, x)
-				c.ratios[name] = min(math.Exp(p), 0.5)
-				c.ivals[name] = [2]float64{math.Exp(p + lo), math.Exp(p + hi)}
+				// As threshold.Calibration.Share: the share capped at one half, the interval
+				// about the capped share.
+				p := min(math.Exp(dot(coef, x)), calibrationMax)
+				c.ratios[name] = p
+				c.ivals[name] = [2]float64{min(p*math.Exp(lo), 1), min(p*math.Exp(hi), 1)}
 			}
 		}
 	}
@@ -525,6 +527,104 @@ func addBestSingle(cases []*realCase, name string, pool []string) map[string]str
 			if c.r.Table == t {
 				if s, ok := c.ratios[best]; ok {
 					c.ratios[name] = s
+				}
+			}
+		}
+	}
+	return chose
+}
+
+// GeoName is the study's name of the geometric mean of candidates' shares.
+func GeoName(cands ...string) string { return "geo/" + strings.Join(cands, "+") }
+
+// addGeo adds the geometric mean of candidates' shares (each at least one row's) as
+// GeoName(cands...), to every case that has them all.
+func addGeo(cases []*realCase, cands ...string) {
+	for _, c := range cases {
+		var shares []float64
+		for _, k := range cands {
+			if s, ok := c.ratios[k]; ok {
+				shares = append(shares, s)
+			}
+		}
+		if len(shares) == len(cands) {
+			if g, err := threshold.GeoShare(shares, c.n); err == nil {
+				c.ratios[GeoName(cands...)] = g
+			}
+		}
+	}
+}
+
+// logResiduals are ln(true share / selected share) of candidate name over cases.
+func logResiduals(cases []*realCase, name string) []float64 {
+	var out []float64
+	for _, c := range cases {
+		if s, ok := c.selected(name); ok {
+			out = append(out, math.Log(c.r.TrueRatio/s))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addResidualInterval gives candidate name an 80 % interval, leave one table out: a
+// table's interval is its selected share times e^q10 and e^q90, q the 10th and 90th
+// percentiles of ln(true / selected) over the other tables' fits.
+func addResidualInterval(cases []*realCase, name string) {
+	names, _ := realCaseTables(cases)
+	for _, t := range names {
+		res := logResiduals(casesWithout(cases, t), name)
+		if len(res) == 0 {
+			continue
+		}
+		lo, hi := quantileOf(res, 0.1), quantileOf(res, 0.9)
+		for _, c := range cases {
+			if s, ok := c.selected(name); ok && c.r.Table == t {
+				c.ivals[name] = [2]float64{min(s*math.Exp(lo), 1), min(s*math.Exp(hi), 1)}
+			}
+		}
+	}
+}
+
+// addBestPair adds candidate name, the meta-choice among pairs, leave one table out:
+// each table's share is the geometric mean of the pair of pool's candidates whose mean
+// has the lowest mean |ln(selected/true)| over the other tables.
+func addBestPair(cases []*realCase, name string, pool []string) map[string]string {
+	for i := range pool {
+		for j := i + 1; j < len(pool); j++ {
+			addGeo(cases, pool[i], pool[j])
+		}
+	}
+	names, _ := realCaseTables(cases)
+	chose := map[string]string{}
+	for _, t := range names {
+		train := casesWithout(cases, t)
+		best, bestV := "", math.Inf(1)
+		for i := range pool {
+			for j := i + 1; j < len(pool); j++ {
+				g := GeoName(pool[i], pool[j])
+				if st, ok := statsFor(train, g); ok && st.meanLog < bestV {
+					best, bestV = g, st.meanLog
+				}
+			}
+		}
+		chose[t] = best
+		for _, c := range cases {
+			if s, ok := c.ratios[best]; ok && c.r.Table == t {
+				c.ratios[name] = s
+			}
+		}
+	}
+	// Only the picks stay as candidates of their own.
+	picked := map[string]bool{}
+	for _, g := range chose {
+		picked[g] = true
+	}
+	for _, c := range cases {
+		for i := range pool {
+			for j := i + 1; j < len(pool); j++ {
+				if g := GeoName(pool[i], pool[j]); !picked[g] {
+					delete(c.ratios, g)
 				}
 			}
 		}

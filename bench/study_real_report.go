@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/training"
 )
 
 // writeRealReport writes OUT/study-real.md from the real group's records and raw files.
@@ -20,9 +22,10 @@ func writeRealReport(o RealOptions, recs []RealRecord) error {
 		RealFile, len(recs), countTables(recs), RealMaxRows, RealMaxRows)
 	writeRealScores(&b, recs)
 	cases := realCases(recs, filepath.Join(o.Out, RealRaw), 2)
-	learned := addLearned(cases)
+	single, pair := addLearned(cases)
 	writeRealCandidates(&b, cases)
-	writeLearned(&b, cases, learned)
+	writeRealPerTable(&b, cases, DefaultCandidate())
+	writeLearned(&b, cases, single, pair)
 	if err := writeCandidateCSV(filepath.Join(o.Out, "candidates.csv"), cases); err != nil {
 		return err
 	}
@@ -136,20 +139,46 @@ var Calibrations = [][]string{
 // CalibName is the study's name of the calibration on feats.
 func CalibName(feats []string) string { return "loto/calib:" + strings.Join(feats, "+") }
 
-// addLearned adds the learned candidates, each measured leave one table out, and
-// returns the meta-choice's pick per table.
-func addLearned(cases []*realCase) map[string]string {
+// addLearned adds the default (its interval learned leave one table out) and the
+// learned candidates, each measured leave one table out, and returns the meta-choices'
+// picks per table.
+func addLearned(cases []*realCase) (single, pair map[string]string) {
 	pool := candidateNames(cases)
-	chose := addBestSingle(cases, "loto/best-single", pool)
+	single = addBestSingle(cases, "loto/best-single", pool)
+	var rules []string
+	for _, k := range pool {
+		if strings.HasPrefix(k, "rule/") || strings.HasPrefix(k, "larger/") {
+			rules = append(rules, k)
+		}
+	}
+	pair = addBestPair(cases, "loto/best-pair", rules)
 	for _, f := range Calibrations {
 		addCalibrated(cases, CalibName(f), f)
 	}
-	return chose
+	def := DefaultCandidate()
+	addGeo(cases, defaultParts()...)
+	addResidualInterval(cases, def)
+	return single, pair
 }
+
+// defaultParts are the study's names of the counts the default combines: each rule of
+// training.DefaultThresholdRule, the larger of its counts on the screening fit's scores
+// and on the final scores.
+func defaultParts() []string {
+	var out []string
+	for _, r := range strings.Split(training.DefaultThresholdRule, "+") {
+		out = append(out, LargerRule(r))
+	}
+	return out
+}
+
+// DefaultCandidate is the study's name of the default count: the geometric mean of its
+// rules' larger counts.
+func DefaultCandidate() string { return GeoName(defaultParts()...) }
 
 // writeLearned reports the learned candidates' fits on every table (what a default
 // built from them would carry) and the meta-choice's picks.
-func writeLearned(b *strings.Builder, cases []*realCase, chose map[string]string) {
+func writeLearned(b *strings.Builder, cases []*realCase, chose, pairs map[string]string) {
 	fmt.Fprintf(b, "## Learned candidates fitted on every table\n\n"+
 		"The rows above measure each learned candidate leave one table out. Fitted on all %d tables, "+
 		"ln(share) = a + Σ b·ln(feature), with the 10th and 90th percentiles of the leave-one-table-out residuals "+
@@ -164,19 +193,78 @@ func writeLearned(b *strings.Builder, cases []*realCase, chose map[string]string
 		}
 		fmt.Fprintf(b, "| %s | %.4f | %s | %.4f | %.4f |\n", CalibName(f), coef[0], strings.Join(bs, ", "), quantileOf(res, 0.1), quantileOf(res, 0.9))
 	}
-	count := map[string]int{}
-	for _, v := range chose {
-		count[v]++
+	picks := func(chose map[string]string) string {
+		count := map[string]int{}
+		for _, v := range chose {
+			count[v]++
+		}
+		var out []string
+		for k, v := range count {
+			out = append(out, fmt.Sprintf("%s (%d tables)", k, v))
+		}
+		sort.Strings(out)
+		return strings.Join(out, ", ")
 	}
-	var picks []string
-	for k, v := range count {
-		picks = append(picks, fmt.Sprintf("%s (%d tables)", k, v))
-	}
-	sort.Strings(picks)
-	fmt.Fprintf(b, "\nThe meta-choice (loto/best-single: the unlearned candidate of the lowest mean |ln| on the other tables) picked: %s.\n\n", strings.Join(picks, ", "))
+	fmt.Fprintf(b, "\nThe meta-choices picked, table by table from the other tables: loto/best-single (the unlearned candidate of the lowest mean |ln|): %s; "+
+		"loto/best-pair (the geometric mean of two rule/ or larger/ counts of the lowest mean |ln|): %s.\n\n", picks(chose), picks(pairs))
+	res := logResiduals(cases, DefaultCandidate())
+	fmt.Fprintf(b, "The default's interval on all %d tables: ln(true / selected) has 10th percentile %.4f and 90th %.4f over the %d fits "+
+		"(training.DefaultInterval).\n\n", countCaseTables(cases), quantileOf(res, 0.1), quantileOf(res, 0.9), len(res))
 }
 
 func countCaseTables(cases []*realCase) int {
 	names, _ := realCaseTables(cases)
 	return len(names)
+}
+
+// PreviousDefault is the study's name of the count the default drew before the real
+// group chose another: two-means' larger count.
+const PreviousDefault = "larger/kmeans"
+
+// writeRealPerTable is the default count per table, over seeds: the true share, the
+// selected share, PreviousDefault's and the constant 10 %'s within-×1.5 seeds, and the
+// interval (learned without the table).
+func writeRealPerTable(b *strings.Builder, cases []*realCase, name string) {
+	old := PreviousDefault
+	fmt.Fprintf(b, "## The default count per table (%s; its interval learned without the table)\n\n"+
+		"| table | true share | selected (mean over seeds) | within ×1.5 (seeds) | %s within | fixed-10%% within | 80 %% interval (mean) | holds the true share (seeds) |\n|---|---|---|---|---|---|---|---|\n", name, old)
+	by := map[string][]*realCase{}
+	var names []string
+	for _, c := range cases {
+		if _, ok := by[c.r.Table]; !ok {
+			names = append(names, c.r.Table)
+		}
+		by[c.r.Table] = append(by[c.r.Table], c)
+	}
+	for _, t := range names {
+		var tr, sel, lo, hi []float64
+		within, oldWithin, fixed, held := 0, 0, 0, 0
+		for _, c := range by[t] {
+			s, ok := c.selected(name)
+			if !ok {
+				continue
+			}
+			tr, sel = append(tr, c.r.TrueRatio), append(sel, s)
+			if threshold.WithinFactor(s, c.r.TrueRatio, 1.5) {
+				within++
+			}
+			if o, ok := c.selected(old); ok && threshold.WithinFactor(o, c.r.TrueRatio, 1.5) {
+				oldWithin++
+			}
+			if threshold.WithinFactor(0.1, c.r.TrueRatio, 1.5) {
+				fixed++
+			}
+			if iv, ok := c.ivals[name]; ok {
+				lo, hi = append(lo, iv[0]), append(hi, iv[1])
+				if c.r.TrueRatio >= iv[0] && c.r.TrueRatio <= iv[1] {
+					held++
+				}
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %.4f | %.4f | %d of %d | %d | %d | %.4f – %.4f | %d |\n", t, mean(tr), mean(sel), within, len(sel), oldWithin, fixed, mean(lo), mean(hi), held)
+	}
+	b.WriteString("\n")
 }

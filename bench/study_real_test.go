@@ -56,6 +56,13 @@ func TestRealOnePipeline(t *testing.T) {
 	if raw.Flagged != int(math.Round(m.Ratio()*float64(ds.N))) || rec.Default.Selected != m.Ratio() {
 		t.Errorf("study flags %d rows (ratio %v), the library %v", raw.Flagged, rec.Default.Selected, m.Ratio())
 	}
+	// The report's default candidate, drawn from the raw scores, is the count the library
+	// flagged, and its share's interval is the library's.
+	c := newRealCase(rec, raw)
+	addGeo([]*realCase{c}, defaultParts()...)
+	if s, ok := c.selected(DefaultCandidate()); !ok || c.flagged(s) != raw.Flagged {
+		t.Errorf("the study's default candidate %s flags %v of %d rows, the library %d", DefaultCandidate(), s*float64(c.n), c.n, raw.Flagged)
+	}
 	if len(raw.Dist) != training.EnsembleSize || len(raw.Rec) != training.EnsembleSize || len(raw.Screen) != ds.N {
 		t.Fatalf("%d members' distances, %d reconstruction errors, %d screening scores", len(raw.Dist), len(raw.Rec), len(raw.Screen))
 	}

@@ -163,14 +163,17 @@ func bestRule(paper, syn []StudyRecord, source string) (string, float64) {
 	return best, bestV
 }
 
-// defaultRule is the study's name of the threshold `udocc fit` draws by default: the
-// larger of the default rule's counts on the screening fit's scores and on the final
-// scores when the default ensemble screens.
+// defaultRule is the study's name of the first rule of `udocc fit`'s default count, the
+// larger of its counts on the screening fit's scores and on the final scores when the
+// default ensemble screens. The default combines it with others
+// (training.DefaultThresholdRule), which only the real group's report (StudyReal) judges;
+// this study judges single rules.
 func defaultRule() string {
+	first, _, _ := strings.Cut(training.DefaultThresholdRule, "+")
 	if training.EnsembleConfig().ScreenEpochs > 0 {
-		return LargerRule(training.DefaultThresholdRule)
+		return LargerRule(first)
 	}
-	return training.DefaultThresholdRule
+	return first
 }
 
 func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {

@@ -49,6 +49,10 @@ type Meta struct {
 	// ThresholdRule the rule (or "contamination=R") that chose it.
 	Threshold     *float64 `json:"threshold,omitempty"`
 	ThresholdRule string   `json:"threshold_rule,omitempty"`
+	// RatioInterval is the 80 % interval (low, high) of the share of anomalies that the
+	// default count gives beside the selected ratio; absent for another rule or a given
+	// contamination.
+	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
 	// Selection is how the training table's columns were chosen (--id, --columns,
 	// --drop, --drop-text), for score to apply again; absent when every column was taken.
 	Selection *data.Selection `json:"selection,omitempty"`
@@ -163,6 +167,8 @@ func (m *Meta) validateEnsemble() error {
 		return fmt.Errorf("threshold: an ensemble needs a finite threshold: %w", ErrFormat)
 	case !(e.DistanceWeight >= 0 && e.DistanceWeight <= 1):
 		return fmt.Errorf("ensemble.distance_weight %v: want a number in [0, 1]: %w", e.DistanceWeight, ErrFormat)
+	case m.RatioInterval != nil && (len(m.RatioInterval) != 2 || !(m.RatioInterval[0] >= 0 && m.RatioInterval[0] <= m.RatioInterval[1] && m.RatioInterval[1] <= 1)):
+		return fmt.Errorf("selected_ratio_interval %v: want [low, high] with 0 <= low <= high <= 1: %w", m.RatioInterval, ErrFormat)
 	case len(e.Distance) != len(m.Members):
 		return fmt.Errorf("ensemble.distance: %d scales for %d members: %w", len(e.Distance), len(m.Members), ErrFormat)
 	case e.DistanceWeight < 1 && len(e.Recon) != len(m.Members):

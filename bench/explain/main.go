@@ -8,10 +8,10 @@
 // features known); the default detector is fitted on each, and for every flagged true
 // anomaly it is counted whether all its moved features are among the three features its
 // explanation ranks first (and whether at least one is), for each of udocc's methods
-// (occlusion, the default; integrated gradients; gradient × input), beside a COPOD-style reference (Li et al.,
-// ICDM 2020: each feature's empirical tail probability in the table, the smaller of its
-// left and right tails, ranked by −log of it) and random choice (the exact expectation
-// of three features drawn at random).
+// (occlusion, the default; integrated gradients; gradient × input), beside a COPOD-style
+// reference (Li et al., ICDM 2020: each feature's empirical tail probability in the
+// table, the smaller of its left and right tails, ranked by −log of it) and random choice
+// (the exact expectation of three features drawn at random).
 //
 // Deletion: the default detector fitted on each set itself; for every flagged row, its
 // score with the three features a method ranks first set to the normal rows' median
@@ -19,6 +19,7 @@
 // rows whose score falls more for the leading ones.
 //
 //	go run ./bench/explain [-sets pima,cardio] [-seeds 3] [-threads 1]
+//	go run ./bench/explain -cost 3 -sets mnist   # the time a fit's explanations take
 package main
 
 import (

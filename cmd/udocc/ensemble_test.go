@@ -92,6 +92,16 @@ func TestEnsembleFit(t *testing.T) {
 		if r := number(t, s, "selected_ratio"); r != number(t, s, "flagged")/n {
 			t.Errorf("selected_ratio %v, want flagged/n = %v/%d", r, s["flagged"], n)
 		}
+		// The default count's 80 % interval, the same in summary.json and model.json.
+		iv, _ := s["selected_ratio_interval"].([]any)
+		miv, _ := meta["selected_ratio_interval"].([]any)
+		if len(iv) != 2 || fmt.Sprint(iv) != fmt.Sprint(miv) {
+			t.Fatalf("selected_ratio_interval %v in summary.json, %v in model.json; want the same [low, high]", s["selected_ratio_interval"], meta["selected_ratio_interval"])
+		}
+		lo, hi := iv[0].(float64), iv[1].(float64)
+		if !(lo > 0 && lo < hi && hi <= 1) {
+			t.Errorf("selected_ratio_interval [%v, %v]: want 0 < low < high <= 1", lo, hi)
+		}
 		for _, k := range labelKeys {
 			number(t, s, k)
 		}

@@ -51,7 +51,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
-	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+"; default "+training.DefaultThresholdRule+") or proposed's δ rule ("+strings.Join(dynamics.RuleNames(), ", ")+"; default "+dynamics.DefaultRule().Name()+")")
+	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+training.DefaultThresholdRule+") or proposed's δ rule ("+strings.Join(dynamics.RuleNames(), ", ")+"; default "+dynamics.DefaultRule().Name()+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
@@ -320,6 +320,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  selected anomaly ratio %.4f", *s.SelectedRatio)
 		if s.DeltaBar != nil {
 			fmt.Fprintf(stdout, " (δ̄ = %.1f of n = %d)", *s.DeltaBar, s.N)
+		}
+		if iv := s.RatioInterval; iv != nil {
+			fmt.Fprintf(stdout, ", 80 %% interval %.4f to %.4f", iv[0], iv[1])
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -74,8 +74,8 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	if seeds, err := parseSeeds("seed", o.seeds); err == nil && len(seeds) > 1 && fs.Changed("members") {
 		return usagef("--members %d with --seed %s: give one seed (members s, s+1, ...) or the list of members' seeds, not both", o.Members, o.seeds)
 	}
-	if _, err := threshold.ByName(o.threshold); err != nil {
-		return usagef("--threshold %q: one of %v", o.threshold, thresholdNames())
+	if _, err := threshold.ParseCombination(o.threshold); err != nil {
+		return usagef("--threshold %q: one of %v, or several joined by +", o.threshold, thresholdNames())
 	}
 	o.ThresholdRule = o.threshold
 	return nil

@@ -28,10 +28,13 @@ type summary struct {
 	Header        *bool      `json:"header,omitempty"` // CSV: whether line 1 was read as the header
 	DeltaBar      *float64   `json:"delta_bar"`
 	SelectedRatio *float64   `json:"selected_ratio"`
-	RatioEpochs   *spread    `json:"selected_ratio_epochs"`
-	Threshold     *float64   `json:"threshold"`
-	Flagged       int        `json:"flagged"`
-	Timings       timings    `json:"timings"`
+	// RatioInterval is the 80 % interval (low, high) of the share of anomalies that the
+	// ensemble's default count gives; absent for another rule or --contamination.
+	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
+	RatioEpochs   *spread   `json:"selected_ratio_epochs"`
+	Threshold     *float64  `json:"threshold"`
+	Flagged       int       `json:"flagged"`
+	Timings       timings   `json:"timings"`
 	labelMetrics
 	Constant []int `json:"constant_columns,omitempty"`
 	// Features are the columns trained on, in order; Selection how they were chosen.
@@ -178,6 +181,9 @@ func (f *fitted) summarise(total float64) summary {
 		s.Config.DistanceWeight = &w
 		r := m.Ratio()
 		s.SelectedRatio = &r
+		if lo, hi := m.RatioInterval(); !math.IsNaN(lo) {
+			s.RatioInterval = []float64{lo, hi}
+		}
 		for _, mem := range f.members {
 			ms := memberSummary{Seed: mem.Seed}
 			lm := metricsOf(ds.Y, mem.Scores, nil)
