@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -238,7 +239,16 @@ func readMetaFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): %w", path, st.Mode().Type(), ErrFormat)
+		kind := "a device"
+		switch t := st.Mode().Type(); {
+		case t&fs.ModeDir != 0:
+			kind = "a directory"
+		case t&fs.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case t&fs.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("%s is not a regular file but %s: %w", path, kind, ErrFormat)
 	}
 	if st.Size() > maxMetaBytes {
 		return nil, fmt.Errorf("%s: %d bytes, more than a model description holds (%d): %w", path, st.Size(), maxMetaBytes, ErrFormat)
