@@ -132,7 +132,10 @@ func readWhole(path, format string) ([]byte, error) {
 		if err := CheckMemory("reading the file whole", st.Size()); err != nil {
 			return nil, err
 		}
-		return io.ReadAll(f)
+		var b bytes.Buffer
+		b.Grow(int(st.Size()) + bytes.MinRead) // one allocation, as os.ReadFile
+		_, err := b.ReadFrom(f)
+		return b.Bytes(), err
 	}
 	magic := map[string]string{"mat": "MATLAB ", "npz": "PK\x03\x04", "npy": "\x93NUMPY"}[format]
 	br := bufio.NewReader(f)
