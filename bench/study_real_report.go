@@ -82,8 +82,11 @@ func writeRealCandidates(b *strings.Builder, cases []*realCase) {
 		"(a count of 0 taken as one row); beyond ×4: tables where most seeds miss by more than ×4; F1: flagging that many "+
 		"of the highest final scores, against the oracle (the true count) on the same scores; paper sets: within ×1.5 "+
 		"(mean over seeds, of 10) and mean |ln|; interval: share of fits whose true share lies in the 80 %% interval, and "+
-		"its median width high/low.\n\n"+
-		"| candidate | within ×1.5 | mean \\|ln\\| | beyond ×4: tables | F1 / oracle | paper sets | interval |\n|---|---|---|---|---|---|---|\n", len(cases))
+		"its median width high/low. Rules whose cost grows with rows times iterations (gmm, gmm-log, gmm-bic, gesd, comb) "+
+		"count on %d evenly spaced rows of a fit above %d rows (threshold.ShareOf, as `udocc fit` does). The default, "+
+		"`udocc fit`'s count %q, is %s.\n\n"+
+		"| candidate | within ×1.5 | mean \\|ln\\| | beyond ×4: tables | F1 / oracle | paper sets | interval |\n|---|---|---|---|---|---|---|\n",
+		len(cases), threshold.CostlyRows, threshold.CostlyAbove, training.DefaultThresholdRule, DefaultCandidate())
 	type row struct {
 		name string
 		st   candStats
