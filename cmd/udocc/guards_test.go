@@ -147,17 +147,18 @@ func TestModelFiles(t *testing.T) {
 		name   string
 		damage func(m string) error
 		want   []string
+		binary bool // through the binary; the others run in process
 	}{
 		{"another member's encoder", copyFile("ens/model/member-1.pt", "member-0.pt"),
-			[]string{"member-0.pt should hold member 0's encoder", "holds member 1's encoder"}},
+			[]string{"member-0.pt should hold member 0's encoder", "holds member 1's encoder"}, false},
 		{"the member's autoencoder in its encoder's place", copyFile("ens/model/autoencoder-0.pt", "member-0.pt"),
-			[]string{"member-0.pt should hold member 0's encoder", "holds member 0's autoencoder"}},
+			[]string{"member-0.pt should hold member 0's encoder", "holds member 0's autoencoder"}, false},
 		{"another model's member", copyFile("other/model/member-7.pt", "member-0.pt"),
-			[]string{"member-0.pt should hold member 0's encoder", "not the ones the fit wrote"}},
+			[]string{"member-0.pt should hold member 0's encoder", "not the ones the fit wrote"}, true},
 		{"an oc network", copyFile("oc/model/member-0.pt", "member-0.pt"),
-			[]string{"member-0.pt should hold member 0's encoder", "not the ones the fit wrote"}},
+			[]string{"member-0.pt should hold member 0's encoder", "not the ones the fit wrote"}, false},
 		{"another model's autoencoder", copyFile("other/model/autoencoder-7.pt", "autoencoder-2.pt"),
-			[]string{"autoencoder-2.pt should hold member 2's autoencoder", "not the ones the fit wrote"}},
+			[]string{"autoencoder-2.pt should hold member 2's autoencoder", "not the ones the fit wrote"}, false},
 		{"members 0 and 1 swapped", func(m string) error {
 			a, b := filepath.Join(m, "member-0.pt"), filepath.Join(m, "member-1.pt")
 			if err := os.Rename(a, a+".x"); err != nil {
@@ -167,10 +168,10 @@ func TestModelFiles(t *testing.T) {
 				return err
 			}
 			return os.Rename(a+".x", b)
-		}, []string{"member-0.pt should hold member 0's encoder", "holds member 1's encoder"}},
-		{"files missing from model.json", editMeta(func(m map[string]any) { delete(m, "files") }), []string{"files: 0 entries"}},
-		{"model.json without its format", editMeta(func(m map[string]any) { delete(m, "format") }), []string{`no format field`}},
-		{"model.json without its ensemble", editMeta(func(m map[string]any) { delete(m, "ensemble") }), []string{"ensemble is missing"}},
+		}, []string{"member-0.pt should hold member 0's encoder", "holds member 1's encoder"}, true},
+		{"files missing from model.json", editMeta(func(m map[string]any) { delete(m, "files") }), []string{"files: 0 entries"}, false},
+		{"model.json without its format", editMeta(func(m map[string]any) { delete(m, "format") }), []string{`no format field`}, false},
+		{"model.json without its ensemble", editMeta(func(m map[string]any) { delete(m, "ensemble") }), []string{"ensemble is missing"}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -181,7 +182,7 @@ func TestModelFiles(t *testing.T) {
 			if err := c.damage(model); err != nil {
 				t.Fatal(err)
 			}
-			r := udocc(t, dir, "score", "--model", model, "--out", model+"-out", "table.csv")
+			r := udoccOrInProcess(t, c.binary, dir, "score", "--model", model, "--out", model+"-out", filepath.Join(dir, "table.csv"))
 			for _, w := range c.want {
 				oneErrorLine(t, r, 1, w)
 			}
@@ -316,21 +317,24 @@ func TestOutputsNeverInputs(t *testing.T) {
 	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
 	os.MkdirAll(filepath.Join(dir, "holder"), 0o755)
 	writeText(t, filepath.Join(dir, "holder"), "in.csv", string(orig))
+	// The refusals come before anything is read: they run in process, with absolute paths.
+	at := func(p string) string { return filepath.Join(dir, p) }
 	for _, c := range []struct {
+		name string
 		args []string
 		want string
 	}{
-		{fitArgs("--scores-to", "table.csv", "--out", "o", "table.csv"), "--scores-to table.csv is the input table.csv"},
-		{fitArgs("--scores-to", "hard.csv", "--force", "--out", "o", "table.csv"), "--scores-to hard.csv is the input table.csv"},
-		{fitArgs("--append-to", "sym.csv", "--force", "--out", "o", "table.csv"), "--append-to sym.csv is the input table.csv"},
-		{[]string{"score", "--model", "fit/model", "--scores-to", "fit/model/model.json", "--out", "s", "table.csv"}, "is the input fit/model/model.json"},
-		{[]string{"score", "--model", "fit/model", "--force", "--out", "fit", "table.csv"}, "--out fit holds --model fit/model"},
-		{fitArgs("--force", "--out", "holder", "holder/in.csv"), "--out holder holds DATA holder/in.csv"},
-		{fitArgs("--append-to", "mine.csv", "--out", "o", "table.csv"), "--append-to mine.csv exists and is not a table udocc wrote"},
-		{fitArgs("--scores-to", "mine.csv", "--out", "o", "table.csv"), "or give --force"},
+		{"--scores-to the input", fitArgs("--scores-to", at("table.csv"), "--out", at("o"), at("table.csv")), "table.csv is the input " + at("table.csv")},
+		{"--scores-to a hard link to it, --force", fitArgs("--scores-to", at("hard.csv"), "--force", "--out", at("o"), at("table.csv")), "hard.csv is the input " + at("table.csv")},
+		{"--append-to a symbolic link to it, --force", fitArgs("--append-to", at("sym.csv"), "--force", "--out", at("o"), at("table.csv")), "sym.csv is the input " + at("table.csv")},
+		{"--scores-to the model's model.json", []string{"score", "--model", at("fit/model"), "--scores-to", at("fit/model/model.json"), "--out", at("s"), at("table.csv")}, "is the input " + at("fit/model/model.json")},
+		{"--out holding --model, --force", []string{"score", "--model", at("fit/model"), "--force", "--out", at("fit"), at("table.csv")}, "fit holds --model " + at("fit/model")},
+		{"--out holding DATA, --force", fitArgs("--force", "--out", at("holder"), at("holder/in.csv")), "holder holds DATA " + at("holder/in.csv")},
+		{"--append-to the user's file", fitArgs("--append-to", at("mine.csv"), "--out", at("o"), at("table.csv")), "mine.csv exists and is not a table udocc wrote"},
+		{"--scores-to the user's file", fitArgs("--scores-to", at("mine.csv"), "--out", at("o"), at("table.csv")), "or give --force"},
 	} {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			oneErrorLine(t, udocc(t, dir, c.args...), 2, c.want)
+		t.Run(c.name, func(t *testing.T) {
+			oneErrorLine(t, inProcess(c.args...), 2, c.want)
 			for _, f := range []string{"table.csv", "holder/in.csv"} {
 				if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != string(orig) {
 					t.Errorf("%s changed", f)
