@@ -16,7 +16,8 @@ import (
 //   - --scores-to or --append-to naming an input (DATA, or a file of --model), as the
 //     same file (os.SameFile: the same path, a hard link or a symbolic link to it), even
 //     with --force;
-//   - an --out folder that holds DATA or --model, which the run's outputs replace whole;
+//   - an --out folder that holds DATA, --model, or the --scores-to or --append-to file,
+//     which the run's outputs replace whole;
 //   - --scores-to or --append-to over an existing file that udocc did not write, unless
 //     --force. udocc recognises its own tables by their columns score, rank and label
 //     side by side (data.HasScoreColumns: scores.csv's header, and what --append-to
@@ -61,37 +62,45 @@ func checkClobber(dataPath, model string, o outputFlags, t tableFlags) error {
 		}
 	}
 	if o.out != "" {
-		if err := checkOutHolds(o.out, dataPath, model); err != nil {
+		if err := checkOutHolds(o.out, dataPath, model, t); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkOutHolds refuses an --out folder that holds DATA or is (or holds) --model.
-func checkOutHolds(out, dataPath, model string) error {
-	outAbs, err := filepath.Abs(out)
-	if err != nil {
-		return nil // outdir.Begin reports it
-	}
-	outReal, err := filepath.EvalSymlinks(outAbs)
-	if err != nil {
-		return nil // no such folder yet: it holds nothing
-	}
-	for _, in := range []struct{ what, path string }{{"DATA", dataPath}, {"--model", model}} {
+// checkOutHolds refuses an --out folder that holds DATA, is (or holds) --model, or
+// would hold the --scores-to or --append-to file, which the run's swap would replace.
+func checkOutHolds(out, dataPath, model string, t tableFlags) error {
+	outReal := resolved(out)
+	for _, in := range []struct{ what, path string }{{"DATA", dataPath}, {"--model", model}, {"--scores-to", t.scoresTo}, {"--append-to", t.appendTo}} {
 		if in.path == "" || in.path == "-" {
 			continue
 		}
-		p, err := filepath.Abs(in.path)
-		if err != nil {
-			continue
-		}
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		}
-		if rel, err := filepath.Rel(outReal, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return usagef("--out %s holds %s %s, which the run's outputs would replace; name another --out", out, in.what, in.path)
+		if rel, err := filepath.Rel(outReal, resolved(in.path)); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return usagef("--out %s holds %s %s, which the run's outputs replace; name another --out", out, in.what, in.path)
 		}
 	}
 	return nil
+}
+
+// resolved is path absolute, with the symbolic links of its longest existing part
+// resolved (a file not yet written, or a folder not yet made, keeps its last names).
+func resolved(path string) string {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	var rest []string
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
 }

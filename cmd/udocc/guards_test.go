@@ -330,6 +330,7 @@ func TestOutputsNeverInputs(t *testing.T) {
 		{"--scores-to the model's model.json", []string{"score", "--model", at("fit/model"), "--scores-to", at("fit/model/model.json"), "--out", at("s"), at("table.csv")}, "is the input " + at("fit/model/model.json")},
 		{"--out holding --model, --force", []string{"score", "--model", at("fit/model"), "--force", "--out", at("fit"), at("table.csv")}, "fit holds --model " + at("fit/model")},
 		{"--out holding DATA, --force", fitArgs("--force", "--out", at("holder"), at("holder/in.csv")), "holder holds DATA " + at("holder/in.csv")},
+		{"--append-to inside --out", fitArgs("--append-to", at("o/a.csv"), "--out", at("o"), at("table.csv")), "holds --append-to " + at("o/a.csv")},
 		{"--append-to the user's file", fitArgs("--append-to", at("mine.csv"), "--out", at("o"), at("table.csv")), "mine.csv exists and is not a table udocc wrote"},
 		{"--scores-to the user's file", fitArgs("--scores-to", at("mine.csv"), "--out", at("o"), at("table.csv")), "or give --force"},
 	} {
