@@ -74,6 +74,7 @@ func tinyOptions(dataDir, out string) Options {
 	o.Seeds = []uint64{0, 1}
 	o.Train.PretrainEpochs, o.Train.Epochs = 2, 4
 	o.Version = "test"
+	o.Jobs = 1 // one data set's group after the other: the cancel and kill tests stop the second
 	return o
 }
 

@@ -68,7 +68,8 @@ func writeFormats(t *testing.T, dir string, n int) {
 }
 
 // TestSameScoresEveryFormat fits one table read from CSV, CSV.gz, Parquet and NPY, and
-// from CSV on stdin: every scores.csv must be the same bytes.
+// from CSV on stdin: every scores.csv must be the same bytes, but that a .npy, which has
+// no column names, names the explained features x1, x2, x3 where the others say a, b, c.
 func TestSameScoresEveryFormat(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -85,6 +86,9 @@ func TestSameScoresEveryFormat(t *testing.T) {
 		if want == nil {
 			want = got
 			continue
+		}
+		if file == "t.npy" {
+			got = []byte(strings.NewReplacer(",x1,", ",a,", ",x2,", ",b,", ",x3,", ",c,").Replace(string(got)))
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: scores.csv differs from t.csv's", file)
