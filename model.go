@@ -234,18 +234,17 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 	if err != nil {
 		return 0, nil, err
 	}
-	for i := range shares {
-		if screen != nil {
+	if screen != nil {
+		for i := range shares {
 			shares[i] = max(shares[i], screen[i])
 		}
 	}
 	n := len(scores)
-	share, err := threshold.GeoShare(shares, n)
-	if len(c) == 1 {
-		share = shares[0]
-	}
-	if err != nil {
-		return 0, nil, err
+	share := shares[0]
+	if len(c) > 1 {
+		if share, err = threshold.GeoShare(shares, n); err != nil {
+			return 0, nil, err
+		}
 	}
 	t, err := threshold.TopCount(scores, min(int(share*float64(n)+0.5), n-1))
 	if err != nil || opts.ThresholdRule != training.DefaultThresholdRule {
