@@ -27,10 +27,10 @@
 // the share Options.Trim of rows the screening scored highest (training.FitScreened). It
 // combines the members' distances and their pretraining autoencoders' robust
 // reconstruction errors on robust scales (models.Ensemble), and by default flags the
-// geometric mean of the shares two label-free rules ("kmeans+gmm-bic") flag, each the
-// larger of its shares on the screening's scores and on the final ones, with an 80 %
-// interval for that share (Model.RatioInterval); other rules (threshold.ByName, several
-// joined by "+") or a known contamination may be given instead.
+// share the exact two-means split ("kmeans") flags, the larger of its shares on the
+// screening's scores and on the final ones, with an 80 % interval for the share of
+// anomalies (Model.RatioInterval); other rules (threshold.ByName, several joined by "+":
+// the geometric mean of their shares) or a known contamination may be given instead.
 // PaperOptions gives the paper's method "proposed" and its settings; the paper's
 // baselines "oc", "sb", "otsu" and "tar" are there too.
 //

@@ -226,9 +226,13 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 	if err != nil {
 		return 0, nil, err
 	}
+	n := len(scores)
 	if len(c) == 1 && screen == nil {
 		t, err := c[0].Threshold(scores)
-		return t, nil, err
+		if err != nil || opts.ThresholdRule != training.DefaultThresholdRule {
+			return t, nil, err
+		}
+		return t, defaultInterval(float64(threshold.Count(scores, t)) / float64(n)), nil
 	}
 	shares, err := ruleShares(scores, opts.ThresholdRule)
 	if err != nil {
@@ -239,7 +243,6 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 			shares[i] = max(shares[i], screen[i])
 		}
 	}
-	n := len(scores)
 	share := shares[0]
 	if len(c) > 1 {
 		if share, err = threshold.GeoShare(shares, n); err != nil {
@@ -250,8 +253,14 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 	if err != nil || opts.ThresholdRule != training.DefaultThresholdRule {
 		return t, nil, err
 	}
+	return t, defaultInterval(share), nil
+}
+
+// defaultInterval is the 80 % interval training.DefaultInterval gives around the default
+// count's share.
+func defaultInterval(share float64) []float64 {
 	iv := training.DefaultInterval
-	return t, []float64{min(share*math.Exp(iv.Low), 1), min(share*math.Exp(iv.High), 1)}, nil
+	return []float64{min(share*math.Exp(iv.Low), 1), min(share*math.Exp(iv.High), 1)}
 }
 
 // fromRun moves the run's networks into a Model of single-member groups, through

@@ -55,7 +55,7 @@ type Options struct {
 	// ThresholdRule is the ensemble's count: a rule of package threshold, or several
 	// joined by "+" (threshold.Combination: the geometric mean of their shares); after a
 	// screening fit each rule's share is the larger of its shares on the screening's
-	// scores and on the final ones. The default, "kmeans+gmm-bic"
+	// scores and on the final ones. The default, "kmeans"
 	// (training.DefaultThresholdRule), also gives an 80 % interval for the share
 	// (Model.RatioInterval). Or
 	// proposed's δ rule (package dynamics, "" for its default; the paper rule may name

@@ -2,6 +2,7 @@ package udocc
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/udocc/udocc/threshold"
@@ -41,16 +42,17 @@ func TestEnsembleThreshold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := threshold.Count(scores, thr); got != c.want || iv != nil {
-			t.Errorf("screen %v, contamination %g: %d rows flagged, interval %v; want %d, none (%s)", c.screen, c.contamination, got, iv, c.want, c.why)
+		// kmeans is the default rule, which gives an interval unless a contamination is given.
+		if got := threshold.Count(scores, thr); got != c.want || (iv != nil) != (c.contamination == 0) {
+			t.Errorf("screen %v, contamination %g: %d rows flagged, interval %v; want %d, an interval only without a contamination (%s)", c.screen, c.contamination, got, iv, c.want, c.why)
 		}
 	}
 }
 
-// TestDefaultCount checks the default count: the geometric mean of its rules' shares,
-// each the larger of the screening's and the final scores', with the interval
-// training.DefaultInterval gives around it; a contamination still overrides it, without
-// an interval; another combination has no interval.
+// TestDefaultCount checks the default count: two-means' share, the larger of the
+// screening's and the final scores' (its own threshold without a screening), with the
+// interval training.DefaultInterval gives around it; a contamination still overrides it,
+// without an interval; another rule or combination has no interval.
 func TestDefaultCount(t *testing.T) {
 	const n = 200
 	scores := make([]float64, n)
@@ -68,26 +70,30 @@ func TestDefaultCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, screen := range [][]float64{nil, {0.01, 0.02}, {0.2, 0.01}, {0.3, 0.4}} {
+	if len(own) != 1 || own[0] != 10.0/n {
+		t.Fatalf("two-means' share %v, want the ten far rows' 0.05", own)
+	}
+	for _, screen := range [][]float64{nil, {0.01}, {0.2}} {
 		thr, iv, err := ensembleThreshold(scores, screen, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, b := own[0], own[1]
+		share := own[0]
 		if screen != nil {
-			a, b = max(a, screen[0]), max(b, screen[1])
+			share = max(share, screen[0])
 		}
-		share := math.Sqrt(max(a, 1.0/n) * max(b, 1.0/n))
 		want := int(share*n + 0.5)
 		lo, hi := share*math.Exp(training.DefaultInterval.Low), min(share*math.Exp(training.DefaultInterval.High), 1)
 		if got := threshold.Count(scores, thr); got != want || len(iv) != 2 || math.Abs(iv[0]-lo) > 1e-15 || math.Abs(iv[1]-hi) > 1e-15 {
-			t.Errorf("screen %v: %d rows flagged, interval %v; want %d (the share %g of shares %g and %g), [%g, %g]", screen, got, iv, want, share, a, b, lo, hi)
+			t.Errorf("screen %v: %d rows flagged, interval %v; want %d (the share %g), [%g, %g]", screen, got, iv, want, share, lo, hi)
 		}
 	}
-	other := opts
-	other.ThresholdRule = "kmeans+mad"
-	if _, iv, err := ensembleThreshold(scores, []float64{0.05, 0.05}, other); err != nil || iv != nil {
-		t.Errorf("kmeans+mad: interval %v, error %v; want none, nil", iv, err)
+	for _, rule := range []string{"kmeans+mad", "mad"} {
+		other := opts
+		other.ThresholdRule = rule
+		if _, iv, err := ensembleThreshold(scores, []float64{0.05, 0.05}[:len(strings.Split(rule, "+"))], other); err != nil || iv != nil {
+			t.Errorf("%s: interval %v, error %v; want none, nil", rule, iv, err)
+		}
 	}
 	opts.Contamination = 0.1
 	thr, iv, err := ensembleThreshold(scores, []float64{0.02, 0.02}, opts)

@@ -159,7 +159,7 @@ func addLearned(cases []*realCase) (single, pair map[string]string) {
 		addCalibrated(cases, CalibName(f), f)
 	}
 	def := DefaultCandidate()
-	addGeo(cases, defaultParts()...)
+	addDefault(cases)
 	addResidualInterval(cases, def)
 	return single, pair
 }
@@ -175,9 +175,22 @@ func defaultParts() []string {
 	return out
 }
 
+// addDefault adds the default count to every case where it combines several counts (a
+// single count is a candidate of its own already).
+func addDefault(cases []*realCase) {
+	if parts := defaultParts(); len(parts) > 1 {
+		addGeo(cases, parts...)
+	}
+}
+
 // DefaultCandidate is the study's name of the default count: the geometric mean of its
 // rules' larger counts.
-func DefaultCandidate() string { return GeoName(defaultParts()...) }
+func DefaultCandidate() string {
+	if parts := defaultParts(); len(parts) > 1 {
+		return GeoName(parts...)
+	}
+	return LargerRule(training.DefaultThresholdRule)
+}
 
 // writeLearned reports the learned candidates' fits on every table (what a default
 // built from them would carry) and the meta-choice's picks.

@@ -59,7 +59,7 @@ func TestRealOnePipeline(t *testing.T) {
 	// The report's default candidate, drawn from the raw scores, is the count the library
 	// flagged, and its share's interval is the library's.
 	c := newRealCase(rec, raw)
-	addGeo([]*realCase{c}, defaultParts()...)
+	addDefault([]*realCase{c})
 	if s, ok := c.selected(DefaultCandidate()); !ok || c.flagged(s) != raw.Flagged {
 		t.Errorf("the study's default candidate %s flags %v of %d rows, the library %d", DefaultCandidate(), s*float64(c.n), c.n, raw.Flagged)
 	}
