@@ -359,7 +359,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 	// Each member's distances are widened for Members as the float32 ones are let go, one
 	// member at a time (widenEach), after the combination, whose work and the
 	// reconstruction errors are collected first: left to the pacer, that collection runs
-	// while the widened copies are allocated, and both stand in the peak (issue 13).
+	// while the widened copies are allocated, and both stand in the peak.
 	runtime.GC()
 	wide := widenEach(dist)
 	if m.meta.Method != training.Ensemble.Name {

@@ -90,8 +90,8 @@ const scoreChunk = 1 << 16
 // training rows score the same however they are given. Both stay float32 as the shim
 // gives them: models.ScoreOf combines them widened, to the same numbers, and a caller
 // widens each member's distances when it hands them out, so that the K members' float64
-// and float32 copies never all stand at once (issue 13: at 10^7 rows and five members,
-// 400 MB of float64 distances beside the combination's work).
+// and float32 copies never all stand at once (at 10^7 rows and five members, 400 MB of
+// float64 distances beside the combination's work).
 func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error) {
 	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {

@@ -75,7 +75,7 @@ func sortKey(x float64) uint64 {
 // (8 bytes a row, one of them returned) instead of Ranks' keys and orders (32 bytes a
 // row). Each pass reads the keys through the order, out of row order, so it is slower
 // than Ranks (which runs every epoch); it runs once per output. At 10^7 rows Ranks'
-// buffers were the peak of a whole fit (issue 13). The ranking is Ranks' own, rank for
+// buffers were the peak of a whole fit's memory. The ranking is Ranks' own, rank for
 // rank; n must fit an int32.
 func Ranks32(scores []float64) []int32 {
 	n := len(scores)

@@ -29,7 +29,7 @@ func fitScale[R Real](s []R) Scale {
 		return Scale{Spread: 1}
 	}
 	// One copy of s, overwritten by MedianDeviation: a second n-sized copy would add 8
-	// bytes a row to a fit's peak (issue 13).
+	// bytes a row to a fit's peak memory.
 	c := make([]float64, len(s))
 	for i, v := range s {
 		c[i] = float64(v)
@@ -163,7 +163,7 @@ func FitEnsemble(dist, rec [][]float64, w float64) (*Ensemble, []float64, error)
 // has no use for the reconstruction errors afterwards: once their mean is formed it lets
 // them go (every rec[k] = nil) and collects them before the distances are combined, so
 // that a large table's K error vectors and the combination's n-sized ones do not stand
-// at once (issue 13). The ensemble and the scores are FitEnsemble's.
+// at once. The ensemble and the scores are FitEnsemble's.
 func FitEnsembleTaking[D, R Real](dist [][]D, rec [][]R, w float64) (*Ensemble, []float64, error) {
 	return fitEnsemble(dist, rec, w, true)
 }
@@ -201,7 +201,7 @@ func fitEnsemble[D, R Real](dist [][]D, rec [][]R, w float64, take bool) (*Ensem
 	e.DistanceMean = FitScale(dm)
 	// The training rows' scores are ScoreOf's, mixed from the means just computed rather
 	// than from a second pass over the members: two n-sized vectors fewer at the peak of
-	// a large table's fit (issue 13).
+	// a large table's fit.
 	e.mix(dm, rm)
 	return e, dm, nil
 }

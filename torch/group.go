@@ -189,7 +189,7 @@ func (g *Group) SetDataScaled(x []float32, n, d int, mean, scale []float64) erro
 // row-major matrix x, standardised as SetDataScaled standardises them when mean is not
 // nil, without a copy where it can: on the CPU's fast path the group reads x in place,
 // standardising every row as it reads it, so that a fit holds the caller's table and no
-// standardised copy beside it (issue 13). x must then stay unchanged until DropData or
+// standardised copy beside it. x must then stay unchanged until DropData or
 // Close of this group and of every group derived from it; the group keeps it pinned
 // (runtime.Pinner) until then. On CUDA, on the reference path or as a rank of a
 // data-parallel run the rows are copied as SetDataScaled copies them. Either way the
@@ -460,7 +460,7 @@ func (g *Group) Reconstruction() ([]float32, error) {
 
 // ReconstructionTo writes member k's reconstruction errors of the group's rows (its part
 // of Reconstruction's, the same numbers) into out (n). On the CPU's fast path only that
-// member's are computed, so a caller need not hold every member's at once (issue 13);
+// member's are computed, so a caller need not hold every member's at once;
 // elsewhere every member's are, and k's kept.
 func (g *Group) ReconstructionTo(k int, out []float32) error {
 	if g.p == nil {

@@ -72,13 +72,12 @@ type Config struct {
 	// label rows nor move a radius (the ensemble's OC members) then get no per-row
 	// Scores, and no member gets Reconstruction errors. Those would be K n-sized float64
 	// slices of each kind that nothing reads: 720 MB for five members at 10^7 rows, the
-	// largest part of such a fit's peak (issue 13).
+	// largest part of such a fit's peak memory.
 	rescored bool
 	// narrow is set by FitScreened for its screening fit, which only combines its
 	// members' scores: members that neither label rows nor move a radius get their
 	// distances and reconstruction errors as the shim's float32 values (Result.dist32,
-	// rec32) instead of widened float64 ones, half the memory at the end of the fit
-	// (issue 13).
+	// rec32) instead of widened float64 ones, half the memory at the end of the fit.
 	narrow bool
 	// levels are fine-tuning's starting levels, one a member (outputLevels), set by
 	// FitGroup for finetune's divergence check.

@@ -29,8 +29,8 @@ const (
 // 1e-4). docs/reproduction.md measured why fine-tuning is short:
 // every fine-tuning epoch at lr 1e-3 after the first lowers OC's ROCAUC (cardio 93.9 →
 // 54.8 over 50 epochs), while 10 epochs at 1e-4 keep what pretraining found. The study
-// of issue 18 (docs/threshold.md A.2–A.5) chose the rest on the paper sets and the
-// semi-synthetic tables together.
+// of docs/threshold.md A.2–A.5 chose the rest on the paper sets and the semi-synthetic
+// tables together.
 func EnsembleConfig() Config {
 	c := DefaultConfig()
 	c.PretrainEpochs = 60

@@ -639,7 +639,7 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	// The epochs' buffers (the train distances, the plan, the masks: several n-sized
 	// slices a member) are dead from here on. A collection now lets the members' final
 	// scores, widened below, take their memory; left to the pacer, the collection runs
-	// while those are allocated, and the two add up in the peak (issue 13). A heap of a
+	// while those are allocated, and the two add up in the peak. A heap of a
 	// few large slices without pointers is collected in about a millisecond.
 	runtime.GC()
 	for i := range members {

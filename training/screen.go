@@ -8,7 +8,7 @@ import (
 	"github.com/udocc/udocc/models"
 )
 
-// The default ensemble is fitted twice (issue 18, docs/threshold.md A.1). A short
+// The default ensemble is fitted twice (docs/threshold.md A.1). A short
 // screening fit of the members on every row scores the rows; the share Config.Trim that
 // score highest are left out, and the members are fitted again, from scratch, on the
 // rows that are left. An autoencoder that has seen the anomalies learns to rebuild them
@@ -91,7 +91,7 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 // distance weight cfg.ScreenWeight; and the rows to keep, those at or below the
 // (1 − cfg.Trim) quantile. A caller that takes the two steps itself may let the
 // Screening's Scores go before FitKept, which reads only Keep (a large table's fit then
-// does not hold them through training: issue 13).
+// does not hold them through training).
 func Screen(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Screening, error) {
 	if cfg.ScreenEpochs == 0 {
 		return nil, fmt.Errorf("training: a screening fit needs screening epochs, have 0")

@@ -131,7 +131,7 @@ func (f *fitted) histogram() plots.Histogram {
 	}
 	// Each group's values are counted first and copied once into a slice of that size;
 	// the ensemble's scores of an unlabelled table are shown as they are, not copied
-	// (at 10^7 rows a growing copy was the peak of a whole fit: issue 13).
+	// (at 10^7 rows a growing copy was the peak of a whole fit).
 	logs := func(keep func(i int) bool) []float64 {
 		if ensemble && f.ds.Y == nil {
 			return f.m.Scores()

@@ -213,8 +213,8 @@ func TestFitODDS(t *testing.T) {
 	}
 }
 
-// summaryKeys are the keys issue 5 names for summary.json; labelKeys those it names for
-// a table with known labels.
+// summaryKeys are the keys summary.json must have; labelKeys those it must have for a
+// table with known labels.
 var (
 	summaryKeys = []string{"method", "n", "d", "config", "seed", "device", "libtorch", "delta_bar",
 		"selected_ratio", "threshold", "timings"}

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The tests of this file are the rows of issue 12's table: what a new user or a hostile
+// The tests of this file are what a new user or a hostile
 // tester did, run through the binary, each with the clear error or the right result that
 // udocc now gives.
 

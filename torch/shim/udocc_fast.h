@@ -112,7 +112,7 @@ constexpr int64_t kPeriod = 8;
 // udocc_group_set_data_scaled's arithmetic, so a row read here is, to the bit, the row
 // that copy holds; row n is the padding row of zeros. A table over a copy the group owns
 // is x with neither rows nor mean. Reading standardises instead of keeping a standardised
-// copy of the whole table beside the caller's (issue 13: a fit's peak memory).
+// copy of the whole table beside the caller's (a fit's peak memory).
 struct Table {
   const float *x = nullptr;
   int64_t n = 0, d = 0;
