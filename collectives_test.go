@@ -1,20 +1,17 @@
 package udocc_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/disttrace"
 	"github.com/udocc/udocc/training"
 )
 
@@ -130,96 +127,31 @@ func TestCollectiveSequence(t *testing.T) {
 			dir := t.TempDir()
 			prefix := filepath.Join(dir, "trace")
 			runRanks(t, world, "^TestCollectivesRank$", "UDOCC_COLLECTIVES_TEST=1", "UDOCC_DIST_TRACE="+prefix)
-			compareTraces(t, prefix, world, func(line int, lines []string) string {
-				c := -1
-				for _, l := range lines[:line] {
-					for i := range collectiveCases() {
-						if l == "all-reduce "+strconv.Itoa(collectiveMarker(i)) {
-							c = i
-						}
-					}
-				}
-				if c < 0 {
-					return "before the first case"
-				}
-				return collectiveCases()[c].String()
-			})
+			ref, at, err := disttrace.Compare(prefix, world)
+			if err != nil {
+				t.Fatalf("%v (%s)", err, caseOf(at, ref))
+			}
+			t.Logf("%d ranks ran the same %d collectives", world, len(ref))
 		})
 	}
 }
 
-// runRanks starts world copies of this test binary running the test named by run, as the
-// ranks of one run (torchrun's variables, with env added), and waits for them all.
-func runRanks(t *testing.T, world int, run string, env ...string) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// caseOf names the case of TestCollectiveSequence that line of rank 0's trace belongs
+// to, from the markers before it.
+func caseOf(line int, lines []string) string {
+	if line < 0 {
+		return "reading the traces"
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	var cmds []*exec.Cmd
-	var logs []*strings.Builder
-	for r := 0; r < world; r++ {
-		cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1")
-		cmd.Env = append(append(os.Environ(), env...), "MASTER_ADDR=127.0.0.1",
-			"MASTER_PORT="+strconv.Itoa(port), "RANK="+strconv.Itoa(r), "WORLD_SIZE="+strconv.Itoa(world))
-		var log strings.Builder
-		cmd.Stdout, cmd.Stderr = &log, &log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, logs = append(cmds, cmd), append(logs, &log)
-	}
-	var failed []string
-	for r, c := range cmds {
-		if err := c.Wait(); err != nil {
-			failed = append(failed, fmt.Sprintf("rank %d: %v\n%s", r, err, logs[r].String()))
-		}
-	}
-	if failed != nil {
-		t.Errorf("%s", strings.Join(failed, "\n"))
-	}
-}
-
-// compareTraces checks that the traces PREFIX.rank.R of ranks 1 .. world-1 are rank 0's
-// line for line; where names the case a line belongs to, from rank 0's lines before it.
-func compareTraces(t *testing.T, prefix string, world int, where func(line int, lines []string) string) {
-	t.Helper()
-	read := func(r int) []string {
-		f, err := os.Open(fmt.Sprintf("%s.rank.%d", prefix, r))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		var lines []string
-		s := bufio.NewScanner(f)
-		for s.Scan() {
-			lines = append(lines, s.Text())
-		}
-		if err := s.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return lines
-	}
-	ref := read(0)
-	if len(ref) == 0 {
-		t.Fatalf("rank 0's trace is empty")
-	}
-	for r := 1; r < world; r++ {
-		got := read(r)
-		for i := 0; i < max(len(ref), len(got)); i++ {
-			a, b := "(end)", "(end)"
-			if i < len(ref) {
-				a = ref[i]
-			}
-			if i < len(got) {
-				b = got[i]
-			}
-			if a != b {
-				t.Fatalf("rank %d's collective %d is %q, rank 0's %q (%s)", r, i+1, b, a, where(i, ref))
+	c := -1
+	for _, l := range lines[:line] {
+		for i := range collectiveCases() {
+			if l == "all-reduce "+strconv.Itoa(collectiveMarker(i)) {
+				c = i
 			}
 		}
 	}
-	t.Logf("%d ranks ran the same %d collectives", world, len(ref))
+	if c < 0 {
+		return "before the first case"
+	}
+	return collectiveCases()[c].String()
 }

@@ -67,34 +67,16 @@ func TestDistLibrary(t *testing.T) {
 	needGloo(t)
 	const world = 2
 	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	var cmds []*exec.Cmd
-	var logs []*strings.Builder
-	for r := 0; r < world; r++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestDistLibraryRank$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "UDOCC_DIST_TEST_DIR="+dir, "MASTER_ADDR=127.0.0.1",
-			"MASTER_PORT="+strconv.Itoa(port), "RANK="+strconv.Itoa(r), "WORLD_SIZE="+strconv.Itoa(world))
-		var log strings.Builder
-		cmd.Stdout, cmd.Stderr = &log, &log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, logs = append(cmds, cmd), append(logs, &log)
+	runRanks(t, world, "^TestDistLibraryRank$", "UDOCC_DIST_TEST_DIR="+dir)
+	if t.Failed() {
+		t.FailNow()
 	}
 	type result struct {
 		Scores    []float64
 		Threshold float64
 	}
 	var res []result
-	for r, c := range cmds {
-		if err := c.Wait(); err != nil {
-			t.Fatalf("rank %d: %v\n%s", r, err, logs[r].String())
-		}
+	for r := 0; r < world; r++ {
 		b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank%d.json", r)))
 		if err != nil {
 			t.Fatal(err)
@@ -140,5 +122,39 @@ func needGloo(t *testing.T) {
 	t.Helper()
 	if !torch.GlooCompiled() {
 		t.Skip("the shim was built without Gloo's headers (libgloo-dev): no CPU process group")
+	}
+}
+
+// runRanks starts world copies of this test binary running the test named by run, as the
+// ranks of one run (torchrun's variables, with env added), and waits for them all.
+func runRanks(t *testing.T, world int, run string, env ...string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var cmds []*exec.Cmd
+	var logs []*strings.Builder
+	for r := 0; r < world; r++ {
+		cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1")
+		cmd.Env = append(append(os.Environ(), env...), "MASTER_ADDR=127.0.0.1",
+			"MASTER_PORT="+strconv.Itoa(port), "RANK="+strconv.Itoa(r), "WORLD_SIZE="+strconv.Itoa(world))
+		var log strings.Builder
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, logs = append(cmds, cmd), append(logs, &log)
+	}
+	var failed []string
+	for r, c := range cmds {
+		if err := c.Wait(); err != nil {
+			failed = append(failed, fmt.Sprintf("rank %d: %v\n%s", r, err, logs[r].String()))
+		}
+	}
+	if failed != nil {
+		t.Errorf("%s", strings.Join(failed, "\n"))
 	}
 }
