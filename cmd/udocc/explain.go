@@ -17,7 +17,6 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/models"
 	"github.com/udocc/udocc/plots"
 	"github.com/udocc/udocc/threshold"
 	"github.com/udocc/udocc/torch"
@@ -181,28 +180,13 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := deviceUsable(device); err != nil {
 		return err
 	}
-	m, err := lib.Load(*model, device)
+	path := fs.Arg(0)
+	m, in, ds, err := openScored(fs, *model, path, device, input, table)
 	if err != nil {
-		return libError(err)
+		return err
 	}
 	defer m.Close()
-	meta, err := models.ReadMeta(*model)
-	if err != nil {
-		return err
-	}
-	path := fs.Arg(0)
-	in, err := loadTable(path, input, table, scoreSelection(fs, table, meta))
-	if err != nil {
-		return err
-	}
 	defer in.remove()
-	ds := in.ds
-	if ds, err = matchColumns(ds, meta.Features, *model); err != nil {
-		return err
-	}
-	if ds.D != meta.Sizes[0] {
-		return fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, *model, meta.Sizes[0])
-	}
 	for _, i := range rows {
 		if i >= ds.N {
 			return usagef("--rows: row %d, but %s has %d rows (0 to %d)", i, path, ds.N, ds.N-1)

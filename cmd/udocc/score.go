@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
@@ -77,28 +79,13 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := deviceUsable(device); err != nil {
 		return err
 	}
-	m, err := lib.Load(*model, device)
+	path := fs.Arg(0)
+	m, in, ds, err := openScored(fs, *model, path, device, input, table)
 	if err != nil {
-		return libError(err)
+		return err
 	}
 	defer m.Close()
-	meta, err := models.ReadMeta(*model) // the columns and the selection the model was trained on
-	if err != nil {
-		return err
-	}
-	path := fs.Arg(0)
-	in, err := loadTable(path, input, table, scoreSelection(fs, table, meta))
-	if err != nil {
-		return err
-	}
 	defer in.remove()
-	ds := in.ds
-	if ds, err = matchColumns(ds, meta.Features, *model); err != nil {
-		return err
-	}
-	if ds.D != meta.Sizes[0] {
-		return fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, *model, meta.Sizes[0])
-	}
 	if output.out == "" {
 		output.out = filepath.Join("udocc-out", ds.Name+"-scored")
 	}
@@ -174,6 +161,36 @@ type prefixless struct {
 
 func (p prefixless) Error() string { return p.msg }
 func (p prefixless) Unwrap() error { return p.err }
+
+// openScored loads the model saved in dir on device and reads the table at path with the
+// column selection the model was trained on, its columns put in the model's order: what
+// score and explain apply a model to. The caller closes the model and removes the input.
+func openScored(fs *pflag.FlagSet, dir, path, device string, f inputFlags, t tableFlags) (*lib.Model, *input, *data.Dataset, error) {
+	m, err := lib.Load(dir, device)
+	if err != nil {
+		return nil, nil, nil, libError(err)
+	}
+	meta, err := models.ReadMeta(dir) // the columns and the selection the model was trained on
+	if err != nil {
+		m.Close()
+		return nil, nil, nil, err
+	}
+	in, err := loadTable(path, f, t, scoreSelection(fs, t, meta))
+	if err != nil {
+		m.Close()
+		return nil, nil, nil, err
+	}
+	ds, err := matchColumns(in.ds, meta.Features, dir)
+	if err == nil && ds.D != meta.Sizes[0] {
+		err = fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, dir, meta.Sizes[0])
+	}
+	if err != nil {
+		in.remove()
+		m.Close()
+		return nil, nil, nil, err
+	}
+	return m, in, ds, nil
+}
 
 // scoreOutputs are the paths udocc score writes into --out, as outdir.Begin matches them.
 var scoreOutputs = []string{"scores.csv", "summary.json"}
