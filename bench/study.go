@@ -219,6 +219,13 @@ func Study(ctx context.Context, o StudyOptions) error {
 }
 
 func readStudy(path string) ([]StudyRecord, error) {
+	return readLines(path, func(r StudyRecord) bool { return r.Table != "" })
+}
+
+// readLines reads the JSON lines of path as records of type T, keeping those keep
+// accepts: a line torn by a kill, or of another shape, is skipped, and a missing file
+// holds none.
+func readLines[T any](path string, keep func(T) bool) ([]T, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -226,10 +233,10 @@ func readStudy(path string) ([]StudyRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []StudyRecord
+	var out []T
 	for _, line := range bytes.Split(b, []byte("\n")) {
-		var r StudyRecord
-		if json.Unmarshal(line, &r) == nil && r.Table != "" {
+		var r T
+		if json.Unmarshal(line, &r) == nil && keep(r) {
 			out = append(out, r)
 		}
 	}

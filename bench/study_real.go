@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/gob"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -321,19 +320,5 @@ func readRaw(dir string, r RealRecord) (realRaw, error) {
 }
 
 func readReal(path string) ([]RealRecord, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []RealRecord
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		var r RealRecord
-		if json.Unmarshal(line, &r) == nil && r.Table != "" {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return readLines(path, func(r RealRecord) bool { return r.Table != "" })
 }
