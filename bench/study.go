@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -539,6 +541,26 @@ func LargerRule(rule string) string { return "larger/" + rule }
 // The records are evaluated by jobs goroutines (every rule on every weight of a large
 // table is most of a study's report time), each record by one.
 func reevaluate(recs []StudyRecord, dir string, jobs int) []StudyRecord {
+	eachIndex(len(recs), jobs, func(i int) {
+		r := recs[i]
+		b, err := os.ReadFile(scorePath(dir, r.Table, r.Seed))
+		if err != nil {
+			return
+		}
+		var sc studyScores
+		if json.Unmarshal(b, &sc) != nil || len(sc.D) != r.N || len(sc.R) != r.N || len(sc.Y) != r.N {
+			return
+		}
+		for w, ev := range sc.sources() {
+			recs[i].Sources[w] = ev
+		}
+	})
+	return recs
+}
+
+// eachIndex calls f(i) for every i in [0, n) on jobs goroutines (at least one), and
+// returns when every call has; f must touch only what index i owns.
+func eachIndex(n, jobs int, f func(i int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for j := 0; j < max(1, jobs); j++ {
@@ -546,25 +568,24 @@ func reevaluate(recs []StudyRecord, dir string, jobs int) []StudyRecord {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r := recs[i]
-				b, err := os.ReadFile(scorePath(dir, r.Table, r.Seed))
-				if err != nil {
-					continue
-				}
-				var sc studyScores
-				if json.Unmarshal(b, &sc) != nil || len(sc.D) != r.N || len(sc.R) != r.N || len(sc.Y) != r.N {
-					continue
-				}
-				for w, ev := range sc.sources() {
-					recs[i].Sources[w] = ev
-				}
+				f(i)
 			}
 		}()
 	}
-	for i := range recs {
+	for i := 0; i < n; i++ {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	return recs
+}
+
+// sortedKeys is the sorted union of the keys of m(x) over xs.
+func sortedKeys[T, V any](xs []T, m func(T) map[string]V) []string {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		for k := range m(x) {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

@@ -7,9 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/udocc/udocc/internal/atomicfile"
 
@@ -38,26 +36,11 @@ var memberRules = []string{"kmeans", "otsu", "iqr", "mad"}
 // jobs fits at a time.
 func realCases(recs []RealRecord, dir string, jobs int) []*realCase {
 	out := make([]*realCase, len(recs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for j := 0; j < max(1, jobs); j++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				raw, err := readRaw(dir, recs[i])
-				if err != nil {
-					continue
-				}
-				out[i] = cachedCase(dir, recs[i], raw)
-			}
-		}()
-	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	eachIndex(len(recs), jobs, func(i int) {
+		if raw, err := readRaw(dir, recs[i]); err == nil {
+			out[i] = cachedCase(dir, recs[i], raw)
+		}
+	})
 	var kept []*realCase
 	for _, c := range out {
 		if c != nil {
@@ -283,18 +266,7 @@ func statsFor(cases []*realCase, name string) (candStats, bool) {
 
 // candidateNames are every candidate in the cases, sorted.
 func candidateNames(cases []*realCase) []string {
-	seen := map[string]bool{}
-	for _, c := range cases {
-		for k := range c.ratios {
-			seen[k] = true
-		}
-	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(cases, func(c *realCase) map[string]float64 { return c.ratios })
 }
 
 // statsRow formats a candidate's criteria as a table row.

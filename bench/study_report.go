@@ -89,18 +89,7 @@ func scoreMeans(recs []StudyRecord, source string) (float64, float64, int) {
 
 // studySources lists the sources in the records, weights first in order.
 func studySources(recs []StudyRecord) []string {
-	seen := map[string]bool{}
-	for _, r := range recs {
-		for k := range r.Sources {
-			seen[k] = true
-		}
-	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(recs, func(r StudyRecord) map[string]SourceEval { return r.Sources })
 }
 
 func studyRules(recs []StudyRecord, source string) []string {
