@@ -121,25 +121,28 @@ func BenchmarkSpeed(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					g, rngs := epochGroup(b, s.n, s.d, s.hidden, k, pretrain, "cpu")
 					defer g.Close()
-					epoch := epochOf(g, rngs, pretrain)
-					// One untimed epoch first: a fit runs many, and the first one also
-					// faults in the planner's and the shim's buffers.
-					if err := epoch(); err != nil {
-						b.Fatal(err)
-					}
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						if err := epoch(); err != nil {
-							b.Fatal(err)
-						}
-					}
-					ms := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+					ms := timeEpochs(b, epochOf(g, rngs, pretrain))
 					b.ReportMetric(ms, "ms/epoch")
 					b.ReportMetric(ms/float64(k), "ms/model-epoch")
 				})
 			}
 		}
 	}
+}
+
+// timeEpochs runs b.N epochs after one untimed one (a fit runs many, and the first also
+// faults in the planner's and the shim's buffers) and returns the milliseconds an epoch.
+func timeEpochs(b *testing.B, epoch func() error) float64 {
+	if err := epoch(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := epoch(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
 }
 
 // BenchmarkThreads times one pretraining and one fine-tuning epoch (training plus the
@@ -159,17 +162,7 @@ func BenchmarkThreads(b *testing.B) {
 					defer g.Close()
 					torch.SetNumThreads(threads)
 					defer torch.SetNumThreads(1)
-					epoch := epochOf(g, rngs, pretrain)
-					if err := epoch(); err != nil {
-						b.Fatal(err)
-					}
-					b.ResetTimer()
-					for i := 0; i < b.N; i++ {
-						if err := epoch(); err != nil {
-							b.Fatal(err)
-						}
-					}
-					b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/epoch")
+					b.ReportMetric(timeEpochs(b, epochOf(g, rngs, pretrain)), "ms/epoch")
 				})
 			}
 		}
