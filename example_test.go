@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"github.com/udocc/udocc"
 )
@@ -32,6 +33,21 @@ func quick() udocc.Options {
 	o := udocc.DefaultOptions()
 	o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
 	return o
+}
+
+// reloaded saves m into a new folder and loads it back on the CPU; the test closes it.
+func reloaded(t *testing.T, m *udocc.Model) *udocc.Model {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	l, err := udocc.Load(dir, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	return l
 }
 
 // Example fits the default detector, labels new rows, saves it, loads it and scores

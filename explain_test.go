@@ -2,7 +2,6 @@ package udocc_test
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -108,16 +107,7 @@ func TestExplain(t *testing.T) {
 				t.Errorf("the shifted feature leads %d of %d anomalies' explanations", hits, anomalies)
 			}
 
-			dir := filepath.Join(t.TempDir(), "model")
-			if err := m.Save(dir); err != nil {
-				t.Fatal(err)
-			}
-			l, err := udocc.Load(dir, "cpu")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			again, err := l.Explain(rows)
+			again, err := reloaded(t, m).Explain(rows)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package udocc_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/udocc/udocc"
@@ -21,16 +20,7 @@ func TestRatioInterval(t *testing.T) {
 	if !(lo > 0 && lo < hi && hi <= 1) {
 		t.Fatalf("interval [%v, %v]: want 0 < low < high <= 1", lo, hi)
 	}
-	dir := filepath.Join(t.TempDir(), "model")
-	if err := m.Save(dir); err != nil {
-		t.Fatal(err)
-	}
-	l, err := udocc.Load(dir, "cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if llo, lhi := l.RatioInterval(); llo != lo || lhi != hi {
+	if llo, lhi := reloaded(t, m).RatioInterval(); llo != lo || lhi != hi {
 		t.Errorf("loaded interval [%v, %v], fitted [%v, %v]", llo, lhi, lo, hi)
 	}
 	o := quick()
