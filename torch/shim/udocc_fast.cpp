@@ -30,7 +30,6 @@ namespace fast {
 namespace {
 
 constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kAdamEps = 1e-8f;  // torch.optim.Adam defaults
-constexpr int64_t kChunk = kEvalRows;  // rows per eval-mode chunk
 
 int64_t widest(const Net &net) {
   int64_t w = 1;
@@ -85,10 +84,10 @@ void gather(const Epoch &e, int64_t k, int64_t s, float *x) {
 // is, so that the products see a chunk read from a table as they saw it in a copy.
 class ChunkBuf {
  public:
-  explicit ChunkBuf(int64_t d) : buf_(kChunk * d + 16) {
+  explicit ChunkBuf(int64_t d) : buf_(kEvalRows * d + 16) {
     void *p = buf_.data();
     size_t space = buf_.size() * sizeof(float);
-    p_ = static_cast<float *>(std::align(64, kChunk * d * sizeof(float), p, space));
+    p_ = static_cast<float *>(std::align(64, kEvalRows * d * sizeof(float), p, space));
   }
   float *data() { return p_; }
 
@@ -107,8 +106,8 @@ void each_chunk(const Table &t, F f) {
     return;
   }
   ChunkBuf buf(t.d);
-  for (int64_t i = 0; i < t.n; i += kChunk) {
-    const int64_t len = std::min(kChunk, t.n - i);
+  for (int64_t i = 0; i < t.n; i += kEvalRows) {
+    const int64_t len = std::min(kEvalRows, t.n - i);
     t.read(i, len, buf.data());
     f(i, len, buf.data());
   }
@@ -278,28 +277,28 @@ void Work::backward(const Net &net, int64_t c) {
 
 void forward_eval(const Net &net, const float *x, int64_t m, float *out, std::vector<float> &buf) {
   const int64_t w = widest(net), in = net[0].in, rep = net.back().out;
-  buf.resize(3 * kChunk * w + 2 * w);
-  float *ping = buf.data(), *pong = ping + kChunk * w, *pad = pong + kChunk * w, *scale = pad + kChunk * w;
-  for (int64_t i = 0; i < m; i += kChunk) {
-    const int64_t len = std::min(kChunk, m - i);
+  buf.resize(3 * kEvalRows * w + 2 * w);
+  float *ping = buf.data(), *pong = ping + kEvalRows * w, *pad = pong + kEvalRows * w, *scale = pad + kEvalRows * w;
+  for (int64_t i = 0; i < m; i += kEvalRows) {
+    const int64_t len = std::min(kEvalRows, m - i);
     const float *cur = x + i * in;
-    if (len < kChunk) {  // the last block, made whole with zero rows (kEvalRows)
+    if (len < kEvalRows) {  // the last block, made whole with zero rows (kEvalRows)
       std::memcpy(pad, cur, sizeof(float) * len * in);
-      std::fill(pad + len * in, pad + kChunk * in, 0.0f);
+      std::fill(pad + len * in, pad + kEvalRows * in, 0.0f);
       cur = pad;
     }
     for (size_t l = 0; l < net.size(); ++l) {
       const Layer &ly = net[l];
       const int64_t o = ly.out;
-      float *next = l + 1 == net.size() && len == kChunk ? out + i * o : (cur == ping ? pong : ping);
-      gemm(false, false, kChunk, o, ly.in, cur, ly.in, ly.w, o, next, o);
+      float *next = l + 1 == net.size() && len == kEvalRows ? out + i * o : (cur == ping ? pong : ping);
+      gemm(false, false, kEvalRows, o, ly.in, cur, ly.in, ly.w, o, next, o);
       if (ly.bn()) {
         for (int64_t j = 0; j < o; ++j) scale[j] = 1.0f / std::sqrt(ly.rv[j] + kBNEps);
-        normalize(next, next, ly.rm, scale, kChunk, o);
+        normalize(next, next, ly.rm, scale, kEvalRows, o);
       }
       cur = next;
     }
-    if (len < kChunk) std::memcpy(out + i * rep, cur, sizeof(float) * len * rep);
+    if (len < kEvalRows) std::memcpy(out + i * rep, cur, sizeof(float) * len * rep);
   }
 }
 
@@ -423,9 +422,9 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
 void distances(const Net &net, const float *c, const float *x, int64_t m, float *out) {
   const int64_t rep = net.back().out, in = net[0].in;
   thread_local std::vector<float> buf, z;
-  z.resize(kChunk * rep);
-  for (int64_t i = 0; i < m; i += kChunk) {
-    const int64_t len = std::min(kChunk, m - i);
+  z.resize(kEvalRows * rep);
+  for (int64_t i = 0; i < m; i += kEvalRows) {
+    const int64_t len = std::min(kEvalRows, m - i);
     forward_eval(net, x + i * in, len, z.data(), buf);
     for (int64_t r = 0; r < len; ++r) {
       float d2 = 0;
@@ -442,9 +441,9 @@ void reconstruction(const Net &net, const float *x, int64_t m, float *out, const
                     const float *scale) {
   const int64_t d = net[0].in;
   thread_local std::vector<float> buf, xr;
-  xr.resize(kChunk * d);
-  for (int64_t i = 0; i < m; i += kChunk) {
-    const int64_t len = std::min(kChunk, m - i);
+  xr.resize(kEvalRows * d);
+  for (int64_t i = 0; i < m; i += kEvalRows) {
+    const int64_t len = std::min(kEvalRows, m - i);
     forward_eval(net, x + i * d, len, xr.data(), buf);
     for (int64_t r = 0; r < len; ++r) {
       float se = 0;
@@ -467,9 +466,9 @@ void reconstruction(const Net &net, const float *x, int64_t m, float *out, const
 
 void sum_output(const Net &net, const float *x, int64_t m, double *sum) {
   const int64_t rep = net.back().out, in = net[0].in;
-  std::vector<float> buf, z(kChunk * rep);
-  for (int64_t i = 0; i < m; i += kChunk) {
-    const int64_t len = std::min(kChunk, m - i);
+  std::vector<float> buf, z(kEvalRows * rep);
+  for (int64_t i = 0; i < m; i += kEvalRows) {
+    const int64_t len = std::min(kEvalRows, m - i);
     forward_eval(net, x + i * in, len, z.data(), buf);
     for (int64_t r = 0; r < len; ++r) {
       for (int64_t j = 0; j < rep; ++j) sum[j] += z[r * rep + j];
@@ -484,9 +483,9 @@ namespace {
 // place, any other read into the worker's buffer).
 template <class F>
 void each_block(int64_t K, const Table &t, F f) {
-  const int64_t blocks = (t.n + kChunk - 1) / kChunk;
+  const int64_t blocks = (t.n + kEvalRows - 1) / kEvalRows;
   parallel_for(K * blocks, [&](int64_t task) {
-    const int64_t k = task / blocks, i = (task % blocks) * kChunk, len = std::min(kChunk, t.n - i);
+    const int64_t k = task / blocks, i = (task % blocks) * kEvalRows, len = std::min(kEvalRows, t.n - i);
     if (t.plain()) {
       f(k, i, len, t.x + i * t.d);
       return;
