@@ -324,12 +324,16 @@ at::Tensor forward_train(std::vector<Layer> &layers, at::Tensor h, const Batch &
 
 // forward_eval applies layers in eval mode to x (m x in, shared by all members) or to
 // K x m x in, giving K x m x out.
+// normalise_eval is BatchNorm in eval mode with the running mean rm and variance rv,
+// then LeakyReLU.
+at::Tensor normalise_eval(const at::Tensor &h, const at::Tensor &rm, const at::Tensor &rv) {
+  return torch::leaky_relu((h - rm) * torch::rsqrt(rv + kBNEps), kLeaky);
+}
+
 at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
   for (const auto &l : layers) {
     h = torch::matmul(h, l.w);
-    if (!l.bn()) continue;
-    h = (h - l.rm.unsqueeze(1)) * torch::rsqrt(l.rv.unsqueeze(1) + kBNEps);
-    h = torch::leaky_relu(h, kLeaky);
+    if (l.bn()) h = normalise_eval(h, l.rm.unsqueeze(1), l.rv.unsqueeze(1));
   }
   return h;
 }
@@ -358,9 +362,7 @@ at::Tensor forward_rows(std::initializer_list<const std::vector<Layer> *> stages
       for (const auto *layers : stages) {
         for (const auto &l : *layers) {
           h = h.mm(l.w[k]);
-          if (!l.bn()) continue;
-          h = (h - l.rm[k]) * torch::rsqrt(l.rv[k] + kBNEps);
-          h = torch::leaky_relu(h, kLeaky);
+          if (l.bn()) h = normalise_eval(h, l.rm[k], l.rv[k]);
         }
       }
       parts[k].push_back(h.narrow(0, 0, len));
