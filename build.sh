@@ -155,7 +155,7 @@ build_shim() {
   local lt out=lib/libudocc_torch.so stamp=lib/.shim-stamp key
   lt=$(find_libtorch)
   shim_flags "$lt"
-  key=$(cat torch/shim/*.cpp torch/shim/*.h build.sh | sha256sum | cut -c1-16)
+  key=$(cat internal/torch/shim/*.cpp internal/torch/shim/*.h build.sh | sha256sum | cut -c1-16)
   key="$key $lt ${CXXFLAGS_T[*]}"
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
@@ -166,28 +166,28 @@ build_shim() {
   # -fno-trapping-math and -fno-math-errno, which let gcc vectorise its loops over
   # features (LeakyReLU's select, Adam's square root); none of them changes a result.
   local obj=lib/.udocc_fast.o
-  g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 torch/shim/udocc_fast.cpp -o "$obj"
+  g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 internal/torch/shim/udocc_fast.cpp -o "$obj"
   g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${CXXFLAGS_T[@]}" \
-    torch/shim/udocc_torch.cpp torch/shim/udocc_dist.cpp "$obj" -o "$out.tmp" "${LDFLAGS_T[@]}"
+    internal/torch/shim/udocc_torch.cpp internal/torch/shim/udocc_dist.cpp "$obj" -o "$out.tmp" "${LDFLAGS_T[@]}"
   rm -f "$obj"
   mv "$out.tmp" "$out"
   echo "$key" > "$stamp"
 }
 
-# build_pin compiles lib/udocc_pin_test (torch/shim/pintest), the program that pins the
-# shim's Adam and BatchNorm to libtorch's own; torch/pin_test.go runs it. It links the
+# build_pin compiles lib/udocc_pin_test (internal/torch/shim/pintest), the program that pins the
+# shim's Adam and BatchNorm to libtorch's own; internal/torch/pin_test.go runs it. It links the
 # shim dynamically, so it tests whichever lib/libudocc_torch.so is built.
 build_pin() {
   local lt out=lib/udocc_pin_test stamp=lib/.pin-stamp key
   lt=$(find_libtorch)
   shim_flags "$lt"
-  key=$(cat torch/shim/pintest/pin_test.cpp torch/shim/udocc_torch.h build.sh | sha256sum | cut -c1-16)
+  key=$(cat internal/torch/shim/pintest/pin_test.cpp internal/torch/shim/udocc_torch.h build.sh | sha256sum | cut -c1-16)
   key="$key $lt ${CXXFLAGS_T[*]}"
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
   fi
   log "compiling the shim's pin test against libtorch: $lt"
-  g++ -O1 -Wall "${CXXFLAGS_T[@]}" torch/shim/pintest/pin_test.cpp -o "$out.tmp" \
+  g++ -O1 -Wall "${CXXFLAGS_T[@]}" internal/torch/shim/pintest/pin_test.cpp -o "$out.tmp" \
     -Llib -ludocc_torch -Wl,-rpath,'$ORIGIN' "${LDFLAGS_T[@]}"
   mv "$out.tmp" "$out"
   echo "$key" > "$stamp"
@@ -219,7 +219,7 @@ case "${1:-build}" in
     # The numerically sensitive packages once more with oneDNN held to AVX2 (an AMD EPYC,
     # no AVX-512), whose sgemm kernels round differently for different shapes of work: a
     # row's score must not depend on the rows scored with it on any CPU.
-    DNNL_MAX_CPU_ISA=AVX2 UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m . ./torch ./training ./models
+    DNNL_MAX_CPU_ISA=AVX2 UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m . ./internal/torch ./internal/training ./internal/models
     ;;
   *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;
 esac

@@ -12,7 +12,7 @@ import (
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/disttrace"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // collectiveCase is one fit of the collective-sequence test: a method, a table with or

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // Dist is one process's place in a data-parallel run on libtorch's c10d (Gloo on the

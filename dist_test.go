@@ -16,7 +16,7 @@ import (
 
 	"github.com/udocc/udocc"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // distRows is the table of the data-parallel library test.

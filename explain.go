@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // DefaultExplainSteps are the points of the midpoint rule with which the

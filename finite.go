@@ -5,9 +5,9 @@ import (
 	"math"
 	"strings"
 
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // checkFinite refuses a fitted model any of whose networks holds a value that is not a

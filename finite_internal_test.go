@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // TestCheckFinite fits a small ensemble, whose every tensor checkFinite reads without

@@ -12,10 +12,10 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/fitrecord"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // Model is a fitted detector: its networks (one encoder per member, and for the

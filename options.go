@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // Version is udocc's version, saved in a model's model.json.

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // Save writes the model into the folder dir in the format of the model/ folder that

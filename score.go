@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // ErrNoThreshold reports Predict on a model whose method ranks rows without labelling

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // TestEnsembleThreshold checks the ensemble's threshold for one rule on hand-made

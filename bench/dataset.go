@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // CurveDatasets are the data sets of the paper's Fig. 3, whose proposed runs keep their

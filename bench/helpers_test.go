@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // Environment of the child process TestKillResume starts and kills: the data folder,

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 func TestNumJSON(t *testing.T) {

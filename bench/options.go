@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // GroupMode says how the pending runs of a data set are split into lockstep groups.

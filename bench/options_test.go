@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 func TestParseSpec(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/atomicfile"
 )
 

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/plots"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/plots"
+	"github.com/udocc/udocc/internal/training"
 )
 
 var palette = []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Purple, plots.Grey}

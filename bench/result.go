@@ -8,10 +8,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/metrics"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // groupInfo is what every line of a group shares.

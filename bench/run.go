@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // Summary is what one Run did.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // TestFailedGroups runs the tiny grid on a device this libtorch lacks: every group

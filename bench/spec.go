@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // Spec is one method of the grid: a training method and, for proposed, its δ rule.

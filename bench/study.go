@@ -14,21 +14,21 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/bench/iforest"
+	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/metrics"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/synth"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/synth"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // The study (`udocc bench --study`) fits the candidate defaults of `udocc fit` on the ten
 // paper sets and on the semi-synthetic tables made from their normal rows (package synth),
 // and judges every label-free threshold rule on every score source. Its report,
-// study.md, is where the defaults in training/defaults.go come from.
+// study.md, is where the defaults in internal/training/defaults.go come from.
 
 // StudyFile and StudyReport are the study's results (one JSON line per table and seed)
 // and its report, inside the output folder.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/bench/iforest"
+	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/udocc/udocc/internal/atomicfile"
 
-	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/internal/threshold"
 )
 
 // A candidate count is judged on the real group by the share of rows it flags against

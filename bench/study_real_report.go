@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // writeRealReport writes OUT/study-real.md from the real group's records and raw files.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 func glassPath(t *testing.T) (string, string) {

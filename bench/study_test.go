@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // TestStudy runs the study on glass and its four synthetic tables at one ratio: one

@@ -10,7 +10,7 @@
 #   test/NAME.test             go test -c -tags cuda of every package with CUDA tests
 #                              (NAME is the package's path with - for /; NAME.dir names it)
 #   pkg/PATH/                  each test's working folder (with the package's testdata/)
-#   build.sh, torch/shim/      the shim's source and the one script that holds its flags
+#   build.sh, internal/torch/shim/    the shim's source and the one script that holds its flags
 #   data/odds/                 the ODDS .mat files, when found ($ODDS or ../shared/data/odds)
 #   scripts/cuda-run.sh        run there: bash scripts/cuda-run.sh
 #   MANIFEST                   the commit, the Go version and what was built
@@ -28,7 +28,7 @@ log() { printf 'cuda-carry: %s\n' "$*" >&2; }
 ./build.sh  # the shim the binaries link against here, and bin/udocc
 
 rm -rf "$dir"
-mkdir -p "$dir/bin" "$dir/test" "$dir/pkg" "$dir/torch/shim" "$dir/scripts"
+mkdir -p "$dir/bin" "$dir/test" "$dir/pkg" "$dir/internal/torch/shim" "$dir/scripts"
 cp bin/udocc "$dir/bin/"
 # Without symbol tables the carry stays under the device tool's 64 MiB (stack traces keep
 # their function names and lines: Go's pclntab is not stripped).
@@ -59,7 +59,7 @@ else
 fi
 
 cp build.sh "$dir/"
-cp torch/shim/*.h torch/shim/*.cpp "$dir/torch/shim/"
+cp internal/torch/shim/*.h internal/torch/shim/*.cpp "$dir/internal/torch/shim/"
 cp scripts/cuda-run.sh "$dir/scripts/"
 # The PyTorch eager baseline, timed beside udocc on the same GPU and wheel.
 eager=${EAGER:-$(pwd)/../shared/baseline/torch_epoch.py}

@@ -37,7 +37,7 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/synth"
+	"github.com/udocc/udocc/internal/synth"
 )
 
 func main() {

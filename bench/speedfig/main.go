@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/udocc/udocc/plots"
+	"github.com/udocc/udocc/internal/plots"
 )
 
 // row is one line of the table: n, d, phase, then milliseconds per model-epoch.

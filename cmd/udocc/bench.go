@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/udocc/udocc/bench"
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/internal/disttrace"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // TestFitNprocCollectives is the library's TestCollectiveSequence through the binary:

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // tableFlags are the flags of fit and score that say how to read a table (its format,

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // TestFitNproc fits a table with --nproc 2 (two local ranks, each holding half of the

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // The tests of this file run the default of udocc fit (--preset default, --method

@@ -17,9 +17,9 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/plots"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/plots"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // defaultExplain is how many features of each flagged row scores.csv names.

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/udocc/udocc/plots"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/plots"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // figures draws the fit's four figures into dir: the Eq. (5) curve of the last epoch,

@@ -14,10 +14,10 @@ import (
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // fitOptions are the flags of udocc fit: the library's Options, and the flags that

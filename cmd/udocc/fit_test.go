@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // figureFiles are the four figures of a proposed fit.

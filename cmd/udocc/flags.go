@@ -15,9 +15,9 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/outdir"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // The flags that several subcommands take are declared here, once, so that every

@@ -10,7 +10,7 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/metrics"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // fitted is a finished fit of one table: the library's model and what the outputs need

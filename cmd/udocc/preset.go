@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	lib "github.com/udocc/udocc"
-	"github.com/udocc/udocc/threshold"
+	"github.com/udocc/udocc/internal/threshold"
 )
 
 // applyPreset fills the flags the user did not set from --preset: default (the flags'

@@ -16,9 +16,9 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/threshold"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // scoreSummary is the summary.json of udocc score.

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/torch"
-	"github.com/udocc/udocc/training"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;

@@ -6,7 +6,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // ReconstructionWidth is c of the robust reconstruction error

@@ -2,7 +2,7 @@ package torch
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/shim
-#cgo LDFLAGS: -L${SRCDIR}/../lib -ludocc_torch -Wl,-rpath,${SRCDIR}/../lib
+#cgo LDFLAGS: -L${SRCDIR}/../../lib -ludocc_torch -Wl,-rpath,${SRCDIR}/../../lib
 #include <stdlib.h>
 #include "udocc_torch.h"
 */

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // TestSelectorsOnODDS runs every method on the ODDS glass file (214 rows, 9 anomalies)

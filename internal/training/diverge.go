@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // ErrPretrainDiverged is ErrDiverged in pretraining, the autoencoders' phase, whose

@@ -3,7 +3,7 @@ package models
 import (
 	"math"
 
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 // CombineMembers combines the final scores of the paper's methods' members (the

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // TestStandardiseOutput checks Config.StandardiseOutput on a screened fit and on one

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // ErrDiverged reports training whose loss or scores stopped being finite numbers,

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // The default ensemble is fitted twice (docs/threshold.md A.1). A short

@@ -6,8 +6,8 @@ import (
 	"math"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // ScoreSource says which anomaly scores the selectors rank each epoch.

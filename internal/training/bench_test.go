@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // epochGroup sets up k members on device for one phase: with a decoder and the

@@ -3,7 +3,7 @@ package training
 import (
 	"fmt"
 
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 // Methods are the paper's methods by name: the proposed adaptive threshold and the

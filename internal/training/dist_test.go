@@ -20,8 +20,8 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/metrics"
-	"github.com/udocc/udocc/models"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // rankReport is what one rank of a data-parallel test fit writes for the test to compare.

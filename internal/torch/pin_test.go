@@ -17,7 +17,7 @@ import (
 func TestShimMatchesLibtorch(t *testing.T) {
 	bin := os.Getenv("UDOCC_PIN_TEST")
 	if bin == "" {
-		bin = filepath.Join("..", "lib", "udocc_pin_test")
+		bin = filepath.Join("..", "..", "lib", "udocc_pin_test")
 		if _, err := os.Stat(bin); err != nil {
 			t.Skip("no lib/udocc_pin_test: ./build.sh test builds it")
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // TestCheckMeta checks that a saved model's method and its fields agree.

@@ -3,7 +3,7 @@ package training
 import (
 	"math/rand/v2"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // Streams of a member's random numbers: its seed picks the generator, the stream the use.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/dynamics"
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // blobs is n rows of d features: a Gaussian cluster with a share of scattered anomalies

@@ -3,7 +3,7 @@ package training
 import (
 	"math"
 
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 // softBoundary is SB's selector: dynamics.All's schedule (every row, every epoch) with

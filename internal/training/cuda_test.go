@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // cudaTolerance bounds the relative score difference |cuda−cpu| / max(1e-3, |cpu|) of a

@@ -3,7 +3,7 @@ package training
 import (
 	"fmt"
 
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // CheckMeta checks a saved model's method, which models.Meta does not know: it is one

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // simplePlan is the planner's obvious version (the one it replaced): fresh slices for

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/udocc/udocc/dynamics"
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 // Method is one of udocc's methods: the paper's (Section V-A) and the default

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/udocc/udocc/models"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // outputScaleRows is the most training rows whose encoder outputs learn the outputs'

@@ -3,7 +3,7 @@ package training
 import (
 	"fmt"
 
-	"github.com/udocc/udocc/torch"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // shard is this rank's place in a data-parallel fit (Config.Dist): its block of the n
