@@ -12,7 +12,6 @@ import (
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/disttrace"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // collectiveCase is one fit of the collective-sequence test: a method, a table with or
@@ -20,13 +19,13 @@ import (
 // write a labelled table's history), and a Progress hook on rank 0 alone (`udocc fit`
 // without --quiet) or none.
 type collectiveCase struct {
-	method             string
+	method             udocc.Method
 	labelled, progress bool
 }
 
 func collectiveCases() []collectiveCase {
 	var out []collectiveCase
-	for _, m := range append([]string{training.Ensemble.Name}, training.Methods...) {
+	for _, m := range udocc.Methods() {
 		for _, labelled := range []bool{false, true} {
 			for _, progress := range []bool{false, true} {
 				out = append(out, collectiveCase{m, labelled, progress})
@@ -62,7 +61,7 @@ func TestCollectivesRank(t *testing.T) {
 	rows := table(collectiveRows, collectiveCols, 9)
 	lo, hi := d.Rank()*len(rows)/d.World(), (d.Rank()+1)*len(rows)/d.World()
 	for i, c := range collectiveCases() {
-		if err := d.AllReduce(make([]float64, collectiveMarker(i))); err != nil {
+		if err := udocc.AllReduce(d, make([]float64, collectiveMarker(i))); err != nil {
 			t.Fatalf("%v: marker: %v", c, err)
 		}
 		ds := &data.Dataset{Name: "collectives", N: hi - lo, D: collectiveCols, X: make([]float32, (hi-lo)*collectiveCols)}
@@ -80,18 +79,15 @@ func TestCollectivesRank(t *testing.T) {
 			}
 		}
 		o := udocc.DefaultOptions()
-		if c.method != training.Ensemble.Name {
+		if c.method != udocc.Ensemble {
 			o = udocc.PaperOptions()
 			o.Method = c.method
-			if c.method != training.Proposed.Name {
-				o.ThresholdRule = ""
-			}
-			if m, _ := training.MethodNamed(c.method); m.Ratio {
+			if c.method.TakesRatio() {
 				o.Ratio = 0.1
 			}
 		}
 		o.PretrainEpochs, o.Epochs, o.Members = 2, 4, 2
-		if c.method != training.Ensemble.Name {
+		if c.method != udocc.Ensemble {
 			o.Members = 1
 		} else {
 			o.ScreenEpochs = 2

@@ -10,14 +10,42 @@ import (
 )
 
 // Dist is one process's place in a data-parallel run on libtorch's c10d (Gloo on the
-// CPU, NCCL on CUDA): see Options.Dist and docs/distributed.md.
-type Dist = torch.Dist
+// CPU, NCCL on CUDA): see Options.Dist and docs/distributed.md. Close it after the fit;
+// a nil *Dist is one process.
+type Dist struct {
+	t *torch.Dist
+}
+
+// DefaultDistTimeout bounds the rendezvous and every collective of a data-parallel run
+// where JoinFromEnv is given 0.
+const DefaultDistTimeout = torch.DefaultDistTimeout
+
+// Rank is this process's rank, 0 to World()−1.
+func (d *Dist) Rank() int { return d.t.Rank() }
+
+// World is the number of ranks W.
+func (d *Dist) World() int { return d.t.World() }
+
+// Close leaves the run; it is safe to call more than once.
+func (d *Dist) Close() {
+	if d != nil {
+		d.t.Close()
+	}
+}
+
+// torch is d's process group, nil for one process.
+func (d *Dist) torch() *torch.Dist {
+	if d == nil {
+		return nil
+	}
+	return d.t
+}
 
 // JoinFromEnv joins the data-parallel run that the torchrun variables describe:
 // WORLD_SIZE ranks, this one RANK, rank 0's TCPStore at MASTER_ADDR:MASTER_PORT. It
 // returns nil and no error where WORLD_SIZE is unset or 1: one process. device picks
 // the backend (Gloo for "cpu", NCCL for "cuda..."); timeout bounds the rendezvous and
-// every collective, 0 meaning torch.DefaultDistTimeout. It returns when every rank has
+// every collective, 0 meaning DefaultDistTimeout. It returns when every rank has
 // joined. Close the Dist after the fit.
 func JoinFromEnv(device string, timeout time.Duration) (*Dist, error) {
 	ws := os.Getenv("WORLD_SIZE")
@@ -45,12 +73,12 @@ func JoinFromEnv(device string, timeout time.Duration) (*Dist, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udocc: joining a run of %d ranks as rank %d at %s:%d: %w", c.World, c.Rank, c.Addr, c.Port, err)
 	}
-	return d, nil
+	return &Dist{t: d}, nil
 }
 
 // ranks are the blocks of rows of a data-parallel fit, one per rank in rank order.
 type ranks struct {
-	d      *Dist
+	d      *torch.Dist
 	counts []int
 	n      int // rows of the whole table
 }
@@ -60,12 +88,13 @@ func newRanks(d *Dist, local int) (*ranks, error) {
 	if d == nil || d.World() < 2 {
 		return nil, nil
 	}
-	buf := make([]float64, d.World())
-	buf[d.Rank()] = float64(local)
-	if err := d.AllReduce(buf); err != nil {
+	t := d.t
+	buf := make([]float64, t.World())
+	buf[t.Rank()] = float64(local)
+	if err := t.AllReduce(buf); err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
-	r := &ranks{d: d, counts: make([]int, len(buf))}
+	r := &ranks{d: t, counts: make([]int, len(buf))}
 	for i, v := range buf {
 		r.counts[i] = int(v)
 		r.n += int(v)

@@ -34,8 +34,8 @@ func shiftedTable(n, d int, seed uint64) [][]float64 {
 // fitted one.
 func TestExplain(t *testing.T) {
 	rows := shiftedTable(200, 4, 3)
-	for _, method := range []string{"ensemble", "proposed"} {
-		t.Run(method, func(t *testing.T) {
+	for _, method := range []udocc.Method{udocc.Ensemble, udocc.Proposed} {
+		t.Run(string(method), func(t *testing.T) {
 			m := fitted(t, method, rows)
 			atts, err := m.Explain(rows)
 			if err != nil {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -27,11 +25,50 @@ type Model struct {
 	nets    []*torch.Group // member k's encoder, center and radius
 	aes     []*torch.Group // member k's autoencoder; nil for the paper's methods
 	device  string
+	threads int     // Options.Threads of a fit, SetThreads of a loaded model
 	thr     float64 // +Inf where the method has none (oc)
 	scores  []float64
 	labels  []bool
 	members []Member
-	history [][]training.Epoch
+	history [][]Epoch
+}
+
+// Epoch is one member's record of one fine-tuning epoch (Model.History).
+type Epoch struct {
+	Epoch     int     // e, 1-based
+	Loss      float64 // mean minibatch loss
+	TrainSize int     // rows trained on in the epoch, |D_N^e|
+	Radius    float64 // SB's R after the epoch (0 for the other methods)
+	Seconds   float64 // wall time of the group's epoch, training and scoring
+	// The selector's record: δ^{e*} of Eq. (5) (0 where no search ran), the running mean
+	// δ̄ of Eq. (6) (NaN before the first search), the minimum of the rule's objective
+	// and how many δ share it, the selected anomaly ratio (n−δ̄)/n, the rows the next
+	// epoch trains on, the threshold in score units (NaN where the method has none),
+	// whether the selected set fell below the floor and was replaced by the lowest-ranked
+	// rows, and the rule's objective for δ = 0..n at the last epoch (Eq. (5) for
+	// PaperRule; NaN outside [2, n−1]; nil at the other epochs).
+	DeltaStar     int
+	DeltaBar      float64
+	MinScaled     float64
+	Ties          int
+	SelectedRatio float64
+	NextTrainSize int
+	Threshold     float64
+	Floored       bool
+	Curve         []float64
+}
+
+// epochsOf is a member's history in root's terms.
+func epochsOf(h []training.Epoch) []Epoch {
+	out := make([]Epoch, len(h))
+	for i, e := range h {
+		r := e.Record
+		out[i] = Epoch{Epoch: e.Epoch, Loss: e.Loss, TrainSize: e.TrainSize, Radius: e.Radius, Seconds: e.Seconds,
+			DeltaStar: r.DeltaStar, DeltaBar: r.DeltaBar, MinScaled: r.MinScaled, Ties: r.Ties,
+			SelectedRatio: r.SelectedRatio, NextTrainSize: r.NextTrainSize, Threshold: r.Threshold,
+			Floored: r.Floored, Curve: r.Curve}
+	}
+	return out
 }
 
 // Member is one network of a model, trained from its own seed in lockstep with the
@@ -81,7 +118,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if opts.Contamination > 0 && opts.Contamination*float64(n) < 1 {
 		return nil, fmt.Errorf("udocc: Options.Contamination %g of %d rows is fewer than one row", opts.Contamination, n)
 	}
-	meth, _ := training.MethodNamed(opts.Method) // checked by Validate
+	meth := opts.Method.internal() // checked by Validate
 	if meth.Ratio && opts.Ratio*float64(n) < 1 {
 		return nil, fmt.Errorf("udocc: Options.Ratio %g of %d rows is fewer than one row", opts.Ratio, n)
 	}
@@ -116,9 +153,9 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	} else {
 		members := make([]training.Member, len(seeds))
 		for i, s := range seeds {
-			if meth.Name == training.Proposed.Name {
+			if opts.Method == Proposed {
 				// A rule may keep state: one per member.
-				if mo.Rule, err = deltaRule(opts.ThresholdRule); err != nil {
+				if mo.Rule, err = opts.delta(); err != nil {
 					return nil, err
 				}
 			}
@@ -136,7 +173,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	}
 
 	meta := &models.Meta{
-		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: opts.Method,
+		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: string(opts.Method),
 		Data: ds.Name, Sizes: models.Sizes(ds.D, hidden), Scaler: *scaler,
 	}
 	if ds.Named {
@@ -146,6 +183,9 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		meta.Selection = &ds.Selection
 	}
 	m, err := fromRun(run, meta, opts.Device, meth.Ensemble)
+	if m != nil {
+		m.threads = opts.Threads
+	}
 	// The run is done with: its networks and its results (K scores a row) go before the
 	// model rescores ds with its own networks, which it does in chunks; a collection now
 	// lets the new scores take the results' memory instead of adding to it.
@@ -179,7 +219,7 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 	}
 	var screen []float64
 	if opts.Contamination == 0 {
-		if screen, err = ruleShares(sc.Scores, opts.ThresholdRule); err != nil {
+		if screen, err = ruleShares(sc.Scores, opts); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -191,10 +231,10 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 	return run, screen, err
 }
 
-// ruleShares are the shares of scores that each rule of the threshold rule name (one
-// rule, or several joined by "+") flags (threshold.ShareOf).
-func ruleShares(scores []float64, name string) ([]float64, error) {
-	c, err := threshold.ParseCombination(name)
+// ruleShares are the shares of scores that each rule of opts.Count flags
+// (threshold.ShareOf).
+func ruleShares(scores []float64, opts Options) ([]float64, error) {
+	c, err := opts.count()
 	if err != nil {
 		return nil, err
 	}
@@ -209,32 +249,32 @@ func ruleShares(scores []float64, name string) ([]float64, error) {
 
 // ensembleThreshold is the ensemble's threshold on its combined scores, and the 80 %
 // interval of the share of anomalies where the count gives one (nil otherwise): the top
-// share opts.Contamination when given; else, for each rule of opts.ThresholdRule, the
+// share opts.Contamination when given; else, for each rule of opts.Count, the
 // share it flags on the final scores or, after a screening fit, on the screening's
 // scores (screen: the screening sees every row) where that is more (docs/threshold.md
 // A.4: on the screening's scores two-means splits off only a few extreme rows of mnist
 // and thyroid), and the geometric mean of those shares for several rules
 // (threshold.Combination); one rule without a screening is the rule's own threshold.
-// The default, training.DefaultThresholdRule, comes with the interval
+// The default, DefaultCount, comes with the interval
 // training.DefaultInterval gives around its share.
 func ensembleThreshold(scores []float64, screen []float64, opts Options) (float64, []float64, error) {
 	if opts.Contamination > 0 {
 		t, err := threshold.Contamination(scores, opts.Contamination)
 		return t, nil, err
 	}
-	c, err := threshold.ParseCombination(opts.ThresholdRule)
+	c, err := opts.count()
 	if err != nil {
 		return 0, nil, err
 	}
 	n := len(scores)
 	if len(c) == 1 && screen == nil {
 		t, err := c[0].Threshold(scores)
-		if err != nil || opts.ThresholdRule != training.DefaultThresholdRule {
+		if err != nil || !opts.defaultCount() {
 			return t, nil, err
 		}
 		return t, defaultInterval(float64(threshold.Count(scores, t)) / float64(n)), nil
 	}
-	shares, err := ruleShares(scores, opts.ThresholdRule)
+	shares, err := ruleShares(scores, opts)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -250,7 +290,7 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 		}
 	}
 	t, err := threshold.TopCount(scores, min(int(share*float64(n)+0.5), n-1))
-	if err != nil || opts.ThresholdRule != training.DefaultThresholdRule {
+	if err != nil || !opts.defaultCount() {
 		return t, nil, err
 	}
 	return t, defaultInterval(share), nil
@@ -263,28 +303,28 @@ func defaultInterval(share float64) []float64 {
 	return []float64{min(share*math.Exp(iv.Low), 1), min(share*math.Exp(iv.High), 1)}
 }
 
-// fromRun moves the run's networks into a Model of single-member groups, through
-// files as Save writes them, so that a fitted model and a loaded one score rows by the
-// same code on the same weights.
+// fromRun moves the run's networks into a Model of single-member groups, each the group
+// that Load reads from the file Save writes of it, so that a fitted model and a loaded
+// one score rows by the same code on the same weights.
 func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool) (*Model, error) {
-	tmp, err := os.MkdirTemp("", "udocc-fit-")
-	if err != nil {
+	m := &Model{meta: meta, device: device, thr: math.Inf(1)}
+	fail := func(err error) (*Model, error) {
+		m.Close()
 		return nil, fmt.Errorf("udocc: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	m := &Model{meta: meta, device: device, thr: math.Inf(1)}
 	for k, r := range run.Results {
 		mem := models.Member{Seed: r.Member.Seed, Network: fmt.Sprintf("member-%d.pt", r.Member.Seed)}
-		if err := run.Save(k, filepath.Join(tmp, mem.Network)); err != nil {
-			m.Close()
-			return nil, fmt.Errorf("udocc: %w", err)
+		g, err := run.Network(k)
+		if err != nil {
+			return fail(err)
 		}
+		m.nets = append(m.nets, g)
 		if ensemble {
 			mem.Autoencoder = fmt.Sprintf("autoencoder-%d.pt", r.Member.Seed)
-			if err := run.SaveAutoencoder(k, filepath.Join(tmp, mem.Autoencoder)); err != nil {
-				m.Close()
-				return nil, fmt.Errorf("udocc: %w", err)
+			if g, err = run.Autoencoder(k); err != nil {
+				return fail(err)
 			}
+			m.aes = append(m.aes, g)
 		} else if r.Labels != nil {
 			t := r.Threshold
 			if math.IsInf(t, 1) && len(r.Scores) > 0 {
@@ -296,16 +336,8 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 			mem.Threshold = &t
 		}
 		meta.Members = append(meta.Members, mem)
-		m.history = append(m.history, r.History)
+		m.history = append(m.history, epochsOf(r.History))
 		m.members = append(m.members, Member{Seed: r.Member.Seed, Threshold: math.Inf(1), PretrainLoss: r.PretrainLoss})
-	}
-	if err := meta.RecordFiles(tmp); err != nil {
-		m.Close()
-		return nil, fmt.Errorf("udocc: %w", err)
-	}
-	if err := m.load(tmp); err != nil {
-		m.Close()
-		return nil, err
 	}
 	if err := m.checkFinite(); err != nil {
 		m.Close()
@@ -339,7 +371,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 		// Copies of the outer slices: the combination lets rec's vectors go from its own.
 		record.Dist, record.Rec = slices.Clone(dist), slices.Clone(rec)
 	}
-	if m.meta.Method == training.Ensemble.Name {
+	if m.Method() == Ensemble {
 		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
 		ens, scores, err := models.FitEnsembleTaking(dist, rec, training.DistanceWeight)
 		if err != nil {
@@ -350,10 +382,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
-		m.meta.Threshold, m.meta.ThresholdRule, m.meta.RatioInterval = &thr, opts.ThresholdRule, interval
-		if opts.Contamination > 0 {
-			m.meta.ThresholdRule = fmt.Sprintf("contamination=%g", opts.Contamination)
-		}
+		m.meta.Threshold, m.meta.ThresholdRule, m.meta.RatioInterval = &thr, opts.Rule(), interval
 		m.thr, m.scores = thr, scores
 	}
 	// Each member's distances are widened for Members as the float32 ones are let go, one
@@ -362,7 +391,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 	// while the widened copies are allocated, and both stand in the peak.
 	runtime.GC()
 	wide := widenEach(dist)
-	if m.meta.Method != training.Ensemble.Name {
+	if m.Method() != Ensemble {
 		m.thr = models.CombinedThreshold(m.meta.Thresholds())
 		m.scores, _ = models.CombineMembers(wide, m.meta.Thresholds())
 	}
@@ -376,7 +405,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 	for k, thr := range m.meta.Thresholds() {
 		mem := &m.members[k]
 		mem.Threshold, mem.Scores = thr, wide[k]
-		_, mem.Labels = models.CombineMembers(wide[k:k+1], []float64{thr})
+		mem.Labels = mem.Label(mem.Scores)
 	}
 	return nil
 }
@@ -394,7 +423,7 @@ func (m *Model) Threshold() float64 { return m.thr }
 func (m *Model) Labels() []bool { return m.labels }
 
 // RatioInterval is the 80 % interval of the share of anomalies that the default count
-// (Options.ThresholdRule training.DefaultThresholdRule) gives beside its selected ratio,
+// (Options.Count DefaultCount) gives beside its selected ratio,
 // measured on real tables (docs/threshold.md A.0); NaN, NaN for another rule, a given
 // Options.Contamination and the paper's methods.
 func (m *Model) RatioInterval() (low, high float64) {
@@ -422,7 +451,7 @@ func (m *Model) Ratio() float64 {
 // History is every member's per-epoch fine-tuning record (loss, training set size,
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
 // nil for a loaded model.
-func (m *Model) History() [][]training.Epoch { return m.history }
+func (m *Model) History() [][]Epoch { return m.history }
 
 // Members are the model's members in seed order, with their training rows' scores and
 // labels for a model that Fit returned.
@@ -435,8 +464,8 @@ func (m *Model) Members() []Member {
 	return m.members
 }
 
-// Method is the model's method: "ensemble", "proposed", "oc", "sb", "otsu" or "tar".
-func (m *Model) Method() string { return m.meta.Method }
+// Method is the model's method.
+func (m *Model) Method() Method { return Method(m.meta.Method) }
 
 // labelsOf labels scores by the threshold, nil without one.
 func (m *Model) labelsOf(scores []float64) []bool {
@@ -453,3 +482,54 @@ func (m *Model) Close() {
 	}
 	m.nets, m.aes = nil, nil
 }
+
+// Features are the names of the columns the model was trained on, in order; nil where
+// the table named none, so that new tables' columns match by position.
+func (m *Model) Features() []string { return m.meta.Features }
+
+// Selection is how the training table's columns were chosen from its file (an id
+// column, columns kept or dropped; package data); the zero Selection where every column
+// was taken. Reading a new table with it gives the model's columns.
+func (m *Model) Selection() data.Selection {
+	if m.meta.Selection == nil {
+		return data.Selection{}
+	}
+	return *m.meta.Selection
+}
+
+// Inputs is the number of columns the model takes.
+func (m *Model) Inputs() int { return m.meta.Sizes[0] }
+
+// Hidden are the encoder's layer widths after the input.
+func (m *Model) Hidden() []int { return m.meta.Sizes[1:] }
+
+// ConstantColumns are the training columns that held one value throughout; the
+// standardisation leaves them 0 for every row.
+func (m *Model) ConstantColumns() []int { return m.meta.Scaler.ConstantColumns }
+
+// DistanceWeight is the ensemble's w: the distances' part of the combined score, the
+// reconstruction errors' being 1 − w (Attribution); NaN for the paper's methods.
+func (m *Model) DistanceWeight() float64 {
+	if m.meta.Ensemble == nil {
+		return math.NaN()
+	}
+	return m.meta.Ensemble.DistanceWeight
+}
+
+// Label labels scores by the model's Threshold, true above it; nil for a model without
+// one (oc).
+func (m *Model) Label(scores []float64) []bool { return m.labelsOf(scores) }
+
+// Label labels the member's distances by its own Threshold, true above it; nil where it
+// has none (oc, and the ensemble's members).
+func (mem Member) Label(dist []float64) []bool {
+	if math.IsInf(mem.Threshold, 1) {
+		return nil
+	}
+	return threshold.Labels(dist, mem.Threshold)
+}
+
+// SetThreads sets the CPU threads on which the model scores and explains rows: n, or
+// every core the process may use for 0 (the default). Results are the same bits for any
+// count.
+func (m *Model) SetThreads(n int) { m.threads = n }

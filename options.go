@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -16,9 +14,8 @@ const Version = "0.1.0"
 
 // Options are the settings of a fit, the flags of `udocc fit` one to one.
 type Options struct {
-	// Method is "ensemble" (the default), or one of the paper's: "proposed", "oc", "sb",
-	// "otsu", "tar".
-	Method string
+	// Method is Ensemble (the default) or one of the paper's: Proposed, OC, SB, Otsu, TAR.
+	Method Method
 	// Hidden are the encoder's layer widths after the input; nil means the paper's preset
 	// for the data set's name (FitDataset), else 32,16,8.
 	Hidden []int
@@ -52,24 +49,24 @@ type Options struct {
 	// of their own, and rows are scored in blocks of fixed size (package torch).
 	Device  string
 	Threads int
-	// ThresholdRule is the ensemble's count: a rule of package threshold, or several
-	// joined by "+" (threshold.Combination: the geometric mean of their shares); after a
-	// screening fit each rule's share is the larger of its shares on the screening's
-	// scores and on the final ones. The default, "kmeans"
-	// (training.DefaultThresholdRule), also gives an 80 % interval for the share
-	// (Model.RatioInterval). Or
-	// proposed's δ rule (package dynamics, "" for its default; the paper rule may name
-	// how it breaks ties of Eq. (5)'s minimum, "paper/smallest", "paper/median" or
-	// "paper/largest", the default); other methods take "".
-	ThresholdRule string
+	// Count are the ensemble's count rules; nil means DefaultCount, which also gives an
+	// 80 % interval for the share (Model.RatioInterval). After a screening fit each rule's
+	// share is the larger of its shares on the screening's scores and on the final ones;
+	// several rules flag the geometric mean of their shares. Only for Ensemble.
+	Count []CountRule
+	// Delta is the proposed method's δ rule ("" means Accumulated) and Ties how
+	// PaperRule breaks ties of Eq. (5)'s minimum ("" means TiesLargest). Only for
+	// Proposed; Ties only with PaperRule.
+	Delta DeltaRule
+	Ties  Ties
 	// Contamination is the known anomaly ratio in (0, 1) for the ensemble: the top share
-	// of rows is flagged instead of ThresholdRule's choice. 0 lets the rule choose.
+	// of rows is flagged instead of Count's choice. 0 lets the rules choose.
 	Contamination float64
 	// Ratio is sb's ν or tar's anomaly ratio in (0, 1); 0 for the other methods.
 	Ratio float64
-	// RankScores are the scores the selectors rank each epoch: training.TrainScores (the
-	// default) or training.EvalScores.
-	RankScores training.ScoreSource
+	// RankScores are the scores the selectors rank each epoch: TrainScores (the default)
+	// or EvalScores.
+	RankScores ScoreSource
 	// Progress, when set, is called after every epoch: stage "pretrain" or "finetune",
 	// epoch of total.
 	Progress func(stage string, epoch, total int)
@@ -89,9 +86,8 @@ type Options struct {
 // settings training.EnsembleConfig documents.
 func DefaultOptions() Options {
 	o := fromConfig(training.EnsembleConfig())
-	o.Method = training.Ensemble.Name
+	o.Method = Ensemble
 	o.Members = training.EnsembleSize
-	o.ThresholdRule = training.DefaultThresholdRule
 	return o
 }
 
@@ -99,8 +95,7 @@ func DefaultOptions() Options {
 // (training.DefaultConfig, `udocc fit --preset paper`), one member.
 func PaperOptions() Options {
 	o := fromConfig(training.DefaultConfig())
-	o.Method = training.Proposed.Name
-	o.ThresholdRule = dynamics.DefaultRule().Name()
+	o.Method = Proposed
 	return o
 }
 
@@ -109,7 +104,7 @@ func fromConfig(c training.Config) Options {
 		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, ScreenEpochs: c.ScreenEpochs, Trim: c.Trim,
 		LR: c.LR, PretrainLR: c.PretrainLR,
 		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device,
-		RankScores: c.Scores,
+		RankScores: ScoreSource(c.Scores),
 	}
 }
 
@@ -123,103 +118,95 @@ func (o Options) threads() int {
 
 // Validate reports the first option that cannot be used, naming its field.
 func (o Options) Validate() error {
-	bad := func(field string, format string, args ...any) error {
-		return fmt.Errorf("udocc: Options.%s: %s", field, fmt.Sprintf(format, args...))
-	}
-	meth, err := training.MethodNamed(o.Method)
+	meth, err := training.MethodNamed(string(o.Method))
 	if err != nil {
-		return bad("Method", "%v", err)
+		return badOption("Method", "%v", err)
 	}
-	proposed := meth.Name == training.Proposed.Name
+	proposed := o.Method == Proposed
 	switch {
 	case o.Epochs < 1:
-		return bad("Epochs", "%d < 1", o.Epochs)
+		return badOption("Epochs", "%d < 1", o.Epochs)
 	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
-		return bad("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
+		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.PretrainEpochs < 0:
-		return bad("PretrainEpochs", "%d < 0", o.PretrainEpochs)
+		return badOption("PretrainEpochs", "%d < 0", o.PretrainEpochs)
 	case o.ScreenEpochs < 0:
-		return bad("ScreenEpochs", "%d < 0", o.ScreenEpochs)
+		return badOption("ScreenEpochs", "%d < 0", o.ScreenEpochs)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
-		return bad("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
+		return badOption("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
 	case training.CheckRate(o.LR, false) != nil:
-		return bad("LR", "%g: %v", o.LR, training.CheckRate(o.LR, false))
+		return badOption("LR", "%g: %v", o.LR, training.CheckRate(o.LR, false))
 	case training.CheckRate(o.PretrainLR, true) != nil:
-		return bad("PretrainLR", "%g: %v (0: the fine-tuning rate)", o.PretrainLR, training.CheckRate(o.PretrainLR, true))
+		return badOption("PretrainLR", "%g: %v (0: the fine-tuning rate)", o.PretrainLR, training.CheckRate(o.PretrainLR, true))
 	case o.BatchSize < 2:
-		return bad("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
+		return badOption("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
 	case training.CheckRate(o.WeightDecay, true) != nil:
-		return bad("WeightDecay", "%g: %v", o.WeightDecay, training.CheckRate(o.WeightDecay, true))
+		return badOption("WeightDecay", "%g: %v", o.WeightDecay, training.CheckRate(o.WeightDecay, true))
 	case o.Members < 1 || o.Members > 1000:
-		return bad("Members", "%d: want 1..1000", o.Members)
+		return badOption("Members", "%d: want 1..1000", o.Members)
 	case o.Seeds != nil && len(o.Seeds) != o.Members:
-		return bad("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
+		return badOption("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
 	case !validDevice(o.Device):
-		return bad("Device", "%q: want cpu, cuda or cuda:N", o.Device)
+		return badOption("Device", "%q: want cpu, cuda or cuda:N", o.Device)
 	case o.Threads < 0:
-		return bad("Threads", "%d < 0", o.Threads)
+		return badOption("Threads", "%d < 0", o.Threads)
 	case o.Contamination != 0 && !meth.Ensemble:
-		return bad("Contamination", "only for method ensemble")
+		return badOption("Contamination", "only for method ensemble")
 	case !(o.Contamination >= 0 && o.Contamination < 1):
-		return bad("Contamination", "%g: want 0 or a ratio in (0, 1)", o.Contamination)
+		return badOption("Contamination", "%g: want 0 or a ratio in (0, 1)", o.Contamination)
 	case meth.Ratio && !(o.Ratio > 0 && o.Ratio < 1):
-		return bad("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
+		return badOption("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
 	case !meth.Ratio && o.Ratio != 0:
-		return bad("Ratio", "only for method sb or tar")
-	case o.RankScores != training.TrainScores && o.RankScores != training.EvalScores:
-		return bad("RankScores", "%q: want %s or %s", o.RankScores, training.TrainScores, training.EvalScores)
+		return badOption("Ratio", "only for method sb or tar")
+	case o.RankScores != TrainScores && o.RankScores != EvalScores:
+		return badOption("RankScores", "%q: want %s or %s", o.RankScores, TrainScores, EvalScores)
 	}
 	seen := map[uint64]bool{}
 	for _, s := range o.Seeds {
 		if seen[s] {
 			// Its members would be the same network, saved to the same file.
-			return bad("Seeds", "seed %d is named twice", s)
+			return badOption("Seeds", "seed %d is named twice", s)
 		}
 		seen[s] = true
 	}
 	for _, h := range o.Hidden {
 		if h < 1 {
-			return bad("Hidden", "layer width %d < 1", h)
+			return badOption("Hidden", "layer width %d < 1", h)
 		}
 	}
-	switch {
-	case meth.Ensemble:
-		if _, err := threshold.ParseCombination(o.ThresholdRule); err != nil {
-			return bad("ThresholdRule", "%v", err)
-		}
-	case proposed:
-		if _, err := deltaRule(o.ThresholdRule); err != nil {
-			return bad("ThresholdRule", "%v", err)
-		}
-	case o.ThresholdRule != "":
-		return bad("ThresholdRule", "only for method ensemble or proposed")
-	}
-	return nil
+	return o.validateRules()
 }
 
-// deltaRule is proposed's δ rule of name, "RULE" or "paper/TIES"; the paper rule breaks
-// ties of Eq. (5)'s minimum at the largest δ unless TIES says otherwise.
-func deltaRule(name string) (dynamics.Rule, error) {
-	if name == "" {
-		name = dynamics.DefaultRule().Name()
+// badOption is the error of Validate for the Options field field.
+func badOption(field string, format string, args ...any) error {
+	return fmt.Errorf("udocc: Options.%s: %s", field, fmt.Sprintf(format, args...))
+}
+
+// validateRules reports a rule option that the method does not take or that is unknown.
+func (o Options) validateRules() error {
+	if o.Count != nil && o.Method != Ensemble {
+		return badOption("Count", "only for method ensemble")
 	}
-	name, tie, hasTies := strings.Cut(name, "/")
-	ties := dynamics.TieLargest
-	if hasTies {
-		var err error
-		if ties, err = dynamics.ParseTieRule(tie); err != nil {
-			return nil, err
+	if _, err := o.count(); err != nil && o.Method == Ensemble {
+		return badOption("Count", "%v", err)
+	}
+	switch {
+	case o.Delta != "" && o.Method != Proposed:
+		return badOption("Delta", "only for method proposed")
+	case o.Ties != "" && o.Method != Proposed:
+		return badOption("Ties", "only for method proposed")
+	case o.Method != Proposed:
+		return nil
+	}
+	if _, err := o.delta(); err != nil {
+		field := "Delta"
+		if o.Ties != "" && strings.Contains(err.Error(), "tie") {
+			field = "Ties"
 		}
+		return badOption(field, "%v", err)
 	}
-	r, err := dynamics.NewRule(name, ties)
-	if err != nil {
-		return nil, err
-	}
-	if _, paper := r.(dynamics.Paper); hasTies && !paper {
-		return nil, fmt.Errorf("δ rule %q takes no tie rule", name)
-	}
-	return r, nil
+	return nil
 }
 
 // seeds are the members' seeds of o.
@@ -244,13 +231,13 @@ func (o Options) config(hidden []int) training.Config {
 	c := training.DefaultConfig()
 	c.Hidden = hidden
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
-	if m, _ := training.MethodNamed(o.Method); m.Ensemble {
+	if o.Method == Ensemble {
 		c.ScreenEpochs, c.Trim, c.ScreenWeight = o.ScreenEpochs, o.Trim, training.ScreenWeight
 		c.StandardiseOutput, c.RobustReconstruction = true, true
 	}
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
-	c.Scores = o.RankScores
-	c.Dist = o.Dist
+	c.Scores = training.ScoreSource(o.RankScores)
+	c.Dist = o.Dist.torch()
 	return c
 }

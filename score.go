@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // ErrNoThreshold reports Predict on a model whose method ranks rows without labelling
@@ -93,6 +95,7 @@ const scoreChunk = 1 << 16
 // and float32 copies never all stand at once (at 10^7 rows and five members, 400 MB of
 // float64 distances beside the combination's work).
 func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error) {
+	torch.SetNumThreads(m.workers())
 	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {
 		dist[k] = make([]float32, ds.N)
@@ -124,6 +127,14 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error
 		}
 	}
 	return dist, rec, nil
+}
+
+// workers are the CPU threads the model scores on (SetThreads).
+func (m *Model) workers() int {
+	if m.threads > 0 {
+		return m.threads
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // widenInto copies xs into dst as float64.

@@ -2,7 +2,6 @@ package udocc
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/udocc/udocc/internal/threshold"
@@ -37,7 +36,7 @@ func TestEnsembleThreshold(t *testing.T) {
 		{[]float64{1}, 0, 15, "at most all rows but one"},
 	} {
 		opts := DefaultOptions()
-		opts.ThresholdRule, opts.Contamination = "kmeans", c.contamination
+		opts.Count, opts.Contamination = []CountRule{"kmeans"}, c.contamination
 		thr, iv, err := ensembleThreshold(scores, c.screen, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -63,10 +62,10 @@ func TestDefaultCount(t *testing.T) {
 		scores[i] = 10 + float64(i) // ten far rows
 	}
 	opts := DefaultOptions()
-	if opts.ThresholdRule != training.DefaultThresholdRule {
-		t.Fatalf("the default rule is %q, want %q", opts.ThresholdRule, training.DefaultThresholdRule)
+	if opts.Count != nil || DefaultCount != training.DefaultThresholdRule || opts.Rule() != training.DefaultThresholdRule {
+		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), training.DefaultThresholdRule)
 	}
-	own, err := ruleShares(scores, opts.ThresholdRule)
+	own, err := ruleShares(scores, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +87,11 @@ func TestDefaultCount(t *testing.T) {
 			t.Errorf("screen %v: %d rows flagged, interval %v; want %d (the share %g), [%g, %g]", screen, got, iv, want, share, lo, hi)
 		}
 	}
-	for _, rule := range []string{"kmeans+mad", "mad"} {
+	for _, rules := range [][]CountRule{{"kmeans", "mad"}, {"mad"}} {
 		other := opts
-		other.ThresholdRule = rule
-		if _, iv, err := ensembleThreshold(scores, []float64{0.05, 0.05}[:len(strings.Split(rule, "+"))], other); err != nil || iv != nil {
-			t.Errorf("%s: interval %v, error %v; want none, nil", rule, iv, err)
+		other.Count = rules
+		if _, iv, err := ensembleThreshold(scores, []float64{0.05, 0.05}[:len(rules)], other); err != nil || iv != nil {
+			t.Errorf("%v: interval %v, error %v; want none, nil", rules, iv, err)
 		}
 	}
 	opts.Contamination = 0.1

@@ -16,17 +16,12 @@ import (
 
 // fitted fits quick options of method on the synthetic table and closes the model at
 // the end of the test.
-func fitted(t *testing.T, method string, rows [][]float64) *udocc.Model {
+func fitted(t *testing.T, method udocc.Method, rows [][]float64) *udocc.Model {
 	t.Helper()
 	o := quick()
 	o.Method = method
-	switch method {
-	case "proposed":
-		o.ThresholdRule = ""
-	case "sb", "tar":
-		o.ThresholdRule, o.Ratio = "", 0.1
-	case "oc", "otsu":
-		o.ThresholdRule = ""
+	if method.TakesRatio() {
+		o.Ratio = 0.1
 	}
 	m, err := udocc.Fit(context.Background(), rows, o)
 	if err != nil {
@@ -41,8 +36,8 @@ func fitted(t *testing.T, method string, rows [][]float64) *udocc.Model {
 // gives a model that scores and labels new rows exactly as the fitted one.
 func TestScoreIsScores(t *testing.T) {
 	rows, fresh := table(120, 3, 1), table(30, 3, 2)
-	for _, method := range []string{"ensemble", "proposed", "oc", "sb", "otsu", "tar"} {
-		t.Run(method, func(t *testing.T) {
+	for _, method := range udocc.Methods() {
+		t.Run(string(method), func(t *testing.T) {
 			m := fitted(t, method, rows)
 			if m.Method() != method {
 				t.Errorf("Method %q, want %q", m.Method(), method)
@@ -238,18 +233,20 @@ func TestValidate(t *testing.T) {
 		{"Device", func(o *udocc.Options) { o.Device = "gpu" }},
 		{"Threads", func(o *udocc.Options) { o.Threads = -1 }},
 		{"Contamination", func(o *udocc.Options) { o.Contamination = 1 }},
-		{"Contamination", func(o *udocc.Options) { o.Method, o.ThresholdRule, o.Contamination = "oc", "", 0.1 }},
-		{"Ratio", func(o *udocc.Options) { o.Method, o.ThresholdRule = "sb", "" }},
+		{"Contamination", func(o *udocc.Options) { o.Method, o.Contamination = "oc", 0.1 }},
+		{"Ratio", func(o *udocc.Options) { o.Method = "sb" }},
 		{"Ratio", func(o *udocc.Options) { o.Ratio = 0.1 }},
 		{"Hidden", func(o *udocc.Options) { o.Hidden = []int{8, 0} }},
-		{"ThresholdRule", func(o *udocc.Options) { o.ThresholdRule = "magic" }},
-		{"ThresholdRule", func(o *udocc.Options) { o.Method = "oc" }},
+		{"Count", func(o *udocc.Options) { o.Count = []udocc.CountRule{"magic"} }},
+		{"Count", func(o *udocc.Options) { o.Method, o.Count = "oc", []udocc.CountRule{udocc.DefaultCount} }},
+		{"Delta", func(o *udocc.Options) { o.Delta = udocc.PaperRule }},
 		{"Epochs", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Epochs = 1 }},
 		{"Seeds", func(o *udocc.Options) { o.Seeds = []uint64{1, 2} }},
 		{"Seeds", func(o *udocc.Options) { o.Seeds, o.Members = []uint64{4, 4}, 2 }},
 		{"RankScores", func(o *udocc.Options) { o.RankScores = "test" }},
-		{"ThresholdRule", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.ThresholdRule = "paper/sideways" }},
-		{"ThresholdRule", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.ThresholdRule = "accumulated/largest" }},
+		{"Ties", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Delta, o.Ties = udocc.PaperRule, "sideways" }},
+		{"Ties", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Ties = udocc.TiesLargest }},
+		{"Delta", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Delta = "magic" }},
 	}
 	for _, o := range []udocc.Options{udocc.DefaultOptions(), udocc.PaperOptions()} {
 		if err := o.Validate(); err != nil {

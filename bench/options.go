@@ -49,7 +49,7 @@ type Options struct {
 	Methods  []string        // method specs (see ParseSpec)
 	Seeds    []uint64        // seeds of every (data set, method)
 	Jobs     int             // data sets trained concurrently (default: every core the process may use)
-	Threads  int             // libtorch threads per group, as the caller set them (recorded only)
+	Threads  int             // libtorch threads per group
 	Group    GroupMode       // how pending runs are grouped
 	Out      string          // output folder: results.jsonl, sessions.json, report.md, figures/
 	Train    training.Config // settings; Hidden is ignored (the paper's preset per data set)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -46,6 +47,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	torch.SetNumThreads(o.Threads)
 	var specs []Spec
 	for _, m := range o.Methods {
 		s, _ := ParseSpec(m) // checked by Validate

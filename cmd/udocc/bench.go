@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/udocc/udocc/bench"
-	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/torch"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -24,7 +22,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	datasets := fs.String("datasets", strings.Join(o.Datasets, ","), "data sets, comma-separated")
 	methods := fs.String("methods", strings.Join(o.Methods, ","),
 		"methods, comma-separated: sb, oc, otsu, tar, proposed (the default δ rule), or proposed:RULE[/TIES] with RULE one of "+
-			strings.Join(dynamics.RuleNames(), ", ")+" and TIES smallest, largest (default) or median")
+			strings.Join(deltaNames(), ", ")+" and TIES smallest, largest (default) or median")
 	var seeds string
 	addSeedFlags(fs, &seeds, "0-9", "seeds of every data set and method: a range such as 0-9, a list such as 1,4,7, or both")
 	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "data sets trained concurrently (each group on one libtorch thread)")
@@ -107,7 +105,6 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}
-	torch.SetNumThreads(o.Threads)
 	sum, err := bench.Run(ctx, o)
 	prog.end()
 	if sum != nil {
@@ -138,7 +135,6 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.
 			fmt.Fprintf(stderr, "udocc bench --study: %d/%d %s\n", done, total, name)
 		}
 	}
-	torch.SetNumThreads(o.Threads)
 	if err := bench.Study(ctx, so); err != nil {
 		return err
 	}
@@ -167,7 +163,6 @@ func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds
 			fmt.Fprintf(stderr, "udocc bench --study --real: %d/%d %s\n", done, total, name)
 		}
 	}
-	torch.SetNumThreads(o.Threads)
 	if err := bench.StudyReal(ctx, ro); err != nil {
 		return err
 	}

@@ -12,10 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/internal/models"
 )
 
 // tableFlags are the flags of fit and score that say how to read a table (its format,
@@ -214,7 +213,7 @@ func csvField(s string) string {
 func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels []bool, stdout io.Writer) error {
 	if t.appendTo != "" {
 		cols := []data.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
-		for _, r := range dynamics.Ranks32(scores) {
+		for _, r := range lib.Ranks(scores) {
 			cols[1].Values = append(cols[1].Values, float64(r))
 		}
 		cols[2].Values = make([]float64, len(scores))
@@ -260,14 +259,11 @@ func (t tableFlags) reportTo(stdout, stderr io.Writer) io.Writer {
 
 // scoreSelection is the selection of udocc score: the flags' where any is given, else
 // the one the model was trained with, so that the same columns are read.
-func scoreSelection(fs *pflag.FlagSet, t tableFlags, meta *models.Meta) data.Selection {
+func scoreSelection(fs *pflag.FlagSet, t tableFlags, m *lib.Model) data.Selection {
 	for _, name := range []string{"id", "columns", "drop", "drop-text"} {
 		if fs.Changed(name) {
 			return t.selection()
 		}
 	}
-	if meta.Selection != nil {
-		return *meta.Selection
-	}
-	return data.Selection{}
+	return m.Selection()
 }

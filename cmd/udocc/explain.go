@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,8 +17,6 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/plots"
-	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/torch"
 )
 
 // defaultExplain is how many features of each flagged row scores.csv names.
@@ -192,7 +189,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usagef("--rows: row %d, but %s has %d rows (0 to %d)", i, path, ds.N, ds.N-1)
 		}
 	}
-	torch.SetNumThreads(threads)
+	m.SetThreads(threads)
 	if rows == nil {
 		scores, _, err := m.ScoreDataset(ds)
 		if err != nil {
@@ -272,13 +269,11 @@ func topRows(scores []float64, n int) []int {
 // normal rows' median and spread.
 func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
 	median, spread := m.Normal()
-	thr := m.Threshold()
 	out := make([]explainedRow, len(atts))
 	for r, a := range atts {
 		er := explainedRow{Row: a.Row, Score: a.Score, Base: a.Base}
-		if !math.IsInf(thr, 1) {
-			f := threshold.Labels([]float64{a.Score}, thr)[0]
-			er.Flagged = &f
+		if l := m.Label([]float64{a.Score}); l != nil {
+			er.Flagged = &l[0]
 		}
 		shares := a.Shares()
 		for _, j := range a.Top(nf) {

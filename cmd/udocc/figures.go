@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/plots"
-	"github.com/udocc/udocc/internal/training"
+	lib "github.com/udocc/udocc"
 )
 
 // figures draws the fit's four figures into dir: the Eq. (5) curve of the last epoch,
@@ -53,9 +53,9 @@ func (f *fitted) figures(dir string) error {
 
 // curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
 // true boundary n(1 − true ratio) marked.
-func curveFigure(hist []training.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
+func curveFigure(hist []lib.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
 	for j := len(hist) - 1; j >= 0; j-- {
-		rec := hist[j].Record
+		rec := hist[j]
 		if rec.Curve == nil {
 			continue
 		}
@@ -84,15 +84,15 @@ func curveFigure(hist []training.Epoch, n, trueRatio float64, name, rule string)
 
 // ratioFigure is the selected anomaly ratio (n − δ̄)/n over epochs, with the ratio of
 // each epoch's own δ* and the true ratio.
-func ratioFigure(hist []training.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
+func ratioFigure(hist []lib.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
 	var ep, sel, star []float64
 	n := float64(rows)
 	for _, h := range hist {
 		ep = append(ep, float64(h.Epoch))
-		sel = append(sel, h.Record.SelectedRatio)
+		sel = append(sel, h.SelectedRatio)
 		s := math.NaN()
-		if h.Record.DeltaStar > 0 {
-			s = (n - float64(h.Record.DeltaStar)) / n
+		if h.DeltaStar > 0 {
+			s = (n - float64(h.DeltaStar)) / n
 		}
 		star = append(star, s)
 	}
@@ -123,8 +123,7 @@ func ratioFigure(hist []training.Epoch, rows int, trueRatio float64, name string
 func (f *fitted) histogram() plots.Histogram {
 	at := func(s float64) float64 { return math.Log10(math.Max(s, 1e-12)) }
 	label := "log10 anomaly score"
-	meth, _ := training.MethodNamed(f.o.Method)
-	ensemble := meth.Ensemble
+	ensemble := f.o.Method == lib.Ensemble
 	if ensemble {
 		at = func(s float64) float64 { return s }
 		label = "combined anomaly score (robust z of distances and reconstruction errors)"
@@ -166,7 +165,7 @@ func (f *fitted) histogram() plots.Histogram {
 }
 
 // lossFigure shows the pretraining and fine-tuning losses per epoch.
-func lossFigure(pretrain []float64, hist []training.Epoch, name string) plots.Figure {
+func lossFigure(pretrain []float64, hist []lib.Epoch, name string) plots.Figure {
 	var pe, pl, fe, fl []float64
 	for i, l := range pretrain {
 		pe, pl = append(pe, float64(i+1)), append(pl, l)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,16 +15,13 @@ import (
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/torch"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // fitOptions are the flags of udocc fit: the library's Options, and the flags that
 // say how to spell them, what to read and where to write.
 type fitOptions struct {
 	lib.Options
+	method     string
 	preset     string
 	arch       string
 	threshold  string
@@ -46,12 +44,12 @@ type fitOptions struct {
 func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	o.Options = lib.DefaultOptions()
 	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50, --pretrain-epochs 100, no screening)")
-	fs.StringVar(&o.Method, "method", o.Method, "method: "+orList(methodNames())+" (--preset paper: proposed)")
+	fs.StringVar(&o.method, "method", string(o.Method), "method: "+orList(methodNames())+" (--preset paper: proposed)")
 	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
-	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+training.DefaultThresholdRule+") or proposed's δ rule ("+strings.Join(dynamics.RuleNames(), ", ")+"; default "+dynamics.DefaultRule().Name()+")")
+	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+string(lib.DefaultCount)+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
@@ -75,27 +73,28 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.applyPreset(fs); err != nil {
 		return err
 	}
-	o.RankScores = training.ScoreSource(o.rankScores)
-	m, err := methodOf(o.Method)
+	o.RankScores = lib.ScoreSource(o.rankScores)
+	m, err := methodOf(o.method)
 	if err != nil {
 		return err
 	}
+	o.Method = m
 	if err := o.checkEnsemble(fs); err != nil {
 		return err
 	}
-	if !m.Ratio && fs.Changed("ratio") {
+	if !m.TakesRatio() && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}
-	if fs.Changed("threshold") && !m.Rule {
+	if fs.Changed("threshold") && !m.TakesRule() {
 		return usagef("--threshold is only for --method ensemble or proposed")
 	}
-	if o.Method == training.Proposed.Name {
-		if o.ThresholdRule, err = deltaRule(o.threshold, o.ties); err != nil {
+	if m == lib.Proposed {
+		if err := o.deltaRule(); err != nil {
 			return err
 		}
 	}
 	if o.arch != "" {
-		if o.Hidden, err = models.ParseHidden(o.arch); err != nil {
+		if o.Hidden, err = parseHidden(o.arch); err != nil {
 			return usagef("--arch: %v", err)
 		}
 	}
@@ -118,31 +117,31 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	if m.Ensemble && len(seeds) == 1 {
-		seeds = training.EnsembleSeeds(seeds[0], o.Members)
+	o.Seed = seeds[0]
+	if m != lib.Ensemble || len(seeds) > 1 {
+		o.Seeds, o.Members = seeds, len(seeds)
 	}
-	o.Seed, o.Seeds, o.Members = seeds[0], seeds, len(seeds)
 	if err := o.Options.Validate(); err != nil {
 		return optionsError(err)
 	}
 	return nil
 }
 
-// deltaRule spells proposed's δ rule for the library from --threshold and --ties:
-// "paper/TIES" for the paper rule, the rule's name for the others.
-func deltaRule(name, ties string) (string, error) {
-	t, err := dynamics.ParseTieRule(ties)
-	if err != nil {
-		return "", usagef("--ties: %v", err)
+// deltaRule sets proposed's δ rule from --threshold and --ties, which the paper rule
+// alone takes (the others ignore it).
+func (o *fitOptions) deltaRule() error {
+	ties := lib.Ties(o.ties)
+	if !slices.Contains([]lib.Ties{lib.TiesLargest, lib.TiesSmallest, lib.TiesMedian}, ties) {
+		return usagef("--ties %q: want smallest, largest or median", o.ties)
 	}
-	r, err := dynamics.NewRule(name, t)
-	if err != nil {
-		return "", usagef("--threshold: %v", err)
+	o.Delta = lib.DeltaRule(o.threshold)
+	if !slices.Contains(lib.DeltaRules(), o.Delta) {
+		return usagef("--threshold %q: want a δ rule of --method proposed: %s", o.threshold, orList(deltaNames()))
 	}
-	if _, paper := r.(dynamics.Paper); paper {
-		return name + "/" + ties, nil
+	if o.Delta == lib.PaperRule {
+		o.Ties = ties
 	}
-	return name, nil
+	return nil
 }
 
 // checkData validates the flags against the table, before anything is trained, and
@@ -154,18 +153,15 @@ func (o *fitOptions) checkData(ds *data.Dataset) error {
 	if o.Contamination > 0 && o.Contamination*float64(ds.N) < 1 {
 		return usagef("--contamination %g of %d rows is fewer than one row; want --contamination >= %.3g", o.Contamination, ds.N, 1/float64(ds.N))
 	}
-	if m, _ := methodOf(o.Method); m.Ratio && o.Ratio*float64(ds.N) < 1 {
+	if o.Method.TakesRatio() && o.Ratio*float64(ds.N) < 1 {
 		return usagef("--ratio %g of %d rows is fewer than one row; want --ratio >= %.3g", o.Ratio, ds.N, 1/float64(ds.N))
-	}
-	if o.Hidden == nil {
-		o.Hidden, _ = models.Preset(ds.Name)
 	}
 	return deviceUsable(o.Device)
 }
 
 // fitOutputs are the paths udocc fit writes into --out, as outdir.Begin matches them.
 var fitOutputs = []string{"summary.json", "scores.csv", "history.csv", "delta_curve.png", "selected_ratio.png",
-	"scores.png", "loss.png", "model", "model/" + models.MetaFile, "model/member-*.pt", "model/autoencoder-*.pt"}
+	"scores.png", "loss.png", "model", "model/model.json", "model/member-*.pt", "model/autoencoder-*.pt"}
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var o fitOptions
@@ -175,7 +171,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	addInputFlags(fs, &o.input)
 	addTableFlags(fs, &o.table)
 	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
-	fs.DurationVar(&o.distTimeout, "dist-timeout", torch.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
+	fs.DurationVar(&o.distTimeout, "dist-timeout", lib.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,9 +16,6 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/outdir"
-	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/torch"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // The flags that several subcommands take are declared here, once, so that every
@@ -128,24 +126,20 @@ func checkSeedFlags(fs *pflag.FlagSet) error {
 }
 
 // checkRates names the flag of a learning rate or weight decay that training cannot
-// take (training.CheckRate), for bench; fit has the library's Options.Validate say it.
+// take, for bench, as the library's Options.Validate says it for fit.
 func checkRates(lr, pretrainLR, weightDecay float64) error {
-	for _, r := range []struct {
-		flag string
-		v    float64
-		zero bool
-	}{{"lr", lr, false}, {"pretrain-lr", pretrainLR, true}, {"weight-decay", weightDecay, true}} {
-		if err := training.CheckRate(r.v, r.zero); err != nil {
-			return usagef("--%s %g: %v", r.flag, r.v, err)
-		}
+	o := lib.PaperOptions()
+	o.LR, o.PretrainLR, o.WeightDecay = lr, pretrainLR, weightDecay
+	if err := o.Validate(); err != nil {
+		return optionsError(err)
 	}
 	return nil
 }
 
-// lowerRate says which learning rate to lower for err, a training.ErrDiverged: the
+// lowerRate says which learning rate to lower for err, a lib.ErrDiverged: the
 // pretraining one for the autoencoders' phase, the fine-tuning one otherwise.
 func lowerRate(err error, o lib.Options) string {
-	if errors.Is(err, training.ErrPretrainDiverged) {
+	if errors.Is(err, lib.ErrPretrainDiverged) {
 		if o.PretrainLR == 0 {
 			return fmt.Sprintf("try a lower --pretrain-lr (pretraining now takes --lr, %g)", o.LR)
 		}
@@ -154,10 +148,10 @@ func lowerRate(err error, o lib.Options) string {
 	return fmt.Sprintf("try a lower --lr (now %g)", o.LR)
 }
 
-// parseSeeds reads --seed (or, as flag names it, --seeds) with training.ParseSeeds, the
+// parseSeeds reads --seed (or, as flag names it, --seeds) with seedList, the
 // one parser of seed lists.
 func parseSeeds(flag, s string) ([]uint64, error) {
-	seeds, err := training.ParseSeeds(s)
+	seeds, err := seedList(s)
 	if err != nil {
 		return nil, usagef("--%s %q: %v", flag, s, err)
 	}
@@ -169,7 +163,7 @@ var optionFlags = map[string]string{
 	"Method": "method", "Hidden": "arch", "Epochs": "epochs", "PretrainEpochs": "pretrain-epochs", "ScreenEpochs": "screen-epochs", "Trim": "trim",
 	"LR": "lr", "PretrainLR": "pretrain-lr", "BatchSize": "batch-size", "WeightDecay": "weight-decay",
 	"Members": "members", "Seeds": "seed", "Device": "device", "Threads": "threads",
-	"ThresholdRule": "threshold", "Contamination": "contamination", "Ratio": "ratio", "RankScores": "rank-scores",
+	"Count": "threshold", "Delta": "threshold", "Ties": "ties", "Contamination": "contamination", "Ratio": "ratio", "RankScores": "rank-scores",
 }
 
 // optionsError is a usage error for an error of lib.Options.Validate ("udocc:
@@ -191,28 +185,39 @@ func orList(xs []string) string {
 }
 
 // methodOf is the method of --method.
-func methodOf(name string) (training.Method, error) {
-	m, err := training.MethodNamed(name)
-	if err != nil {
-		return m, usagef("--method: %v", err)
+func methodOf(name string) (lib.Method, error) {
+	if m := lib.Method(name); slices.Contains(lib.Methods(), m) {
+		return m, nil
 	}
-	return m, nil
+	return "", usagef("--method: unknown method %q: want one of %s", name, strings.Join(methodNames(), ", "))
 }
 
-func methodNames() []string {
-	var out []string
-	for _, m := range training.AllMethods {
-		out = append(out, m.Name)
+func methodNames() []string { return names(lib.Methods()) }
+
+func thresholdNames() []string { return names(lib.CountRules()) }
+
+func deltaNames() []string { return names(lib.DeltaRules()) }
+
+// names spells typed names as strings.
+func names[S ~string](xs []S) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
 	}
 	return out
 }
 
-func thresholdNames() []string {
-	var out []string
-	for _, r := range threshold.All() {
-		out = append(out, r.Name())
+// parseHidden reads --arch, layer widths such as "32,16,8".
+func parseHidden(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("architecture %q: %q is not a positive width", s, f)
+		}
+		out = append(out, v)
 	}
-	return out
+	return out, nil
 }
 
 // checkDevice accepts the --device forms udocc documents: cpu, cuda or cuda:N. Whether
@@ -233,7 +238,7 @@ func checkDevice(dev string) error {
 // shim decides, with the message a group on dev would fail with),
 // so that a fit or a bench fails before it trains or writes anything.
 func deviceUsable(dev string) error {
-	if err := torch.CheckDevice(dev); err != nil {
+	if err := lib.CheckDevice(dev); err != nil {
 		return fmt.Errorf("--device %s: %w", dev, err)
 	}
 	return nil

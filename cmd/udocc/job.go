@@ -10,7 +10,6 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/metrics"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // fitted is a finished fit of one table: the library's model and what the outputs need
@@ -54,7 +53,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 		}
 	}
 	m, err := lib.FitDataset(ctx, block, opts)
-	if errors.Is(err, training.ErrDiverged) {
+	if errors.Is(err, lib.ErrDiverged) {
 		return nil, fmt.Errorf("%s: %w; %s", source(ds), err, lowerRate(err, o.Options))
 	}
 	if err != nil {
@@ -119,20 +118,20 @@ func evaluateEpoch(y []int, scores []float64, labels []bool) epochMetrics {
 }
 
 // deltaBar is a member's final δ̄ and selected ratio, NaN for methods without them.
-func deltaBar(h []training.Epoch) (float64, float64) {
+func deltaBar(h []lib.Epoch) (float64, float64) {
 	if len(h) == 0 {
 		return math.NaN(), math.NaN()
 	}
-	rec := h[len(h)-1].Record
-	return rec.DeltaBar, rec.SelectedRatio
+	last := h[len(h)-1]
+	return last.DeltaBar, last.SelectedRatio
 }
 
 // ratioSpread is the mean, std, min and max of the selected ratio over the search epochs.
-func ratioSpread(h []training.Epoch) *spread {
+func ratioSpread(h []lib.Epoch) *spread {
 	var xs []float64
 	for _, e := range h {
-		if !math.IsNaN(e.Record.SelectedRatio) {
-			xs = append(xs, e.Record.SelectedRatio)
+		if !math.IsNaN(e.SelectedRatio) {
+			xs = append(xs, e.SelectedRatio)
 		}
 	}
 	if len(xs) == 0 {

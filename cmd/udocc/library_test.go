@@ -21,18 +21,18 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range []lib.Options{lib.DefaultOptions(), lib.PaperOptions()} {
-		t.Run(o.Method, func(t *testing.T) {
+		t.Run(string(o.Method), func(t *testing.T) {
 			o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
 			m, err := lib.FitDataset(context.Background(), ds, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer m.Close()
-			model := filepath.Join(dir, o.Method+"-model")
+			model := filepath.Join(dir, string(o.Method)+"-model")
 			if err := m.Save(model); err != nil {
 				t.Fatal(err)
 			}
-			out := o.Method + "-scored"
+			out := string(o.Method) + "-scored"
 			mustUdocc(t, dir, "score", "--model", model, "--out", out, "table.csv")
 			sc := readCSV(t, filepath.Join(dir, out, "scores.csv"))
 			want := make([]string, len(m.Scores()))

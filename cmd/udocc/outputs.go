@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/udocc/udocc/internal/dynamics"
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/internal/atomicfile"
 )
 
@@ -55,7 +55,7 @@ type scoreColumn struct {
 // normal), label and, where known, the true label; then each member's score and label
 // for an ensemble; then, where ex is not nil, the features driving each flagged row.
 func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn, ex *explainColumns) error {
-	ranks := dynamics.Ranks32(scores)
+	ranks := lib.Ranks(scores)
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		bw.WriteString("row")
@@ -121,7 +121,7 @@ func (f *fitted) writeHistory(path string) error {
 		bw.WriteString("\n")
 		for k, hist := range f.m.History() {
 			for j, h := range hist {
-				rec := h.Record
+				rec := h
 				star := ""
 				if rec.DeltaStar > 0 {
 					star = strconv.Itoa(rec.DeltaStar)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	lib "github.com/udocc/udocc"
-	"github.com/udocc/udocc/internal/threshold"
 )
 
 // applyPreset fills the flags the user did not set from --preset: default (the flags'
@@ -16,7 +18,7 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 	case "paper":
 		p := lib.PaperOptions()
 		if !fs.Changed("method") {
-			o.Method = p.Method
+			o.method = string(p.Method)
 		}
 		if !fs.Changed("lr") {
 			o.LR = p.LR
@@ -35,19 +37,17 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 	}
 	if !fs.Changed("threshold") {
 		// Each method's own default: the ensemble's and proposed's presets say it.
-		o.threshold = lib.DefaultOptions().ThresholdRule
-		if m, err := methodOf(o.Method); err == nil && !m.Ensemble {
-			o.threshold = lib.PaperOptions().ThresholdRule
+		o.threshold = string(lib.DefaultCount)
+		if o.method != string(lib.Ensemble) {
+			o.threshold = string(lib.Accumulated)
 		}
 	}
-	o.ThresholdRule = ""
 	return nil
 }
 
 // checkEnsemble checks the flags that belong to --method ensemble.
 func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
-	m, _ := methodOf(o.Method)
-	if !m.Ensemble {
+	if o.Method != lib.Ensemble {
 		for _, name := range []string{"contamination", "members", "screen-epochs", "trim"} {
 			if fs.Changed(name) {
 				return usagef("--%s is only for --method ensemble", name)
@@ -74,9 +74,12 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	if seeds, err := parseSeeds("seed", o.seeds); err == nil && len(seeds) > 1 && fs.Changed("members") {
 		return usagef("--members %d with --seed %s: give one seed (members s, s+1, ...) or the list of members' seeds, not both", o.Members, o.seeds)
 	}
-	if _, err := threshold.ParseCombination(o.threshold); err != nil {
-		return usagef("--threshold %q: one of %v, or several joined by +", o.threshold, thresholdNames())
+	o.Count = nil
+	for _, name := range strings.Split(o.threshold, "+") {
+		if !slices.Contains(lib.CountRules(), lib.CountRule(name)) {
+			return usagef("--threshold %q: one of %v, or several joined by +", o.threshold, thresholdNames())
+		}
+		o.Count = append(o.Count, lib.CountRule(name))
 	}
-	o.ThresholdRule = o.threshold
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,9 +15,6 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/torch"
 )
 
 // scoreSummary is the summary.json of udocc score.
@@ -94,24 +90,20 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer tx.Abort()
-	torch.SetNumThreads(threads)
+	m.SetThreads(threads)
 	final, dist, err := m.ScoreDataset(ds)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, libError(err))
 	}
-	var labels []bool
-	if thr := m.Threshold(); !math.IsInf(thr, 1) {
-		labels = threshold.Labels(final, thr)
-	}
-	s := scoreSummary{Udocc: Version, Model: *model, Data: ds.Name, Source: ds.Path, Method: m.Method(),
+	labels := m.Label(final)
+	s := scoreSummary{Udocc: Version, Model: *model, Data: ds.Name, Source: ds.Path, Method: string(m.Method()),
 		N: ds.N, D: ds.D, Device: device, Threshold: num(m.Threshold()), Flagged: flagged(labels)}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 
 	var cols []scoreColumn
 	if members := m.Members(); len(members) > 1 {
 		for k, mem := range members {
-			_, l := models.CombineMembers(dist[k:k+1], []float64{mem.Threshold})
-			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], l})
+			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
 	}
 	ex, err := explainFlagged(m, ds, labels, *explain)
@@ -170,19 +162,14 @@ func openScored(fs *pflag.FlagSet, dir, path, device string, f inputFlags, t tab
 	if err != nil {
 		return nil, nil, nil, libError(err)
 	}
-	meta, err := models.ReadMeta(dir) // the columns and the selection the model was trained on
+	in, err := loadTable(path, f, t, scoreSelection(fs, t, m))
 	if err != nil {
 		m.Close()
 		return nil, nil, nil, err
 	}
-	in, err := loadTable(path, f, t, scoreSelection(fs, t, meta))
-	if err != nil {
-		m.Close()
-		return nil, nil, nil, err
-	}
-	ds, err := matchColumns(in.ds, meta.Features, dir)
-	if err == nil && ds.D != meta.Sizes[0] {
-		err = fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, dir, meta.Sizes[0])
+	ds, err := matchColumns(in.ds, m.Features(), dir)
+	if err == nil && ds.D != m.Inputs() {
+		err = fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, dir, m.Inputs())
 	}
 	if err != nil {
 		in.remove()

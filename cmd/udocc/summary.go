@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/torch"
-	"github.com/udocc/udocc/internal/training"
+	lib "github.com/udocc/udocc"
 )
 
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;
@@ -145,10 +143,10 @@ func (f *fitted) summarise(total float64) summary {
 		fine += e.Seconds // the group's epochs: the same for every member
 	}
 	s := summary{
-		Udocc: Version, Libtorch: torch.Version(), Data: ds.Name, Source: ds.Path,
-		Method: o.Method, N: ds.N, D: ds.D, Seed: o.Seeds[0], Seeds: o.Seeds, Device: o.Device,
+		Udocc: Version, Libtorch: lib.RuntimeInfo().Libtorch, Data: ds.Name, Source: ds.Path,
+		Method: string(o.Method), N: ds.N, D: ds.D, Seed: f.members[0].Seed, Device: o.Device,
 		Config: configJSON{
-			Arch: o.Hidden, PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
+			Arch: m.Hidden(), PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
 			Trim:      trimOf(o),
 			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
 			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset, Ranks: ranksOf(o),
@@ -157,9 +155,10 @@ func (f *fitted) summarise(total float64) summary {
 		Flagged:   flagged(m.Labels()),
 		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total},
 	}
-	if scaler, err := data.FitScaler(ds); err == nil {
-		s.Constant = scaler.ConstantColumns
+	for _, mem := range f.members {
+		s.Seeds = append(s.Seeds, mem.Seed)
 	}
+	s.Constant = m.ConstantColumns()
 	if strings.EqualFold(filepath.Ext(ds.Path), ".csv") {
 		s.Header = &ds.Named
 	}
@@ -167,17 +166,11 @@ func (f *fitted) summarise(total float64) summary {
 	if !ds.Selection.IsZero() {
 		s.Selection = &ds.Selection
 	}
-	if o.Method == training.Proposed.Name {
-		s.Config.Threshold = o.ThresholdRule
-	}
+	s.Config.Threshold = o.Options.Rule()
 	s.labelMetrics = metricsOf(ds.Y, m.Scores(), m.Labels())
-	if meth, _ := training.MethodNamed(o.Method); meth.Ensemble {
-		s.Config.Threshold = o.ThresholdRule
-		if o.Contamination > 0 {
-			s.Config.Threshold = fmt.Sprintf("contamination=%g", o.Contamination)
-		}
+	if o.Method == lib.Ensemble {
 		s.Config.Members = len(f.members)
-		w := training.DistanceWeight
+		w := m.DistanceWeight()
 		s.Config.DistanceWeight = &w
 		r := m.Ratio()
 		s.SelectedRatio = &r

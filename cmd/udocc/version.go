@@ -6,7 +6,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/udocc/udocc/internal/torch"
+	lib "github.com/udocc/udocc"
 )
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -17,10 +17,11 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() != 0 {
 		return usagef("version takes no arguments")
 	}
+	rt := lib.RuntimeInfo()
 	cuda := "no CUDA in this libtorch"
-	if torch.CUDACompiled() {
-		cuda = fmt.Sprintf("CUDA, %d device(s) visible", torch.CUDADeviceCount())
+	if rt.CUDA {
+		cuda = fmt.Sprintf("CUDA, %d device(s) visible", rt.CUDADevices)
 	}
-	fmt.Fprintf(stdout, "udocc %s\nlibtorch %s (%s)\n%s %s/%s\n", Version, torch.Version(), cuda, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdout, "udocc %s\nlibtorch %s (%s)\n%s %s/%s\n", Version, rt.Libtorch, cuda, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }

@@ -548,6 +548,20 @@ func (g *Group) Save(k int, path string) error {
 	return errorOf(C.udocc_group_save(g.p, C.int(k), cpath))
 }
 
+// Extract makes a new group of one member on g's device holding member k's whole
+// state, the group that Load would read from the file Save writes of member k, without
+// the file; it shares nothing with g, which may be closed after.
+func (g *Group) Extract(k int) (*Group, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	var p *C.udocc_group
+	if err := errorOf(C.udocc_group_extract(g.p, C.int(k), &p)); err != nil {
+		return nil, err
+	}
+	return &Group{p: p, k: 1, sizes: append([]int(nil), g.sizes...)}, nil
+}
+
 // Load reads a file written by Save into a new group of one member on device.
 func Load(path, device string) (*Group, error) {
 	cpath := C.CString(path)

@@ -114,6 +114,19 @@ func (r *Run) SaveAutoencoder(k int, path string) error {
 	return r.pre.Save(r.seedOf[k], path)
 }
 
+// Network is a group of member k's network alone, as Save writes it and torch.Load
+// reads it back, made without a file; the caller closes it.
+func (r *Run) Network(k int) (*torch.Group, error) { return r.group.Extract(k) }
+
+// Autoencoder is a group of member k's pretrained autoencoder alone, as SaveAutoencoder
+// writes it; the caller closes it.
+func (r *Run) Autoencoder(k int) (*torch.Group, error) {
+	if r.pre == nil {
+		return nil, fmt.Errorf("training: the autoencoders are closed")
+	}
+	return r.pre.Extract(r.seedOf[k])
+}
+
 // scoreChunk is the rows Run.Score standardises and scores at a time: a buffer of a few
 // MB, whatever the table's size, instead of a standardised copy of it (as the udocc
 // package's memberScores). A variable only so that a test can lower it.

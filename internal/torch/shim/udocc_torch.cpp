@@ -1579,6 +1579,25 @@ char *udocc_group_save(const udocc_group *g, int k, const char *path) {
   });
 }
 
+char *udocc_group_extract(const udocc_group *g, int k, udocc_group **out) {
+  return guard(g, [&] {
+    if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
+    if (g->stream) g->stream->synchronize();  // g's queued work, before another stream reads it
+    uint64_t seed = 0;
+    std::unique_ptr<udocc_group> ng(new_group(g->sizes, 1, !g->dec.empty(), g->dev, &seed));
+    c10::OptionalStreamGuard on(ng->stream);
+    torch::NoGradGuard guard_grad;
+    auto from = named(g), to = named(ng.get());
+    for (size_t i = 0; i < to.size(); ++i) to[i].second[0].copy_(from[i].second.detach()[k]);
+    if (g->rs.defined()) {
+      const int64_t d = g->sizes.front();
+      ng->rc = g->rc[k].to(at::kFloat).reshape({1, d}).contiguous().clone();
+      ng->rs = g->rs[k].to(at::kFloat).reshape({1, d}).contiguous().clone();
+    }
+    *out = ng.release();
+  });
+}
+
 char *udocc_group_load(const char *path, const char *device, udocc_group **out) {
   return guard([&] {
     torch::Device dev = parse_device(device);

@@ -183,6 +183,10 @@ char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float
  * group of one member on device. */
 char *udocc_group_save(const udocc_group *g, int k, const char *path);
 char *udocc_group_load(const char *path, const char *device, udocc_group **out);
+/* udocc_group_extract makes a group of one member on g's device holding member k's whole
+ * state, as udocc_group_load would read it from the file udocc_group_save writes of it,
+ * without the file; it shares nothing with g. */
+char *udocc_group_extract(const udocc_group *g, int k, udocc_group **out);
 
 /* Data-parallel runs (udocc_dist.cpp). udocc_dist_new joins a run of world ranks as rank
  * through a c10d TCPStore at addr:port (rank 0 serves it) and makes its process group:

@@ -1,4 +1,4 @@
-package training
+package main
 
 import (
 	"fmt"
@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// MaxSeedRange is the most seeds one range a-b of ParseSeeds may name.
-const MaxSeedRange = 1000
+// maxSeedRange is the most seeds one range a-b of seedList may name.
+const maxSeedRange = 1000
 
-// ParseSeeds reads a list of seeds as `udocc fit --seed` and `udocc bench --seeds`
+// seedList reads a list of seeds as `udocc fit --seed` and `udocc bench --seeds`
 // spell it: "3", a range "0-9", a list "1,4,7", or ranges and seeds mixed. A seed named
 // twice is an error: its members or runs would be the same network.
-func ParseSeeds(s string) ([]uint64, error) {
+func seedList(s string) ([]uint64, error) {
 	var out []uint64
 	seen := map[uint64]bool{}
 	for _, part := range strings.Split(s, ",") {
@@ -23,8 +23,8 @@ func ParseSeeds(s string) ([]uint64, error) {
 		}
 		b := a
 		if isRange {
-			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a >= MaxSeedRange {
-				return nil, fmt.Errorf("%q is not a range a-b with a <= b and at most %d seeds", part, MaxSeedRange)
+			if b, err = strconv.ParseUint(hi, 10, 64); err != nil || b < a || b-a >= maxSeedRange {
+				return nil, fmt.Errorf("%q is not a range a-b with a <= b and at most %d seeds", part, maxSeedRange)
 			}
 		}
 		// Counted, not compared with b: v <= b holds for every v when b is the

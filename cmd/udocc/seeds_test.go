@@ -1,11 +1,11 @@
-package training
+package main
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestParseSeeds(t *testing.T) {
+func TestSeedList(t *testing.T) {
 	cases := []struct {
 		in   string
 		want []uint64 // nil: an error
@@ -37,12 +37,12 @@ func TestParseSeeds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := ParseSeeds(c.in)
+			got, err := seedList(c.in)
 			switch {
 			case c.want == nil && err == nil:
-				t.Errorf("ParseSeeds(%q) = %v; want an error", c.in, got)
+				t.Errorf("seedList(%q) = %v; want an error", c.in, got)
 			case c.want != nil && (err != nil || !slices.Equal(got, c.want)):
-				t.Errorf("ParseSeeds(%q) = %v, %v; want %v", c.in, got, err, c.want)
+				t.Errorf("seedList(%q) = %v, %v; want %v", c.in, got, err, c.want)
 			}
 		})
 	}

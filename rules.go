@@ -1,0 +1,201 @@
+package udocc
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
+)
+
+// Method is how a model is trained and thresholded: the default Ensemble, or one of the
+// paper's (Section V-A).
+type Method string
+
+// The methods.
+const (
+	// Ensemble, the default: five one-class Deep SVDD members refitted without the rows a
+	// screening fit scored highest, scored with their autoencoders' reconstruction errors,
+	// its count chosen by Options.Count.
+	Ensemble Method = "ensemble"
+	// Proposed is the paper's method (Algorithm 1): the threshold from ranking-based
+	// training dynamics, by Options.Delta.
+	Proposed Method = "proposed"
+	// OC is one-class Deep SVDD: it ranks rows and labels none.
+	OC Method = "oc"
+	// SB is soft-boundary Deep SVDD, with ν = Options.Ratio.
+	SB Method = "sb"
+	// Otsu is OC thresholded by Otsu's method.
+	Otsu Method = "otsu"
+	// TAR is OC thresholded at the true anomaly ratio Options.Ratio.
+	TAR Method = "tar"
+)
+
+// Methods lists every method, the default first.
+func Methods() []Method {
+	out := make([]Method, len(training.AllMethods))
+	for i, m := range training.AllMethods {
+		out[i] = Method(m.Name)
+	}
+	return out
+}
+
+// TakesRatio says whether the method needs Options.Ratio (sb and tar).
+func (m Method) TakesRatio() bool { return m.internal().Ratio }
+
+// TakesRule says whether the method takes a rule: Options.Count (ensemble) or
+// Options.Delta (proposed).
+func (m Method) TakesRule() bool { return m.internal().Rule }
+
+// Labels says whether the method labels rows; oc ranks them without a threshold.
+func (m Method) Labels() bool { return m.internal().Labels }
+
+// internal is the training method of m, the zero Method for an unknown name.
+func (m Method) internal() training.Method {
+	meth, _ := training.MethodNamed(string(m))
+	return meth
+}
+
+// CountRule is a rule that decides how many rows the ensemble flags, from the
+// distribution of its combined scores (Options.Count).
+type CountRule string
+
+// DefaultCount is the ensemble's count: the exact two-means split of the scores,
+// applied to the screening fit's and the final fit's, the larger share flagged; it comes
+// with an 80 % interval for the share (Model.RatioInterval; docs/threshold.md A.0).
+const DefaultCount CountRule = training.DefaultThresholdRule
+
+// CountRules lists the count rules: mad, iqr, modz, zscore, chauvenet, gesd, gmm,
+// gmm-log, gmm-bic, kmeans, otsu and comb.
+func CountRules() []CountRule {
+	var out []CountRule
+	for _, r := range threshold.All() {
+		out = append(out, CountRule(r.Name()))
+	}
+	return out
+}
+
+// DeltaRule is the proposed method's rule for the rank threshold δ of each epoch.
+type DeltaRule string
+
+// The δ rules.
+const (
+	// Accumulated, the default: crossings accumulated over the epochs so far, against
+	// their expectation for random ranks.
+	Accumulated DeltaRule = "accumulated"
+	// PaperRule is the paper's Eq. (5), the epoch's crossings scaled by δ(n−δ); its ties
+	// are broken by Options.Ties.
+	PaperRule DeltaRule = "paper"
+)
+
+// DeltaRules lists the δ rules, the default first.
+func DeltaRules() []DeltaRule {
+	var out []DeltaRule
+	for _, r := range dynamics.RuleNames() {
+		out = append(out, DeltaRule(r))
+	}
+	return out
+}
+
+// Ties is how PaperRule breaks ties of Eq. (5)'s minimum.
+type Ties string
+
+// The tie rules.
+const (
+	TiesLargest  Ties = "largest" // the default
+	TiesSmallest Ties = "smallest"
+	TiesMedian   Ties = "median"
+)
+
+// ScoreSource are the scores the proposed method's and the baselines' selectors rank
+// each epoch (Options.RankScores).
+type ScoreSource string
+
+// The score sources.
+const (
+	// TrainScores, the default, are the distances of the epoch's own training pass.
+	TrainScores ScoreSource = ScoreSource(training.TrainScores)
+	// EvalScores are the distances of an eval-mode pass over every row after the epoch.
+	EvalScores ScoreSource = ScoreSource(training.EvalScores)
+)
+
+// count is the ensemble's rules of o, the default for none.
+func (o Options) count() (threshold.Combination, error) {
+	if len(o.Count) == 0 {
+		return threshold.ParseCombination(string(DefaultCount))
+	}
+	c := make(threshold.Combination, len(o.Count))
+	for i, name := range o.Count {
+		r, err := threshold.ByName(string(name))
+		if err != nil {
+			return nil, err
+		}
+		c[i] = r
+	}
+	return c, nil
+}
+
+// defaultCount says whether o counts by DefaultCount alone, which gives an interval.
+func (o Options) defaultCount() bool {
+	return o.Contamination == 0 && (len(o.Count) == 0 || len(o.Count) == 1 && o.Count[0] == DefaultCount)
+}
+
+// delta is the proposed method's δ rule of o: a new one each call, since a rule may keep
+// state and every member has its own.
+func (o Options) delta() (dynamics.Rule, error) {
+	name := o.Delta
+	if name == "" {
+		name = DeltaRule(dynamics.DefaultRule().Name())
+	}
+	ties := dynamics.TieLargest
+	if o.Ties != "" {
+		var err error
+		if ties, err = dynamics.ParseTieRule(string(o.Ties)); err != nil {
+			return nil, err
+		}
+	}
+	r, err := dynamics.NewRule(string(name), ties)
+	if err != nil {
+		return nil, err
+	}
+	if _, paper := r.(dynamics.Paper); o.Ties != "" && !paper {
+		return nil, fmt.Errorf("δ rule %q takes no tie rule", name)
+	}
+	return r, nil
+}
+
+// Rule spells the rule that thresholds a fit with o, as summary.json and model.json
+// write it: the ensemble's count rules joined by "+" ("contamination=R" for a given
+// Options.Contamination), the proposed method's δ rule ("paper/TIES" for PaperRule),
+// "" for the other methods.
+func (o Options) Rule() string {
+	switch o.Method {
+	case Ensemble:
+		if o.Contamination > 0 {
+			return fmt.Sprintf("contamination=%g", o.Contamination)
+		}
+		if len(o.Count) == 0 {
+			return string(DefaultCount)
+		}
+		names := make([]string, len(o.Count))
+		for i, r := range o.Count {
+			names[i] = string(r)
+		}
+		return strings.Join(names, "+")
+	case Proposed:
+		r, err := o.delta()
+		if err != nil {
+			return ""
+		}
+		if _, paper := r.(dynamics.Paper); paper {
+			ties := o.Ties
+			if ties == "" {
+				ties = TiesLargest
+			}
+			return r.Name() + "/" + string(ties)
+		}
+		return r.Name()
+	}
+	return ""
+}
