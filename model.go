@@ -497,6 +497,9 @@ func (m *Model) Selection() data.Selection {
 	return *m.meta.Selection
 }
 
+// Device is the device the model's networks are on: "cpu", "cuda" or "cuda:N".
+func (m *Model) Device() string { return m.device }
+
 // Inputs is the number of columns the model takes.
 func (m *Model) Inputs() int { return m.meta.Sizes[0] }
 

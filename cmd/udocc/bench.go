@@ -87,7 +87,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--%s applies only with --study", name)
 		}
 	}
-	if *reportOnly {
+	o.Datasets, o.Methods, o.Group = bench.ParseList(*datasets), bench.ParseList(*methods), bench.GroupMode(*group)
+	return runGrid(ctx, o, seeds, *reportOnly, *quiet, args, stdout, stderr)
+}
+
+// runGrid runs `udocc bench`: the grid of o, or with reportOnly its report alone.
+func runGrid(ctx context.Context, o bench.Options, seeds string, reportOnly, quiet bool, args []string, stdout, stderr io.Writer) error {
+	if reportOnly {
 		path, err := bench.WriteReport(o.Out)
 		if err != nil {
 			return err
@@ -99,8 +105,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Seeds, err = parseSeeds("seeds", seeds); err != nil {
 		return err
 	}
-	o.Datasets, o.Methods, o.Group = bench.ParseList(*datasets), bench.ParseList(*methods), bench.GroupMode(*group)
-	prog := newProgress(stderr, *quiet)
+	prog := newProgress(stderr, quiet)
 	o.Version, o.Args, o.Progress = Version, append([]string{"udocc", "bench"}, args...), prog.bench
 	if err := o.Validate(); err != nil {
 		return usageError{err}

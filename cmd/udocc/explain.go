@@ -121,64 +121,24 @@ type explainedFeature struct {
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("explain", "--model DIR [flags] DATA", "Say which features drive the scores of rows of DATA under a saved model: per row, each feature's value, the normal rows' median and spread, and its share of the score; and a figure of the rows' attributions.", stdout)
-	model := fs.String("model", "", "saved model folder (the model/ folder that udocc fit wrote)")
+	var f modelFlags
+	addModelFlags(fs, &f, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
 	rowsFlag := fs.String("rows", "", "rows to explain, 0-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
 	nf := fs.Int("features", 5, "features shown per row, those that raise its score the most")
 	method := fs.String("method", string(lib.Occlusion), "attribution: "+string(lib.Occlusion)+" (a feature's part is the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
-	var output outputFlags
-	addOutputFlags(fs, &output, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
-	var input inputFlags
-	addInputFlags(fs, &input)
-	var device string
-	var threads int
-	addDeviceFlags(fs, &device, &threads, usableCores())
-	var table tableFlags
-	addTableFlags(fs, &table)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *model == "":
-		return usagef("--model is required")
-	case fs.NArg() != 1:
-		return usagef("want one DATA file, have %d arguments", fs.NArg())
-	case fs.Changed("rows") && fs.Changed("top"):
-		return usagef("--rows and --top: give one of them")
-	case *top < 1:
-		return usagef("--top %d: want at least 1", *top)
-	case *nf < 1:
-		return usagef("--features %d: want at least 1", *nf)
-	}
-	switch lib.ExplainMethod(*method) {
-	case lib.Occlusion, lib.IntegratedGradients, lib.GradientInput:
-	default:
-		return usagef("--method %q: want %s, %s or %s", *method, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
-	}
-	var rows []int
-	if *rowsFlag != "" {
-		var err error
-		if rows, err = parseRows(*rowsFlag); err != nil {
-			return err
-		}
-	}
-	if err := checkDevice(device); err != nil {
+	if err := f.check(fs); err != nil {
 		return err
 	}
-	if err := checkThreads(threads); err != nil {
-		return err
-	}
-	if err := input.check(); err != nil {
-		return err
-	}
-	if err := table.check(output.json); err != nil {
-		return err
-	}
-	if err := deviceUsable(device); err != nil {
+	rows, err := explainRows(fs, *rowsFlag, *top, *nf, *method)
+	if err != nil {
 		return err
 	}
 	path := fs.Arg(0)
-	m, in, ds, err := openScored(fs, *model, path, device, input, table)
+	m, in, ds, err := f.open(fs)
 	if err != nil {
 		return err
 	}
@@ -189,7 +149,6 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usagef("--rows: row %d, but %s has %d rows (0 to %d)", i, path, ds.N, ds.N-1)
 		}
 	}
-	m.SetThreads(threads)
 	if rows == nil {
 		scores, _, err := m.ScoreDataset(ds)
 		if err != nil {
@@ -202,10 +161,10 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%s: %w", path, libError(err))
 	}
 	report := explainReport(m, ds, atts, *nf)
-	if output.out == "" {
-		output.out = filepath.Join("udocc-out", ds.Name+"-explained")
+	if f.output.out == "" {
+		f.output.out = filepath.Join("udocc-out", ds.Name+"-explained")
 	}
-	tx, err := beginOutputs(output, explainOutputs)
+	tx, err := beginOutputs(f.output, explainOutputs)
 	if err != nil {
 		return err
 	}
@@ -216,17 +175,38 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := explainFigure(filepath.Join(tx.Dir(), "explain.png"), ds.Name, report); err != nil {
 		return fmt.Errorf("figure explain.png: %w", err)
 	}
-	if err := commit(ctx, tx, output.out); err != nil {
+	if err := commit(ctx, tx, f.output.out); err != nil {
 		return err
 	}
-	if output.json {
+	if f.output.json {
 		return printJSON(stdout, report)
 	}
 	printExplanations(stdout, m.Threshold(), report)
-	if !output.quiet {
-		fmt.Fprintf(stdout, "results in %s\n", output.out)
+	if !f.output.quiet {
+		fmt.Fprintf(stdout, "results in %s\n", f.output.out)
 	}
 	return nil
+}
+
+// explainRows checks explain's own flags and reads --rows (nil: --top's rows).
+func explainRows(fs *pflag.FlagSet, rowsFlag string, top, nf int, method string) ([]int, error) {
+	switch {
+	case fs.Changed("rows") && fs.Changed("top"):
+		return nil, usagef("--rows and --top: give one of them")
+	case top < 1:
+		return nil, usagef("--top %d: want at least 1", top)
+	case nf < 1:
+		return nil, usagef("--features %d: want at least 1", nf)
+	}
+	switch lib.ExplainMethod(method) {
+	case lib.Occlusion, lib.IntegratedGradients, lib.GradientInput:
+	default:
+		return nil, usagef("--method %q: want %s, %s or %s", method, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
+	}
+	if rowsFlag == "" {
+		return nil, nil
+	}
+	return parseRows(rowsFlag)
 }
 
 // parseRows reads --rows: comma-separated 0-based row numbers, none twice.

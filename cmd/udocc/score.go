@@ -34,16 +34,8 @@ type scoreSummary struct {
 
 func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("score", "--model DIR [flags] DATA", "Apply a saved model (standardisation, networks, centers, thresholds) to the rows of DATA.", stdout)
-	model := fs.String("model", "", "saved model folder (the model/ folder that udocc fit wrote)")
-	var output outputFlags
-	addOutputFlags(fs, &output, "output folder for scores.csv and summary.json (default udocc-out/<data name>-scored)")
-	var input inputFlags
-	addInputFlags(fs, &input)
-	var device string
-	var threads int
-	addDeviceFlags(fs, &device, &threads, usableCores())
-	var table tableFlags
-	addTableFlags(fs, &table)
+	var f modelFlags
+	addModelFlags(fs, &f, "output folder for scores.csv and summary.json (default udocc-out/<data name>-scored)")
 	explain := addExplainFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -51,90 +43,85 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkExplain(*explain); err != nil {
 		return err
 	}
-	if *model == "" {
-		return usagef("--model is required")
-	}
-	if fs.NArg() != 1 {
-		return usagef("want one DATA file, have %d arguments", fs.NArg())
-	}
-	if err := checkDevice(device); err != nil {
+	if err := f.check(fs); err != nil {
 		return err
 	}
-	if err := checkThreads(threads); err != nil {
+	if err := checkClobber(fs.Arg(0), f.model, f.output, f.table); err != nil {
 		return err
 	}
-	if err := input.check(); err != nil {
-		return err
-	}
-	if err := table.check(output.json); err != nil {
-		return err
-	}
-	if err := checkClobber(fs.Arg(0), *model, output, table); err != nil {
-		return err
-	}
-	if err := deviceUsable(device); err != nil {
-		return err
-	}
-	path := fs.Arg(0)
-	m, in, ds, err := openScored(fs, *model, path, device, input, table)
+	m, in, ds, err := f.open(fs)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
 	defer in.remove()
-	if output.out == "" {
-		output.out = filepath.Join("udocc-out", ds.Name+"-scored")
+	if f.output.out == "" {
+		f.output.out = filepath.Join("udocc-out", ds.Name+"-scored")
 	}
-	tx, err := beginOutputs(output, scoreOutputs)
+	tx, err := beginOutputs(f.output, scoreOutputs)
 	if err != nil {
 		return err
 	}
 	defer tx.Abort()
-	m.SetThreads(threads)
+	s, b, err := writeScored(tx.Dir(), m, f.model, fs.Arg(0), ds, *explain)
+	if err != nil {
+		return err
+	}
+	if err := commit(ctx, tx, f.output.out); err != nil {
+		return err
+	}
+	if err := sendOutputs(f.table, in, f.output.out, s.scores, s.labels, stdout); err != nil {
+		return err
+	}
+	stdout = f.table.reportTo(stdout, stderr)
+	if f.output.json {
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	}
+	if !f.output.quiet {
+		fmt.Fprintf(stdout, "udocc score: %s (%d rows) with %s: %d flagged; results in %s\n", ds.Name, ds.N, f.model, s.Flagged, f.output.out)
+	}
+	return nil
+}
+
+// scored is what udocc score says of a table: summary.json's contents and the rows'
+// scores and labels.
+type scored struct {
+	scoreSummary
+	scores []float64
+	labels []bool
+}
+
+// writeScored scores ds, read from path, with the model saved in dir and writes
+// scores.csv and summary.json into out; it returns the summary and its JSON.
+func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int) (scored, []byte, error) {
 	final, dist, err := m.ScoreDataset(ds)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, libError(err))
+		return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 	}
 	labels := m.Label(final)
-	s := scoreSummary{Udocc: Version, Model: *model, Data: ds.Name, Source: ds.Path, Method: string(m.Method()),
-		N: ds.N, D: ds.D, Device: device, Threshold: num(m.Threshold()), Flagged: flagged(labels)}
+	s := scored{scores: final, labels: labels}
+	s.scoreSummary = scoreSummary{Udocc: Version, Model: dir, Data: ds.Name, Source: ds.Path, Method: string(m.Method()),
+		N: ds.N, D: ds.D, Device: m.Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels)}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
-
 	var cols []scoreColumn
 	if members := m.Members(); len(members) > 1 {
 		for k, mem := range members {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
 	}
-	ex, err := explainFlagged(m, ds, labels, *explain)
+	ex, err := explainFlagged(m, ds, labels, explain)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return scored{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := writeScores(filepath.Join(tx.Dir(), "scores.csv"), idOf(ds), final, labels, ds.Y, cols, ex); err != nil {
-		return err
+	if err := writeScores(filepath.Join(out, "scores.csv"), idOf(ds), final, labels, ds.Y, cols, ex); err != nil {
+		return scored{}, nil, err
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := json.MarshalIndent(s.scoreSummary, "", "  ")
 	if err != nil {
-		return err
+		return scored{}, nil, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(tx.Dir(), "summary.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	if err := commit(ctx, tx, output.out); err != nil {
-		return err
-	}
-	if err := sendOutputs(table, in, output.out, final, labels, stdout); err != nil {
-		return err
-	}
-	stdout = table.reportTo(stdout, stderr)
-	if output.json {
-		_, err = stdout.Write(append(b, '\n'))
-		return err
-	}
-	if !output.quiet {
-		fmt.Fprintf(stdout, "udocc score: %s (%d rows) with %s: %d flagged; results in %s\n", ds.Name, ds.N, *model, s.Flagged, output.out)
-	}
-	return nil
+	return s, b, atomicfile.WriteBytes(filepath.Join(out, "summary.json"), append(b, '\n'))
 }
 
 // libError is an error of the library without its "udocc: " prefix, which the command

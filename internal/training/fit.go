@@ -127,53 +127,6 @@ func (r *Run) Autoencoder(k int) (*torch.Group, error) {
 	return r.pre.Extract(r.seedOf[k])
 }
 
-// scoreChunk is the rows Run.Score standardises and scores at a time: a buffer of a few
-// MB, whatever the table's size, instead of a standardised copy of it (as the udocc
-// package's memberScores). A variable only so that a test can lower it.
-var scoreChunk = 1 << 16
-
-// Score returns, for the m x d row-major rows x (as FitGroup was given its rows:
-// standardised here by the fit's Config.Scaler, if it had one), every member's
-// eval-mode distance to its center (standardised with Config.StandardiseOutput) and its
-// pretrained autoencoder's reconstruction errors, member after member.
-func (r *Run) Score(x []float32, m, d int) (dist, rec [][]float64, err error) {
-	if r.group == nil || r.pre == nil {
-		return nil, nil, fmt.Errorf("training: the run is closed")
-	}
-	if m < 1 || d < 1 || len(x) != m*d {
-		return nil, nil, fmt.Errorf("training: data of %d values is not %d x %d", len(x), m, d)
-	}
-	dist, rec = make([][]float64, len(r.seedOf)), make([][]float64, len(r.seedOf))
-	for k := range dist {
-		dist[k], rec[k] = make([]float64, m), make([]float64, m)
-	}
-	var buf []float32
-	if r.scaler != nil {
-		buf = make([]float32, min(m, scoreChunk)*d)
-	}
-	for lo := 0; lo < m; lo += scoreChunk {
-		hi := min(lo+scoreChunk, m)
-		c, xc := hi-lo, x[lo*d:hi*d]
-		if r.scaler != nil {
-			xc = buf[:c*d]
-			r.scaler.Standardise(xc, x[lo*d:hi*d])
-		}
-		ds, err := r.group.DistancesOf(xc, c, d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("training: rows %d to %d: %w", lo, hi-1, err)
-		}
-		rs, err := r.pre.ReconstructionOf(xc, c, d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("training: rows %d to %d: %w", lo, hi-1, err)
-		}
-		for k, s := range r.seedOf {
-			widenInto(dist[k][lo:hi], ds[k*c:(k+1)*c])
-			widenInto(rec[k][lo:hi], rs[s*c:(s+1)*c])
-		}
-	}
-	return dist, rec, nil
-}
-
 // Close frees the networks; it is safe to call more than once.
 func (r *Run) Close() {
 	if r.group != nil {

@@ -55,7 +55,7 @@ func TestStandardiseOutput(t *testing.T) {
 				}
 			}
 		}
-		dist, rec, err := run.Score(x, n, d)
+		dist, rec, err := scoreRun(run, x, n, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func fitWithAndWithout(t *testing.T, x []float32, n, d int, cfg Config, seeds []
 	if err != nil {
 		t.Fatal(err)
 	}
-	dist, rec, err = plain.Score(x, n, d)
+	dist, rec, err = scoreRun(plain, x, n, d)
 	plain.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func TestRobustReconstruction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dist, rec, err := run.Score(x, n, d)
+		dist, rec, err := scoreRun(run, x, n, d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,7 +85,7 @@ func TestFitScreened(t *testing.T) {
 				k, len(r.History), r.History[0].TrainSize, len(r.PretrainLoss), cfg.Epochs, sc.Kept(), cfg.PretrainEpochs)
 		}
 	}
-	dist, rec, err := run.Score(x, n, d)
+	dist, rec, err := scoreRun(run, x, n, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestFitScreened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dist2, _, err := run2.Score(x, n, d)
+	dist2, _, err := scoreRun(run2, x, n, d)
 	run2.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -173,28 +173,13 @@ func TestFitScreenedRowList(t *testing.T) {
 	defer copied.Close()
 	// The networks agree: both score the kept rows alike, as the copied fit's own
 	// training results say.
-	gotD, gotR, err := run.Score(kept, screen.Kept(), d)
+	gotD, gotR, err := scoreRun(run, kept, screen.Kept(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantD, wantR, err := copied.Score(kept, screen.Kept(), d)
+	wantD, wantR, err := scoreRun(copied, kept, screen.Kept(), d)
 	if err != nil {
 		t.Fatal(err)
-	}
-	// Run.Score in chunks of 7 rows (standardised chunk by chunk) gives the same numbers.
-	defer func(v int) { scoreChunk = v }(scoreChunk)
-	scoreChunk = 7
-	chunkD, chunkR, err := run.Score(kept, screen.Kept(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := run.Score(kept[1:], screen.Kept(), d); err == nil {
-		t.Error("Run.Score took rows of the wrong size")
-	}
-	for k := range seeds {
-		if !slices.Equal(chunkD[k], gotD[k]) || !slices.Equal(chunkR[k], gotR[k]) {
-			t.Errorf("member %d: Run.Score in chunks of 7 rows differs from one chunk", k)
-		}
 	}
 	for k := range seeds {
 		got, want := run.Results[k], copied.Results[k]
