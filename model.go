@@ -115,13 +115,10 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if rk != nil {
 		n = rk.n
 	}
-	if opts.Contamination > 0 && opts.Contamination*float64(n) < 1 {
-		return nil, fmt.Errorf("udocc: Options.Contamination %g of %d rows is fewer than one row", opts.Contamination, n)
+	if err := opts.ValidateRows(n); err != nil {
+		return nil, err
 	}
 	meth := opts.Method.internal() // checked by Validate
-	if meth.Ratio && opts.Ratio*float64(n) < 1 {
-		return nil, fmt.Errorf("udocc: Options.Ratio %g of %d rows is fewer than one row", opts.Ratio, n)
-	}
 	hidden := opts.Hidden
 	if hidden == nil {
 		hidden, _ = models.Preset(ds.Name)

@@ -153,8 +153,8 @@ func (o Options) Validate() error {
 		return badOption("Threads", "%d < 0", o.Threads)
 	case o.Contamination != 0 && !meth.Ensemble:
 		return badOption("Contamination", "only for method ensemble")
-	case !(o.Contamination >= 0 && o.Contamination < 1):
-		return badOption("Contamination", "%g: want 0 or a ratio in (0, 1)", o.Contamination)
+	case !(o.Contamination >= 0 && o.Contamination < 0.5):
+		return badOption("Contamination", "%g: want 0 or a share of rows in (0, 0.5)", o.Contamination)
 	case meth.Ratio && !(o.Ratio > 0 && o.Ratio < 1):
 		return badOption("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
 	case !meth.Ratio && o.Ratio != 0:
@@ -176,6 +176,20 @@ func (o Options) Validate() error {
 		}
 	}
 	return o.validateRules()
+}
+
+// ValidateRows reports an option that cannot be used on a table of n rows: a
+// Contamination or Ratio of fewer than one row.
+func (o Options) ValidateRows(n int) error {
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"Contamination", o.Contamination}, {"Ratio", o.Ratio}} {
+		if c.v > 0 && c.v*float64(n) < 1 {
+			return badOption(c.field, "%g of %d rows is fewer than one row; want at least %.3g", c.v, n, 1/float64(n))
+		}
+	}
+	return nil
 }
 
 // badOption is the error of Validate for the Options field field.

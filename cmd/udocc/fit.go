@@ -150,11 +150,8 @@ func (o *fitOptions) checkData(ds *data.Dataset) error {
 	if ds.N < 2 {
 		return fmt.Errorf("udocc needs at least 2 rows; %s has %d", ds.Path, ds.N)
 	}
-	if o.Contamination > 0 && o.Contamination*float64(ds.N) < 1 {
-		return usagef("--contamination %g of %d rows is fewer than one row; want --contamination >= %.3g", o.Contamination, ds.N, 1/float64(ds.N))
-	}
-	if o.Method.TakesRatio() && o.Ratio*float64(ds.N) < 1 {
-		return usagef("--ratio %g of %d rows is fewer than one row; want --ratio >= %.3g", o.Ratio, ds.N, 1/float64(ds.N))
+	if err := o.Options.ValidateRows(ds.N); err != nil {
+		return optionsError(err)
 	}
 	return deviceUsable(o.Device)
 }

@@ -56,20 +56,8 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 		o.Members, o.ScreenEpochs = 1, 0
 		return nil
 	}
-	if fs.Changed("contamination") && !(o.Contamination > 0 && o.Contamination < 0.5) {
-		return usagef("--contamination %g: want a share of rows in (0, 0.5)", o.Contamination)
-	}
 	if fs.Changed("contamination") && fs.Changed("threshold") {
 		return usagef("--contamination and --threshold both set the threshold: give one")
-	}
-	if o.ScreenEpochs < 0 {
-		return usagef("--screen-epochs %d: want 0 (no screening) or more", o.ScreenEpochs)
-	}
-	if o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5) {
-		return usagef("--trim %g: want a share of rows in (0, 0.5)", o.Trim)
-	}
-	if o.Members < 1 || o.Members > 100 {
-		return usagef("--members %d: want 1..100", o.Members)
 	}
 	if seeds, err := parseSeeds("seed", o.seeds); err == nil && len(seeds) > 1 && fs.Changed("members") {
 		return usagef("--members %d with --seed %s: give one seed (members s, s+1, ...) or the list of members' seeds, not both", o.Members, o.seeds)
