@@ -52,3 +52,38 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 		})
 	}
 }
+
+// TestFitIsTheLibrarysFit checks that `udocc fit` with its defaults gives, to the bit,
+// the scores and labels of the library's FitDataset with DefaultOptions on the same file:
+// the one pipeline that the study (bench's TestRealOnePipeline) measures too.
+func TestFitIsTheLibrarysFit(t *testing.T) {
+	t.Parallel()
+	path, err := filepath.Abs(filepath.Join(data.FindDataDir(), "glass.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := data.Load(path, data.DefaultLoadOptions())
+	if err != nil {
+		t.Skipf("glass.mat: %v (set UDOCC_DATA)", err)
+	}
+	o := lib.DefaultOptions()
+	o.Seed = 3
+	m, err := lib.FitDataset(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	dir := t.TempDir()
+	mustUdocc(t, dir, "fit", "--seed", "3", "--explain", "0", "--quiet", "--out", "out", path)
+	sc := readCSV(t, filepath.Join(dir, "out", "scores.csv"))
+	want, wantLabels := make([]string, ds.N), make([]string, ds.N)
+	for i, s := range m.Scores() {
+		want[i], wantLabels[i] = ftoa(s), label(m.Labels(), i)
+	}
+	if got := sc.col(t, "score"); !slices.Equal(got, want) {
+		t.Errorf("udocc fit's scores differ from the library's")
+	}
+	if got := sc.col(t, "label"); !slices.Equal(got, wantLabels) {
+		t.Errorf("udocc fit's labels differ from the library's")
+	}
+}
