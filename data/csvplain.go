@@ -19,7 +19,7 @@ type recordReader interface {
 
 // plainReader reads CSV that holds no double quote, so that every record is one line
 // and every delimiter separates cells: what encoding/csv would read from it, at a
-// fraction of the cost (a 10^6 x 20 table was 8.9 s to load). Like encoding/csv it
+// fraction of the cost. Like encoding/csv it
 // drops a carriage return before a newline (and at the end of the file) and skips empty
 // lines. It reads a line at a time from a buffered stream, so that a file is never held
 // whole. The first record's cells (the header, which the Dataset keeps) are copied; the

@@ -68,7 +68,7 @@ type Config struct {
 	Scaler *data.Scaler
 
 	// rescored is set by FitScreened for its final fit, whose callers score every row
-	// again with the fitted networks (Run.Score, udocc's model): members that neither
+	// again with the fitted networks (udocc's model): members that neither
 	// label rows nor move a radius (the ensemble's OC members) then get no per-row
 	// Scores, and no member gets Reconstruction errors. Those would be K n-sized float64
 	// slices of each kind that nothing reads: 720 MB for five members at 10^7 rows, the

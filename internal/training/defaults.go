@@ -26,11 +26,9 @@ const (
 // of rows the screening scored lowest (FitScreened), its distances standardised over those
 // rows (StandardiseOutput) and its reconstruction errors made robust there
 // (RobustReconstruction); pretraining at lr 3e-3, fine-tuning short (10 epochs at lr
-// 1e-4). docs/reproduction.md measured why fine-tuning is short:
-// every fine-tuning epoch at lr 1e-3 after the first lowers OC's ROCAUC (cardio 93.9 →
-// 54.8 over 50 epochs), while 10 epochs at 1e-4 keep what pretraining found. The study
-// of docs/threshold.md A.2–A.5 chose the rest on the paper sets and the semi-synthetic
-// tables together.
+// 1e-4: at the paper's 1e-3 every fine-tuning epoch after the first lowers OC's
+// ROCAUC, while a short tuning keeps what pretraining found; docs/reproduction.md). The
+// study of docs/threshold.md A.2–A.5 chose the rest.
 func EnsembleConfig() Config {
 	c := DefaultConfig()
 	c.PretrainEpochs = 60
