@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/udocc/udocc/internal/plots"
 	lib "github.com/udocc/udocc"
+	"github.com/udocc/udocc/internal/plots"
 )
 
 // figures draws the fit's four figures into dir: the Eq. (5) curve of the last epoch,

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/udocc/udocc/data"
 	lib "github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
 )
 
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;

@@ -19,9 +19,9 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/metrics"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/metrics"
 )
 
 // rankReport is what one rank of a data-parallel test fit writes for the test to compare.
