@@ -3,11 +3,11 @@ package bench
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
 )
@@ -47,20 +47,8 @@ func statsOf(recs []StudyRecord, source, rule string) (ruleStats, bool) {
 	if st.total == 0 {
 		return st, false
 	}
-	st.medLog, st.meanF1, st.meanF1OverOracl = medianOf(logs), mean(f1s), mean(rel)
+	st.medLog, st.meanF1, st.meanF1OverOracl = stats.Median(logs), mean(f1s), mean(rel)
 	return st, true
-}
-
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	c := slices.Clone(xs)
-	slices.Sort(c)
-	if len(c)%2 == 1 {
-		return c[len(c)/2]
-	}
-	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
 func mean(xs []float64) float64 { return meanStd(xs).Mean }
