@@ -14,15 +14,15 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"
-	"github.com/udocc/udocc/metrics"
+	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/synth"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/metrics"
 )
 
 // The study (`udocc bench --study`) fits the candidate defaults of `udocc fit` on the ten
@@ -309,10 +309,7 @@ func standardise(ds *data.Dataset) (*data.Dataset, error) {
 // every source and rule.
 func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	ds := t.ds
-	hidden := []int{32, 16, 8}
-	if h, ok := models.Preset(t.base); ok {
-		hidden = h
-	}
+	hidden, _ := models.Preset(t.base)
 	ens := make([]studyScores, len(t.seeds))
 	var newSecs float64
 	for i, s := range t.seeds {
