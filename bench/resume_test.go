@@ -35,6 +35,33 @@ func runChild(dataDir, out, marker string) int {
 // trained only the missing runs, and that their numbers match a grid trained run by run.
 func TestKillResume(t *testing.T) {
 	dataDir, out := tinyData(t), t.TempDir()
+	killInSecondGroup(t, dataDir, out)
+	path := filepath.Join(out, ResultsFile)
+	killed, err := ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(killed.Lines) != 4 || len(killed.Bad) != 0 {
+		t.Fatalf("after the kill: %d lines, %d bad; want alpha's 4 and no bad line", len(killed.Lines), len(killed.Bad))
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"dataset":"beta","method":"oc","se`) // a line torn mid-write
+	f.Close()
+
+	o := tinyOptions(dataDir, out)
+	res := checkResumed(t, o, path)
+	t.Run("same numbers as run by run", func(t *testing.T) { checkRunByRun(t, dataDir, res.Lines) })
+	t.Run("two jobs in seed groups", func(t *testing.T) { checkSeedGroups(t, dataDir) })
+	t.Run("new config retrains", func(t *testing.T) { checkNewConfig(t, o, path) })
+}
+
+// killInSecondGroup runs the tiny grid into out in a child process and kills it with
+// SIGKILL once it trains its second group.
+func killInSecondGroup(t *testing.T, dataDir, out string) {
+	t.Helper()
 	marker := filepath.Join(t.TempDir(), "in-second-group")
 	child := exec.Command(os.Args[0], "-test.run=^$")
 	child.Env = append(os.Environ(), childData+"="+dataDir, childOut+"="+out, childMarker+"="+marker)
@@ -64,23 +91,13 @@ wait:
 		t.Fatal(err)
 	}
 	<-exited
+}
 
-	path := filepath.Join(out, ResultsFile)
-	killed, err := ReadResults(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(killed.Lines) != 4 || len(killed.Bad) != 0 {
-		t.Fatalf("after the kill: %d lines, %d bad; want alpha's 4 and no bad line", len(killed.Lines), len(killed.Bad))
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"dataset":"beta","method":"oc","se`) // a line torn mid-write
-	f.Close()
-
-	o := tinyOptions(dataDir, out)
+// checkResumed resumes the killed grid o, whose results file path ends in a torn line,
+// and checks that it trained only the missing runs, in a second session, and that its
+// report tells of the torn line and the killed session; it returns the results.
+func checkResumed(t *testing.T, o Options, path string) *Results {
+	t.Helper()
 	sum, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +113,7 @@ wait:
 		t.Errorf("unreadable lines %v, want the torn line 5 only", res.Bad)
 	}
 	checkOnce(t, res.Lines, o)
-	sessions, err := ReadSessions(filepath.Join(out, SessionsFile))
+	sessions, err := ReadSessions(filepath.Join(o.Out, SessionsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,86 +129,92 @@ wait:
 			t.Errorf("%v trained by session %s, want %s", l.Key(), l.Session, want)
 		}
 	}
-	report, err := os.ReadFile(filepath.Join(out, ReportFile))
+	report, err := os.ReadFile(filepath.Join(o.Out, ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(report), "1 unreadable (lines 5:") || !strings.Contains(string(report), "killed") {
 		t.Errorf("the report does not mention the torn line and the killed session")
 	}
+	return res
+}
 
-	t.Run("same numbers as run by run", func(t *testing.T) {
-		alone := tinyOptions(dataDir, t.TempDir())
-		alone.Group = GroupRun
-		if _, err := Run(context.Background(), alone); err != nil {
-			t.Fatal(err)
+// checkRunByRun checks that lines have the numbers of the tiny grid trained run by run.
+func checkRunByRun(t *testing.T, dataDir string, lines []Line) {
+	alone := tinyOptions(dataDir, t.TempDir())
+	alone.Group = GroupRun
+	if _, err := Run(context.Background(), alone); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := ReadResults(filepath.Join(alone.Out, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[Key]Line{}
+	for _, l := range ref.Lines {
+		byKey[l.Key()] = l
+	}
+	for _, l := range lines {
+		r, ok := byKey[l.Key()]
+		if !ok {
+			t.Fatalf("%v: not in the run-by-run grid", l.Key())
 		}
-		ref, err := ReadResults(filepath.Join(alone.Out, ResultsFile))
-		if err != nil {
-			t.Fatal(err)
+		if math.Abs(float64(l.ROCAUC-r.ROCAUC)) > 1e-3 || math.Abs(float64(l.PRAUC-r.PRAUC)) > 1e-3 {
+			t.Errorf("%v: ROCAUC %.6f PRAUC %.6f, run alone %.6f %.6f", l.Key(), l.ROCAUC, l.PRAUC, r.ROCAUC, r.PRAUC)
 		}
-		byKey := map[Key]Line{}
-		for _, l := range ref.Lines {
-			byKey[l.Key()] = l
-		}
-		for _, l := range res.Lines {
-			r, ok := byKey[l.Key()]
-			if !ok {
-				t.Fatalf("%v: not in the run-by-run grid", l.Key())
-			}
-			if math.Abs(float64(l.ROCAUC-r.ROCAUC)) > 1e-3 || math.Abs(float64(l.PRAUC-r.PRAUC)) > 1e-3 {
-				t.Errorf("%v: ROCAUC %.6f PRAUC %.6f, run alone %.6f %.6f", l.Key(), l.ROCAUC, l.PRAUC, r.ROCAUC, r.PRAUC)
-			}
-		}
-	})
+	}
+}
 
-	t.Run("two jobs in seed groups", func(t *testing.T) {
-		par := tinyOptions(dataDir, t.TempDir())
-		par.Jobs, par.Group = 2, GroupSeed
-		sum, err := Run(context.Background(), par)
-		if err != nil {
-			t.Fatal(err)
+// checkSeedGroups checks the tiny grid trained by two jobs in groups of one seed.
+func checkSeedGroups(t *testing.T, dataDir string) {
+	par := tinyOptions(dataDir, t.TempDir())
+	par.Jobs, par.Group = 2, GroupSeed
+	sum, err := Run(context.Background(), par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadResults(filepath.Join(par.Out, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOnce(t, got.Lines, par)
+	if sum.Trained != 8 || len(got.Bad) != 0 {
+		t.Errorf("%+v, %d bad lines; want 8 trained and none bad", *sum, len(got.Bad))
+	}
+	for _, l := range got.Lines {
+		if l.Timing.GroupSize != 2 || l.Timing.GroupSeeds != 1 {
+			t.Errorf("%v: group of %d members and %d seeds, want 2 and 1", l.Key(), l.Timing.GroupSize, l.Timing.GroupSeeds)
 		}
-		got, err := ReadResults(filepath.Join(par.Out, ResultsFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkOnce(t, got.Lines, par)
-		if sum.Trained != 8 || len(got.Bad) != 0 {
-			t.Errorf("%+v, %d bad lines; want 8 trained and none bad", *sum, len(got.Bad))
-		}
-		for _, l := range got.Lines {
-			if l.Timing.GroupSize != 2 || l.Timing.GroupSeeds != 1 {
-				t.Errorf("%v: group of %d members and %d seeds, want 2 and 1", l.Key(), l.Timing.GroupSize, l.Timing.GroupSeeds)
-			}
-		}
-	})
+	}
+}
 
-	t.Run("new config retrains", func(t *testing.T) {
-		o.Train.Epochs = 3
-		sum, err := Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
+// checkNewConfig checks that the grid o, whose results are in path, trains every run
+// again with another number of epochs, and that the report counts the old lines as
+// superseded.
+func checkNewConfig(t *testing.T, o Options, path string) {
+	o.Train.Epochs = 3
+	sum, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 0 || sum.Trained != 8 {
+		t.Errorf("with 3 epochs: %+v, want nothing skipped and 8 trained", *sum)
+	}
+	res, err := ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now []Line
+	for _, l := range res.Lines {
+		if l.Config.Epochs == 3 {
+			now = append(now, l)
 		}
-		if sum.Skipped != 0 || sum.Trained != 8 {
-			t.Errorf("with 3 epochs: %+v, want nothing skipped and 8 trained", *sum)
-		}
-		res, err := ReadResults(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var now []Line
-		for _, l := range res.Lines {
-			if l.Config.Epochs == 3 {
-				now = append(now, l)
-			}
-		}
-		checkOnce(t, now, o)
-		rep := collect(res, nil)
-		if rep.superseded != 8 {
-			t.Errorf("report: %d superseded lines, want the 8 of 4 epochs", rep.superseded)
-		}
-	})
+	}
+	checkOnce(t, now, o)
+	rep := collect(res, nil)
+	if rep.superseded != 8 {
+		t.Errorf("report: %d superseded lines, want the 8 of 4 epochs", rep.superseded)
+	}
 }
 
 // checkOnce checks that lines hold every run of o's grid exactly once.

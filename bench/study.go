@@ -14,15 +14,15 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"
-	"github.com/udocc/udocc/metrics"
+	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/synth"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/metrics"
 )
 
 // The study (`udocc bench --study`) fits the candidate defaults of `udocc fit` on the ten
@@ -117,25 +117,9 @@ func Study(ctx context.Context, o StudyOptions) error {
 		o.Device = "cpu"
 	}
 	path := filepath.Join(o.Out, StudyFile)
-	done, err := readStudy(path)
+	done, err := studyDone(path, o)
 	if err != nil {
 		return err
-	}
-	if o.ReportOnly && len(done) == 0 {
-		// An empty report would replace the one there (a folder whose records are
-		// not kept, such as bench/study-g1 in a clone).
-		return fmt.Errorf("bench: study: %s: no records to report on: %w", path, os.ErrNotExist)
-	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return err
-	}
-	have := map[string]bool{}
-	for _, r := range done {
-		have[fmt.Sprintf("%s/%d", r.Table, r.Seed)] = true
-		if !o.ReportOnly && r.Group == "synthetic" && r.GeneratorSeed != o.GeneratorSeed {
-			return fmt.Errorf("bench: study: %s holds synthetic tables of generator seed %d, not %d: "+
-				"use another output folder", path, r.GeneratorSeed, o.GeneratorSeed)
-		}
 	}
 	if o.Scores == "" {
 		o.Scores = filepath.Join(o.Out, "scores")
@@ -150,6 +134,48 @@ func Study(ctx context.Context, o StudyOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := runStudyFits(ctx, path, studyTodo(tables, done), o); err != nil {
+		return err
+	}
+	all, err := readStudy(path)
+	if err != nil {
+		return err
+	}
+	return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(all, o.Scores, o.Jobs), o)
+}
+
+// studyDone reads the records of path that earlier runs left, and makes the output
+// folder. It refuses to report on no records, and to add to a file whose synthetic
+// tables are of another generator seed.
+func studyDone(path string, o StudyOptions) ([]StudyRecord, error) {
+	done, err := readStudy(path)
+	if err != nil {
+		return nil, err
+	}
+	if o.ReportOnly && len(done) == 0 {
+		// An empty report would replace the one there (a folder whose records are
+		// not kept, such as bench/study-g1 in a clone).
+		return nil, fmt.Errorf("bench: study: %s: no records to report on: %w", path, os.ErrNotExist)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	for _, r := range done {
+		if !o.ReportOnly && r.Group == "synthetic" && r.GeneratorSeed != o.GeneratorSeed {
+			return nil, fmt.Errorf("bench: study: %s holds synthetic tables of generator seed %d, not %d: "+
+				"use another output folder", path, r.GeneratorSeed, o.GeneratorSeed)
+		}
+	}
+	return done, nil
+}
+
+// studyTodo is the tables with the seeds that done holds no record of; a table with
+// none left is left out.
+func studyTodo(tables []studyTable, done []StudyRecord) []studyTable {
+	have := map[string]bool{}
+	for _, r := range done {
+		have[fmt.Sprintf("%s/%d", r.Table, r.Seed)] = true
+	}
 	var todo []studyTable
 	for _, t := range tables {
 		var seeds []uint64
@@ -163,6 +189,13 @@ func Study(ctx context.Context, o StudyOptions) error {
 			todo = append(todo, t)
 		}
 	}
+	return todo
+}
+
+// runStudyFits fits the tables todo on o.Jobs workers, appending each table's records to
+// path as JSON lines as it finishes; it stops handing out tables when ctx is done, and
+// returns the first error.
+func runStudyFits(ctx context.Context, path string, todo []studyTable, o StudyOptions) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
@@ -210,14 +243,7 @@ func Study(ctx context.Context, o StudyOptions) error {
 	if firstErr != nil {
 		return firstErr
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	all, err := readStudy(path)
-	if err != nil {
-		return err
-	}
-	return writeStudyReport(filepath.Join(o.Out, StudyReport), reevaluate(all, o.Scores, o.Jobs), o)
+	return ctx.Err()
 }
 
 func readStudy(path string) ([]StudyRecord, error) {
@@ -309,10 +335,7 @@ func standardise(ds *data.Dataset) (*data.Dataset, error) {
 // every source and rule.
 func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	ds := t.ds
-	hidden := []int{32, 16, 8}
-	if h, ok := models.Preset(t.base); ok {
-		hidden = h
-	}
+	hidden, _ := models.Preset(t.base)
 	ens := make([]studyScores, len(t.seeds))
 	var newSecs float64
 	for i, s := range t.seeds {

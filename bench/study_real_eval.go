@@ -11,6 +11,7 @@ import (
 
 	"github.com/udocc/udocc/internal/atomicfile"
 
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
 )
 
@@ -150,18 +151,8 @@ func (c *realCase) setMedLog(name string, shares []float64) {
 		logs[i] = math.Log(floorShare(s, c.n))
 	}
 	slices.Sort(logs)
-	c.ratios[name] = math.Exp(quantileOf(logs, 0.5))
-	c.ivals[name] = [2]float64{math.Exp(quantileOf(logs, 0.1)), math.Exp(quantileOf(logs, 0.9))}
-}
-
-// quantileOf is the p-quantile of ascending x, linear between order statistics.
-func quantileOf(x []float64, p float64) float64 {
-	h := p * float64(len(x)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(x)-1 {
-		return x[len(x)-1]
-	}
-	return x[lo] + (h-float64(lo))*(x[lo+1]-x[lo])
+	c.ratios[name] = math.Exp(stats.Quantile(logs, 0.5))
+	c.ivals[name] = [2]float64{math.Exp(stats.Quantile(logs, 0.1)), math.Exp(stats.Quantile(logs, 0.9))}
 }
 
 // flagged is the rows a share flags: round(share·n), at most n − 1.
@@ -259,7 +250,7 @@ func statsFor(cases []*realCase, name string) (candStats, bool) {
 		st.paperLog = mean(plogs)
 	}
 	if len(widths) > 0 {
-		st.medWidth = medianOf(widths)
+		st.medWidth = stats.Median(widths)
 	}
 	return st, true
 }
@@ -464,7 +455,7 @@ func addCalibrated(cases []*realCase, name string, feats []string) {
 		coef := fitCalibration(train, feats)
 		res := calibrationResiduals(train, feats)
 		slices.Sort(res)
-		lo, hi := quantileOf(res, 0.1), quantileOf(res, 0.9)
+		lo, hi := stats.Quantile(res, 0.1), stats.Quantile(res, 0.9)
 		for _, c := range cases {
 			if c.r.Table != t {
 				continue
@@ -549,7 +540,7 @@ func addResidualInterval(cases []*realCase, name string) {
 		if len(res) == 0 {
 			continue
 		}
-		lo, hi := quantileOf(res, 0.1), quantileOf(res, 0.9)
+		lo, hi := stats.Quantile(res, 0.1), stats.Quantile(res, 0.9)
 		for _, c := range cases {
 			if s, ok := c.selected(name); ok && c.r.Table == t {
 				c.ivals[name] = [2]float64{min(s*math.Exp(lo), 1), min(s*math.Exp(hi), 1)}

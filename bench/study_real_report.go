@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
 )
@@ -207,7 +208,7 @@ func writeLearned(b *strings.Builder, cases []*realCase, chose, pairs map[string
 		for _, v := range coef[1:] {
 			bs = append(bs, fmt.Sprintf("%.4f", v))
 		}
-		fmt.Fprintf(b, "| %s | %.4f | %s | %.4f | %.4f |\n", CalibName(f), coef[0], strings.Join(bs, ", "), quantileOf(res, 0.1), quantileOf(res, 0.9))
+		fmt.Fprintf(b, "| %s | %.4f | %s | %.4f | %.4f |\n", CalibName(f), coef[0], strings.Join(bs, ", "), stats.Quantile(res, 0.1), stats.Quantile(res, 0.9))
 	}
 	picks := func(chose map[string]string) string {
 		count := map[string]int{}
@@ -225,7 +226,7 @@ func writeLearned(b *strings.Builder, cases []*realCase, chose, pairs map[string
 		"loto/best-pair (the geometric mean of two rule/ or larger/ counts of the lowest mean |ln|): %s.\n\n", picks(chose), picks(pairs))
 	res := logResiduals(cases, DefaultCandidate())
 	fmt.Fprintf(b, "The default's interval on all %d tables: ln(true / selected) has 10th percentile %.4f and 90th %.4f over the %d fits "+
-		"(training.DefaultInterval).\n\n", countCaseTables(cases), quantileOf(res, 0.1), quantileOf(res, 0.9), len(res))
+		"(training.DefaultInterval).\n\n", countCaseTables(cases), stats.Quantile(res, 0.1), stats.Quantile(res, 0.9), len(res))
 }
 
 func countCaseTables(cases []*realCase) int {

@@ -3,11 +3,11 @@ package bench
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
 )
@@ -47,20 +47,8 @@ func statsOf(recs []StudyRecord, source, rule string) (ruleStats, bool) {
 	if st.total == 0 {
 		return st, false
 	}
-	st.medLog, st.meanF1, st.meanF1OverOracl = medianOf(logs), mean(f1s), mean(rel)
+	st.medLog, st.meanF1, st.meanF1OverOracl = stats.Median(logs), mean(f1s), mean(rel)
 	return st, true
-}
-
-func medianOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	c := slices.Clone(xs)
-	slices.Sort(c)
-	if len(c)%2 == 1 {
-		return c[len(c)/2]
-	}
-	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
 func mean(xs []float64) float64 { return meanStd(xs).Mean }
@@ -165,26 +153,42 @@ func defaultRule() string {
 	return first
 }
 
+// writeStudyReport writes the study's report on recs to path: its sources, the scores
+// of every source, the default's per paper set, and every rule's thresholds.
 func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 	var b strings.Builder
 	paper := filter(recs, func(r StudyRecord) bool { return r.Group == "paper" })
 	syn := filter(recs, func(r StudyRecord) bool { return r.Group == "synthetic" })
 	def := sourceKey(training.DistanceWeight)
 	defRule := defaultRule()
-	fmt.Fprintf(&b, "# Score and threshold study\n\n")
-	fmt.Fprintf(&b, "Written by `udocc bench --study` from %s: %d paper-set fits (%d sets × seeds), %d synthetic tables "+
+	writeStudyIntro(&b, paper, syn, def, o)
+	writeStudyScores(&b, recs, paper, syn)
+	writeStudySetScores(&b, paper, def, o)
+	writeStudyDefaultThreshold(&b, paper, syn, def, defRule, o)
+	writeStudyThresholds(&b, recs, paper, syn, def)
+	return atomicfile.WriteBytes(path, []byte(b.String()))
+}
+
+// writeStudyIntro writes the report's title and what its records and sources are.
+func writeStudyIntro(b *strings.Builder, paper, syn []StudyRecord, def string, o StudyOptions) {
+	fmt.Fprintf(b, "# Score and threshold study\n\n")
+	fmt.Fprintf(b, "Written by `udocc bench --study` from %s: %d paper-set fits (%d sets × seeds), %d synthetic tables "+
 		"(normal rows of each paper set, at most %d per table, plus injected anomalies of four kinds at six ratios, package synth).\n\n",
 		StudyFile, len(paper), countDistinct(paper), len(syn), o.MaxNormals)
 	if len(syn) > 0 && syn[0].GeneratorSeed != 0 {
-		fmt.Fprintf(&b, "The synthetic tables are drawn with generator seed %d (`--generator-seed`): new tables from the same "+
+		fmt.Fprintf(b, "The synthetic tables are drawn with generator seed %d (`--generator-seed`): new tables from the same "+
 			"normal rows, not the study's own (seed 0) on which the defaults were chosen.\n\n", syn[0].GeneratorSeed)
 	}
-	fmt.Fprintf(&b, "Sources: `wX` is the default ensemble (%d seeds, training.EnsembleConfig) with distance weight w "+
+	fmt.Fprintf(b, "Sources: `wX` is the default ensemble (%d seeds, training.EnsembleConfig) with distance weight w "+
 		"(w1.00 = encoder distances only, w0.00 = reconstruction errors only); `old` is the previous default "+
 		"(proposed, the paper's settings, one model); `iforest` is a Go isolation forest (reference only). "+
 		"The default source is %s.\n\n", training.EnsembleSize, def)
+}
 
-	fmt.Fprintf(&b, "## Scores: mean ROCAUC / PRAUC\n\n| source | paper sets | synthetic | local | global | dependency | clustered |\n|---|---|---|---|---|---|---|\n")
+// writeStudyScores writes every source's mean ROCAUC and PRAUC per group and kind of
+// synthetic anomaly, and the best distance weight.
+func writeStudyScores(b *strings.Builder, recs, paper, syn []StudyRecord) {
+	fmt.Fprintf(b, "## Scores: mean ROCAUC / PRAUC\n\n| source | paper sets | synthetic | local | global | dependency | clustered |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range studySources(recs) {
 		row := []string{s}
 		for _, g := range [][]StudyRecord{paper, syn,
@@ -199,14 +203,18 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 			}
 			row = append(row, fmt.Sprintf("%.3f / %.3f", a, p))
 		}
-		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 	}
 	if w, v := bestWeight(paper, syn); !math.IsNaN(w) {
-		fmt.Fprintf(&b, "\nBest distance weight by the mean of (ROCAUC + PRAUC)/2 over the two groups (each group once): "+
+		fmt.Fprintf(b, "\nBest distance weight by the mean of (ROCAUC + PRAUC)/2 over the two groups (each group once): "+
 			"**w = %.2f** (%.4f); training.DistanceWeight is %.2f.\n", w, v, training.DistanceWeight)
 	}
+}
 
-	fmt.Fprintf(&b, "\n## Scores per paper set (mean over seeds, ROCAUC / PRAUC)\n\n| set | default (%s) | old default | iforest | paper Proposed ROCAUC / PRAUC |\n|---|---|---|---|---|\n", def)
+// writeStudySetScores writes the default's, the old default's and the isolation
+// forest's scores per paper set beside the paper's Proposed.
+func writeStudySetScores(b *strings.Builder, paper []StudyRecord, def string, o StudyOptions) {
+	fmt.Fprintf(b, "\n## Scores per paper set (mean over seeds, ROCAUC / PRAUC)\n\n| set | default (%s) | old default | iforest | paper Proposed ROCAUC / PRAUC |\n|---|---|---|---|---|\n", def)
 	for _, name := range o.Datasets {
 		rs := filter(paper, func(r StudyRecord) bool { return r.Base == name })
 		if len(rs) == 0 {
@@ -224,16 +232,20 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 		} else {
 			row = append(row, "—")
 		}
-		fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 	}
+}
 
+// writeStudyDefaultThreshold writes the best rule on the default source, and the
+// default rule's threshold per paper set.
+func writeStudyDefaultThreshold(b *strings.Builder, paper, syn []StudyRecord, def, defRule string, o StudyOptions) {
 	if rule, v := bestRule(paper, syn, def); rule != "" {
-		fmt.Fprintf(&b, "\nBest threshold rule on the default source by the mean of its within-×1.5 shares in the two groups "+
+		fmt.Fprintf(b, "\nBest threshold rule on the default source by the mean of its within-×1.5 shares in the two groups "+
 			"(each group once; ties by mean F1 ÷ oracle): **%s** (%.3f); the default is %s (`screen/RULE`: "+
 			"as many rows as RULE flags on the screening fit's scores; `larger/RULE`: that count or RULE's "+
 			"own on the source, the larger).\n", rule, v, defRule)
 	}
-	fmt.Fprintf(&b, "\n## The default threshold per paper set (%s, %s; mean over seeds)\n\n| set | true ratio | selected ratio | within ×1.5 (seeds) | F1 | oracle F1 |\n|---|---|---|---|---|---|\n", def, defRule)
+	fmt.Fprintf(b, "\n## The default threshold per paper set (%s, %s; mean over seeds)\n\n| set | true ratio | selected ratio | within ×1.5 (seeds) | F1 | oracle F1 |\n|---|---|---|---|---|---|\n", def, defRule)
 	for _, name := range o.Datasets {
 		rs := filter(paper, func(r StudyRecord) bool { return r.Base == name })
 		var sel, f1, or []float64
@@ -252,29 +264,33 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 		if len(sel) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %d of %d | %.3f | %.3f |\n", name, rs[0].TrueRatio, mean(sel), within, len(sel), mean(f1), mean(or))
+		fmt.Fprintf(b, "| %s | %.3f | %.3f | %d of %d | %.3f | %.3f |\n", name, rs[0].TrueRatio, mean(sel), within, len(sel), mean(f1), mean(or))
 	}
-	fmt.Fprintf(&b, "\n## Thresholds\n\nPer rule and source: within ×1.5 of the true ratio (paper: mean count of 10 sets over seeds; synthetic: share of tables), "+
+}
+
+// writeStudyThresholds writes, per source (the default first), every rule's agreement
+// with the true ratio and its F1 in the two groups.
+func writeStudyThresholds(b *strings.Builder, recs, paper, syn []StudyRecord, def string) {
+	fmt.Fprintf(b, "\n## Thresholds\n\nPer rule and source: within ×1.5 of the true ratio (paper: mean count of 10 sets over seeds; synthetic: share of tables), "+
 		"median |ln(selected/true)|, mean F1, mean F1 ÷ the oracle F1 of the same scores (flagging the true count).\n")
+	cell := func(st ruleStats, ok bool, ofPaper bool) string {
+		if !ok {
+			return "— | — | — | —"
+		}
+		w := fmt.Sprintf("%.0f %%", 100*float64(st.within)/float64(st.total))
+		if ofPaper {
+			w = fmt.Sprintf("%.1f", 10*float64(st.within)/float64(st.total))
+		}
+		return fmt.Sprintf("%s | %.2f | %.3f | %.2f", w, st.medLog, st.meanF1, st.meanF1OverOracl)
+	}
 	for _, s := range append([]string{def}, without(studySources(recs), def)...) {
-		fmt.Fprintf(&b, "\n### source %s\n\n| rule | paper within ×1.5 (of 10) | paper med. |log| | paper F1 | paper F1/oracle | synthetic within ×1.5 | synthetic med. |log| | synthetic F1 | synthetic F1/oracle |\n|---|---|---|---|---|---|---|---|---|\n", s)
+		fmt.Fprintf(b, "\n### source %s\n\n| rule | paper within ×1.5 (of 10) | paper med. |log| | paper F1 | paper F1/oracle | synthetic within ×1.5 | synthetic med. |log| | synthetic F1 | synthetic F1/oracle |\n|---|---|---|---|---|---|---|---|---|\n", s)
 		for _, rule := range studyRules(recs, s) {
 			ps, ok1 := statsOf(paper, s, rule)
 			ss, ok2 := statsOf(syn, s, rule)
-			cell := func(st ruleStats, ok bool, paper bool) string {
-				if !ok {
-					return "— | — | — | —"
-				}
-				w := fmt.Sprintf("%.0f %%", 100*float64(st.within)/float64(st.total))
-				if paper {
-					w = fmt.Sprintf("%.1f", 10*float64(st.within)/float64(st.total))
-				}
-				return fmt.Sprintf("%s | %.2f | %.3f | %.2f", w, st.medLog, st.meanF1, st.meanF1OverOracl)
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", rule, cell(ps, ok1, true), cell(ss, ok2, false))
+			fmt.Fprintf(b, "| %s | %s | %s |\n", rule, cell(ps, ok1, true), cell(ss, ok2, false))
 		}
 	}
-	return atomicfile.WriteBytes(path, []byte(b.String()))
 }
 
 func without(xs []string, x string) []string {

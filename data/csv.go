@@ -127,124 +127,21 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	}
 	guard := newTextGuard(br, delim)
 	r := newRecordReader(bufio.NewReaderSize(guard, csvBlock), delim, shape == nil || shape.quoted)
-	first, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("no header line: %w", ErrEmpty)
-	}
-	if err != nil {
-		return nil, csvParseError(err)
-	}
-	first = slices.Clone(first)
-	for j := range first {
-		first[j] = strings.TrimSpace(first[j])
-	}
-	named := opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first)
-	header := first
-	if !named {
-		header = defaultFeatures(len(first))
-	}
-	label, err := csvLabelColumn(header, opts)
-	if err != nil {
-		if !named && opts.LabelColumn != "" {
-			err = fmt.Errorf("%w (line 1 is data, not a header: give the label's 0-based index, or --header yes)", err)
-		}
-		return nil, err
-	}
-	if named {
-		seen := map[string]int{}
-		for j, h := range header {
-			if k, ok := seen[h]; ok && j != label && k != label {
-				return nil, fmt.Errorf("line 1: column %s is both column %d and %d: %w", quoteValue(h), k+1, j+1, ErrFormat)
-			}
-			seen[h] = j
-		}
-	}
-	if len(header) == 1 && label == 0 {
-		return nil, fmt.Errorf("line 1: no feature columns: %w", ErrEmpty)
-	}
-	// The first data row tells numeric columns from text.
-	rec := first
-	if named {
-		if rec, err = r.Read(); errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
-		} else if err != nil {
-			return nil, csvParseError(err)
-		}
-	}
-	line1, _ := r.FieldPos(0)
-	if !named {
-		line1 = 1
-	}
-	if len(rec) != len(header) {
-		return nil, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(header), ErrRagged)
-	}
-	numeric := make([]bool, len(rec))
-	for j, c := range rec {
-		numeric[j] = looksNumeric(c)
-	}
-	firstData := make([]string, len(rec)) // the reader's cells are valid until its next Read
-	for j, c := range rec {
-		firstData[j] = strings.Clone(c)
-	}
-	ro, err := resolveColumns(header, numeric, label, opts.Selection, func(j int) string {
-		return fmt.Sprintf("line %d, column %d: %s", line1, j+1, quoteValue(strings.TrimSpace(firstData[j])))
-	})
+	h, err := readCSVHeader(r, opts)
 	if err != nil {
 		return nil, err
 	}
-	d := len(ro.features)
-	var x []float32
+	first, line1, ro, err := readFirstRow(r, h, opts)
+	if err != nil {
+		return nil, err
+	}
+	t := &csvRows{r: r, header: h.names, ro: ro, label: h.label, lr: labelReader{positive: opts.Positive}}
 	if shape != nil && shape.rect {
-		// Every record has the header's cells: the table's size is known, and x is
-		// allocated once.
-		rows := shape.records
-		if named {
-			rows--
-		}
-		if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", rows, d), tableBytes(int64(rows), int64(d))); err != nil {
+		if err := t.reserve(shape.records, h.named); err != nil {
 			return nil, err
 		}
-		x = make([]float32, 0, rows*d)
 	}
-	grow := func() error { // x's room for one more row, checked before it is allocated
-		if len(x)+d <= cap(x) {
-			return nil
-		}
-		c := max(2*cap(x), 64*d)
-		if err := CheckMemory(fmt.Sprintf("a table of more than %d rows x %d columns", len(x)/d, d), tableBytes(int64(c), 1)+4*int64(len(x))); err != nil {
-			return err
-		}
-		x = slices.Grow(x, c-len(x))
-		return nil
-	}
-	var ids []string
-	lr := labelReader{positive: opts.Positive}
-	row := func(rec []string, line int) error {
-		if len(rec) != len(header) {
-			return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(header), ErrRagged)
-		}
-		if err := grow(); err != nil {
-			return fmt.Errorf("line %d: %w", line, err)
-		}
-		for _, j := range ro.features {
-			v, err := parseCell(rec[j])
-			if err != nil {
-				line, _ := r.FieldPos(j)
-				return fmt.Errorf("line %d, column %d (%s): %w", line, j+1, quoteValue(header[j]), err)
-			}
-			x = append(x, v)
-		}
-		if label >= 0 {
-			if err := lr.add(rec[label]); err != nil {
-				return fmt.Errorf("line %d, column %d (%s): %w", line, label+1, quoteValue(header[label]), err)
-			}
-		}
-		if ro.id >= 0 {
-			ids = append(ids, strings.Clone(rec[ro.id]))
-		}
-		return nil
-	}
-	if err := row(firstData, line1); err != nil {
+	if err := t.add(first, line1); err != nil {
 		return nil, err
 	}
 	for {
@@ -256,32 +153,94 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 			return nil, csvParseError(err)
 		}
 		line, _ := r.FieldPos(0)
-		if err := row(rec, line); err != nil {
+		if err := t.add(rec, line); err != nil {
 			return nil, err
 		}
 	}
-	features := make([]string, len(ro.features))
-	for i, j := range ro.features {
-		features[i] = header[j]
+	return t.dataset(h.named)
+}
+
+// csvHeader is a CSV table's first line, read as its header or as its first data row.
+type csvHeader struct {
+	first []string // the first line's cells, trimmed
+	names []string // the columns' names: first, or defaultFeatures when the line is data
+	named bool     // the first line is a header
+	label int      // the label column, -1 for none
+}
+
+// readCSVHeader reads the first line of r and tells whether it is a header (opts.Header;
+// under HeaderAuto, when not all its cells are numbers), finds the label column, and
+// refuses a header that names a column twice or names no feature.
+func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
+	first, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return csvHeader{}, fmt.Errorf("no header line: %w", ErrEmpty)
 	}
-	ds, err := newDataset(len(x)/len(features), len(features), x, nil, features)
 	if err != nil {
-		return nil, err
+		return csvHeader{}, csvParseError(err)
 	}
-	if label >= 0 {
-		if ds.Y, err = lr.labels(); err != nil {
-			return nil, fmt.Errorf("column %d (%s): %w", label+1, quoteValue(header[label]), err)
+	first = slices.Clone(first)
+	for j := range first {
+		first[j] = strings.TrimSpace(first[j])
+	}
+	h := csvHeader{first: first, names: first}
+	h.named = opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first)
+	if !h.named {
+		h.names = defaultFeatures(len(first))
+	}
+	if h.label, err = csvLabelColumn(h.names, opts); err != nil {
+		if !h.named && opts.LabelColumn != "" {
+			err = fmt.Errorf("%w (line 1 is data, not a header: give the label's 0-based index, or --header yes)", err)
+		}
+		return csvHeader{}, err
+	}
+	if h.named {
+		seen := map[string]int{}
+		for j, name := range h.names {
+			if k, ok := seen[name]; ok && j != h.label && k != h.label {
+				return csvHeader{}, fmt.Errorf("line 1: column %s is both column %d and %d: %w", quoteValue(name), k+1, j+1, ErrFormat)
+			}
+			seen[name] = j
 		}
 	}
-	ds.Named = named
-	ds.IDs = ids
-	for _, j := range ro.text {
-		ds.TextDropped = append(ds.TextDropped, header[j])
+	if len(h.names) == 1 && h.label == 0 {
+		return csvHeader{}, fmt.Errorf("line 1: no feature columns: %w", ErrEmpty)
 	}
-	if ro.id >= 0 {
-		ds.IDName = header[ro.id]
+	return h, nil
+}
+
+// readFirstRow returns the first data row (the line after a header, else the header's
+// line itself), copied, with its line, and the columns' roles under opts.Selection: the
+// first data row tells numeric columns from text.
+func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int, roles, error) {
+	rec, line1 := h.first, 1
+	if h.named {
+		var err error
+		if rec, err = r.Read(); errors.Is(err, io.EOF) {
+			return nil, 0, roles{}, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
+		} else if err != nil {
+			return nil, 0, roles{}, csvParseError(err)
+		}
+		line1, _ = r.FieldPos(0)
 	}
-	return ds, nil
+	if len(rec) != len(h.names) {
+		return nil, 0, roles{}, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(h.names), ErrRagged)
+	}
+	numeric := make([]bool, len(rec))
+	for j, c := range rec {
+		numeric[j] = looksNumeric(c)
+	}
+	first := make([]string, len(rec)) // the reader's cells are valid until its next Read
+	for j, c := range rec {
+		first[j] = strings.Clone(c)
+	}
+	ro, err := resolveColumns(h.names, numeric, h.label, opts.Selection, func(j int) string {
+		return fmt.Sprintf("line %d, column %d: %s", line1, j+1, quoteValue(strings.TrimSpace(first[j])))
+	})
+	if err != nil {
+		return nil, 0, roles{}, err
+	}
+	return first, line1, ro, nil
 }
 
 // looksNumeric reports whether a cell reads as a number, or as something parseCell

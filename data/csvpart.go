@@ -86,43 +86,15 @@ func loadCSVPart(path, format string, opts LoadOptions) (*Dataset, error) {
 	if hi-lo < 1 {
 		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, n, ErrEmpty)
 	}
-	// Records h (the first data row), lo+h and hi-1+h (the block's first and last).
-	var data1, blockLo, blockHi record
-	k := 0
-	if _, err := scanRecords(f, from, size, func(r record) bool {
-		if k == h {
-			data1 = r
-		}
-		if k == lo+h {
-			blockLo = r
-		}
-		if k == hi-1+h {
-			blockHi = r
-		}
-		k++
-		return k < hi+h
-	}); err != nil {
+	data1, blockLo, blockHi, err := blockRecords(f, from, size, h, lo, hi)
+	if err != nil {
 		return nil, err
 	}
-	if blockHi.end == 0 {
-		return nil, io.ErrUnexpectedEOF // the file shrank between the passes
-	}
 	drop := 0 // the first data row, read for the header and the columns' kinds only
-	var b []byte
-	if lo == 0 {
-		b = make([]byte, blockHi.end)
-		err = readSection(f, b, 0)
-	} else {
+	if lo > 0 {
 		drop = 1
-		pad, block := int64(blockLo.line-data1.line-1), blockHi.end-blockLo.start
-		b = make([]byte, data1.end+pad+block)
-		for i := data1.end; i < data1.end+pad; i++ {
-			b[i] = '\n'
-		}
-		if err = readSection(f, b[:data1.end], 0); err == nil {
-			err = readSection(f, b[data1.end+pad:], blockLo.start)
-		}
 	}
+	b, err := partBytes(f, data1, blockLo, blockHi, lo == 0)
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +118,51 @@ func loadCSVPart(path, format string, opts LoadOptions) (*Dataset, error) {
 	}
 	ds.partCut = true
 	return ds, nil
+}
+
+// blockRecords finds, in a second pass over f's bytes [from, size) that stops at the
+// block's end, records h (the first data row), lo+h and hi-1+h (the block's first and
+// last).
+func blockRecords(f *os.File, from, size int64, h, lo, hi int) (data1, blockLo, blockHi record, err error) {
+	k := 0
+	if _, err := scanRecords(f, from, size, func(r record) bool {
+		if k == h {
+			data1 = r
+		}
+		if k == lo+h {
+			blockLo = r
+		}
+		if k == hi-1+h {
+			blockHi = r
+		}
+		k++
+		return k < hi+h
+	}); err != nil {
+		return data1, blockLo, blockHi, err
+	}
+	if blockHi.end == 0 {
+		return data1, blockLo, blockHi, io.ErrUnexpectedEOF // the file shrank between the passes
+	}
+	return data1, blockLo, blockHi, nil
+}
+
+// partBytes is the text decodeCSV reads for a block: f up to the block's end when the
+// block starts at the first data row (atFirst); else f up to the end of the first data
+// row, a "\n" for each line between it and the block, and the block's bytes.
+func partBytes(f *os.File, data1, blockLo, blockHi record, atFirst bool) ([]byte, error) {
+	if atFirst {
+		b := make([]byte, blockHi.end)
+		return b, readSection(f, b, 0)
+	}
+	pad, block := int64(blockLo.line-data1.line-1), blockHi.end-blockLo.start
+	b := make([]byte, data1.end+pad+block)
+	for i := data1.end; i < data1.end+pad; i++ {
+		b[i] = '\n'
+	}
+	if err := readSection(f, b[:data1.end], 0); err != nil {
+		return nil, err
+	}
+	return b, readSection(f, b[data1.end+pad:], blockLo.start)
 }
 
 // record is one record's bytes [start, end) of a file, its newline included, and the

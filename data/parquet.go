@@ -5,14 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"os"
 	"slices"
-	"strconv"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 func loadParquet(path string, opts LoadOptions) (*Dataset, error) {
@@ -47,129 +43,187 @@ func decodeParquet(r io.ReaderAt, size int64, opts LoadOptions, lim parquetLimit
 	if err != nil {
 		return nil, err
 	}
+	t, err := newParquetTable(pf, opts)
+	if err != nil {
+		return nil, err
+	}
+	n, err := t.allocate(lim)
+	if err != nil {
+		return nil, err
+	}
+	var base int64
+	for g, rg := range pf.RowGroups() {
+		if err := t.checkGroup(r, size, g, rg, lim); err != nil {
+			return nil, err
+		}
+		if err := t.readGroup(rg, base); err != nil {
+			return nil, err
+		}
+		base += rg.NumRows()
+	}
+	return t.dataset(n)
+}
+
+// parquetTable is a Parquet file's columns resolved to a table's roles, and the table
+// read from them row group by row group.
+type parquetTable struct {
+	pf    *parquet.File
+	cols  []*parquet.Column
+	names []string
+	ro    roles
+	label int   // the label column opts named, -1 for none
+	d     int64 // features
+	x     []float32
+	ids   []string
+	lr    labelReader
+}
+
+// newParquetTable resolves the columns of pf under opts: names unique, the label and the
+// id columns flat, the features numeric.
+func newParquetTable(pf *parquet.File, opts LoadOptions) (*parquetTable, error) {
 	cols := pf.Root().Columns()
-	names := make([]string, len(cols))
+	t := &parquetTable{pf: pf, cols: cols, names: make([]string, len(cols)), lr: labelReader{positive: opts.Positive}}
 	numeric := make([]bool, len(cols))
 	for j, c := range cols {
-		names[j] = c.Name()
+		t.names[j] = c.Name()
 		_, numeric[j] = toFloat(c)
 	}
-	for j, n := range names {
+	for j, n := range t.names {
 		for k := range j {
-			if names[k] == n {
+			if t.names[k] == n {
 				return nil, fmt.Errorf("column %s is both column %d and %d: %w", quoteValue(n), k+1, j+1, ErrFormat)
 			}
 		}
 	}
-	label, err := csvLabelColumn(names, opts)
-	if err != nil {
+	var err error
+	if t.label, err = csvLabelColumn(t.names, opts); err != nil {
 		return nil, err
 	}
-	ro, err := resolveColumns(names, numeric, label, opts.Selection, func(j int) string {
+	t.ro, err = resolveColumns(t.names, numeric, t.label, opts.Selection, func(j int) string {
 		return "Parquet type " + typeName(cols[j])
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range []int{ro.id, ro.label} {
+	for _, j := range []int{t.ro.id, t.ro.label} {
 		if j >= 0 && !flat(cols[j]) {
-			return nil, fmt.Errorf("column %s is %s, not one value a row: %w", quoteValue(names[j]), typeName(cols[j]), ErrNotNumeric)
+			return nil, fmt.Errorf("column %s is %s, not one value a row: %w", quoteValue(t.names[j]), typeName(cols[j]), ErrNotNumeric)
 		}
 	}
-	d := int64(len(ro.features))
+	t.d = int64(len(t.ro.features))
+	return t, nil
+}
+
+// allocate counts the rows that the row groups declare, refuses more than lim.values
+// values, no rows, or a table that does not fit in memory, and allocates the table once;
+// it returns the count.
+func (t *parquetTable) allocate(lim parquetLimits) (int64, error) {
 	var n int64
-	for _, rg := range pf.RowGroups() {
-		if k := rg.NumRows(); k < 0 || n+k > lim.values/d {
-			return nil, fmt.Errorf("%d rows × %d features declared, more than %d values: %w", n+k, d, lim.values, ErrTooLarge)
+	for _, rg := range t.pf.RowGroups() {
+		if k := rg.NumRows(); k < 0 || n+k > lim.values/t.d {
+			return 0, fmt.Errorf("%d rows × %d features declared, more than %d values: %w", n+k, t.d, lim.values, ErrTooLarge)
 		}
 		n += rg.NumRows()
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("no rows: %w", ErrEmpty)
+		return 0, fmt.Errorf("no rows: %w", ErrEmpty)
 	}
-	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", n, d), tableBytes(n, d)); err != nil {
-		return nil, err
+	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", n, t.d), tableBytes(n, t.d)); err != nil {
+		return 0, err
 	}
-	x := make([]float32, n*d)
-	var ids []string
-	if ro.id >= 0 {
-		ids = make([]string, 0, n)
+	t.x = make([]float32, n*t.d)
+	if t.ro.id >= 0 {
+		t.ids = make([]string, 0, n)
 	}
-	lr := labelReader{positive: opts.Positive}
-	var base int64
-	for g, rg := range pf.RowGroups() {
-		chunks := rg.ColumnChunks()
-		rows := rg.NumRows()
-		for _, j := range append(slices.Clone(ro.features), ro.label, ro.id) {
-			if j < 0 {
-				continue
-			}
-			meta := pf.Metadata().RowGroups[g].Columns
-			if k := cols[j].Index(); k >= len(meta) || len(chunks) != len(meta) {
-				return nil, fmt.Errorf("row group %d has %d column chunks: %w", g+1, len(meta), ErrFormat)
-			}
-			if err := checkPages(r, size, &meta[cols[j].Index()].MetaData, rows, lim); err != nil {
-				return nil, fmt.Errorf("column %s, row group %d: %w", quoteValue(names[j]), g+1, err)
-			}
+	return n, nil
+}
+
+// checkGroup checks the pages of the column chunks that row group g (0-based) of r
+// holds for the table's columns, within the limits, before any is read.
+func (t *parquetTable) checkGroup(r io.ReaderAt, size int64, g int, rg parquet.RowGroup, lim parquetLimits) error {
+	chunks := rg.ColumnChunks()
+	for _, j := range append(slices.Clone(t.ro.features), t.ro.label, t.ro.id) {
+		if j < 0 {
+			continue
 		}
-		for i, j := range ro.features {
-			conv, _ := toFloat(cols[j])
-			err := readChunk(chunks[cols[j].Index()], rows, func(row int64, v parquet.Value) error {
-				if v.IsNull() {
-					return ErrNull
-				}
-				f, err := toFloat32(conv(v))
-				if err != nil {
-					return err
-				}
-				x[(base+row)*d+int64(i)] = f
-				return nil
-			})
+		meta := t.pf.Metadata().RowGroups[g].Columns
+		if k := t.cols[j].Index(); k >= len(meta) || len(chunks) != len(meta) {
+			return fmt.Errorf("row group %d has %d column chunks: %w", g+1, len(meta), ErrFormat)
+		}
+		if err := checkPages(r, size, &meta[t.cols[j].Index()].MetaData, rg.NumRows(), lim); err != nil {
+			return fmt.Errorf("column %s, row group %d: %w", quoteValue(t.names[j]), g+1, err)
+		}
+	}
+	return nil
+}
+
+// readGroup reads a row group's features into x from row base on, then its labels and
+// ids.
+func (t *parquetTable) readGroup(rg parquet.RowGroup, base int64) error {
+	chunks := rg.ColumnChunks()
+	rows := rg.NumRows()
+	for i, j := range t.ro.features {
+		conv, _ := toFloat(t.cols[j])
+		err := readChunk(chunks[t.cols[j].Index()], rows, func(row int64, v parquet.Value) error {
+			if v.IsNull() {
+				return ErrNull
+			}
+			f, err := toFloat32(conv(v))
 			if err != nil {
-				return nil, parquetError(base, names[j], err)
+				return err
 			}
+			t.x[(base+row)*t.d+int64(i)] = f
+			return nil
+		})
+		if err != nil {
+			return parquetError(base, t.names[j], err)
 		}
-		if ro.label >= 0 {
-			err := readChunk(chunks[cols[ro.label].Index()], rows, func(_ int64, v parquet.Value) error {
-				if v.IsNull() {
-					return ErrNull
-				}
-				return lr.add(toText(cols[ro.label], v))
-			})
-			if err != nil {
-				return nil, parquetError(base, names[ro.label], err)
+	}
+	if j := t.ro.label; j >= 0 {
+		err := readChunk(chunks[t.cols[j].Index()], rows, func(_ int64, v parquet.Value) error {
+			if v.IsNull() {
+				return ErrNull
 			}
+			return t.lr.add(toText(t.cols[j], v))
+		})
+		if err != nil {
+			return parquetError(base, t.names[j], err)
 		}
-		if ro.id >= 0 {
-			err := readChunk(chunks[cols[ro.id].Index()], rows, func(_ int64, v parquet.Value) error {
-				s := ""
-				if !v.IsNull() {
-					s = toText(cols[ro.id], v)
-				}
-				ids = append(ids, s)
-				return nil
-			})
-			if err != nil {
-				return nil, parquetError(base, names[ro.id], err)
+	}
+	if j := t.ro.id; j >= 0 {
+		err := readChunk(chunks[t.cols[j].Index()], rows, func(_ int64, v parquet.Value) error {
+			s := ""
+			if !v.IsNull() {
+				s = toText(t.cols[j], v)
 			}
-		}
-		base += rows
-	}
-	features := make([]string, d)
-	for i, j := range ro.features {
-		features[i] = names[j]
-	}
-	ds = &Dataset{N: int(n), D: int(d), X: x, Features: features, Named: true, IDs: ids}
-	if label >= 0 {
-		if ds.Y, err = lr.labels(); err != nil {
-			return nil, fmt.Errorf("column %s: %w", quoteValue(names[label]), err)
+			t.ids = append(t.ids, s)
+			return nil
+		})
+		if err != nil {
+			return parquetError(base, t.names[j], err)
 		}
 	}
-	if ro.id >= 0 {
-		ds.IDName = names[ro.id]
+	return nil
+}
+
+// dataset is the table of n rows read.
+func (t *parquetTable) dataset(n int64) (*Dataset, error) {
+	features := make([]string, t.d)
+	for i, j := range t.ro.features {
+		features[i] = t.names[j]
 	}
-	for _, j := range ro.text {
-		ds.TextDropped = append(ds.TextDropped, names[j])
+	ds := &Dataset{N: int(n), D: int(t.d), X: t.x, Features: features, Named: true, IDs: t.ids}
+	if t.label >= 0 {
+		var err error
+		if ds.Y, err = t.lr.labels(); err != nil {
+			return nil, fmt.Errorf("column %s: %w", quoteValue(t.names[t.label]), err)
+		}
+	}
+	if t.ro.id >= 0 {
+		ds.IDName = t.names[t.ro.id]
+	}
+	for _, j := range t.ro.text {
+		ds.TextDropped = append(ds.TextDropped, t.names[j])
 	}
 	return ds, nil
 }
@@ -278,185 +332,4 @@ func readPage(p parquet.Page, rows int64, row *int64, buf []parquet.Value, do fu
 			return fmt.Errorf("a page that yields no values: %w", ErrFormat)
 		}
 	}
-}
-
-// flat reports whether a column holds at most one value a row (a leaf, not repeated).
-func flat(c *parquet.Column) bool { return c.Leaf() && !c.Repeated() }
-
-// typeName is a column's type as a message names it: its physical type, and its
-// logical type where it has one.
-func typeName(c *parquet.Column) string {
-	if !flat(c) {
-		return "a nested or repeated column"
-	}
-	s := c.Type().Kind().String()
-	if lt := c.Type().LogicalType(); lt != nil && lt.Value != nil {
-		s += " (" + lt.String() + ")"
-	}
-	return s
-}
-
-// toFloat returns the conversion of a numeric column's values to float64, and false
-// for a column that holds no numbers.
-func toFloat(c *parquet.Column) (func(parquet.Value) float64, bool) {
-	if !flat(c) {
-		return nil, false
-	}
-	var lv format.LogicalTypeValue
-	if lt := c.Type().LogicalType(); lt != nil {
-		lv = lt.Value
-	}
-	switch t := lv.(type) {
-	case nil:
-	case *format.IntType:
-		if !t.IsSigned {
-			switch c.Type().Kind() {
-			case parquet.Int32:
-				return func(v parquet.Value) float64 { return float64(v.Uint32()) }, true
-			case parquet.Int64:
-				return func(v parquet.Value) float64 { return float64(v.Uint64()) }, true
-			}
-		}
-	case *format.DecimalType:
-		return decimalFloat(c.Type().Kind(), t.Scale)
-	case *format.Float16Type:
-		if c.Type().Kind() == parquet.FixedLenByteArray && c.Type().Length() == 2 {
-			return func(v parquet.Value) float64 { return float16(v.ByteArray()) }, true
-		}
-		return nil, false
-	default:
-		return nil, false // strings, dates, times, timestamps, UUIDs, JSON, …
-	}
-	switch c.Type().Kind() {
-	case parquet.Boolean:
-		return func(v parquet.Value) float64 {
-			if v.Boolean() {
-				return 1
-			}
-			return 0
-		}, true
-	case parquet.Int32:
-		return func(v parquet.Value) float64 { return float64(v.Int32()) }, true
-	case parquet.Int64:
-		return func(v parquet.Value) float64 { return float64(v.Int64()) }, true
-	case parquet.Float:
-		return func(v parquet.Value) float64 { return float64(v.Float()) }, true
-	case parquet.Double:
-		return func(v parquet.Value) float64 { return v.Double() }, true
-	}
-	return nil, false // INT96 (a legacy timestamp), byte arrays without a numeric type
-}
-
-// decimalFloat converts DECIMAL values (unscaled integer × 10^-scale) to the float64
-// nearest to them, as strconv.ParseFloat reads the same number written out, so that a
-// Parquet decimal and its CSV text give the same bits.
-func decimalFloat(kind parquet.Kind, scale int32) (func(parquet.Value) float64, bool) {
-	if scale < 0 || scale > 38 {
-		return nil, false
-	}
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
-	var unscaled func(parquet.Value) *big.Int
-	switch kind {
-	case parquet.Int32:
-		unscaled = func(v parquet.Value) *big.Int { return big.NewInt(int64(v.Int32())) }
-	case parquet.Int64:
-		unscaled = func(v parquet.Value) *big.Int { return big.NewInt(v.Int64()) }
-	case parquet.FixedLenByteArray, parquet.ByteArray:
-		unscaled = func(v parquet.Value) *big.Int { return twosComplement(v.ByteArray()) }
-	default:
-		return nil, false
-	}
-	return func(v parquet.Value) float64 {
-		f, _ := new(big.Rat).SetFrac(unscaled(v), den).Float64()
-		return f
-	}, true
-}
-
-// decimalText writes a DECIMAL value as its exact decimal text.
-func decimalText(kind parquet.Kind, scale int32, v parquet.Value) string {
-	var u *big.Int
-	switch kind {
-	case parquet.Int32:
-		u = big.NewInt(int64(v.Int32()))
-	case parquet.Int64:
-		u = big.NewInt(v.Int64())
-	default:
-		u = twosComplement(v.ByteArray())
-	}
-	if scale <= 0 || scale > 38 {
-		return u.String()
-	}
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
-	return new(big.Rat).SetFrac(u, den).FloatString(int(scale))
-}
-
-// twosComplement reads a big-endian two's-complement integer, as DECIMAL stores it in
-// byte arrays.
-func twosComplement(b []byte) *big.Int {
-	u := new(big.Int).SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 {
-		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
-	}
-	return u
-}
-
-// float16 decodes an IEEE 754 half-precision number stored little-endian, as the
-// FLOAT16 logical type lays it out.
-func float16(b []byte) float64 {
-	if len(b) != 2 {
-		return math.NaN()
-	}
-	h := uint16(b[0]) | uint16(b[1])<<8
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * math.Ldexp(1024+frac, exp-25)
-}
-
-// toText writes a value of any flat column as text, for ids and labels: strings as
-// they are, numbers as strconv writes them, DECIMAL exactly, booleans as true/false.
-func toText(c *parquet.Column, v parquet.Value) string {
-	if lt := c.Type().LogicalType(); lt != nil {
-		switch t := lt.Value.(type) {
-		case *format.DecimalType:
-			return decimalText(c.Type().Kind(), t.Scale, v)
-		case *format.IntType:
-			if !t.IsSigned {
-				return strconv.FormatUint(v.Uint64()&uintMask(c.Type().Kind()), 10)
-			}
-		}
-	}
-	switch c.Type().Kind() {
-	case parquet.Boolean:
-		return strconv.FormatBool(v.Boolean())
-	case parquet.Int32:
-		return strconv.FormatInt(int64(v.Int32()), 10)
-	case parquet.Int64:
-		return strconv.FormatInt(v.Int64(), 10)
-	case parquet.Float:
-		return strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
-	case parquet.Double:
-		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
-	case parquet.ByteArray, parquet.FixedLenByteArray:
-		return string(v.ByteArray())
-	}
-	return v.String()
-}
-
-func uintMask(k parquet.Kind) uint64 {
-	if k == parquet.Int32 {
-		return math.MaxUint32
-	}
-	return math.MaxUint64
 }

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/udocc/udocc/internal/stats"
 )
 
 // OtsuThreshold returns Otsu's threshold on the scores: of all ways to cut the sorted
 // scores into a lower and an upper class between two distinct values, the one with the
-// least intra-class variance w₀σ₀² + w₁σ₁². Every cut is tried, with no binning: O(n log n)
-// for the sort, then O(n) with prefix sums. Since the total variance is fixed, the least
-// intra-class variance is the largest between-class variance w₀w₁(μ₀−μ₁)², which needs
-// only sums, not sums of squares. Exact ties go to the lowest cut.
+// least intra-class variance w₀σ₀² + w₁σ₁², equivalently the largest between-class
+// variance w₀w₁(μ₀−μ₁)²: stats.TwoClassSplit of the sorted scores, its sums taken about
+// the median (stats.AboutMedian). Exact ties go to the lowest cut.
 //
 // The threshold t lies between the largest lower-class score a and the smallest
 // upper-class score b, a ≤ t < b (the midpoint, unless rounding puts it on b): the
@@ -24,29 +25,11 @@ func OtsuThreshold(scores []float64) (float64, error) {
 	return otsuSorted(slices.Sorted(slices.Values(scores))), nil
 }
 
+// otsuSorted is OtsuThreshold of the ascending x.
 func otsuSorted(x []float64) float64 {
-	n := len(x)
-	if n < 2 || x[0] == x[n-1] {
+	cut := stats.TwoClassSplit(x, stats.AboutMedian)
+	if cut == 0 {
 		return math.Inf(1)
-	}
-	// Sums are taken about the median so that large, close scores keep their precision;
-	// the class means' difference does not depend on the shift. The upper-class sum is
-	// kept as a suffix sum rather than total − prefix, which would cancel.
-	shift := x[n/2]
-	upper := make([]float64, n+1)
-	for k := n - 1; k >= 0; k-- {
-		upper[k] = upper[k+1] + (x[k] - shift)
-	}
-	best, cut, lower := -1.0, 0, 0.0
-	for k := 1; k < n; k++ {
-		lower += x[k-1] - shift
-		if x[k-1] == x[k] {
-			continue
-		}
-		d := lower/float64(k) - upper[k]/float64(n-k)
-		if v := float64(k) * float64(n-k) * d * d; v > best {
-			best, cut = v, k
-		}
 	}
 	return between(x[cut-1], x[cut])
 }

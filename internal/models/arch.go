@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// DefaultHidden is the architecture for data sets without a preset: 32-16-8.
+// DefaultHidden is the architecture for data sets without a preset: 32-16-8, the one home
+// of these widths (training.DefaultConfig and Preset copy it; callers do not modify it).
 var DefaultHidden = []int{32, 16, 8}
 
 // presets are the paper's architectures (Section V-A): layer widths after the input.

@@ -2,9 +2,9 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"runtime"
-	"slices"
+
+	"github.com/udocc/udocc/internal/stats"
 )
 
 // Scale is a robust standardisation of one score vector, learnt on the training rows so
@@ -14,105 +14,27 @@ type Scale struct {
 	Spread float64 `json:"spread"` // the median absolute deviation, or a fallback when it is 0
 }
 
-// FitScale learns the median and the median absolute deviation (MAD) of s. A MAD of 0
-// (more than half the rows share one score) falls back to the mean absolute deviation,
-// then to 1, so Apply never divides by zero.
+// FitScale learns the median and the median absolute deviation (MAD) of s
+// (stats.MedianDeviation). A MAD of 0 (more than half the rows share one score) falls back
+// to the mean absolute deviation, then to 1, so Apply never divides by zero.
 func FitScale(s []float64) Scale { return fitScale(s) }
 
 // Real is the type of a member's scores: float64, or float32 as the shim computes them
 // (their exact widening is what the float64 ones hold), which a large table's rescoring
 // combines unwidened, at half the memory.
-type Real interface{ ~float32 | ~float64 }
+type Real = stats.Real
 
 func fitScale[R Real](s []R) Scale {
 	if len(s) == 0 {
 		return Scale{Spread: 1}
 	}
-	// One copy of s, overwritten by MedianDeviation: a second n-sized copy would add 8
-	// bytes a row to a fit's peak memory.
-	c := make([]float64, len(s))
-	for i, v := range s {
-		c[i] = float64(v)
-	}
-	med, spread := MedianDeviation(c)
+	// One copy of s, overwritten by stats.MedianDeviation: a second n-sized copy would add
+	// 8 bytes a row to a fit's peak memory.
+	med, spread := stats.MedianDeviation(stats.Widen(nil, s))
 	if !(spread > 0) {
 		spread = 1
 	}
 	return Scale{Median: med, Spread: spread}
-}
-
-// MedianDeviation returns the median of v and its median absolute deviation (MAD) about
-// it, or the mean absolute deviation where the MAD is 0 (more than half the values
-// equal); 0 only when every value is equal. It reorders v and then overwrites it with
-// the deviations.
-func MedianDeviation(v []float64) (median, dev float64) {
-	median = Median(v)
-	mean := 0.0
-	for i, x := range v {
-		v[i] = math.Abs(x - median)
-		mean += v[i]
-	}
-	if dev = Median(v); dev > 0 {
-		return median, dev
-	}
-	return median, mean / float64(len(v))
-}
-
-// Median is the median of v (the mean of the middle two of an even count), the value
-// of sorting v, found by selection in O(len(v)) rather than by sorting; it reorders v.
-func Median(v []float64) float64 {
-	n := len(v)
-	hi := kth(v, n/2)
-	if n%2 == 1 {
-		return hi
-	}
-	// kth leaves the n/2 smallest values in v[:n/2]; the largest of them is the other
-	// middle one.
-	return (slices.Max(v[:n/2]) + hi) / 2
-}
-
-// kth returns the value that sorting v would put at v[k] (0 ≤ k < len(v)), reordering v
-// so that no value before position k is larger and none after it is smaller: Hoare's
-// selection with a median-of-three pivot and a three-way partition, so that many equal
-// values (tied scores) cost no more than distinct ones.
-func kth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		p := v[mid]
-		// v[lo:lt] < p, v[lt:i] == p, v(gt:hi] > p; v[i:gt+1] not yet seen.
-		lt, i, gt := lo, lo, hi
-		for i <= gt {
-			switch {
-			case v[i] < p:
-				v[lt], v[i] = v[i], v[lt]
-				lt, i = lt+1, i+1
-			case v[i] > p:
-				v[i], v[gt] = v[gt], v[i]
-				gt--
-			default:
-				i++
-			}
-		}
-		switch {
-		case k < lt:
-			hi = lt - 1
-		case k > gt:
-			lo = gt + 1
-		default:
-			return p
-		}
-	}
-	return v[k]
 }
 
 // Apply maps s to robust z-scores.

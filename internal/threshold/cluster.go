@@ -1,5 +1,7 @@
 package threshold
 
+import "github.com/udocc/udocc/internal/stats"
+
 // KMeans splits the scores into the two clusters of least within-cluster
 // sum of squares, the global optimum of one-dimensional 2-means (PyThresh's
 // CLUST with k-means, without its random restarts), and flags the upper
@@ -58,36 +60,20 @@ func (Otsu) Threshold(scores []float64) (float64, error) {
 // bestSplit returns the split i of ascending x into x[:i] and x[i:] that
 // maximises n₀·n₁·(μ₀ − μ₁)² (equivalently minimises the within-class sum of
 // squares), the first such i on ties, with the two class means; i = 0 when
-// x is constant. Splits fall only between distinct scores.
+// x is constant. Splits fall only between distinct scores. The search's sums
+// are taken about the mean (stats.AboutMean); the class means are the
+// classes' plain sums over their sizes.
 func bestSplit(x []float64) (int, float64, float64) {
-	n := len(x)
-	c, _ := meanStd(x, 0)
-	var total float64
-	for _, v := range x {
-		total += v - c
-	}
-	best, bestI := -1.0, 0
-	var left float64 // sum of x[:i] − c
-	for i := 1; i < n; i++ {
-		left += x[i-1] - c
-		if x[i-1] == x[i] {
-			continue
-		}
-		n0, n1 := float64(i), float64(n-i)
-		d := left/n0 - (total-left)/n1
-		if b := n0 * n1 * d * d; b > best {
-			best, bestI = b, i
-		}
-	}
-	if bestI == 0 {
+	i := stats.TwoClassSplit(x, stats.AboutMean)
+	if i == 0 {
 		return 0, x[0], x[0]
 	}
 	var lo, hi float64
-	for _, v := range x[:bestI] {
+	for _, v := range x[:i] {
 		lo += v
 	}
-	for _, v := range x[bestI:] {
+	for _, v := range x[i:] {
 		hi += v
 	}
-	return bestI, lo / float64(bestI), hi / float64(n-bestI)
+	return i, lo / float64(i), hi / float64(len(x)-i)
 }

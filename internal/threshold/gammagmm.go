@@ -164,193 +164,20 @@ func logStandard(c []float64, rows []int) ([]float64, bool) {
 	return v, true
 }
 
-// diagMixture is a Gaussian mixture with diagonal covariances over M dimensions.
-type diagMixture struct {
-	w      []float64   // weights
-	mu, vr [][]float64 // [k][m]
-	nk     []float64   // expected rows of each component in the fit
-}
-
-// bestMixture fits mixtures of 1 … kmax components and returns the one of the lowest
-// BIC.
-func bestMixture(x [][]float64, kmax int) diagMixture {
-	n := len(x[0])
-	var best diagMixture
-	bestBIC := math.Inf(1)
-	for k := 1; k <= min(kmax, n/2); k++ {
-		mix, ll := fitDiag(x, k)
-		params := float64(k-1) + float64(2*k*len(x))
-		bic := -2*ll + params*math.Log(float64(n))
-		if bic < bestBIC {
-			best, bestBIC = mix, bic
-		}
-	}
-	return best
-}
-
-// fitDiag fits a k-component diagonal mixture to x by EM from a deterministic start: the
-// rows sorted by their mean over dimensions, cut into k blocks of equal size, each block
-// giving a component's mean and variance. It stops when the log-likelihood gains less
-// than 1e-4 a row, or after 150 iterations, and returns the mixture and its
-// log-likelihood.
-func fitDiag(x [][]float64, k int) (diagMixture, float64) {
-	M, n := len(x), len(x[0])
-	order := make([]int, n)
-	avg := make([]float64, n)
-	for i := range order {
-		order[i] = i
-		for m := range x {
-			avg[i] += x[m][i] / float64(M)
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case avg[a] < avg[b]:
-			return -1
-		case avg[a] > avg[b]:
-			return 1
-		}
-		return 0
-	})
-	const floor = 1e-3 // variance floor, in standardised units
-	mix := diagMixture{w: make([]float64, k), mu: make([][]float64, k), vr: make([][]float64, k), nk: make([]float64, k)}
-	for j := 0; j < k; j++ {
-		lo, hi := j*n/k, (j+1)*n/k
-		mix.w[j] = float64(hi-lo) / float64(n)
-		mix.mu[j], mix.vr[j] = make([]float64, M), make([]float64, M)
-		for m := range x {
-			var s, ss float64
-			for _, i := range order[lo:hi] {
-				s += x[m][i]
-			}
-			mu := s / float64(hi-lo)
-			for _, i := range order[lo:hi] {
-				ss += (x[m][i] - mu) * (x[m][i] - mu)
-			}
-			mix.mu[j][m], mix.vr[j][m] = mu, max(ss/float64(hi-lo), floor)
-		}
-	}
-	resp := make([]float64, n*k)
-	lp := make([]float64, k)
-	prev := math.Inf(-1)
-	ll := 0.0
-	for it := 0; it < 150; it++ {
-		// E step.
-		ll = 0
-		logNorm := make([]float64, k)
-		prec := make([][]float64, k)
-		for j := 0; j < k; j++ {
-			logNorm[j] = math.Log(mix.w[j])
-			prec[j] = make([]float64, M)
-			for m := 0; m < M; m++ {
-				logNorm[j] -= 0.5 * math.Log(2*math.Pi*mix.vr[j][m])
-				prec[j][m] = 0.5 / mix.vr[j][m]
-			}
-		}
-		for i := 0; i < n; i++ {
-			top := math.Inf(-1)
-			for j := 0; j < k; j++ {
-				l := logNorm[j]
-				mu, pr := mix.mu[j], prec[j]
-				for m := 0; m < M; m++ {
-					d := x[m][i] - mu[m]
-					l -= d * d * pr[m]
-				}
-				lp[j] = l
-				top = max(top, l)
-			}
-			sum := 0.0
-			for j := range lp {
-				lp[j] = math.Exp(lp[j] - top)
-				sum += lp[j]
-			}
-			for j := range lp {
-				resp[i*k+j] = lp[j] / sum
-			}
-			ll += top + math.Log(sum)
-		}
-		if ll-prev < 1e-4*float64(n) {
-			break
-		}
-		prev = ll
-		// M step.
-		for j := 0; j < k; j++ {
-			nk := 0.0
-			for i := 0; i < n; i++ {
-				nk += resp[i*k+j]
-			}
-			mix.nk[j] = nk
-			if nk < 1e-9 {
-				mix.w[j] = 1e-300
-				continue
-			}
-			mix.w[j] = nk / float64(n)
-			for m := 0; m < M; m++ {
-				var s float64
-				for i := 0; i < n; i++ {
-					s += resp[i*k+j] * x[m][i]
-				}
-				mu := s / nk
-				var ss float64
-				for i := 0; i < n; i++ {
-					d := x[m][i] - mu
-					ss += resp[i*k+j] * d * d
-				}
-				mix.mu[j][m], mix.vr[j][m] = mu, max(ss/nk, floor)
-			}
-		}
-	}
-	for j := 0; j < k; j++ {
-		nk := 0.0
-		for i := 0; i < n; i++ {
-			nk += resp[i*k+j]
-		}
-		mix.nk[j] = nk
-	}
-	return mix, ll
-}
+// gammaPrior is the paper's weight concentration prior of a component.
+const gammaPrior = 0.01
 
 // posterior is γ's posterior from the fitted mixture; scale turns the fit's expected
 // rows into the table's.
 func (g GammaGMM) posterior(mix diagMixture, scale float64) Posterior {
-	const prior = 0.01 // the paper's weight concentration prior
-	type comp struct{ alpha, order float64 }
-	var kept []comp
-	total, keptTotal := 0.0, 0.0
-	for j := range mix.w {
-		a := prior + mix.nk[j]*scale
-		total += a
-		if a < 2 {
-			continue
-		}
-		o := 0.0
-		for m := range mix.mu[j] {
-			o += mix.mu[j][m] / (1 + math.Sqrt(mix.vr[j][m]))
-		}
-		kept = append(kept, comp{a, o / float64(len(mix.mu[j]))})
-		keptTotal += a
-	}
 	post := Posterior{Limit: g.Limit}
-	if len(kept) < 2 {
+	alphas, orders := keptComponents(mix, scale)
+	if len(alphas) < 2 {
 		// One component: nothing stands apart from the rest.
 		post.Zero = 1
 		return post
 	}
-	slices.SortStableFunc(kept, func(a, b comp) int {
-		switch {
-		case a.order > b.order:
-			return -1
-		case a.order < b.order:
-			return 1
-		}
-		return 0
-	})
-	K := len(kept)
-	alphas, orders := make([]float64, K), make([]float64, K)
-	for j, c := range kept {
-		alphas[j] = c.alpha + (total-keptTotal)/float64(K)
-		orders[j] = c.order
-	}
+	K := len(alphas)
 	A := 0.0
 	for _, a := range alphas {
 		A += a
@@ -367,14 +194,75 @@ func (g GammaGMM) posterior(mix diagMixture, scale float64) Posterior {
 	for k := range tail {
 		tail[k] = 1 - mathext.RegIncBeta(ak[k], bk[k], g.HighGamma)
 	}
+	joint := g.joint(orders)
+	delta := searchDelta(func(delta float64) float64 {
+		s := 0.0
+		for k, w := range joint(delta) {
+			s += w * tail[k]
+		}
+		return s - g.PHigh
+	})
+	w := joint(delta)
+	post.Zero = g.P0
+	post.W, post.A, post.B = w, ak, bk
+	post.Mean = post.mean()
+	return post
+}
+
+// keptComponents returns the Dirichlet weights α and the anomaly orders of the
+// components whose α (gammaPrior plus the table's expected rows) is at least 2, most
+// anomalous first (the mean over dimensions of μ/(1 + σ)), with the α of the components
+// left out shared equally among them; none when fewer than two are kept.
+func keptComponents(mix diagMixture, scale float64) (alphas, orders []float64) {
+	type comp struct{ alpha, order float64 }
+	var kept []comp
+	total, keptTotal := 0.0, 0.0
+	for j := range mix.w {
+		a := gammaPrior + mix.nk[j]*scale
+		total += a
+		if a < 2 {
+			continue
+		}
+		o := 0.0
+		for m := range mix.mu[j] {
+			o += mix.mu[j][m] / (1 + math.Sqrt(mix.vr[j][m]))
+		}
+		kept = append(kept, comp{a, o / float64(len(mix.mu[j]))})
+		keptTotal += a
+	}
+	if len(kept) < 2 {
+		return nil, nil
+	}
+	slices.SortStableFunc(kept, func(a, b comp) int {
+		switch {
+		case a.order > b.order:
+			return -1
+		case a.order < b.order:
+			return 1
+		}
+		return 0
+	})
+	K := len(kept)
+	alphas, orders = make([]float64, K), make([]float64, K)
+	for j, c := range kept {
+		alphas[j] = c.alpha + (total-keptTotal)/float64(K)
+		orders[j] = c.order
+	}
+	return alphas, orders
+}
+
+// joint returns, for a slope δ, the probabilities that exactly the first k+1 components
+// (in anomaly order) are anomalous, k = 0 … K−2, each component j being anomalous with
+// probability 1/(1 + exp(τ + δ·orders[j])), τ = logit(P0) − δ·orders[0].
+func (g GammaGMM) joint(orders []float64) func(delta float64) []float64 {
+	K := len(orders)
 	logitP0 := math.Log(g.P0 / (1 - g.P0))
-	joint := func(delta float64) []float64 {
+	return func(delta float64) []float64 {
 		tau := logitP0 - delta*orders[0]
 		p := make([]float64, K)
 		for j := range p {
 			p[j] = 1 / (1 + math.Exp(tau+delta*orders[j]))
 		}
-		// P(exactly the first k+1 components anomalous), k = 0 … K−2.
 		out := make([]float64, K-1)
 		c := 1.0
 		for k := 0; k < K-1; k++ {
@@ -383,16 +271,12 @@ func (g GammaGMM) posterior(mix diagMixture, scale float64) Posterior {
 		}
 		return out
 	}
-	high := func(delta float64) float64 {
-		s := 0.0
-		for k, w := range joint(delta) {
-			s += w * tail[k]
-		}
-		return s - g.PHigh
-	}
-	// δ in the paper's bounds [−50, −1]: the root of high, or the bound nearest to it.
-	// A more negative δ makes later components less likely anomalous, so high falls as δ
-	// falls; bisection where it changes sign, else the better end.
+}
+
+// searchDelta returns δ in the paper's bounds [−50, −1]: the root of high, or the bound
+// nearest to it. A more negative δ makes later components less likely anomalous, so
+// high falls as δ falls; bisection where it changes sign, else the better end.
+func searchDelta(high func(delta float64) float64) float64 {
 	lo, hi := -50.0, -1.0
 	flo, fhi := high(lo), high(hi)
 	delta := lo
@@ -410,11 +294,7 @@ func (g GammaGMM) posterior(mix diagMixture, scale float64) Posterior {
 	case math.Abs(fhi) < math.Abs(flo):
 		delta = hi
 	}
-	w := joint(delta)
-	post.Zero = g.P0
-	post.W, post.A, post.B = w, ak, bk
-	post.Mean = post.mean()
-	return post
+	return delta
 }
 
 // mass is the untruncated posterior probability of γ ≤ x.

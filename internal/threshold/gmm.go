@@ -2,6 +2,8 @@ package threshold
 
 import (
 	"math"
+
+	"github.com/udocc/udocc/internal/stats"
 )
 
 // GMM fits a one-dimensional Gaussian mixture to the scores by EM and flags
@@ -111,7 +113,7 @@ func (r GMMBIC) Threshold(scores []float64) (float64, error) {
 // logScores returns ln(x − x[0] + ε) for ascending, non-constant x, with ε
 // as documented on GMM.
 func logScores(x []float64) []float64 {
-	eps := (quantile(x, 0.5) - x[0]) / 10
+	eps := (stats.Quantile(x, 0.5) - x[0]) / 10
 	if eps == 0 {
 		eps = (x[len(x)-1] - x[0]) / 10
 	}
@@ -165,7 +167,7 @@ func fitEM(y []float64, k int) (mixture, float64) {
 	m := newMixture(k)
 	for j := range k {
 		m.w[j] = 1 / float64(k)
-		m.mu[j] = quantile(y, (float64(j)+0.5)/float64(k))
+		m.mu[j] = stats.Quantile(y, (float64(j)+0.5)/float64(k))
 		m.v[j] = max(sd*sd/float64(k), floor)
 	}
 	lp := make([]float64, k)

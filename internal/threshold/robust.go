@@ -1,10 +1,9 @@
 package threshold
 
 import (
-	"math"
-	"slices"
-
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/udocc/udocc/internal/stats"
 )
 
 // The rules in this file are location plus a multiple of a spread, so each
@@ -37,20 +36,8 @@ func (r MAD) Threshold(scores []float64) (float64, error) {
 	if k == 0 {
 		k = 3
 	}
-	med, mad := medianMAD(x)
+	med, mad := stats.MAD(x)
 	return med + k*madScale*mad, nil
-}
-
-// medianMAD returns the median of ascending x and its median absolute
-// deviation.
-func medianMAD(x []float64) (float64, float64) {
-	med := quantile(x, 0.5)
-	dev := make([]float64, len(x))
-	for i, v := range x {
-		dev[i] = math.Abs(v - med)
-	}
-	slices.Sort(dev)
-	return med, quantile(dev, 0.5)
 }
 
 // IQR flags scores above Q3 + K·(Q3 − Q1), Tukey's upper fence, with
@@ -73,7 +60,7 @@ func (r IQR) Threshold(scores []float64) (float64, error) {
 	if k == 0 {
 		k = 1.5
 	}
-	q1, q3 := quantile(x, 0.25), quantile(x, 0.75)
+	q1, q3 := stats.Quantile(x, 0.25), stats.Quantile(x, 0.75)
 	return q3 + k*(q3-q1), nil
 }
 
@@ -99,7 +86,7 @@ func (r ModZ) Threshold(scores []float64) (float64, error) {
 	if z == 0 {
 		z = 3.5
 	}
-	med, mad := medianMAD(x)
+	med, mad := stats.MAD(x)
 	return med + z*mad/0.6745, nil
 }
 

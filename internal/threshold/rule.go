@@ -84,18 +84,6 @@ func sorted(scores []float64) ([]float64, error) {
 	return x, nil
 }
 
-// quantile returns the p-quantile of ascending x by linear interpolation
-// between order statistics (Hyndman–Fan type 7, numpy's default), so
-// quantile(x, 0.5) is the median.
-func quantile(x []float64, p float64) float64 {
-	h := p * float64(len(x)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(x)-1 {
-		return x[len(x)-1]
-	}
-	return x[lo] + (h-float64(lo))*(x[lo+1]-x[lo])
-}
-
 // meanStd returns the mean and the standard deviation of x with ddof
 // degrees of freedom removed from the divisor (0: population, 1: sample);
 // the deviation is 0 when len(x) <= ddof.

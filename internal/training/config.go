@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -71,8 +73,7 @@ type Config struct {
 	// again with the fitted networks (udocc's model): members that neither
 	// label rows nor move a radius (the ensemble's OC members) then get no per-row
 	// Scores, and no member gets Reconstruction errors. Those would be K n-sized float64
-	// slices of each kind that nothing reads: 720 MB for five members at 10^7 rows, the
-	// largest part of such a fit's peak memory.
+	// slices of each kind that nothing reads, 16·K bytes a row at the fit's peak.
 	rescored bool
 	// narrow is set by FitScreened for its screening fit, which only combines its
 	// members' scores: members that neither label rows nor move a radius get their
@@ -84,10 +85,11 @@ type Config struct {
 	levels []float64
 }
 
-// DefaultConfig returns the paper's settings with the default architecture.
+// DefaultConfig returns the paper's settings with the default architecture
+// (models.DefaultHidden).
 func DefaultConfig() Config {
 	return Config{
-		Hidden:         []int{32, 16, 8},
+		Hidden:         slices.Clone(models.DefaultHidden),
 		PretrainEpochs: 100,
 		Epochs:         50,
 		BatchSize:      128,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/stats"
 )
 
 // ReconstructionWidth is c of the robust reconstruction error
@@ -54,11 +54,11 @@ func robustReconstruction(run *Run, t table, cfg Config) error {
 	if m == 0 {
 		return fmt.Errorf("training: reconstruction scales: no training rows")
 	}
-	center, spread := columnStats(res, k, m, d, models.MedianDeviation)
+	center, spread := columnStats(res, k, m, d, stats.MedianDeviation)
 	scale := make([]float32, k*d)
 	for kk := 0; kk < k; kk++ {
 		dev := spread[kk*d : (kk+1)*d]
-		floor := reconScaleFloor * models.Median(slices.Clone(dev))
+		floor := reconScaleFloor * stats.Median(slices.Clone(dev))
 		if !(floor > 0) {
 			floor = 1
 		}

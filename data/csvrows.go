@@ -1,0 +1,102 @@
+package data
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// csvRows gathers a CSV table's data rows as they are read: the feature cells parsed
+// into x (row-major), the label column's cells and the ids, with every error naming the
+// line and the column.
+type csvRows struct {
+	r      recordReader // the reader of the rows, for the line of a bad cell
+	header []string     // the columns' names
+	ro     roles
+	label  int // the label column, -1 for none
+	x      []float32
+	ids    []string
+	lr     labelReader
+}
+
+// reserve allocates x once for a table of the given number of records, the header's
+// among them when named, after checking that it fits in memory: a first pass found every
+// record to have the header's cells.
+func (t *csvRows) reserve(records int, named bool) error {
+	rows, d := records, len(t.ro.features)
+	if named {
+		rows--
+	}
+	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", rows, d), tableBytes(int64(rows), int64(d))); err != nil {
+		return err
+	}
+	t.x = make([]float32, 0, rows*d)
+	return nil
+}
+
+// grow makes room in x for one more row, checking memory before it is allocated.
+func (t *csvRows) grow() error {
+	d := len(t.ro.features)
+	if len(t.x)+d <= cap(t.x) {
+		return nil
+	}
+	c := max(2*cap(t.x), 64*d)
+	if err := CheckMemory(fmt.Sprintf("a table of more than %d rows x %d columns", len(t.x)/d, d), tableBytes(int64(c), 1)+4*int64(len(t.x))); err != nil {
+		return err
+	}
+	t.x = slices.Grow(t.x, c-len(t.x))
+	return nil
+}
+
+// add appends the row rec, read from the given line (1-based).
+func (t *csvRows) add(rec []string, line int) error {
+	if len(rec) != len(t.header) {
+		return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(t.header), ErrRagged)
+	}
+	if err := t.grow(); err != nil {
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	for _, j := range t.ro.features {
+		v, err := parseCell(rec[j])
+		if err != nil {
+			line, _ := t.r.FieldPos(j)
+			return fmt.Errorf("line %d, column %d (%s): %w", line, j+1, quoteValue(t.header[j]), err)
+		}
+		t.x = append(t.x, v)
+	}
+	if t.label >= 0 {
+		if err := t.lr.add(rec[t.label]); err != nil {
+			return fmt.Errorf("line %d, column %d (%s): %w", line, t.label+1, quoteValue(t.header[t.label]), err)
+		}
+	}
+	if t.ro.id >= 0 {
+		t.ids = append(t.ids, strings.Clone(rec[t.ro.id]))
+	}
+	return nil
+}
+
+// dataset is the table of the rows added, named when its first line was a header.
+func (t *csvRows) dataset(named bool) (*Dataset, error) {
+	features := make([]string, len(t.ro.features))
+	for i, j := range t.ro.features {
+		features[i] = t.header[j]
+	}
+	ds, err := newDataset(len(t.x)/len(features), len(features), t.x, nil, features)
+	if err != nil {
+		return nil, err
+	}
+	if t.label >= 0 {
+		if ds.Y, err = t.lr.labels(); err != nil {
+			return nil, fmt.Errorf("column %d (%s): %w", t.label+1, quoteValue(t.header[t.label]), err)
+		}
+	}
+	ds.Named = named
+	ds.IDs = t.ids
+	for _, j := range t.ro.text {
+		ds.TextDropped = append(ds.TextDropped, t.header[j])
+	}
+	if t.ro.id >= 0 {
+		ds.IDName = t.header[t.ro.id]
+	}
+	return ds, nil
+}
