@@ -8,6 +8,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -137,19 +138,11 @@ func (m *Model) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// widenInto copies xs into dst as float64.
-func widenInto(dst []float64, xs []float32) {
-	for i, v := range xs {
-		dst[i] = float64(v)
-	}
-}
-
 // widenEach widens every member's scores, releasing each float32 slice once widened.
 func widenEach(xs [][]float32) [][]float64 {
 	out := make([][]float64, len(xs))
 	for k := range xs {
-		out[k] = make([]float64, len(xs[k]))
-		widenInto(out[k], xs[k])
+		out[k] = stats.Widen(nil, xs[k])
 		xs[k] = nil
 	}
 	return out
