@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/udocc/udocc/bench"
+	"github.com/udocc/udocc/internal/bench"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {

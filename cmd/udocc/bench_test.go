@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/bench"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/bench"
 )
 
 // benchCLI runs "udocc bench args" in this process and returns its exit status and

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/udocc/udocc/bench"
+	"github.com/udocc/udocc/internal/bench"
 )
 
 // progress shows training progress on stderr: a bar redrawn in place when stderr is a

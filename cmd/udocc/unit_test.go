@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/udocc/udocc/bench"
+	"github.com/udocc/udocc/internal/bench"
 )
 
 func TestParseSeeds(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 // report is the selected lines of a results file, grouped for the report's tables.

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"
+	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/metrics"
 )
 

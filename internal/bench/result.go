@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/metrics"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/metrics"
 )
 
 // groupInfo is what every line of a group shares.
