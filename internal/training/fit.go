@@ -10,6 +10,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/torch"
 )
@@ -182,41 +183,10 @@ func (t table) each(f func(i int, row []float32) bool) {
 
 // fitRows is FitGroup on the rows of t.
 func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := checkFit(t, cfg, members); err != nil {
 		return nil, err
 	}
-	n, d := t.n, t.d
-	if n < 2 {
-		return nil, fmt.Errorf("training: data of %d rows, need n >= 2", n)
-	}
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("training: %d rows; at most %d", n, math.MaxInt32) // the planner's int32 rows
-	}
-	if len(members) == 0 {
-		return nil, fmt.Errorf("training: no members")
-	}
-	for _, m := range members {
-		if err := m.validate(); err != nil {
-			return nil, err
-		}
-	}
-	var bad error
-	t.each(func(i int, row []float32) bool {
-		for j, v := range row {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				bad = fmt.Errorf("training: row %d, column %d is not a finite number", i, j)
-				return false
-			}
-		}
-		return true
-	})
-	if bad != nil {
-		return nil, bad
-	}
-	if cfg.Scaler != nil && len(cfg.Scaler.Mean) != d {
-		return nil, fmt.Errorf("training: a scaler of %d columns for data of %d", len(cfg.Scaler.Mean), d)
-	}
-
+	n := t.n
 	var sh *shard
 	if cfg.Dist != nil && cfg.Dist.World() > 1 {
 		var err error
@@ -254,20 +224,7 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	// pretraining's.
 	t2 := time.Now()
 	runtime.GC() // fine-tuning's eval distances are dead: the errors take their memory (see finetune)
-	// On the CPU one seed's errors at a time, widened into its members' results: K x n
-	// float32 of them at once would stand beside the results. Data-parallel ranks gather
-	// every seed's at once, and on CUDA each call computes every member's anyway.
-	var recon []float32
-	if cfg.rescored {
-		// No errors: the caller computes them again from the saved autoencoders.
-	} else if sh == nil && cfg.Device == "cpu" {
-		err = reconstructEach(pre, run.Results, seedOf, n, cfg.narrow)
-	} else {
-		recon, err = pre.Reconstruction()
-		if err == nil && sh != nil {
-			recon, err = sh.gather(recon, len(seeds))
-		}
-	}
+	recon, err := reconstructions(pre, run.Results, cfg, sh, n, len(seeds), seedOf)
 	if err != nil {
 		run.Close()
 		return nil, err
@@ -293,11 +250,68 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 			if cfg.narrow {
 				run.Results[k].rec32 = recon[s*n : (s+1)*n]
 			} else {
-				run.Results[k].Reconstruction = widen(recon[s*n : (s+1)*n])
+				run.Results[k].Reconstruction = stats.Widen(nil, recon[s*n : (s+1)*n])
 			}
 		}
 	}
 	return run, nil
+}
+
+// checkFit reports what a fit of t with cfg and members cannot train on.
+func checkFit(t table, cfg Config, members []Member) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case t.n < 2:
+		return fmt.Errorf("training: data of %d rows, need n >= 2", t.n)
+	case t.n > math.MaxInt32:
+		return fmt.Errorf("training: %d rows; at most %d", t.n, math.MaxInt32) // the planner's int32 rows
+	case len(members) == 0:
+		return fmt.Errorf("training: no members")
+	}
+	for _, m := range members {
+		if err := m.validate(); err != nil {
+			return err
+		}
+	}
+	var bad error
+	t.each(func(i int, row []float32) bool {
+		for j, v := range row {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				bad = fmt.Errorf("training: row %d, column %d is not a finite number", i, j)
+				return false
+			}
+		}
+		return true
+	})
+	if bad != nil {
+		return bad
+	}
+	if cfg.Scaler != nil && len(cfg.Scaler.Mean) != t.d {
+		return fmt.Errorf("training: a scaler of %d columns for data of %d", len(cfg.Scaler.Mean), t.d)
+	}
+	return nil
+}
+
+// reconstructions takes the autoencoders' reconstruction errors of the n local rows.
+// On the CPU in one process they go straight into the results, one seed's at a time,
+// widened (reconstructEach: K x n float32 of them at once would stand beside the
+// results), and nil is returned; data-parallel ranks gather every seed's at once, and on
+// CUDA each call computes every member's anyway: those are returned, seed after seed.
+// A rescored fit takes none: its caller computes them again from the autoencoders.
+func reconstructions(pre *torch.Group, results []Result, cfg Config, sh *shard, n, seeds int, seedOf []int) ([]float32, error) {
+	switch {
+	case cfg.rescored:
+		return nil, nil
+	case sh == nil && cfg.Device == "cpu":
+		return nil, reconstructEach(pre, results, seedOf, n, cfg.narrow)
+	}
+	recon, err := pre.Reconstruction()
+	if err == nil && sh != nil {
+		recon, err = sh.gather(recon, seeds)
+	}
+	return recon, err
 }
 
 // reconstructEach sets every result's reconstruction errors from its seed's autoencoder
@@ -317,7 +331,7 @@ func reconstructEach(pre *torch.Group, results []Result, seedOf []int, n int, na
 				if narrow {
 					results[k].rec32 = buf
 				} else {
-					results[k].Reconstruction = widen(buf)
+					results[k].Reconstruction = stats.Widen(nil, buf)
 				}
 			}
 		}
@@ -433,163 +447,32 @@ func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*to
 // finetune runs Algorithm 1 for every member of g: train an epoch on each member's
 // D_N^e, score all rows, let the member's selector pick D_N^{e+1}.
 func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hooks, sh *shard) error {
-	k, local := g.K(), g.N()
-	n := local // rows the selectors rank: the whole table's
-	if sh != nil {
-		n = sh.n
-	}
-	if err := g.InitCenter(cfg.CenterEps); err != nil {
+	t, err := newTuning(g, cfg, members, sh)
+	if err != nil {
 		return err
 	}
-	if err := g.ResetAdam(torch.Encoder, fill(k, cfg.LR), fill(k, cfg.WeightDecay)); err != nil {
-		return err
-	}
-	sels := make([]dynamics.Selector, k)
-	obj := torch.Objective{Soft: make([]uint8, k), Nu: make([]float64, k), UpdateR: make([]uint8, k)}
-	rngs := make([]*rand.Rand, k)
-	for i, m := range members {
-		sel, err := m.selector(n)
-		if err != nil {
-			return err
-		}
-		sels[i] = sel
-		if m.method().Soft {
-			obj.Soft[i], obj.Nu[i] = 1, m.Nu
-		}
-		rngs[i] = rand.New(rand.NewPCG(m.Seed, rankStream(finetuneStream, sh)))
-	}
-	run.Results = make([]Result, k)
+	run.Results = make([]Result, t.k)
 	for i, m := range members {
 		run.Results[i].Member = m
 	}
-	// ranks says whether some member's selector ranks every row's scores after each
-	// epoch. When every member trains on every row (dynamics.All: OC, the ensemble's
-	// members) nothing does: the train-mode scores (a K n-sized buffer) are not taken and
-	// no member's scores are widened for its selector; the eval pass still runs (below),
-	// and an Epoch hook reads its scores. ranks is a function of the members alone, never
-	// of the hooks, so that every rank of a data-parallel fit runs the same collectives
-	// in the same order, whichever hooks each rank's caller set.
-	ranks := false
-	for _, s := range sels {
-		if _, all := s.(*dynamics.All); !all {
-			ranks = true
-		}
-	}
-	masks := make([][]bool, k)         // nil: all rows (epochs 1 and 2 of Algorithm 1)
-	var trainDist, localDist []float32 // localDist: this rank's rows of trainDist
-	if cfg.Scores == TrainScores && ranks {
-		trainDist = make([]float32, k*n)
-		localDist = trainDist
-		if sh != nil {
-			localDist = make([]float32, k*local)
-		}
-	}
-	var dist, localScores []float32 // localScores: this rank's rows of dist
-	// ranked is a member's scores as its selector sees them: one buffer, which every
-	// member uses in turn, every epoch (no selector keeps the slice). A buffer per member,
-	// or a new slice per epoch, would hold K (or more) n-sized slices at 8 bytes a row.
-	var ranked []float64
-	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
-		for i := range rngs {
-			if sh == nil {
-				pl.draw(i, rngs[i], masks[i], trainDist != nil)
-			} else {
-				steps, err := sh.steps(masks[i], cfg.BatchSize)
-				if err != nil {
-					return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
-				}
-				pl.drawSteps(i, rngs[i], sh.slice(masks[i]), steps, trainDist != nil)
-			}
-			if members[i].method().UpdatesRadius(e, cfg) {
-				obj.UpdateR[i] = 1
-			}
+		if err := t.draw(e); err != nil {
+			return err
 		}
-		loss, err := g.TrainEpoch(pl.layout(), obj, localDist)
+		loss, err := t.train(e)
 		if err != nil {
-			return fmt.Errorf("training: epoch %d: %w", e, err)
-		}
-		// The eval pass runs every epoch even where no selector ranks its scores: a
-		// network diverging shows first there (+Inf distances in eval mode while the
-		// train-mode loss is still finite: --lr 1e10 on a 60-row table).
-		if localScores == nil {
-			localScores = make([]float32, k*local) // reused every epoch
-		}
-		if err = g.DistancesTo(localScores); err != nil {
-			return fmt.Errorf("training: epoch %d: %w", e, err)
-		}
-		dist = localScores
-		if sh != nil {
-			// Every rank ranks all n rows: the scores of every block, gathered.
-			if err = sh.mean(loss); err == nil {
-				dist, err = sh.gather(localScores, k)
-			}
-			if err == nil && trainDist != nil {
-				trainDist, err = sh.gather(localDist, k)
-			}
-			if err != nil {
-				return fmt.Errorf("training: epoch %d: %w", e, err)
-			}
+			return err
 		}
 		radius, err := g.Radius()
 		if err != nil {
 			return err
 		}
-		for i, m := range members {
-			if err := lossDiverged("fine-tuning", e, i, m.Seed, "the loss", loss[i], cfg.levels[i]); err != nil {
-				return err
-			}
-			for _, d := range [][]float32{dist, trainDist} {
-				if d == nil {
-					continue
-				}
-				if j := firstNonFinite(d[i*n : (i+1)*n]); j >= 0 {
-					return diverged("fine-tuning", e, i, m.Seed, fmt.Sprintf("the score of row %d", j), float64(d[i*n+j]))
-				}
-			}
+		if err := t.checkFinite(e, loss); err != nil {
+			return err
 		}
-		secs := time.Since(start).Seconds()
-		for i := range members {
-			var src []float32
-			switch {
-			case trainDist != nil:
-				src = trainDist[i*n : (i+1)*n]
-			case ranks:
-				src = dist[i*n : (i+1)*n]
-			}
-			var scores []float64 // nil: the member's dynamics.All reads none
-			if src != nil {
-				ranked = widenInto(ranked, src)
-				scores = ranked
-			}
-			mask, rec, err := sels[i].Next(e, scores)
-			if err != nil {
-				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
-			}
-			c := count(mask, n)
-			if c < 2 {
-				return fmt.Errorf("training: member %d epoch %d: the next training set has %d rows, need 2", i, e, c)
-			}
-			run.Results[i].History = append(run.Results[i].History, Epoch{
-				Epoch: e, Loss: loss[i], TrainSize: count(masks[i], n),
-				Radius: float64(radius[i]), Seconds: secs, Record: rec,
-			})
-			if c == n {
-				mask = nil // every row, as nil says without an n-sized slice held through the epoch
-			}
-			masks[i] = mask
-			if hooks != nil && hooks.Epoch != nil {
-				scores := widen(dist[i*n : (i+1)*n])
-				labels, _, err := sels[i].Label(scores)
-				if errors.Is(err, dynamics.ErrNotReady) || errors.Is(err, dynamics.ErrNoThreshold) {
-					labels, err = nil, nil // no threshold before the first search
-				}
-				if err != nil {
-					return fmt.Errorf("training: member %d epoch %d: labels: %w", i, e, err)
-				}
-				hooks.Epoch(i, e, scores, labels)
-			}
+		if err := t.next(e, run, loss, radius, time.Since(start).Seconds(), hooks); err != nil {
+			return err
 		}
 		if hooks != nil && hooks.Network != nil {
 			hooks.Network("finetune", e, g)
@@ -598,28 +481,241 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			return err
 		}
 	}
-	radius, err := g.Radius()
+	// The epochs' buffers (the train distances, the plan, the masks: several n-sized
+	// slices a member) are dead from here on. A collection now lets the members' final
+	// scores, widened in finish, take their memory; left to the pacer, the collection runs
+	// while those are allocated, and the two add up in the peak. A heap of a few large
+	// slices without pointers is collected in about a millisecond.
+	t.pl, t.masks, t.trainDist, t.localDist = nil, nil, nil, nil
+	runtime.GC()
+	return t.finish(run)
+}
+
+// tuning is fine-tuning's state from epoch to epoch: each member's selector, random
+// stream and training set (masks), the objective, the plan, and the buffers of the
+// scores the selectors rank.
+type tuning struct {
+	g       *torch.Group
+	cfg     Config
+	members []Member
+	sh      *shard // nil in one process
+	k       int
+	local   int // this rank's rows (all of them in one process)
+	n       int // rows the selectors rank: the whole table's
+	sels    []dynamics.Selector
+	obj     torch.Objective
+	rngs    []*rand.Rand
+	// ranks says whether some member's selector ranks every row's scores after each
+	// epoch. When every member trains on every row (dynamics.All: OC, the ensemble's
+	// members) nothing does: the train-mode scores (a K n-sized buffer) are not taken and
+	// no member's scores are widened for its selector; the eval pass still runs (train),
+	// and an Epoch hook reads its scores. ranks is a function of the members alone, never
+	// of the hooks, so that every rank of a data-parallel fit runs the same collectives
+	// in the same order, whichever hooks each rank's caller set.
+	ranks bool
+	masks [][]bool // nil: all rows (epochs 1 and 2 of Algorithm 1)
+	// trainDist are the train-mode distances of the epoch (nil unless some selector ranks
+	// them), localDist this rank's rows of them; dist are the eval-mode distances,
+	// localScores this rank's rows of them.
+	trainDist, localDist []float32
+	dist, localScores    []float32
+	// ranked is a member's scores as its selector sees them: one buffer, which every
+	// member uses in turn, every epoch (no selector keeps the slice). A buffer per member,
+	// or a new slice per epoch, would hold K (or more) n-sized slices at 8 bytes a row.
+	ranked []float64
+	pl     *planner
+}
+
+// newTuning starts fine-tuning g: its centers, a fresh Adam, the members' selectors
+// and random streams.
+func newTuning(g *torch.Group, cfg Config, members []Member, sh *shard) (*tuning, error) {
+	t := &tuning{g: g, cfg: cfg, members: members, sh: sh, k: g.K(), local: g.N()}
+	t.n = t.local
+	if sh != nil {
+		t.n = sh.n
+	}
+	if err := g.InitCenter(cfg.CenterEps); err != nil {
+		return nil, err
+	}
+	if err := g.ResetAdam(torch.Encoder, fill(t.k, cfg.LR), fill(t.k, cfg.WeightDecay)); err != nil {
+		return nil, err
+	}
+	t.sels = make([]dynamics.Selector, t.k)
+	t.obj = torch.Objective{Soft: make([]uint8, t.k), Nu: make([]float64, t.k), UpdateR: make([]uint8, t.k)}
+	t.rngs = make([]*rand.Rand, t.k)
+	for i, m := range members {
+		sel, err := m.selector(t.n)
+		if err != nil {
+			return nil, err
+		}
+		t.sels[i] = sel
+		if _, all := sel.(*dynamics.All); !all {
+			t.ranks = true
+		}
+		if m.method().Soft {
+			t.obj.Soft[i], t.obj.Nu[i] = 1, m.Nu
+		}
+		t.rngs[i] = rand.New(rand.NewPCG(m.Seed, rankStream(finetuneStream, sh)))
+	}
+	t.masks = make([][]bool, t.k)
+	if cfg.Scores == TrainScores && t.ranks {
+		t.trainDist = make([]float32, t.k*t.n)
+		t.localDist = t.trainDist
+		if sh != nil {
+			t.localDist = make([]float32, t.k*t.local)
+		}
+	}
+	t.localScores = make([]float32, t.k*t.local) // reused every epoch
+	t.pl = newPlanner(t.local, cfg.BatchSize, t.k)
+	return t, nil
+}
+
+// draw plans epoch e: every member's minibatches over its training set, and whether
+// its radius moves.
+func (t *tuning) draw(e int) error {
+	for i := range t.rngs {
+		if t.sh == nil {
+			t.pl.draw(i, t.rngs[i], t.masks[i], t.trainDist != nil)
+		} else {
+			steps, err := t.sh.steps(t.masks[i], t.cfg.BatchSize)
+			if err != nil {
+				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
+			}
+			t.pl.drawSteps(i, t.rngs[i], t.sh.slice(t.masks[i]), steps, t.trainDist != nil)
+		}
+		if t.members[i].method().UpdatesRadius(e, t.cfg) {
+			t.obj.UpdateR[i] = 1
+		}
+	}
+	return nil
+}
+
+// train runs epoch e and its eval pass, and returns every member's mean loss; t.dist
+// (and t.trainDist) then hold every row's distances, every rank's gathered.
+func (t *tuning) train(e int) ([]float64, error) {
+	loss, err := t.g.TrainEpoch(t.pl.layout(), t.obj, t.localDist)
+	if err != nil {
+		return nil, fmt.Errorf("training: epoch %d: %w", e, err)
+	}
+	// The eval pass runs every epoch even where no selector ranks its scores: a
+	// network diverging shows first there (+Inf distances in eval mode while the
+	// train-mode loss is still finite: --lr 1e10 on a 60-row table).
+	if err = t.g.DistancesTo(t.localScores); err != nil {
+		return nil, fmt.Errorf("training: epoch %d: %w", e, err)
+	}
+	t.dist = t.localScores
+	if t.sh != nil {
+		// Every rank ranks all n rows: the scores of every block, gathered.
+		if err = t.sh.mean(loss); err == nil {
+			t.dist, err = t.sh.gather(t.localScores, t.k)
+		}
+		if err == nil && t.trainDist != nil {
+			t.trainDist, err = t.sh.gather(t.localDist, t.k)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("training: epoch %d: %w", e, err)
+		}
+	}
+	return loss, nil
+}
+
+// checkFinite reports a member whose loss or scores of epoch e diverged.
+func (t *tuning) checkFinite(e int, loss []float64) error {
+	n := t.n
+	for i, m := range t.members {
+		if err := lossDiverged("fine-tuning", e, i, m.Seed, "the loss", loss[i], t.cfg.levels[i]); err != nil {
+			return err
+		}
+		for _, d := range [][]float32{t.dist, t.trainDist} {
+			if d == nil {
+				continue
+			}
+			if j := firstNonFinite(d[i*n : (i+1)*n]); j >= 0 {
+				return diverged("fine-tuning", e, i, m.Seed, fmt.Sprintf("the score of row %d", j), float64(d[i*n+j]))
+			}
+		}
+	}
+	return nil
+}
+
+// next has every member's selector choose its training set of the next epoch from
+// epoch e's scores (Algorithm 1), records the epoch in the member's history, and shows
+// the Epoch hook the member's scores and labels.
+func (t *tuning) next(e int, run *Run, loss []float64, radius []float32, secs float64, hooks *Hooks) error {
+	n := t.n
+	for i := range t.members {
+		var src []float32
+		switch {
+		case t.trainDist != nil:
+			src = t.trainDist[i*n : (i+1)*n]
+		case t.ranks:
+			src = t.dist[i*n : (i+1)*n]
+		}
+		var scores []float64 // nil: the member's dynamics.All reads none
+		if src != nil {
+			t.ranked = stats.Widen(t.ranked, src)
+			scores = t.ranked
+		}
+		mask, rec, err := t.sels[i].Next(e, scores)
+		if err != nil {
+			return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
+		}
+		c := count(mask, n)
+		if c < 2 {
+			return fmt.Errorf("training: member %d epoch %d: the next training set has %d rows, need 2", i, e, c)
+		}
+		run.Results[i].History = append(run.Results[i].History, Epoch{
+			Epoch: e, Loss: loss[i], TrainSize: count(t.masks[i], n),
+			Radius: float64(radius[i]), Seconds: secs, Record: rec,
+		})
+		if c == n {
+			mask = nil // every row, as nil says without an n-sized slice held through the epoch
+		}
+		t.masks[i] = mask
+		if hooks != nil && hooks.Epoch != nil {
+			if err := t.showEpoch(i, e, hooks); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// showEpoch calls the Epoch hook with member i's eval-mode scores of epoch e and the
+// labels its selector would give them (none before its first threshold).
+func (t *tuning) showEpoch(i, e int, hooks *Hooks) error {
+	scores := stats.Widen(nil, t.dist[i*t.n : (i+1)*t.n])
+	labels, _, err := t.sels[i].Label(scores)
+	if errors.Is(err, dynamics.ErrNotReady) || errors.Is(err, dynamics.ErrNoThreshold) {
+		labels, err = nil, nil // no threshold before the first search
+	}
+	if err != nil {
+		return fmt.Errorf("training: member %d epoch %d: labels: %w", i, e, err)
+	}
+	hooks.Epoch(i, e, scores, labels)
+	return nil
+}
+
+// finish gives every member its final scores, labels, threshold and radius from the
+// last epoch's eval-mode distances.
+func (t *tuning) finish(run *Run) error {
+	radius, err := t.g.Radius()
 	if err != nil {
 		return err
 	}
-	// The epochs' buffers (the train distances, the plan, the masks: several n-sized
-	// slices a member) are dead from here on. A collection now lets the members' final
-	// scores, widened below, take their memory; left to the pacer, the collection runs
-	// while those are allocated, and the two add up in the peak. A heap of a
-	// few large slices without pointers is collected in about a millisecond.
-	runtime.GC()
-	for i := range members {
+	n := t.n
+	for i := range t.members {
 		r := &run.Results[i]
-		if m := members[i].method(); (cfg.rescored || cfg.narrow) && !m.Labels && !m.Soft {
+		if m := t.members[i].method(); (t.cfg.rescored || t.cfg.narrow) && !m.Labels && !m.Soft {
 			r.Threshold = math.Inf(1) // as OC's Label says, without the scores
-			if cfg.narrow {
-				r.dist32 = dist[i*n : (i+1)*n] // the epochs' buffer, which no epoch writes again
+			if t.cfg.narrow {
+				r.dist32 = t.dist[i*n : (i+1)*n] // the epochs' buffer, which no epoch writes again
 			}
 			continue
 		}
-		r.Scores = widenInto(ranked, dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer
-		ranked = nil
-		labels, thr, err := sels[i].Label(r.Scores)
+		r.Scores = stats.Widen(t.ranked, t.dist[i*n:(i+1)*n]) // member 0's takes the epochs' buffer
+		t.ranked = nil
+		labels, thr, err := t.sels[i].Label(r.Scores)
 		if errors.Is(err, dynamics.ErrNoThreshold) {
 			labels, thr, err = nil, math.Inf(1), nil // OC and other rankers without a threshold
 		}
@@ -627,26 +723,15 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 			return fmt.Errorf("training: member %d: labels: %w", i, err)
 		}
 		r.Labels, r.Threshold = labels, thr
-		if sb, ok := sels[i].(softBoundary); ok {
+		if sb, ok := t.sels[i].(softBoundary); ok {
 			// The model's radius is the sphere of its labels (softBoundary), which Save keeps.
 			if radius[i], err = sb.radius(r.Scores); err != nil {
 				return fmt.Errorf("training: member %d: radius: %w", i, err)
 			}
 		}
 	}
-	return g.SetRadius(radius)
+	return t.g.SetRadius(radius)
 }
-
-// widenInto converts xs to float64 into dst's array when it is large enough.
-func widenInto(dst []float64, xs []float32) []float64 {
-	dst = grow(dst, len(xs))
-	for i, v := range xs {
-		dst[i] = float64(v)
-	}
-	return dst
-}
-
-func widen(xs []float32) []float64 { return widenInto(nil, xs) }
 
 // narrow converts xs, float32 values widened, back to float32: exactly.
 func narrow(xs []float64) []float32 {

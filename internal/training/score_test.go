@@ -1,6 +1,10 @@
 package training
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/udocc/udocc/internal/stats"
+)
 
 // scoreRun is, for the m x d row-major rows x (as FitGroup was given its rows:
 // standardised here by the fit's Config.Scaler, if it had one), every member's
@@ -23,16 +27,9 @@ func scoreRun(r *Run, x []float32, m, d int) (dist, rec [][]float64, err error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	widen := func(xs []float32) []float64 {
-		out := make([]float64, len(xs))
-		for i, v := range xs {
-			out[i] = float64(v)
-		}
-		return out
-	}
 	for k, s := range r.seedOf {
-		dist = append(dist, widen(ds[k*m:(k+1)*m]))
-		rec = append(rec, widen(rs[s*m:(s+1)*m]))
+		dist = append(dist, stats.Widen(nil, ds[k*m:(k+1)*m]))
+		rec = append(rec, stats.Widen(nil, rs[s*m:(s+1)*m]))
 	}
 	return dist, rec, nil
 }
