@@ -18,7 +18,7 @@ type Dist struct {
 
 // DefaultDistTimeout bounds the rendezvous and every collective of a data-parallel run
 // where JoinFromEnv is given 0.
-const DefaultDistTimeout = torch.DefaultDistTimeout
+const DefaultDistTimeout = 5 * time.Minute
 
 // Rank is this process's rank, 0 to World()−1.
 func (d *Dist) Rank() int { return d.t.Rank() }

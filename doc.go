@@ -1,7 +1,7 @@
 // Package udocc is Deep SVDD anomaly detection for Go programs: fit a detector on a
 // table of numbers, keep its scores, threshold and labels, score and label new rows,
-// save it and load it again. It is the one obvious way in; the udocc command and the
-// bench are built on the same packages.
+// save it and load it again. It is the one obvious way in: the udocc command and the
+// bench's studies fit through it.
 //
 // The lifecycle is PyOD's, in Go idiom:
 //
@@ -22,17 +22,17 @@
 // once beside the copy it trains on (FitDataset standardises the rows on their way to
 // it and leaves the caller's table as it was) and rescores it in chunks.
 //
-// The default method, "ensemble", trains five one-class Deep SVDD members from
+// The default method, Ensemble, trains five one-class Deep SVDD members from
 // consecutive seeds twice: a screening fit on every row, then a fit from scratch without
-// the share Options.Trim of rows the screening scored highest (training.FitScreened). It
-// combines the members' distances and their pretraining autoencoders' robust
-// reconstruction errors on robust scales (models.Ensemble), and by default flags the
-// share the exact two-means split ("kmeans") flags, the larger of its shares on the
-// screening's scores and on the final ones, with an 80 % interval for the share of
-// anomalies (Model.RatioInterval); other rules (threshold.ByName, several joined by "+":
-// the geometric mean of their shares) or a known contamination may be given instead.
-// PaperOptions gives the paper's method "proposed" and its settings; the paper's
-// baselines "oc", "sb", "otsu" and "tar" are there too.
+// the share Options.Trim of rows the screening scored highest. It combines the members'
+// distances and their pretraining autoencoders' robust reconstruction errors on robust
+// scales (Model.DistanceWeight), and by default flags the share the exact two-means split
+// (DefaultCount) flags, the larger of its shares on the screening's scores and on the
+// final ones, with an 80 % interval for the share of anomalies (Model.RatioInterval);
+// other rules (Options.Count, CountRules; several flag the geometric mean of their
+// shares) or a known contamination may be given instead. PaperOptions gives the paper's
+// method Proposed and its settings; the paper's baselines OC, SB, Otsu and TAR are there
+// too.
 //
 // Fit is cancellable: the context is checked after every epoch, and a cancelled fit
 // frees its networks and returns ctx.Err(). Options.Progress hears every epoch and

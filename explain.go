@@ -58,7 +58,7 @@ type ExplainOptions struct {
 // (Normal).
 //
 // For the ensemble method the score is w·z_D(mean_k z_{D,k}) + (1−w)·z_R(mean_k z_{R,k})
-// (models.Ensemble), linear in every member's distance D_k and reconstruction error R_k;
+// (w = Model.DistanceWeight, z the robust scales fitted on the training rows), linear in every member's distance D_k and reconstruction error R_k;
 // feature j's part is Σ_k (∂score/∂D_k · a_{D,kj} + ∂score/∂R_k · a_{R,kj}), with a_{D,kj}
 // and a_{R,kj} feature j's parts of D_k and R_k. By Occlusion they are D_k and R_k of the
 // row less those of the row with feature j set to the baseline's, so Features[j] is the
@@ -69,10 +69,10 @@ type ExplainOptions struct {
 // inputs (they sum to D_k(row) − D_k(baseline) up to the quadrature), so Σ_j Features[j]
 // is Score − Base to within the quadrature; GradientInput's distance parts do not sum
 // to anything. The paper's methods' scores are attributed the same way through their
-// combination (models.CombineMembers): member k's distance divided by its threshold,
-// averaged; with several members of which some have no threshold, each member's distance
-// counts 1/K (CombineMembers divides by the median score of the rows it is given, which
-// is not the model's).
+// combination: member k's distance divided by its threshold, averaged; with several
+// members of which some have no threshold, each member's distance counts 1/K (the
+// combination then divides by the median score of the rows it is given, which is not the
+// model's).
 type Attribution struct {
 	// Row is the row's index in the rows explained.
 	Row int

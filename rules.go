@@ -64,7 +64,7 @@ type CountRule string
 // DefaultCount is the ensemble's count: the exact two-means split of the scores,
 // applied to the screening fit's and the final fit's, the larger share flagged; it comes
 // with an 80 % interval for the share (Model.RatioInterval; docs/threshold.md A.0).
-const DefaultCount CountRule = training.DefaultThresholdRule
+const DefaultCount CountRule = "kmeans"
 
 // CountRules lists the count rules: mad, iqr, modz, zscore, chauvenet, gesd, gmm,
 // gmm-log, gmm-bic, kmeans, otsu and comb.
