@@ -58,8 +58,8 @@ type ExplainOptions struct {
 // (Normal).
 //
 // For the ensemble method the score is w·z_D(mean_k z_{D,k}) + (1−w)·z_R(mean_k z_{R,k})
-// (w = Model.DistanceWeight, z the robust scales fitted on the training rows), linear in every member's distance D_k and reconstruction error R_k;
-// feature j's part is Σ_k (∂score/∂D_k · a_{D,kj} + ∂score/∂R_k · a_{R,kj}), with a_{D,kj}
+// (w = Model.DistanceWeight, z the robust scales fitted on the training rows), linear in
+// every member's distance D_k and reconstruction error R_k; feature j's part is Σ_k (∂score/∂D_k · a_{D,kj} + ∂score/∂R_k · a_{R,kj}), with a_{D,kj}
 // and a_{R,kj} feature j's parts of D_k and R_k. By Occlusion they are D_k and R_k of the
 // row less those of the row with feature j set to the baseline's, so Features[j] is the
 // score less the score of that row: what removing the feature's departure from the
