@@ -434,10 +434,10 @@ func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*to
 	losses := make([][]float64, k)
 	pl := newPlanner(n, cfg.BatchSize, k)
 	for e := 1; e <= cfg.PretrainEpochs; e++ {
-		for i := range rngs {
-			if sh == nil {
-				pl.draw(i, rngs[i], nil, false)
-			} else {
+		if sh == nil {
+			pl.drawEach(rngs, nil, false)
+		} else {
+			for i := range rngs {
 				pl.drawSteps(i, rngs[i], nil, steps, false)
 			}
 		}
@@ -526,10 +526,11 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	pl := newPlanner(local, cfg.BatchSize, k) // this rank's rows (all of them in one process)
 	for e := 1; e <= cfg.Epochs; e++ {
 		start := time.Now()
+		if sh == nil {
+			pl.drawEach(rngs, masks, trainDist != nil)
+		}
 		for i := range rngs {
-			if sh == nil {
-				pl.draw(i, rngs[i], masks[i], trainDist != nil)
-			} else {
+			if sh != nil {
 				steps, err := sh.steps(masks[i], cfg.BatchSize)
 				if err != nil {
 					return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)
