@@ -78,19 +78,23 @@ func (ex *explainColumns) header(w *bufio.Writer) {
 	}
 }
 
-// cells writes row i's cells, each after a comma.
-func (ex *explainColumns) cells(w *bufio.Writer, i int) {
+// cells appends row i's cells to b, each after a comma.
+func (ex *explainColumns) cells(b []byte, i int) []byte {
 	if ex == nil {
-		return
+		return b
 	}
 	r, ok := slices.BinarySearch(ex.rows, i)
 	if !ok {
-		w.WriteString(strings.Repeat(",,", ex.n))
-		return
+		for range ex.n {
+			b = append(b, ',', ',')
+		}
+		return b
 	}
 	for k := r * ex.n; k < (r+1)*ex.n; k++ {
-		fmt.Fprintf(w, ",%s,%s", csvField(featureName(ex.names, int(ex.top[k]))), strconv.FormatFloat(ex.share[k], 'f', 4, 64))
+		b = append(append(b, ','), csvField(featureName(ex.names, int(ex.top[k])))...)
+		b = strconv.AppendFloat(append(b, ','), ex.share[k], 'f', 4, 64)
 	}
+	return b
 }
 
 // featureName is column j's name, x<j+1> where the table names none.
