@@ -361,18 +361,21 @@ void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, v
   parallel_chains(e.K, e.S, [&](int64_t k, int64_t lo, int64_t hi) {
     Chain &ch = chain(chains, nets, k, e.P, d);
     Work &w = ch.w;
+    float *acc = ch.a.data(), sum = ch.sum, nb = ch.nb;
     for (int64_t s = lo; s < hi; ++s) {
       if (!e.trains(k, s)) continue;
       const int64_t c = e.counts[k * e.S + s];
       const float denom = static_cast<float>(c) * static_cast<float>(d);
       gather(e, k, s, w.a(0));
       w.forward_train(nets[k], c, true);
-      const float se = mse_grad(w.a(0), w.out(), w.dout(), ch.a.data(), c, d, denom);
+      const float se = mse_grad(w.a(0), w.out(), w.dout(), acc, c, d, denom);
       w.backward(nets[k], c);
-      ch.sum += se / denom;
-      ch.nb += 1;
+      sum += se / denom;
+      nb += 1;
       step(ctx, k, s);
     }
+    ch.sum = sum;
+    ch.nb = nb;
   });
   for (int64_t k = 0; k < e.K; ++k) {
     loss[k] = chains[k] ? chains[k]->sum / std::max(chains[k]->nb, 1.0f) : 0.0f;

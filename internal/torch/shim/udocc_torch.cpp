@@ -1664,9 +1664,6 @@ extern "C" void sgemm_(const char *transa, const char *transb, const int *m, con
 }
 #endif  // UDOCC_DNNL_SGEMM
 
-// gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
-// where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
-// libtorch's mm over the same memory.
 namespace {
 
 // on_workers runs work(own) on T threads, the calling thread (own = true) among them, each
@@ -1761,6 +1758,9 @@ void udocc::fast::parallel_chains(int64_t K, int64_t S, const std::function<void
   fail.rethrow();
 }
 
+// gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
+// where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
+// libtorch's mm over the same memory.
 void udocc::fast::gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                        const float *b, int64_t ldb, float *c, int64_t ldc) {
   if (m == 0 || n == 0) return;
