@@ -260,14 +260,15 @@ func (m *Model) attribute(out []Attribution, sub *data.Dataset, distBase, b, alp
 		if err != nil {
 			return err
 		}
-		for i, nt := range nets {
-			for r := lo; r < hi; r++ {
-				f, a := out[r].Features, atts[i][(r-lo)*d:(r-lo+1)*d]
-				for j, v := range a {
+		// Row r's parts are added network after network whichever thread adds them.
+		parallel.For(hi-lo, torch.NumThreads(), func(r int) {
+			f := out[lo+r].Features
+			for i, nt := range nets {
+				for j, v := range atts[i][r*d : (r+1)*d] {
 					f[j] += nt.c * float64(v)
 				}
 			}
-		}
+		})
 	}
 	return nil
 }

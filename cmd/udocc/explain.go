@@ -17,6 +17,7 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/plots"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/torch"
@@ -52,18 +53,21 @@ func explainFlagged(m *lib.Model, ds *data.Dataset, labels []bool, n int) (*expl
 			ex.rows = append(ex.rows, i)
 		}
 	}
+	ex.top, ex.share = make([]int32, len(ex.rows)*ex.n), make([]float64, len(ex.rows)*ex.n)
+	threads := torch.NumThreads()
 	for lo := 0; lo < len(ex.rows); lo += explainChunk {
 		atts, err := m.ExplainDataset(ds, ex.rows[lo:min(lo+explainChunk, len(ex.rows))], lib.ExplainOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("explaining the flagged rows: %w", libError(err))
 		}
-		for _, a := range atts {
+		// Each row's features and shares go to its own place: rows on the fit's threads.
+		parallel.For(len(atts), threads, func(r int) {
+			a, at := atts[r], (lo+r)*ex.n
 			shares := a.Shares()
-			for _, j := range a.Top(ex.n) {
-				ex.top = append(ex.top, int32(j))
-				ex.share = append(ex.share, shares[j])
+			for q, j := range a.Top(ex.n) {
+				ex.top[at+q], ex.share[at+q] = int32(j), shares[j]
 			}
-		}
+		})
 	}
 	return ex, nil
 }
