@@ -8,6 +8,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -197,7 +198,6 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 	for r, i := range rows {
 		out[r] = Attribution{Row: i, Score: scores[r], Base: base, Features: make([]float64, d)}
 	}
-	cD, cR := m.partWeights()
 	b := make([]float32, d)
 	for j, v := range m.meta.Normal.Median {
 		b[j] = float32(v)
@@ -210,39 +210,68 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 	case GradientInput:
 		distBase, alphas = make([]float32, d), []float32{1}
 	}
-	x := make([]float32, min(len(rows), explainChunk)*d)
-	for lo := 0; lo < len(rows); lo += explainChunk {
-		hi := min(lo+explainChunk, len(rows))
-		xc := x[:(hi-lo)*d]
-		m.meta.Scaler.Standardise(xc, sub.X[lo*d:hi*d])
-		add := func(g *torch.Group, base []float32, part torch.Part, c float64, what string) error {
-			att, err := g.AttributionsOf(xc, hi-lo, d, base, alphas, part)
-			if err != nil {
-				return fmt.Errorf("udocc: %s: rows %d to %d: %w", what, lo, hi-1, err)
-			}
-			for r := lo; r < hi; r++ {
-				f, a := out[r].Features, att[(r-lo)*d:(r-lo+1)*d]
-				for j, v := range a {
-					f[j] += c * float64(v)
-				}
-			}
-			return nil
-		}
-		for k, g := range m.nets {
-			if err := add(g, distBase, distPart, cD[k], fmt.Sprintf("member %d", k)); err != nil {
-				return nil, err
-			}
-		}
-		for k, g := range m.aes {
-			if cR == nil {
-				break
-			}
-			if err := add(g, b, recPart, cR[k], fmt.Sprintf("member %d autoencoder", k)); err != nil {
-				return nil, err
-			}
-		}
+	if err := m.attribute(out, sub, distBase, b, alphas, distPart, recPart); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// attribute adds every network's attributions of the rows of sub to out's Features, with
+// the weights of partWeights, in chunks of explainChunk rows: the model's networks (each
+// member's encoder, then its autoencoder) attribute a chunk on the fit's threads
+// (torch.NumThreads), one network a task, and the parts are added network after network,
+// as on one thread, so the sums do not depend on the thread count.
+func (m *Model) attribute(out []Attribution, sub *data.Dataset, distBase, b, alphas []float32, distPart, recPart torch.Part) error {
+	d := sub.D
+	cD, cR := m.partWeights()
+	type net struct {
+		g    *torch.Group
+		base []float32
+		part torch.Part
+		c    float64
+		what string
+	}
+	var nets []net
+	for k, g := range m.nets {
+		nets = append(nets, net{g, distBase, distPart, cD[k], fmt.Sprintf("member %d", k)})
+	}
+	for k, g := range m.aes {
+		if cR == nil {
+			break
+		}
+		nets = append(nets, net{g, b, recPart, cR[k], fmt.Sprintf("member %d autoencoder", k)})
+	}
+	chunk := min(sub.N, explainChunk)
+	x := make([]float32, chunk*d)
+	atts := make([][]float32, len(nets))
+	for i := range atts {
+		atts[i] = make([]float32, chunk*d)
+	}
+	for lo := 0; lo < sub.N; lo += explainChunk {
+		hi := min(lo+explainChunk, sub.N)
+		xc := x[:(hi-lo)*d]
+		m.meta.Scaler.Standardise(xc, sub.X[lo*d:hi*d])
+		err := parallel.ForErr(len(nets), torch.NumThreads(), func(i int) error {
+			nt := nets[i]
+			if err := nt.g.AttributionsTo(atts[i][:len(xc)], xc, hi-lo, d, nt.base, alphas, nt.part); err != nil {
+				return fmt.Errorf("udocc: %s: rows %d to %d: %w", nt.what, lo, hi-1, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Row r's parts are added network after network whichever thread adds them.
+		parallel.For(hi-lo, torch.NumThreads(), func(r int) {
+			f := out[lo+r].Features
+			for i, nt := range nets {
+				for j, v := range atts[i][r*d : (r+1)*d] {
+					f[j] += nt.c * float64(v)
+				}
+			}
+		})
+	}
+	return nil
 }
 
 // orDefault is v, or def where v is 0.

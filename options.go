@@ -43,10 +43,12 @@ type Options struct {
 	// each, no seed twice; Members must then be len(Seeds).
 	Seeds []uint64
 	// Device is "cpu", "cuda" or "cuda:N". Threads is the number of CPU threads the
-	// networks train and score on; 0, the default, means every core the process may use
-	// (runtime.GOMAXPROCS(0), which follows its CPU affinity and a cgroup CPU quota).
-	// Results are bit-identical for any count: the members of a group train on threads
-	// of their own, and rows are scored in blocks of fixed size (package torch).
+	// networks train and score on, and the fit's host work (the minibatch plans, the
+	// explanations of flagged rows) runs on; 0, the default, means every core the
+	// process may use (runtime.GOMAXPROCS(0), which follows its CPU affinity and a cgroup
+	// CPU quota). Results are bit-identical for any count: each member's steps run in
+	// order, rows are scored in blocks of 1024, and host work is
+	// split into tasks whose results are combined in a fixed order.
 	Device  string
 	Threads int
 	// Count are the ensemble's count rules; nil means DefaultCount, which also gives an

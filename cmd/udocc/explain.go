@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/plots"
 )
 
@@ -49,18 +51,21 @@ func explainFlagged(m *lib.Model, ds *data.Dataset, labels []bool, n int) (*expl
 			ex.rows = append(ex.rows, i)
 		}
 	}
+	ex.top, ex.share = make([]int32, len(ex.rows)*ex.n), make([]float64, len(ex.rows)*ex.n)
+	threads := runtime.GOMAXPROCS(0)
 	for lo := 0; lo < len(ex.rows); lo += explainChunk {
 		atts, err := m.ExplainDataset(ds, ex.rows[lo:min(lo+explainChunk, len(ex.rows))], lib.ExplainOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("explaining the flagged rows: %w", libError(err))
 		}
-		for _, a := range atts {
+		// Each row's features and shares go to its own place: rows on the process's cores.
+		parallel.For(len(atts), threads, func(r int) {
+			a, at := atts[r], (lo+r)*ex.n
 			shares := a.Shares()
-			for _, j := range a.Top(ex.n) {
-				ex.top = append(ex.top, int32(j))
-				ex.share = append(ex.share, shares[j])
+			for q, j := range a.Top(ex.n) {
+				ex.top[at+q], ex.share[at+q] = int32(j), shares[j]
 			}
-		}
+		})
 	}
 	return ex, nil
 }
@@ -75,19 +80,23 @@ func (ex *explainColumns) header(w *bufio.Writer) {
 	}
 }
 
-// cells writes row i's cells, each after a comma.
-func (ex *explainColumns) cells(w *bufio.Writer, i int) {
+// cells appends row i's cells to b, each after a comma.
+func (ex *explainColumns) cells(b []byte, i int) []byte {
 	if ex == nil {
-		return
+		return b
 	}
 	r, ok := slices.BinarySearch(ex.rows, i)
 	if !ok {
-		w.WriteString(strings.Repeat(",,", ex.n))
-		return
+		for range ex.n {
+			b = append(b, ',', ',')
+		}
+		return b
 	}
 	for k := r * ex.n; k < (r+1)*ex.n; k++ {
-		fmt.Fprintf(w, ",%s,%s", csvField(featureName(ex.names, int(ex.top[k]))), strconv.FormatFloat(ex.share[k], 'f', 4, 64))
+		b = append(append(b, ','), csvField(featureName(ex.names, int(ex.top[k])))...)
+		b = strconv.AppendFloat(append(b, ','), ex.share[k], 'f', 4, 64)
 	}
+	return b
 }
 
 // featureName is column j's name, x<j+1> where the table names none.

@@ -11,6 +11,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -49,12 +50,30 @@ func CheckDevice(device string) error {
 }
 
 // SetNumThreads sets the number of threads the CPU fast path runs on, for the whole
-// process; n < 1 leaves it as it is (one thread until set). A group's members train on
-// threads of their own, each member's steps in order, and eval-mode passes run as tasks
-// of one member and one block of rows; every matrix product stays on one thread, so
-// results are bit-identical for any n. The libtorch path (CUDA, the reference path, the
-// ranks of a data-parallel run) runs on one intra-op thread.
-func SetNumThreads(n int) { C.udocc_set_num_threads(C.int(n)) }
+// process, and the count of the fit's host work (NumThreads); n < 1 leaves it as it is
+// (one thread until set). A group's members train on the threads, each member's steps in
+// order, one span of steps at a time (where the threads do not divide the members, a
+// member's spans move between threads, so that five members on two threads take two and
+// a half members' time), and eval-mode passes run as tasks of one member and one block
+// of rows; every matrix product stays on one thread, so results are bit-identical for
+// any n. The libtorch path (CUDA, the reference path, the ranks of a data-parallel run)
+// runs on one intra-op thread.
+func SetNumThreads(n int) {
+	if n < 1 {
+		return
+	}
+	numThreads.Store(int32(n))
+	C.udocc_set_num_threads(C.int(n))
+}
+
+// numThreads is the count SetNumThreads last set, 1 until then.
+var numThreads atomic.Int32
+
+func init() { numThreads.Store(1) }
+
+// NumThreads is the thread count SetNumThreads last set (1 until set): the count of the
+// shim's workers, and the one a fit's host work (package parallel) runs on.
+func NumThreads() int { return int(numThreads.Load()) }
 
 // Phase selects the parameters an Adam state covers.
 type Phase int

@@ -414,10 +414,10 @@ func pretrain(t table, cfg Config, seeds []uint64, hooks *Hooks, sh *shard) (*to
 	losses := make([][]float64, k)
 	pl := newPlanner(n, cfg.BatchSize, k)
 	for e := 1; e <= cfg.PretrainEpochs; e++ {
-		for i := range rngs {
-			if sh == nil {
-				pl.draw(i, rngs[i], nil, false)
-			} else {
+		if sh == nil {
+			pl.drawEach(rngs, nil, false)
+		} else {
+			for i := range rngs {
 				pl.drawSteps(i, rngs[i], nil, steps, false)
 			}
 		}
@@ -573,10 +573,11 @@ func newTuning(g *torch.Group, cfg Config, members []Member, sh *shard) (*tuning
 // draw plans epoch e: every member's minibatches over its training set, and whether
 // its radius moves.
 func (t *tuning) draw(e int) error {
+	if t.sh == nil {
+		t.pl.drawEach(t.rngs, t.masks, t.trainDist != nil)
+	}
 	for i := range t.rngs {
-		if t.sh == nil {
-			t.pl.draw(i, t.rngs[i], t.masks[i], t.trainDist != nil)
-		} else {
+		if t.sh != nil {
 			steps, err := t.sh.steps(t.masks[i], t.cfg.BatchSize)
 			if err != nil {
 				return fmt.Errorf("training: member %d epoch %d: %w", i, e, err)

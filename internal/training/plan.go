@@ -3,6 +3,7 @@ package training
 import (
 	"math/rand/v2"
 
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -94,6 +95,20 @@ func (p *planner) draw(k int, r *rand.Rand, mask []bool, passengers bool) {
 	}
 }
 
+// drawEach is draw for every member k with rngs[k] and masks[k] (masks nil: every
+// member trains on all rows), the members on the fit's threads (torch.NumThreads): each
+// member's draw reads its own generator and writes its own batches, so the plan does not
+// depend on the thread count.
+func (p *planner) drawEach(rngs []*rand.Rand, masks [][]bool, passengers bool) {
+	parallel.For(len(rngs), torch.NumThreads(), func(k int) {
+		var mask []bool
+		if masks != nil {
+			mask = masks[k]
+		}
+		p.draw(k, rngs[k], mask, passengers)
+	})
+}
+
 // drawSteps is draw for a rank of a data-parallel run: the training rows dealt into
 // exactly steps near-equal minibatches (minibatch i ends at (i+1)·len/steps), so that every
 // rank takes the same number of Adam steps; the same draws as draw.
@@ -140,37 +155,43 @@ func (p *planner) layout() *torch.Plan {
 		p.extra = grow(p.extra, k*steps)
 		pl.Extra = p.extra
 	}
-	n := int32(p.n)
-	for i := range pl.Rows {
-		pl.Rows[i] = n
+	// Each member fills its own steps of the plan, on the fit's threads.
+	parallel.For(k, torch.NumThreads(), func(kk int) { p.layoutMember(kk, extra) })
+	return pl
+}
+
+// layoutMember writes member kk's steps of the plan that layout sized: its rows, padded
+// with row index n, and their counts.
+func (p *planner) layoutMember(kk int, extra bool) {
+	pl, b, n := &p.plan, &p.members[kk], int32(p.n)
+	steps, width := pl.Steps, pl.Width
+	rows := pl.Rows[kk*steps*width : (kk+1)*steps*width]
+	for i := range rows {
+		rows[i] = n
 	}
-	for kk := range p.members {
-		b := &p.members[kk]
-		for s := 0; s < steps; s++ {
-			at := kk*steps + s
-			pl.Counts[at], pl.Train[at] = 0, 0
-			if extra {
-				pl.Extra[at] = 0
-			}
-			if s >= b.count() {
-				continue
-			}
-			t, e := b.rows(s)
-			start := b.ends[s] - t
-			row := pl.Rows[at*width : (at+1)*width]
-			for q, i := range b.in[start:b.ends[s]] {
-				row[q] = i
-			}
-			for q := 0; q < e; q++ {
-				row[t+q] = b.out[s+q*b.count()]
-			}
-			pl.Counts[at], pl.Train[at] = int32(t), 1
-			if extra {
-				pl.Extra[at] = int32(e)
-			}
+	for s := 0; s < steps; s++ {
+		at := kk*steps + s
+		pl.Counts[at], pl.Train[at] = 0, 0
+		if extra {
+			pl.Extra[at] = 0
+		}
+		if s >= b.count() {
+			continue
+		}
+		t, e := b.rows(s)
+		start := b.ends[s] - t
+		row := pl.Rows[at*width : (at+1)*width]
+		for q, i := range b.in[start:b.ends[s]] {
+			row[q] = i
+		}
+		for q := 0; q < e; q++ {
+			row[t+q] = b.out[s+q*b.count()]
+		}
+		pl.Counts[at], pl.Train[at] = int32(t), 1
+		if extra {
+			pl.Extra[at] = int32(e)
 		}
 	}
-	return pl
 }
 
 // grow returns s with length n, reusing its array when it is large enough.

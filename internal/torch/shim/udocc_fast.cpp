@@ -330,94 +330,136 @@ void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> 
   }
 }
 
+namespace {
+
+// Chain is one member's state through an epoch: its step's buffers and its running loss,
+// which the spans of parallel_chains hand from thread to thread.
+struct Chain {
+  Chain(const Net &net, int64_t P, int64_t d) : w(net, P), a(d), b(P) {}
+  Work w;
+  std::vector<float> a, b;  // pretraining: a the column sums of mse_grad; fine-tuning: a, b distances and roots
+  float sum = 0, nb = 0;    // the loss of the minibatches so far, and their number
+};
+
+// chain is member k's Chain, made on its first span.
+Chain &chain(std::vector<std::unique_ptr<Chain>> &chains, const std::vector<Net> &nets, int64_t k,
+             int64_t P, int64_t d) {
+  if (!chains[k]) chains[k] = std::make_unique<Chain>(nets[k], P, d);
+  return *chains[k];
+}
+
+// train_step is member k's fine-tuning step s, the minibatch gathered into c.w.a(0).
+void train_step(const Net &net, const Epoch &e, const Objective &o, StepFn step, void *ctx,
+                float *train_dist, int64_t k, int64_t s, Chain &ch);
+
+}  // namespace
+
 void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, void *ctx,
                     double *loss) {
   const int64_t d = e.d;
-  parallel_for(e.K, [&](int64_t k) {
-    Work w(nets[k], e.P);
-    std::vector<float> acc(d);
-    float sum = 0, nb = 0;
-    for (int64_t s = 0; s < e.S; ++s) {
+  std::vector<std::unique_ptr<Chain>> chains(e.K);
+  parallel_chains(e.K, e.S, [&](int64_t k, int64_t lo, int64_t hi) {
+    Chain &ch = chain(chains, nets, k, e.P, d);
+    Work &w = ch.w;
+    float *acc = ch.a.data(), sum = ch.sum, nb = ch.nb;
+    for (int64_t s = lo; s < hi; ++s) {
       if (!e.trains(k, s)) continue;
       const int64_t c = e.counts[k * e.S + s];
       const float denom = static_cast<float>(c) * static_cast<float>(d);
       gather(e, k, s, w.a(0));
       w.forward_train(nets[k], c, true);
-      const float se = mse_grad(w.a(0), w.out(), w.dout(), acc.data(), c, d, denom);
+      const float se = mse_grad(w.a(0), w.out(), w.dout(), acc, c, d, denom);
       w.backward(nets[k], c);
       sum += se / denom;
       nb += 1;
       step(ctx, k, s);
     }
-    loss[k] = sum / std::max(nb, 1.0f);
+    ch.sum = sum;
+    ch.nb = nb;
   });
+  for (int64_t k = 0; k < e.K; ++k) {
+    loss[k] = chains[k] ? chains[k]->sum / std::max(chains[k]->nb, 1.0f) : 0.0f;
+  }
 }
 
 void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &o, StepFn step,
                  void *ctx, double *loss, float *train_dist) {
-  const int64_t rep = o.rep;
-  parallel_for(e.K, [&](int64_t k) {
-    Work w(nets[k], e.P);
-    std::vector<float> dist(e.P), root(e.P);
-    float sum = 0, nb = 0;
-    for (int64_t s = 0; s < e.S; ++s) {
+  std::vector<std::unique_ptr<Chain>> chains(e.K);
+  parallel_chains(e.K, e.S, [&](int64_t k, int64_t lo, int64_t hi) {
+    Chain &ch = chain(chains, nets, k, e.P, e.P);
+    for (int64_t s = lo; s < hi; ++s) {
       const int64_t at = k * e.S + s;
       const int64_t c = e.counts[at], rode = c + (e.extra == nullptr ? 0 : e.extra[at]);
-      const bool trains = e.trains(k, s);
-      if (!trains && (train_dist == nullptr || rode == 0)) continue;
-      gather(e, k, s, w.a(0));
-      w.forward_train(nets[k], c, trains);
-      const float *z = w.out(), *ck = o.c + k * rep;
-      for (int64_t i = 0; i < rode; ++i) {
-        float d2 = 0;
-        for (int64_t j = 0; j < rep; ++j) {
-          float diff = z[i * rep + j] - ck[j];
-          d2 += diff * diff;
-        }
-        dist[i] = d2;
-      }
-      if (train_dist != nullptr) {
-        const int32_t *rows = e.rows + at * e.P;
-        for (int64_t i = 0; i < rode; ++i) train_dist[k * e.n + rows[i]] = dist[i];
-      }
-      if (!trains) continue;
-      const float cnt = static_cast<float>(c);
-      const bool soft = o.soft[k] != 0;
-      const float r2 = o.R[k] * o.R[k];
-      const float inv_nu = soft ? 1.0f / std::max(static_cast<float>(o.nu[k]), 1e-12f) : 0.0f;
-      float total = 0;
-      float *g = w.dout();
-      for (int64_t i = 0; i < c; ++i) {
-        // Eq. (2), or in Ruff's scaling Eq. (1) / nu: the hinge's gradient where it is open.
-        float coef = 1.0f / cnt;
-        if (soft) {
-          const float over = dist[i] - r2;
-          total += over > 0 ? over : 0.0f;
-          coef = over > 0 ? inv_nu / cnt : 0.0f;
-        } else {
-          total += dist[i];
-        }
-        for (int64_t j = 0; j < rep; ++j) g[i * rep + j] = 2 * (z[i * rep + j] - ck[j]) * coef;
-      }
-      const float per = soft ? r2 + inv_nu * (total / cnt) : total / cnt;
-      w.backward(nets[k], c);
-      sum += per;
-      nb += 1;
-      if (o.update_r[k] != 0) {
-        // numpy's linear quantile 1 - nu of the minibatch's distances (Ruff's get_radius)
-        for (int64_t i = 0; i < c; ++i) root[i] = std::sqrt(dist[i]);
-        std::sort(root.begin(), root.begin() + c);
-        const float last = cnt - 1;
-        const float pos = (1.0f - static_cast<float>(o.nu[k])) * last;
-        const float lo = std::floor(pos), hi = std::min(lo + 1, last);
-        const float vlo = root[static_cast<int64_t>(lo)], vhi = root[static_cast<int64_t>(hi)];
-        o.R[k] = vlo + (pos - lo) * (vhi - vlo);
-      }
-      step(ctx, k, s);
+      if (!e.trains(k, s) && (train_dist == nullptr || rode == 0)) continue;
+      train_step(nets[k], e, o, step, ctx, train_dist, k, s, ch);
     }
-    loss[k] = sum / std::max(nb, 1.0f);
   });
+  for (int64_t k = 0; k < e.K; ++k) {
+    loss[k] = chains[k] ? chains[k]->sum / std::max(chains[k]->nb, 1.0f) : 0.0f;
+  }
 }
+
+namespace {
+
+void train_step(const Net &net, const Epoch &e, const Objective &o, StepFn step, void *ctx,
+                float *train_dist, int64_t k, int64_t s, Chain &ch) {
+  const int64_t rep = o.rep, at = k * e.S + s;
+  const int64_t c = e.counts[at], rode = c + (e.extra == nullptr ? 0 : e.extra[at]);
+  const bool trains = e.trains(k, s);
+  Work &w = ch.w;
+  float *dist = ch.a.data(), *root = ch.b.data();
+  gather(e, k, s, w.a(0));
+  w.forward_train(net, c, trains);
+  const float *z = w.out(), *ck = o.c + k * rep;
+  for (int64_t i = 0; i < rode; ++i) {
+    float d2 = 0;
+    for (int64_t j = 0; j < rep; ++j) {
+      float diff = z[i * rep + j] - ck[j];
+      d2 += diff * diff;
+    }
+    dist[i] = d2;
+  }
+  if (train_dist != nullptr) {
+    const int32_t *rows = e.rows + at * e.P;
+    for (int64_t i = 0; i < rode; ++i) train_dist[k * e.n + rows[i]] = dist[i];
+  }
+  if (!trains) return;
+  const float cnt = static_cast<float>(c);
+  const bool soft = o.soft[k] != 0;
+  const float r2 = o.R[k] * o.R[k];
+  const float inv_nu = soft ? 1.0f / std::max(static_cast<float>(o.nu[k]), 1e-12f) : 0.0f;
+  float total = 0;
+  float *g = w.dout();
+  for (int64_t i = 0; i < c; ++i) {
+    // Eq. (2), or in Ruff's scaling Eq. (1) / nu: the hinge's gradient where it is open.
+    float coef = 1.0f / cnt;
+    if (soft) {
+      const float over = dist[i] - r2;
+      total += over > 0 ? over : 0.0f;
+      coef = over > 0 ? inv_nu / cnt : 0.0f;
+    } else {
+      total += dist[i];
+    }
+    for (int64_t j = 0; j < rep; ++j) g[i * rep + j] = 2 * (z[i * rep + j] - ck[j]) * coef;
+  }
+  const float per = soft ? r2 + inv_nu * (total / cnt) : total / cnt;
+  w.backward(net, c);
+  ch.sum += per;
+  ch.nb += 1;
+  if (o.update_r[k] != 0) {
+    // numpy's linear quantile 1 - nu of the minibatch's distances (Ruff's get_radius)
+    for (int64_t i = 0; i < c; ++i) root[i] = std::sqrt(dist[i]);
+    std::sort(root, root + c);
+    const float last = cnt - 1;
+    const float pos = (1.0f - static_cast<float>(o.nu[k])) * last;
+    const float lo = std::floor(pos), hi = std::min(lo + 1, last);
+    const float vlo = root[static_cast<int64_t>(lo)], vhi = root[static_cast<int64_t>(hi)];
+    o.R[k] = vlo + (pos - lo) * (vhi - vlo);
+  }
+  step(ctx, k, s);
+}
+
+}  // namespace
 
 void distances(const Net &net, const float *c, const float *x, int64_t m, float *out) {
   const int64_t rep = net.back().out, in = net[0].in;

@@ -102,6 +102,20 @@ void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> 
 // exception a task throws is rethrown here, after every thread has stopped.
 void parallel_for(int64_t n, const std::function<void(int64_t)> &f);
 
+// parallel_chains runs K chains of S steps each on up to the shim's worker count of
+// threads: f(k, lo, hi) runs chain k's steps lo .. hi-1, and chain k's spans run one at a
+// time, in order, each after the one before it has returned (on whichever thread), so a
+// chain's state needs no lock and sees its steps in order, as on one thread. Where the
+// threads do not divide K, chains are cut into spans of S / kChainSpans steps, and a free
+// thread takes the next span of the free chain with the most steps left: five chains on
+// two threads then take two and a half chains' time, not three. The first exception f
+// throws is rethrown here, after every thread has stopped.
+void parallel_chains(int64_t K, int64_t S, const std::function<void(int64_t, int64_t, int64_t)> &f);
+
+// kChainSpans is the number of spans parallel_chains cuts a chain into: a thread left
+// without a chain at an epoch's end waits at most about one span.
+constexpr int64_t kChainSpans = 64;
+
 // kPeriod is how many rows' worth of the scaler a Table holds: standardising runs over
 // that many rows' values at a time, in whole vectors whatever d is.
 constexpr int64_t kPeriod = 8;
@@ -151,7 +165,7 @@ struct Epoch {
 
 // StepFn runs member k's optimiser step s once its gradient is in its parts of the flat
 // gradient buffer; it is called at the steps where member k trains, and touches member
-// k's state alone. The members of an epoch train in parallel (parallel_for), each its
+// k's state alone. The members of an epoch train in parallel (parallel_chains), each its
 // steps in order: they share no parameter, so this is the lockstep epoch's arithmetic.
 using StepFn = void (*)(void *ctx, int64_t k, int64_t s);
 

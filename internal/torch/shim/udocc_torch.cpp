@@ -1683,9 +1683,43 @@ extern "C" void sgemm_(const char *transa, const char *transb, const int *m, con
 }
 #endif  // UDOCC_DNNL_SGEMM
 
-// gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
-// where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
-// libtorch's mm over the same memory.
+namespace {
+
+// on_workers runs work(own) on T threads, the calling thread (own = true) among them, each
+// of the others with its OpenMP team held to one thread, and returns when all have.
+void on_workers(int64_t T, const std::function<void(bool)> &work) {
+  auto other = [&] {
+    omp_single_threaded();
+    work(false);
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(T - 1);
+  for (int64_t t = 1; t < T; ++t) threads.emplace_back(other);
+  work(true);
+  for (auto &t : threads) t.join();
+}
+
+// Failure keeps the first exception a task throws, and once there is one, says to stop.
+class Failure {
+ public:
+  void keep(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!first_) first_ = e;
+    failed_.store(true);
+  }
+  bool failed() const { return failed_.load(); }
+  void rethrow() const {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::exception_ptr first_;
+  std::atomic<bool> failed_{false};
+};
+
+}  // namespace
+
 void udocc::fast::parallel_for(int64_t n, const std::function<void(int64_t)> &f) {
   const int64_t T = std::min<int64_t>(workers.load(), n);
   if (T <= 1) {
@@ -1693,28 +1727,59 @@ void udocc::fast::parallel_for(int64_t n, const std::function<void(int64_t)> &f)
     return;
   }
   std::atomic<int64_t> next{0};
-  std::mutex mu;
-  std::exception_ptr failed;
-  auto work = [&](bool own) {
-    if (!own) omp_single_threaded();
-    for (int64_t i; (i = next.fetch_add(1)) < n;) {
+  Failure fail;
+  on_workers(T, [&](bool) {
+    for (int64_t i; !fail.failed() && (i = next.fetch_add(1)) < n;) {
       try {
         f(i);
       } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failed) failed = std::current_exception();
-        next.store(n);
+        fail.keep(std::current_exception());
       }
     }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(T - 1);
-  for (int64_t t = 1; t < T; ++t) threads.emplace_back(work, false);
-  work(true);
-  for (auto &t : threads) t.join();
-  if (failed) std::rethrow_exception(failed);
+  });
+  fail.rethrow();
 }
 
+void udocc::fast::parallel_chains(int64_t K, int64_t S, const std::function<void(int64_t, int64_t, int64_t)> &f) {
+  const int64_t T = std::min<int64_t>(workers.load(), K);
+  if (T <= 1 || T == K) {  // a thread per chain, or one thread
+    parallel_for(K, [&](int64_t k) { f(k, 0, S); });
+    return;
+  }
+  const int64_t span = std::max<int64_t>(1, S / kChainSpans);
+  std::mutex mu;
+  std::vector<int64_t> next(K, 0);  // chain k's first step not yet handed out
+  std::vector<char> busy(K, 0);     // chain k's span is running on some thread
+  Failure fail;
+  on_workers(T, [&](bool) {
+    int64_t k = -1;
+    for (;;) {
+      int64_t lo, hi;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (k >= 0) busy[k] = 0;
+        k = -1;
+        for (int64_t j = 0; j < K && !fail.failed(); ++j) {
+          if (!busy[j] && next[j] < S && (k < 0 || next[j] < next[k])) k = j;
+        }
+        if (k < 0) return;  // every chain left is running elsewhere, or done
+        busy[k] = 1;
+        lo = next[k];
+        hi = next[k] = std::min(S, lo + span);
+      }
+      try {
+        f(k, lo, hi);
+      } catch (...) {
+        fail.keep(std::current_exception());
+      }
+    }
+  });
+  fail.rethrow();
+}
+
+// gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
+// where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
+// libtorch's mm over the same memory.
 void udocc::fast::gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                        const float *b, int64_t ldb, float *c, int64_t ldc) {
   if (m == 0 || n == 0) return;
