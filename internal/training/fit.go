@@ -10,8 +10,8 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -250,7 +250,7 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 			if cfg.narrow {
 				run.Results[k].rec32 = recon[s*n : (s+1)*n]
 			} else {
-				run.Results[k].Reconstruction = stats.Widen(nil, recon[s*n : (s+1)*n])
+				run.Results[k].Reconstruction = stats.Widen(nil, recon[s*n:(s+1)*n])
 			}
 		}
 	}
@@ -685,7 +685,7 @@ func (t *tuning) next(e int, run *Run, loss []float64, radius []float32, secs fl
 // showEpoch calls the Epoch hook with member i's eval-mode scores of epoch e and the
 // labels its selector would give them (none before its first threshold).
 func (t *tuning) showEpoch(i, e int, hooks *Hooks) error {
-	scores := stats.Widen(nil, t.dist[i*t.n : (i+1)*t.n])
+	scores := stats.Widen(nil, t.dist[i*t.n:(i+1)*t.n])
 	labels, _, err := t.sels[i].Label(scores)
 	if errors.Is(err, dynamics.ErrNotReady) || errors.Is(err, dynamics.ErrNoThreshold) {
 		labels, err = nil, nil // no threshold before the first search
