@@ -122,11 +122,12 @@ const (
 
 // count is the ensemble's rules of o, the default for none.
 func (o Options) count() (threshold.Combination, error) {
-	if len(o.Count) == 0 {
-		return threshold.ParseCombination(string(DefaultCount))
+	names := o.Count
+	if len(names) == 0 {
+		names = []CountRule{DefaultCount}
 	}
-	c := make(threshold.Combination, len(o.Count))
-	for i, name := range o.Count {
+	c := make(threshold.Combination, len(names))
+	for i, name := range names {
 		r, err := threshold.ByName(string(name))
 		if err != nil {
 			return nil, err

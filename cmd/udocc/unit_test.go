@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/internal/bench"
 )
 
@@ -141,5 +143,36 @@ func TestBenchProgress(t *testing.T) {
 	(&progress{w: &b, quiet: true}).bench(bench.Progress{Done: 1, Event: "done"})
 	if b.Len() != 0 {
 		t.Errorf("quiet, but %q", b.String())
+	}
+}
+
+func TestParseHidden(t *testing.T) {
+	h, err := parseHidden("64, 32,16")
+	if err != nil || !slices.Equal(h, []int{64, 32, 16}) {
+		t.Fatalf("parseHidden = %v, %v", h, err)
+	}
+	for _, bad := range []string{"", "32,,8", "32,0", "a,b", "-4"} {
+		if _, err := parseHidden(bad); err == nil {
+			t.Errorf("parseHidden(%q) gave no error", bad)
+		}
+	}
+}
+
+// TestThresholdRules: --threshold names the ensemble's count rules, several joined by
+// "+", in their order.
+func TestThresholdRules(t *testing.T) {
+	for in, want := range map[string][]lib.CountRule{
+		"mad":            {"mad"},
+		"kmeans+gmm-bic": {"kmeans", "gmm-bic"},
+	} {
+		var o fitOptions
+		fs := newFlags("fit", "", "", io.Discard)
+		addFitFlags(fs, &o)
+		if err := fs.Parse([]string{"--threshold", in}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.check(fs); err != nil || !slices.Equal(o.Count, want) {
+			t.Errorf("--threshold %s: Count %v, %v; want %v", in, o.Count, err, want)
+		}
 	}
 }

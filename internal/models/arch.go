@@ -1,9 +1,7 @@
 package models
 
 import (
-	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -32,26 +30,4 @@ func Preset(name string) ([]int, bool) {
 // Sizes prepends the input width d to the hidden widths: the layer sizes of the encoder.
 func Sizes(d int, hidden []int) []int {
 	return append([]int{d}, hidden...)
-}
-
-// ParseHidden reads widths such as "32,16,8".
-func ParseHidden(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("models: architecture %q: %q is not a positive width", s, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// FormatHidden writes widths as "32,16,8".
-func FormatHidden(h []int) string {
-	s := make([]string, len(h))
-	for i, v := range h {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, ",")
 }

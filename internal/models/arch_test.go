@@ -27,15 +27,3 @@ func TestPreset(t *testing.T) {
 		})
 	}
 }
-
-func TestParseHidden(t *testing.T) {
-	h, err := ParseHidden("64, 32,16")
-	if err != nil || !slices.Equal(h, []int{64, 32, 16}) || FormatHidden(h) != "64,32,16" {
-		t.Fatalf("ParseHidden = %v, %v", h, err)
-	}
-	for _, bad := range []string{"", "32,,8", "32,0", "a,b", "-4"} {
-		if _, err := ParseHidden(bad); err == nil {
-			t.Errorf("ParseHidden(%q) gave no error", bad)
-		}
-	}
-}

@@ -3,7 +3,6 @@ package threshold
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // costly are the rules whose cost grows with rows times iterations (EM run to
@@ -34,31 +33,8 @@ func ShareOf(rule Rule, scores []float64) (float64, error) {
 }
 
 // Combination is a count made of several rules: the geometric mean of the shares they
-// flag, each at least one row's. Its name is the rules' names joined by "+"
-// ("kmeans+gmm-bic"); a single rule's name is a Combination of one.
+// flag, each at least one row's (GeoShare); a single rule is a Combination of one.
 type Combination []Rule
-
-// ParseCombination reads a rule name, or several joined by "+", each one of All.
-func ParseCombination(name string) (Combination, error) {
-	var out Combination
-	for _, part := range strings.Split(name, "+") {
-		r, err := ByName(part)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// Name is the rules' names joined by "+".
-func (c Combination) Name() string {
-	var names []string
-	for _, r := range c {
-		names = append(names, r.Name())
-	}
-	return strings.Join(names, "+")
-}
 
 // GeoShare is the geometric mean of shares of n rows, each taken as at least 1/n.
 func GeoShare(shares []float64, n int) (float64, error) {

@@ -50,21 +50,9 @@ func TestShareOf(t *testing.T) {
 	}
 }
 
-// TestCombination: names parse into rules and back, unknown ones are errors, and the
-// geometric mean floors each share at one row.
-func TestCombination(t *testing.T) {
-	c, err := ParseCombination("kmeans+gmm-bic")
-	if err != nil || len(c) != 2 || c.Name() != "kmeans+gmm-bic" {
-		t.Fatalf("kmeans+gmm-bic: %v, %v", c, err)
-	}
-	if c, err := ParseCombination("mad"); err != nil || len(c) != 1 || c.Name() != "mad" {
-		t.Errorf("mad: %v, %v", c, err)
-	}
-	for _, bad := range []string{"", "kmeans+", "kmeans+nope", "+mad"} {
-		if _, err := ParseCombination(bad); !errors.Is(err, ErrUnknownRule) {
-			t.Errorf("%q: %v, want ErrUnknownRule", bad, err)
-		}
-	}
+// TestGeoShare: the geometric mean floors each share at one row, and refuses shares
+// outside [0, 1].
+func TestGeoShare(t *testing.T) {
 	if g, err := GeoShare([]float64{0.04, 0.01}, 1000); err != nil || math.Abs(g-0.02) > 1e-15 {
 		t.Errorf("geometric mean of 0.04 and 0.01: %v, %v; want 0.02", g, err)
 	}
