@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
