@@ -146,7 +146,7 @@ func (m *Model) Explain(rows [][]float64) ([]Attribution, error) {
 // every row), in that order; ds must have the training table's columns, in its order.
 // Attribution.Row is the row's index in ds.
 func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) ([]Attribution, error) {
-	torch.SetNumThreads(m.workers())
+	torch.SetNumThreads(workers(m.threads))
 	if m.nets == nil {
 		return nil, errors.New("udocc: the model is closed")
 	}

@@ -137,7 +137,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		mo.CurveEpochs = []int{opts.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
 	seeds := opts.seeds()
-	torch.SetNumThreads(opts.threads())
+	torch.SetNumThreads(workers(opts.Threads))
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler
@@ -395,7 +395,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 	if err := m.checkScored(ds, rk == nil, nil, nil, m.scores); err != nil {
 		return err
 	}
-	m.labels = m.labelsOf(m.scores)
+	m.labels = m.Label(m.scores)
 	if err := m.fitNormal(ds, rk); err != nil {
 		return err
 	}
@@ -464,14 +464,6 @@ func (m *Model) Members() []Member {
 // Method is the model's method.
 func (m *Model) Method() Method { return Method(m.meta.Method) }
 
-// labelsOf labels scores by the threshold, nil without one.
-func (m *Model) labelsOf(scores []float64) []bool {
-	if math.IsInf(m.thr, 1) {
-		return nil
-	}
-	return threshold.Labels(scores, m.thr)
-}
-
 // Close frees the networks; it is safe to call more than once.
 func (m *Model) Close() {
 	for _, g := range append(m.nets, m.aes...) {
@@ -518,7 +510,12 @@ func (m *Model) DistanceWeight() float64 {
 
 // Label labels scores by the model's Threshold, true above it; nil for a model without
 // one (oc).
-func (m *Model) Label(scores []float64) []bool { return m.labelsOf(scores) }
+func (m *Model) Label(scores []float64) []bool {
+	if math.IsInf(m.thr, 1) {
+		return nil
+	}
+	return threshold.Labels(scores, m.thr)
+}
 
 // Label labels the member's distances by its own Threshold, true above it; nil where it
 // has none (oc, and the ensemble's members).

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -112,10 +113,11 @@ func fromConfig(c training.Config) Options {
 	}
 }
 
-// threads is the worker thread count of a fit: Threads, or every usable core for 0.
-func (o Options) threads() int {
-	if o.Threads > 0 {
-		return o.Threads
+// workers is a CPU thread count as Options.Threads and Model.SetThreads give it: n, or
+// every core the process may use for 0.
+func workers(n int) int {
+	if n > 0 {
+		return n
 	}
 	return runtime.GOMAXPROCS(0)
 }
@@ -217,12 +219,16 @@ func (o Options) validateRules() error {
 	case o.Method != Proposed:
 		return nil
 	}
-	if _, err := o.delta(); err != nil {
-		field := "Delta"
-		if o.Ties != "" && strings.Contains(err.Error(), "tie") {
-			field = "Ties"
+	if o.Ties != "" {
+		if _, err := dynamics.ParseTieRule(string(o.Ties)); err != nil {
+			return badOption("Ties", "%v", err)
 		}
-		return badOption(field, "%v", err)
+		if o.Delta != PaperRule {
+			return badOption("Ties", "only for δ rule %s", PaperRule)
+		}
+	}
+	if _, err := o.delta(); err != nil {
+		return badOption("Delta", "%v", err)
 	}
 	return nil
 }

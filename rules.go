@@ -156,14 +156,7 @@ func (o Options) delta() (dynamics.Rule, error) {
 			return nil, err
 		}
 	}
-	r, err := dynamics.NewRule(string(name), ties)
-	if err != nil {
-		return nil, err
-	}
-	if _, paper := r.(dynamics.Paper); o.Ties != "" && !paper {
-		return nil, fmt.Errorf("δ rule %q takes no tie rule", name)
-	}
-	return r, nil
+	return dynamics.NewRule(string(name), ties)
 }
 
 // Rule spells the rule that thresholds a fit with o, as summary.json and model.json
@@ -185,18 +178,17 @@ func (o Options) Rule() string {
 		}
 		return strings.Join(names, "+")
 	case Proposed:
-		r, err := o.delta()
-		if err != nil {
-			return ""
-		}
-		if _, paper := r.(dynamics.Paper); paper {
+		switch o.Delta {
+		case "":
+			return dynamics.DefaultRule().Name()
+		case PaperRule:
 			ties := o.Ties
 			if ties == "" {
 				ties = TiesLargest
 			}
-			return r.Name() + "/" + string(ties)
+			return string(PaperRule) + "/" + string(ties)
 		}
-		return r.Name()
+		return string(o.Delta)
 	}
 	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
@@ -73,14 +72,14 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 
 // Predict labels rows (true = anomaly): Score above Threshold.
 func (m *Model) Predict(rows [][]float64) ([]bool, error) {
-	if m.labelsOf(nil) == nil {
+	if math.IsInf(m.thr, 1) {
 		return nil, fmt.Errorf("%w (method %s): use Score", ErrNoThreshold, m.meta.Method)
 	}
 	s, err := m.Score(rows)
 	if err != nil {
 		return nil, err
 	}
-	return m.labelsOf(s), nil
+	return m.Label(s), nil
 }
 
 // scoreChunk is the rows memberScores standardises and scores at a time: a buffer of a
@@ -96,7 +95,7 @@ const scoreChunk = 1 << 16
 // and float32 copies never all stand at once (at 10^7 rows and five members, 400 MB of
 // float64 distances beside the combination's work).
 func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error) {
-	torch.SetNumThreads(m.workers())
+	torch.SetNumThreads(workers(m.threads))
 	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {
 		dist[k] = make([]float32, ds.N)
@@ -128,14 +127,6 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error
 		}
 	}
 	return dist, rec, nil
-}
-
-// workers are the CPU threads the model scores on (SetThreads).
-func (m *Model) workers() int {
-	if m.threads > 0 {
-		return m.threads
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 // widenEach widens every member's scores, releasing each float32 slice once widened.
