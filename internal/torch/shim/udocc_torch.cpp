@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <atomic>
+#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -104,19 +105,145 @@ void single_threaded() {
   if (at::get_num_threads() != 1) at::set_num_threads(1);
 }
 
+// Pool is the shim's own threads, kept for the life of the process. Every entry point's
+// work runs on one of them (guard), and the fast path's parallel tasks on more (on_workers):
+// never on the thread Go called from. The reason is glibc's malloc. oneDNN's sgemm
+// allocates and frees a 74 KB packing buffer on every call, tens of thousands of times
+// an epoch; a thread allocates from the arena it was given at its first allocation, and
+// two threads computing on one arena wait on its lock (a pretraining epoch of the default
+// group at 10^6 rows on 2 threads took 0.55 to 1.05 s from run to run, by whether the two
+// shared one, with M_ARENA_MAX 2). Threads that live as long as the process each keep an
+// arena of their own, given once (glibc gives a new thread a new or an unused arena while
+// there are fewer than 8 per core). And since Go runs each call on whichever of its OS
+// threads is free, a call's large buffers would otherwise land in the arena of whatever
+// thread that was, each arena keeping its own freed pages (keep_pages): taking the most
+// recently returned thread first (a stack) keeps one call after another on one thread,
+// and so on one arena.
+class Pool {
+ public:
+  // run runs work(i) for every i in [0, n), each on a thread of its own, and returns when
+  // all have returned: i = 0 on the calling thread where caller is true, the others on
+  // pool threads. work must not throw.
+  void run(int64_t n, bool caller, const std::function<void(int64_t)> &work) {
+    const int64_t first = caller ? 1 : 0;
+    std::vector<Worker *> ws = take(n - first);
+    Latch done(n - first);
+    for (int64_t i = first; i < n; ++i) ws[i - first]->start(&work, i, &done);
+    if (caller) work(0);
+    done.wait();
+    give(ws);
+  }
+
+ private:
+  // Latch counts the tasks of one run down to zero.
+  struct Latch {
+    explicit Latch(int64_t n) : left(n) {}
+    void count_down() {
+      std::lock_guard<std::mutex> lock(mu);
+      if (--left == 0) cv.notify_all();
+    }
+    void wait() {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return left == 0; });
+    }
+    std::mutex mu;
+    std::condition_variable cv;
+    int64_t left;
+  };
+
+  // Worker is one pool thread, waiting for a task.
+  struct Worker {
+    Worker() : t([this] { loop(); }) {}
+    void start(const std::function<void(int64_t)> *w, int64_t i, Latch *d) {
+      std::lock_guard<std::mutex> lock(mu);
+      work = w;
+      index = i;
+      done = d;
+      cv.notify_one();
+    }
+    void loop();
+    std::mutex mu;
+    std::condition_variable cv;
+    const std::function<void(int64_t)> *work = nullptr;
+    int64_t index = 0;
+    Latch *done = nullptr;
+    std::thread t;  // last: started once the fields above exist
+  };
+
+  // take pops n idle workers (the most recently returned first), starting new ones when
+  // too few are idle; give pushes them back so that the first taken is the next taken.
+  std::vector<Worker *> take(int64_t n) {
+    std::vector<Worker *> ws;
+    std::lock_guard<std::mutex> lock(mu_);
+    while (static_cast<int64_t>(ws.size()) < n && !idle_.empty()) {
+      ws.push_back(idle_.back());
+      idle_.pop_back();
+    }
+    // Workers are never destroyed: their threads wait for work until the process exits.
+    while (static_cast<int64_t>(ws.size()) < n) ws.push_back(new Worker);
+    return ws;
+  }
+  void give(const std::vector<Worker *> &ws) {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.insert(idle_.end(), ws.rbegin(), ws.rend());
+  }
+
+  std::mutex mu_;
+  std::vector<Worker *> idle_;
+};
+
+// on_pool is true on the pool's threads.
+thread_local bool on_pool = false;
+
+void Pool::Worker::loop() {
+  on_pool = true;
+  omp_single_threaded();
+  for (;;) {
+    const std::function<void(int64_t)> *w;
+    int64_t i;
+    Latch *d;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return work != nullptr; });
+      w = work;
+      i = index;
+      d = done;
+      work = nullptr;
+    }
+    (*w)(i);
+    d->count_down();
+  }
+}
+
+// pool is the process's Pool, never destroyed (its threads outlive static destructors).
+Pool &pool() {
+  static Pool *p = new Pool;
+  return *p;
+}
+
+// guard runs f on a pool thread (inline when already on one: a guard within a guard) and
+// returns its exception's message as a malloc'd string, or null.
 template <typename F>
 char *guard(F &&f) {
-  try {
-    single_threaded();
-    f();
-    return nullptr;
-  } catch (const c10::Error &e) {
-    return dup_error(e.what_without_backtrace());
-  } catch (const std::exception &e) {
-    return dup_error(e.what());
-  } catch (...) {
-    return dup_error("unknown C++ exception");
+  char *err = nullptr;
+  auto run = [&] {
+    try {
+      single_threaded();
+      f();
+    } catch (const c10::Error &e) {
+      err = dup_error(e.what_without_backtrace());
+    } catch (const std::exception &e) {
+      err = dup_error(e.what());
+    } catch (...) {
+      err = dup_error("unknown C++ exception");
+    }
+  };
+  if (on_pool) {
+    run();
+  } else {
+    pool().run(1, false, [&](int64_t) { run(); });
   }
+  return err;
 }
 
 // cuda_compiled is true when libtorch_cuda is loaded: build.sh links it (with
@@ -183,16 +310,11 @@ torch::Device parse_device(const std::string &s) {
 // and frees the same buffers thousands of times, and with glibc's defaults every large
 // one is a fresh mmap whose pages fault in again (at 10^5 rows this was 40 % of a
 // fine-tuning epoch). 32 MiB is the largest mmap threshold mallopt accepts on 64 bits.
-// Kept pages are kept per arena, and glibc gives every thread that allocates an arena of
-// its own (up to 8 per core): the fast path's workers and each OS thread Go calls the shim
-// from would each hold their own high-water mark. Two arenas, shared, reuse what any
-// thread freed (a default fit of 10^6 x 20 rows: 509 MB peak with an arena a thread,
-// 450 MB with two), and two workers allocating at once (oneDNN's sgemm packs into fresh
-// buffers every call) do not wait on each other as they do with one (mnist 17 % slower).
+// Kept pages are kept per arena: the shim's work runs on its own long-lived threads
+// (Pool), each with an arena of its own, one call after another on the same one.
 __attribute__((constructor)) void keep_pages() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
-  mallopt(M_ARENA_MAX, 2);
 }
 
 struct Layer {
@@ -1685,18 +1807,10 @@ extern "C" void sgemm_(const char *transa, const char *transb, const int *m, con
 
 namespace {
 
-// on_workers runs work(own) on T threads, the calling thread (own = true) among them, each
-// of the others with its OpenMP team held to one thread, and returns when all have.
-void on_workers(int64_t T, const std::function<void(bool)> &work) {
-  auto other = [&] {
-    omp_single_threaded();
-    work(false);
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(T - 1);
-  for (int64_t t = 1; t < T; ++t) threads.emplace_back(other);
-  work(true);
-  for (auto &t : threads) t.join();
+// on_workers runs work() on T threads, the calling thread among them and T - 1 of the
+// pool's (whose OpenMP teams are held to one thread), and returns when all have.
+void on_workers(int64_t T, const std::function<void()> &work) {
+  pool().run(T, true, [&](int64_t) { work(); });
 }
 
 // Failure keeps the first exception a task throws, and once there is one, says to stop.
@@ -1728,7 +1842,7 @@ void udocc::fast::parallel_for(int64_t n, const std::function<void(int64_t)> &f)
   }
   std::atomic<int64_t> next{0};
   Failure fail;
-  on_workers(T, [&](bool) {
+  on_workers(T, [&] {
     for (int64_t i; !fail.failed() && (i = next.fetch_add(1)) < n;) {
       try {
         f(i);
@@ -1751,7 +1865,7 @@ void udocc::fast::parallel_chains(int64_t K, int64_t S, const std::function<void
   std::vector<int64_t> next(K, 0);  // chain k's first step not yet handed out
   std::vector<char> busy(K, 0);     // chain k's span is running on some thread
   Failure fail;
-  on_workers(T, [&](bool) {
+  on_workers(T, [&] {
     int64_t k = -1;
     for (;;) {
       int64_t lo, hi;
