@@ -14,10 +14,13 @@
 // UDOCC_REFERENCE=1 selects it on the CPU.
 //
 // Threads: the fast path's thread count is process-wide and is set here only, with
-// SetNumThreads; results do not depend on it. Calls on different Groups may run concurrently from different goroutines;
-// a Group itself is not safe for concurrent use. Each call runs on one OS thread for its
-// whole duration, so libtorch's thread-local state (grad mode) never leaks between calls
-// and no runtime.LockOSThread is needed.
+// SetNumThreads; results do not depend on it. Calls on different Groups may run
+// concurrently from different goroutines; a Group itself is not safe for concurrent use.
+// The shim runs each call on one of its own threads, kept for the life of the process
+// (the calling goroutine's thread waits), and the call's parallel tasks on more of them:
+// libtorch's thread-local state (grad mode) never leaks between calls, no
+// runtime.LockOSThread is needed, and each of those threads keeps a malloc arena of its
+// own, so threads computing at once never wait on one arena's lock (udocc_torch.cpp, Pool).
 //
 // Data-parallel runs: a Dist is one rank's handle on a c10d process group (Gloo on the
 // CPU, NCCL on CUDA); Group.SetDist makes a group a rank of it, whose gradients, radii,

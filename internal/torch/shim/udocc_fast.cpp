@@ -333,7 +333,7 @@ void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> 
 namespace {
 
 // Chain is one member's state through an epoch: its step's buffers and its running loss,
-// which the spans of parallel_chains hand from thread to thread.
+// which parallel_chains hands from thread to thread.
 struct Chain {
   Chain(const Net &net, int64_t P, int64_t d) : w(net, P), a(d), b(P) {}
   Work w;
@@ -341,11 +341,28 @@ struct Chain {
   float sum = 0, nb = 0;    // the loss of the minibatches so far, and their number
 };
 
-// chain is member k's Chain, made on its first span.
+// chain is member k's Chain, made on its first piece.
 Chain &chain(std::vector<std::unique_ptr<Chain>> &chains, const std::vector<Net> &nets, int64_t k,
              int64_t P, int64_t d) {
   if (!chains[k]) chains[k] = std::make_unique<Chain>(nets[k], P, d);
   return *chains[k];
+}
+
+// lengths is each member's work in steps for parallel_chains: 1 + its last step that
+// trains, or that carries passengers (rows scored in train mode) where riders is true.
+std::vector<int64_t> lengths(const Epoch &e, bool riders) {
+  std::vector<int64_t> len(e.K, 0);
+  for (int64_t k = 0; k < e.K; ++k) {
+    for (int64_t s = e.S - 1; s >= 0; --s) {
+      const int64_t at = k * e.S + s;
+      const bool rides = riders && e.counts[at] + (e.extra == nullptr ? 0 : e.extra[at]) > 0;
+      if (e.trains(k, s) || rides) {
+        len[k] = s + 1;
+        break;
+      }
+    }
+  }
+  return len;
 }
 
 // train_step is member k's fine-tuning step s, the minibatch gathered into c.w.a(0).
@@ -358,7 +375,7 @@ void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, v
                     double *loss) {
   const int64_t d = e.d;
   std::vector<std::unique_ptr<Chain>> chains(e.K);
-  parallel_chains(e.K, e.S, [&](int64_t k, int64_t lo, int64_t hi) {
+  parallel_chains(lengths(e, false), e.S, [&](int64_t k, int64_t lo, int64_t hi) {
     Chain &ch = chain(chains, nets, k, e.P, d);
     Work &w = ch.w;
     float *acc = ch.a.data(), sum = ch.sum, nb = ch.nb;
@@ -385,7 +402,7 @@ void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, v
 void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &o, StepFn step,
                  void *ctx, double *loss, float *train_dist) {
   std::vector<std::unique_ptr<Chain>> chains(e.K);
-  parallel_chains(e.K, e.S, [&](int64_t k, int64_t lo, int64_t hi) {
+  parallel_chains(lengths(e, train_dist != nullptr), e.S, [&](int64_t k, int64_t lo, int64_t hi) {
     Chain &ch = chain(chains, nets, k, e.P, e.P);
     for (int64_t s = lo; s < hi; ++s) {
       const int64_t at = k * e.S + s;

@@ -102,19 +102,17 @@ void adam(float *w, float *grad, float *m, float *v, const std::vector<int64_t> 
 // exception a task throws is rethrown here, after every thread has stopped.
 void parallel_for(int64_t n, const std::function<void(int64_t)> &f);
 
-// parallel_chains runs K chains of S steps each on up to the shim's worker count of
-// threads: f(k, lo, hi) runs chain k's steps lo .. hi-1, and chain k's spans run one at a
-// time, in order, each after the one before it has returned (on whichever thread), so a
-// chain's state needs no lock and sees its steps in order, as on one thread. Where the
-// threads do not divide K, chains are cut into spans of S / kChainSpans steps, and a free
-// thread takes the next span of the free chain with the most steps left: five chains on
-// two threads then take two and a half chains' time, not three. The first exception f
-// throws is rethrown here, after every thread has stopped.
-void parallel_chains(int64_t K, int64_t S, const std::function<void(int64_t, int64_t, int64_t)> &f);
-
-// kChainSpans is the number of spans parallel_chains cuts a chain into: a thread left
-// without a chain at an epoch's end waits at most about one span.
-constexpr int64_t kChainSpans = 64;
+// parallel_chains runs len.size() chains on up to the shim's worker count of threads:
+// f(k, lo, hi) runs chain k's steps lo .. hi-1, and chain k's pieces run one at a time, in
+// order, each after the one before it has returned (on whichever thread), so a chain's
+// state needs no lock and sees its steps in order, as on one thread. Chain k's work is its
+// first len[k] steps (f skips the rest, up to S, which its last piece covers); the steps
+// are dealt to the threads in equal shares by McNaughton's wrap-around rule (defined in
+// udocc_torch.cpp), so five chains on two threads take two and a half chains' time, and a
+// chain moves between threads at most once. The first exception f throws is rethrown
+// here, after every thread has stopped.
+void parallel_chains(const std::vector<int64_t> &len, int64_t S,
+                     const std::function<void(int64_t, int64_t, int64_t)> &f);
 
 // kPeriod is how many rows' worth of the scaler a Table holds: standardising runs over
 // that many rows' values at a time, in whole vectors whatever d is.

@@ -1854,38 +1854,83 @@ void udocc::fast::parallel_for(int64_t n, const std::function<void(int64_t)> &f)
   fail.rethrow();
 }
 
-void udocc::fast::parallel_chains(int64_t K, int64_t S, const std::function<void(int64_t, int64_t, int64_t)> &f) {
+namespace {
+
+// Piece is steps lo .. hi-1 of chain k.
+struct Piece {
+  int64_t k, lo, hi;
+};
+
+// wrap_around deals the steps of chains of len[k] steps out to T threads by McNaughton's
+// wrap-around rule: laid end to end, chain after chain, the steps are cut into T runs of
+// equal length, each thread's run becoming its pieces; a chain cut in two has its first
+// steps at the end of one run and the rest at the start of the next. Each thread runs its
+// pieces that start a chain first and the piece that continues one last, so a chain no
+// longer than a run (T <= K) has its first piece done before its second is due. A chain
+// then moves between threads at most once, where steps cut into spans handed from thread
+// to thread moved every chain dozens of times an epoch, and each move refills a cache
+// with the member's weights, moments and buffers.
+std::vector<std::vector<Piece>> wrap_around(const std::vector<int64_t> &len, int64_t T) {
+  int64_t total = 0;
+  for (int64_t l : len) total += l;
+  std::vector<std::vector<Piece>> runs(T);
+  auto end = [&](int64_t t) { return t + 1 == T ? total : (t + 1) * total / T; };  // of run t
+  int64_t at = 0, t = 0;  // steps dealt so far; the run they go to
+  for (int64_t k = 0; k < static_cast<int64_t>(len.size()); ++k) {
+    for (int64_t lo = 0; lo < len[k];) {
+      while (at >= end(t)) ++t;
+      const int64_t hi = std::min(len[k], lo + end(t) - at);
+      runs[t].push_back({k, lo, hi});
+      at += hi - lo;
+      lo = hi;
+    }
+  }
+  for (auto &r : runs) {
+    std::stable_partition(r.begin(), r.end(), [](const Piece &p) { return p.lo == 0; });
+  }
+  return runs;
+}
+
+}  // namespace
+
+void udocc::fast::parallel_chains(const std::vector<int64_t> &len, int64_t S,
+                                  const std::function<void(int64_t, int64_t, int64_t)> &f) {
+  const int64_t K = static_cast<int64_t>(len.size());
   const int64_t T = std::min<int64_t>(workers.load(), K);
-  if (T <= 1 || T == K) {  // a thread per chain, or one thread
-    parallel_for(K, [&](int64_t k) { f(k, 0, S); });
+  if (T <= 1) {
+    for (int64_t k = 0; k < K; ++k) f(k, 0, S);
     return;
   }
-  const int64_t span = std::max<int64_t>(1, S / kChainSpans);
+  std::vector<std::vector<Piece>> runs = wrap_around(len, T);
+  // A chain's last piece runs to step S: steps past len[k] are ones f skips.
+  for (auto &r : runs) {
+    for (Piece &p : r) {
+      if (p.hi == len[p.k]) p.hi = S;
+    }
+  }
   std::mutex mu;
-  std::vector<int64_t> next(K, 0);  // chain k's first step not yet handed out
-  std::vector<char> busy(K, 0);     // chain k's span is running on some thread
+  std::condition_variable cv;
+  std::vector<int64_t> done(K, 0);  // chain k's steps before this one have run
+  std::atomic<int64_t> next{0};
   Failure fail;
   on_workers(T, [&] {
-    int64_t k = -1;
-    for (;;) {
-      int64_t lo, hi;
+    const std::vector<Piece> &run = runs[next.fetch_add(1)];
+    for (const Piece &p : run) {
       {
-        std::lock_guard<std::mutex> lock(mu);
-        if (k >= 0) busy[k] = 0;
-        k = -1;
-        for (int64_t j = 0; j < K && !fail.failed(); ++j) {
-          if (!busy[j] && next[j] < S && (k < 0 || next[j] < next[k])) k = j;
-        }
-        if (k < 0) return;  // every chain left is running elsewhere, or done
-        busy[k] = 1;
-        lo = next[k];
-        hi = next[k] = std::min(S, lo + span);
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return done[p.k] == p.lo || fail.failed(); });
+        if (fail.failed()) break;
       }
       try {
-        f(k, lo, hi);
+        f(p.k, p.lo, p.hi);
       } catch (...) {
         fail.keep(std::current_exception());
       }
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        done[p.k] = p.hi;
+      }
+      cv.notify_all();
     }
   });
   fail.rethrow();
