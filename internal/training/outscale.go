@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/parallel"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // outputScaleRows is the most training rows whose encoder outputs learn the outputs'
@@ -132,19 +134,25 @@ func perMember(x []float32, d, k, width int, cfg Config, f func(x []float32, c, 
 // m rows × w columns, as perMember returns them) and returns the centers and spreads,
 // member kk's column j at kk*w+j. The scales of the output and of the reconstruction
 // errors are learnt from them.
+//
+// The columns are independent: each of the fit's threads takes every T-th column, with a
+// buffer of its own, and each column's statistics are the same whichever thread computes
+// them.
 func columnStats(vals []float32, k, m, w int, stat func(col []float64) (center, spread float64)) ([]float32, []float64) {
 	center, spread := make([]float32, k*w), make([]float64, k*w)
-	col := make([]float64, m)
-	for kk := 0; kk < k; kk++ {
-		e := vals[kk*m*w : (kk+1)*m*w]
-		for j := 0; j < w; j++ {
+	threads := min(torch.NumThreads(), k*w)
+	parallel.For(threads, threads, func(part int) {
+		col := make([]float64, m)
+		for c := part; c < k*w; c += threads {
+			kk, j := c/w, c%w
+			e := vals[kk*m*w : (kk+1)*m*w]
 			for i := range col {
 				col[i] = float64(e[i*w+j])
 			}
-			c, s := stat(col)
-			center[kk*w+j], spread[kk*w+j] = float32(c), s
+			ct, s := stat(col)
+			center[c], spread[c] = float32(ct), s
 		}
-	}
+	})
 	return center, spread
 }
 
