@@ -1,11 +1,13 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,6 +213,40 @@ func TestCSVThreadsErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCSVThreads reads texts built as prefix + tail repeated n times (up to 1 MiB, a few
+// blocks) on one goroutine and on three, and requires the same Dataset or the same error.
+func FuzzCSVThreads(f *testing.F) {
+	f.Add([]byte("a,b,y\n"), []byte("1,2,0\n3.5,-4e2,1\n"), uint16(30000), int8(2))
+	f.Add([]byte("1 2 3\n"), []byte(" 4\t5 6\r\n\r\n \n"), uint16(40000), int8(-1))
+	f.Add([]byte("1 2 3\n4 5 6\n\r\r\n"), []byte("7 8 9\n"), uint16(60000), int8(-1))
+	f.Add([]byte("a;b\n1;2\n"), []byte("3;4\n5;x\n"), uint16(20000), int8(-1))
+	f.Add([]byte("id,y,a\nr,1,2\n"), []byte("s,0,3\nt,2,4\n"), uint16(20000), int8(1))
+	f.Fuzz(func(t *testing.T, prefix, tail []byte, n uint16, label int8) {
+		if len(prefix) > 64<<10 {
+			return
+		}
+		reps := int(n)
+		if len(tail) > 0 {
+			reps = min(reps, (1<<20)/len(tail))
+		}
+		text := append(slices.Clone(prefix), bytes.Repeat(tail, reps)...)
+		opts := DefaultLoadOptions()
+		opts.LabelIndex = max(int(label), -1)
+		opts.Threads = 1
+		want, wantErr := decodeCSV(text, opts)
+		opts.Threads = 3
+		ds, err := decodeCSV(text, opts)
+		switch {
+		case (err == nil) != (wantErr == nil):
+			t.Fatalf("3 threads: error %v, 1 thread's %v", err, wantErr)
+		case err != nil && err.Error() != wantErr.Error():
+			t.Fatalf("3 threads: error %q, 1 thread's %q", err, wantErr)
+		case !reflect.DeepEqual(ds, want):
+			t.Fatal("3 threads: a Dataset other than 1 thread's")
+		}
+	})
 }
 
 // BenchmarkLoadCSVThreads loads BenchmarkLoad's 10⁶ × 20 CSV, plain and gzipped, parsed
