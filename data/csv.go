@@ -66,8 +66,8 @@ func loadCSV(path string, gz bool, opts LoadOptions) (*Dataset, error) {
 
 // readText reads a text that open gives from its start, streamed: when twice, a first
 // pass finds its shape (scanShape) and the second parses it into a table allocated
-// once; else it is parsed in one pass, its table grown as its rows come. Its bytes are
-// never held whole.
+// once, on opts.Threads goroutines (readRest); else it is parsed in one pass, its table
+// grown as its rows come. Its bytes are never held whole.
 func readText(open func() (io.Reader, error), twice bool, opts LoadOptions) (*Dataset, error) {
 	r, err := open()
 	if err != nil {
@@ -144,18 +144,8 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	if err := t.add(first, line1); err != nil {
 		return nil, err
 	}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, csvParseError(err)
-		}
-		line, _ := r.FieldPos(0)
-		if err := t.add(rec, line); err != nil {
-			return nil, err
-		}
+	if err := t.readRest(r, shape != nil && shape.rect, opts.threads()); err != nil {
+		return nil, err
 	}
 	return t.dataset(h.named)
 }

@@ -75,13 +75,8 @@ func (r *plainReader) Read() ([]string, error) {
 			return nil, err
 		}
 		r.line++
-		if n := len(l); n > 0 && l[n-1] == '\r' {
-			l = l[:n-1]
-		}
-		if r.comma == whitespace {
-			l = bytes.TrimRight(l, " \t")
-		}
-		if len(l) == 0 || r.comma == whitespace && len(bytes.TrimLeft(l, " \t")) == 0 {
+		l, ok := plainRecord(l, r.comma)
+		if !ok {
 			continue
 		}
 		var s string
@@ -91,30 +86,46 @@ func (r *plainReader) Read() ([]string, error) {
 			s = unsafe.String(&l[0], len(l)) // valid until the next Read (see the type)
 		}
 		r.records++
-		r.fields, r.starts = r.fields[:0], r.starts[:0]
-		if r.comma == whitespace {
-			r.splitWhitespace(l, s)
-			return r.fields, nil
-		}
-		start := 0
-		for {
-			i := bytes.IndexByte(l[start:], r.comma)
-			if i < 0 {
-				break
-			}
-			r.fields = append(r.fields, s[start:start+i])
-			r.starts = append(r.starts, start)
-			start += i + 1
-		}
-		r.fields = append(r.fields, s[start:])
-		r.starts = append(r.starts, start)
+		r.fields, r.starts = appendFields(r.fields[:0], r.starts[:0], l, s, r.comma)
 		return r.fields, nil
 	}
 }
 
+// plainRecord is line l (without its newline) as a record of text without double
+// quotes: a carriage return at its end dropped, and in whitespace-separated text the
+// spaces and tabs at its end; ok is false for a blank line, which is no record.
+func plainRecord(l []byte, comma byte) (rec []byte, ok bool) {
+	if n := len(l); n > 0 && l[n-1] == '\r' {
+		l = l[:n-1]
+	}
+	if comma == whitespace {
+		l = bytes.TrimRight(l, " \t")
+	}
+	return l, len(l) > 0
+}
+
+// appendFields appends the cells of record l (whose text is s) to fields, and their
+// 0-based byte offsets to starts.
+func appendFields(fields []string, starts []int, l []byte, s string, comma byte) ([]string, []int) {
+	if comma == whitespace {
+		return splitWhitespace(fields, starts, l, s)
+	}
+	start := 0
+	for {
+		i := bytes.IndexByte(l[start:], comma)
+		if i < 0 {
+			break
+		}
+		fields = append(fields, s[start:start+i])
+		starts = append(starts, start)
+		start += i + 1
+	}
+	return append(fields, s[start:]), append(starts, start)
+}
+
 // splitWhitespace cuts line l (whose text is s) at runs of spaces and tabs; it starts
 // and ends with a cell.
-func (r *plainReader) splitWhitespace(l []byte, s string) {
+func splitWhitespace(fields []string, starts []int, l []byte, s string) ([]string, []int) {
 	for i := 0; i < len(l); {
 		for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
 			i++
@@ -123,9 +134,10 @@ func (r *plainReader) splitWhitespace(l []byte, s string) {
 		for i < len(l) && l[i] != ' ' && l[i] != '\t' {
 			i++
 		}
-		r.fields = append(r.fields, s[start:i])
-		r.starts = append(r.starts, start)
+		fields = append(fields, s[start:i])
+		starts = append(starts, start)
 	}
+	return fields, starts
 }
 
 // FieldPos is the line and the 1-based byte column where cell field of the record last

@@ -1,7 +1,9 @@
 package data
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -50,27 +52,81 @@ func (t *csvRows) grow() error {
 
 // add appends the row rec, read from the given line (1-based).
 func (t *csvRows) add(rec []string, line int) error {
-	if len(rec) != len(t.header) {
-		return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(t.header), ErrRagged)
+	if err := t.checkCells(rec, line); err != nil {
+		return err
 	}
 	if err := t.grow(); err != nil {
 		return fmt.Errorf("line %d: %w", line, err)
 	}
-	for _, j := range t.ro.features {
-		v, err := parseCell(rec[j])
-		if err != nil {
-			line, _ := t.r.FieldPos(j)
-			return fmt.Errorf("line %d, column %d (%s): %w", line, j+1, quoteValue(t.header[j]), err)
-		}
-		t.x = append(t.x, v)
+	n := len(t.x)
+	t.x = t.x[:n+len(t.ro.features)]
+	if j, err := t.parseFeatures(rec, t.x[n:]); err != nil {
+		line, _ := t.r.FieldPos(j)
+		return t.cellError(line, j, err)
 	}
 	if t.label >= 0 {
-		if err := t.lr.add(rec[t.label]); err != nil {
-			return fmt.Errorf("line %d, column %d (%s): %w", line, t.label+1, quoteValue(t.header[t.label]), err)
+		if err := t.addLabel(rec[t.label], line); err != nil {
+			return err
 		}
 	}
 	if t.ro.id >= 0 {
 		t.ids = append(t.ids, strings.Clone(rec[t.ro.id]))
+	}
+	return nil
+}
+
+// readRest adds the rows r holds after the first: on up to threads goroutines
+// (readThreads) where the table is sized (a first pass found every record to have the
+// header's cells) and r is a plainReader, else one after another.
+func (t *csvRows) readRest(r recordReader, sized bool, threads int) error {
+	if p, ok := r.(*plainReader); ok && sized && threads > 1 {
+		return t.readThreads(p.r, p.comma, p.line+1, threads)
+	}
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return csvParseError(err)
+		}
+		line, _ := r.FieldPos(0)
+		if err := t.add(rec, line); err != nil {
+			return err
+		}
+	}
+}
+
+// checkCells refuses a row rec, read from line, whose cells are not the header's.
+func (t *csvRows) checkCells(rec []string, line int) error {
+	if len(rec) != len(t.header) {
+		return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(t.header), ErrRagged)
+	}
+	return nil
+}
+
+// parseFeatures parses the feature cells of rec into dst, one per feature; on a bad
+// cell it returns its column (0-based) and why.
+func (t *csvRows) parseFeatures(rec []string, dst []float32) (int, error) {
+	for k, j := range t.ro.features {
+		v, err := parseCell(rec[j])
+		if err != nil {
+			return j, err
+		}
+		dst[k] = v
+	}
+	return 0, nil
+}
+
+// cellError is err, the error of the cell in column j (0-based) on line, placed.
+func (t *csvRows) cellError(line, j int, err error) error {
+	return fmt.Errorf("line %d, column %d (%s): %w", line, j+1, quoteValue(t.header[j]), err)
+}
+
+// addLabel records the label cell of the row on line.
+func (t *csvRows) addLabel(cell string, line int) error {
+	if err := t.lr.add(cell); err != nil {
+		return fmt.Errorf("line %d, column %d (%s): %w", line, t.label+1, quoteValue(t.header[t.label]), err)
 	}
 	return nil
 }

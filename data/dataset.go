@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -163,6 +164,11 @@ type LoadOptions struct {
 	// Part, when Part.Of > 1, keeps only one block of rows: a data-parallel rank's
 	// share (docs/distributed.md). The zero value reads every row.
 	Part Part
+	// Threads is how many goroutines parse a delimited text's values (its rows are
+	// cut into blocks of lines); 0 means runtime.GOMAXPROCS(0). The Dataset, and the
+	// error of a bad file, are the same at any count. A text with a double quote, and
+	// one read from a pipe, are parsed on one.
+	Threads int
 	// full makes a matrix reader keep its values at full precision too (Dataset.wide),
 	// for WriteAppended.
 	full bool
@@ -220,10 +226,20 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
 	case o.Format != "" && !slices.Contains(Formats, o.Format):
 		return fmt.Errorf("data: format %q (want one of %s): %w", o.Format, strings.Join(Formats, ", "), ErrOptions)
+	case o.Threads < 0:
+		return fmt.Errorf("data: %d threads (want 0 for every core, or more): %w", o.Threads, ErrOptions)
 	case o.Part.Of < 0 || o.Part.Of > 0 && (o.Part.Index < 0 || o.Part.Index >= o.Part.Of):
 		return fmt.Errorf("data: part %d of %d: %w", o.Part.Index, o.Part.Of, ErrOptions)
 	}
 	return o.Selection.Validate()
+}
+
+// threads is the goroutines Threads says.
+func (o LoadOptions) threads() int {
+	if o.Threads == 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.Threads
 }
 
 func (o LoadOptions) xVar() string {

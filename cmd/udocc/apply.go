@@ -53,6 +53,7 @@ func (f *modelFlags) open(fs *pflag.FlagSet) (*lib.Model, *input, *data.Dataset,
 	if err := deviceUsable(f.device); err != nil {
 		return nil, nil, nil, err
 	}
+	f.table.threads = f.threads
 	m, in, ds, err := openScored(fs, f.model, fs.Arg(0), f.device, f.input, f.table)
 	if err != nil {
 		return nil, nil, nil, err

@@ -30,6 +30,7 @@ type tableFlags struct {
 	scoresTo  string
 	appendTo  string
 	part      data.Part // a data-parallel rank's block of rows; the zero value reads all
+	threads   int       // the goroutines a text table is parsed on: --threads
 }
 
 // addTableFlags declares the table flags.
@@ -126,7 +127,7 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 	}
 	opts := data.DefaultLoadOptions()
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
-	opts.Part = t.part
+	opts.Part, opts.Threads = t.part, t.threads
 	opts.Delimiter, _ = t.delim()               // checked with the flags
 	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {

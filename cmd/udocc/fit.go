@@ -213,6 +213,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	readStart := time.Now()
+	o.table.threads = o.Threads
 	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
 		return err

@@ -95,7 +95,7 @@ func (in inputFlags) check() error {
 // per data set and --jobs data sets at once.
 func addDeviceFlags(fs *pflag.FlagSet, device *string, threads *int, def int) {
 	fs.StringVar(device, "device", "cpu", "cpu, cuda or cuda:N")
-	fs.IntVar(threads, "threads", def, "CPU threads to train and score on (results are bit-identical for any count)")
+	fs.IntVar(threads, "threads", def, "CPU threads to parse a text table, train and score on (results are bit-identical for any count)")
 }
 
 // usableCores is the number of cores this process may use: its CPU affinity, capped by
