@@ -1864,9 +1864,9 @@ struct Piece {
 // wrap_around deals the steps of chains of len[k] steps out to T threads by McNaughton's
 // wrap-around rule: laid end to end, chain after chain, the steps are cut into T runs of
 // equal length, each thread's run becoming its pieces; a chain cut in two has its first
-// steps at the end of one run and the rest at the start of the next. Each thread runs its
-// pieces that start a chain first and the piece that continues one last, so a chain no
-// longer than a run (T <= K) has its first piece done before its second is due. A chain
+// steps at the end of one run and the rest at the start of the next. Each thread runs the
+// piece that starts a cut chain first and the piece that continues one last, so a chain
+// no longer than a run (T <= K) has its first piece done before its second is due. A chain
 // then moves between threads at most once, where steps cut into spans handed from thread
 // to thread moved every chain dozens of times an epoch, and each move refills a cache
 // with the member's weights, moments and buffers.
@@ -1885,8 +1885,11 @@ std::vector<std::vector<Piece>> wrap_around(const std::vector<int64_t> &len, int
       lo = hi;
     }
   }
+  // first the piece that starts a cut chain, then whole chains, then the piece that
+  // continues a chain begun on an earlier thread
+  auto order = [&](const Piece &p) { return p.lo > 0 ? 2 : p.hi < len[p.k] ? 0 : 1; };
   for (auto &r : runs) {
-    std::stable_partition(r.begin(), r.end(), [](const Piece &p) { return p.lo == 0; });
+    std::stable_sort(r.begin(), r.end(), [&](const Piece &a, const Piece &b) { return order(a) < order(b); });
   }
   return runs;
 }
