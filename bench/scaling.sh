@@ -5,7 +5,7 @@
 #   bench/scaling.sh [OUTDIR]     (default bench/results)
 #
 # For n = 10^5, 10^6 and 10^7 rows of 20 standard-normal columns (a .npy of float32):
-#   fit   the wall time of `udocc fit --threads T` (the default ensemble; at 10^7 with
+#   fit   the wall time and peak RSS of `udocc fit --threads T` (the default ensemble; at 10^7 with
 #         --screen-epochs 1 --pretrain-epochs 1 --epochs 2, as a full fit there takes hours
 #         on few cores), and whether its scores.csv and model.json are the bytes of T = 1;
 #   epoch training's BenchmarkThreads (10^5 and 10^6): one pretraining and one fine-tuning
@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 go test -c -o "$tmp/training.test" ./internal/training
 mkdir -p "$outdir"
 tsv=$outdir/scaling.tsv
-printf 'n\tthreads\tfit_s\tidentical\tpretrain_ms\tfinetune_ms\teager_pretrain_ms\teager_finetune_ms\n' >"$tsv"
+printf 'n\tthreads\tfit_s\tidentical\tpretrain_ms\tfinetune_ms\teager_pretrain_ms\teager_finetune_ms\tpeak_rss_mb\n' >"$tsv"
 
 for n in $sizes; do
   "$py" -c "import numpy as np; np.save('$tmp/t.npy', np.random.default_rng(0).standard_normal(($n, 20)).astype(np.float32))"
@@ -39,8 +39,9 @@ for n in $sizes; do
   for t in $threads; do
     out=$tmp/fit-$t
     start=$(date +%s.%N)
-    bin/udocc fit "$tmp/t.npy" --seed 0 --threads "$t" --quiet "${short[@]}" --out "$out" >/dev/null
+    /usr/bin/time -f %M -o "$tmp/rss" bin/udocc fit "$tmp/t.npy" --seed 0 --threads "$t" --quiet "${short[@]}" --out "$out" >/dev/null
     fit=$(echo "$(date +%s.%N) - $start" | bc)
+    rss=$(( $(cat "$tmp/rss") / 1000 ))
     same=yes
     if [ "$t" != "$(echo "$threads" | awk '{print $1}')" ]; then
       first=$tmp/fit-$(echo "$threads" | awk '{print $1}')
@@ -57,7 +58,7 @@ for n in $sizes; do
       --ae-epochs "$([ "$n" -ge 10000000 ] && echo 1 || echo 3)" --oc-epochs "$([ "$n" -ge 10000000 ] && echo 1 || echo 3)")
     epre=$("$py" -c "import json,sys; print(json.loads(sys.argv[1])['ae_epoch_ms'])" "$eager")
     efine=$("$py" -c "import json,sys; print(json.loads(sys.argv[1])['oc_epoch_ms'])" "$eager")
-    printf '%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\n' "$n" "$t" "$fit" "$same" "$pre" "$fine" "$epre" "$efine" >>"$tsv"
+    printf '%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$t" "$fit" "$same" "$pre" "$fine" "$epre" "$efine" "$rss" >>"$tsv"
   done
   rm -rf "$tmp"/fit-* "$tmp/t.npy"
 done
@@ -71,12 +72,12 @@ done
   echo "bytes of T = 1. epoch: one epoch of the K = 5 group (ms). eager: torch_epoch.py, one model."
   echo "T above $cores cores is oversubscribed (marked *)."
   echo
-  echo "| n | T | fit s | speedup | same bytes | pretrain ms | finetune ms | eager pretrain ms | eager finetune ms |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| n | T | fit s | speedup | same bytes | fit peak RSS MB | pretrain ms | finetune ms | eager pretrain ms | eager finetune ms |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   awk -F'\t' -v cores="$cores" 'NR > 1 {
     if (!($1 in one)) one[$1] = $3
     mark = ($2 > cores) ? "*" : ""
-    printf "| %s | %s%s | %s | %.2f | %s | %s | %s | %s | %s |\n", $1, $2, mark, $3, one[$1] / $3, $4, $5, $6, $7, $8
+    printf "| %s | %s%s | %s | %.2f | %s | %s | %s | %s | %s | %s |\n", $1, $2, mark, $3, one[$1] / $3, $4, $9, $5, $6, $7, $8
   }' "$tsv"
 } >"$outdir/scaling.md"
 cat "$outdir/scaling.md"
