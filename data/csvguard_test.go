@@ -324,11 +324,7 @@ func FuzzTextMemory(f *testing.F) {
 		if len(prefix) > 256<<10 {
 			return
 		}
-		reps := int(n)
-		if len(tail) > 0 {
-			reps = min(reps, (256<<10)/len(tail))
-		}
-		text := append(slices.Clone(prefix), bytes.Repeat(tail, reps)...)
+		text := repeatedText(prefix, tail, n, 256<<10)
 		src := text
 		if gz {
 			src = gzipText(t, string(text))
@@ -362,4 +358,14 @@ func FuzzTextMemory(f *testing.F) {
 			}
 		}
 	})
+}
+
+// repeatedText is a fuzzed text: prefix, then tail n times, or as many times as keep
+// the repeats within limit bytes.
+func repeatedText(prefix, tail []byte, n uint16, limit int) []byte {
+	reps := int(n)
+	if len(tail) > 0 {
+		reps = min(reps, limit/len(tail))
+	}
+	return append(slices.Clone(prefix), bytes.Repeat(tail, reps)...)
 }

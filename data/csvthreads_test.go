@@ -1,13 +1,10 @@
 package data
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,11 +224,7 @@ func FuzzCSVThreads(f *testing.F) {
 		if len(prefix) > 64<<10 {
 			return
 		}
-		reps := int(n)
-		if len(tail) > 0 {
-			reps = min(reps, (1<<20)/len(tail))
-		}
-		text := append(slices.Clone(prefix), bytes.Repeat(tail, reps)...)
+		text := repeatedText(prefix, tail, n, 1<<20)
 		opts := DefaultLoadOptions()
 		opts.LabelIndex = max(int(label), -1)
 		opts.Threads = 1
@@ -254,11 +247,7 @@ func FuzzCSVThreads(f *testing.F) {
 // BenchmarkLoad.
 func BenchmarkLoadCSVThreads(b *testing.B) {
 	const n, d = 1_000_000, 20
-	dir := os.Getenv("UDOCC_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	paths := writeBig(b, dir, n, d)
+	paths := benchTables(b, n, d)
 	for _, format := range []string{"csv", "csv.gz"} {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", format, threads), func(b *testing.B) {

@@ -144,6 +144,17 @@ func TestSameTableEveryFormat(t *testing.T) {
 	}
 }
 
+// benchTables is writeBig's tables for a benchmark: in UDOCC_BENCH_DIR, written once and
+// kept (so that /usr/bin/time -v of one sub-benchmark measures its load alone), or in a
+// temporary folder.
+func benchTables(b *testing.B, n, d int) map[string]string {
+	dir := os.Getenv("UDOCC_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	return writeBig(b, dir, n, d)
+}
+
 // writeBig writes an n × d table of random doubles (columns f1…fd) as .csv, .csv.gz,
 // .parquet (row groups of 100 000 rows) and .npy into dir, row by row so that writing a
 // big one holds no whole copy, and returns their paths by format. Where dir is

@@ -214,11 +214,7 @@ func TestParquetCorrupt(t *testing.T) {
 // RSS /usr/bin/time -v gives for a run of one sub-benchmark is its load's alone.
 func BenchmarkLoad(b *testing.B) {
 	const n, d = 1_000_000, 20
-	dir := os.Getenv("UDOCC_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	}
-	paths := writeBig(b, dir, n, d)
+	paths := benchTables(b, n, d)
 	for _, format := range []string{"parquet", "csv", "csv.gz", "npy"} {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {

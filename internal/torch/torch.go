@@ -52,11 +52,11 @@ func CheckDevice(device string) error {
 // SetNumThreads sets the number of threads the CPU fast path runs on, for the whole
 // process, and the count of the fit's host work (NumThreads); n < 1 leaves it as it is
 // (one thread until set). A group's members train on the threads, each member's steps in
-// order, one span of steps at a time (where the threads do not divide the members, a
-// member's spans move between threads, so that five members on two threads take two and
-// a half members' time), and eval-mode passes run as tasks of one member and one block
-// of rows; every matrix product stays on one thread, so results are bit-identical for
-// any n. The libtorch path (CUDA, the reference path, the ranks of a data-parallel run)
+// order (dealt out by McNaughton's wrap-around rule: where the threads do not divide the
+// members, a member is cut between two threads once, so that five members on two threads
+// take two and a half members' time), and eval-mode passes run as tasks of one member and
+// one block of rows; every matrix product stays on one thread, so results are
+// bit-identical for any n. The libtorch path (CUDA, the reference path, the ranks of a data-parallel run)
 // runs on one intra-op thread.
 func SetNumThreads(n int) {
 	if n < 1 {

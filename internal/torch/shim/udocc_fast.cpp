@@ -349,14 +349,12 @@ Chain &chain(std::vector<std::unique_ptr<Chain>> &chains, const std::vector<Net>
 }
 
 // lengths is each member's work in steps for parallel_chains: 1 + its last step that
-// trains, or that carries passengers (rows scored in train mode) where riders is true.
+// works (Epoch::works).
 std::vector<int64_t> lengths(const Epoch &e, bool riders) {
   std::vector<int64_t> len(e.K, 0);
   for (int64_t k = 0; k < e.K; ++k) {
     for (int64_t s = e.S - 1; s >= 0; --s) {
-      const int64_t at = k * e.S + s;
-      const bool rides = riders && e.counts[at] + (e.extra == nullptr ? 0 : e.extra[at]) > 0;
-      if (e.trains(k, s) || rides) {
+      if (e.works(k, s, riders)) {
         len[k] = s + 1;
         break;
       }
@@ -405,10 +403,7 @@ void train_epoch(const std::vector<Net> &nets, const Epoch &e, const Objective &
   parallel_chains(lengths(e, train_dist != nullptr), e.S, [&](int64_t k, int64_t lo, int64_t hi) {
     Chain &ch = chain(chains, nets, k, e.P, e.P);
     for (int64_t s = lo; s < hi; ++s) {
-      const int64_t at = k * e.S + s;
-      const int64_t c = e.counts[at], rode = c + (e.extra == nullptr ? 0 : e.extra[at]);
-      if (!e.trains(k, s) && (train_dist == nullptr || rode == 0)) continue;
-      train_step(nets[k], e, o, step, ctx, train_dist, k, s, ch);
+      if (e.works(k, s, train_dist != nullptr)) train_step(nets[k], e, o, step, ctx, train_dist, k, s, ch);
     }
   });
   for (int64_t k = 0; k < e.K; ++k) {
@@ -421,7 +416,7 @@ namespace {
 void train_step(const Net &net, const Epoch &e, const Objective &o, StepFn step, void *ctx,
                 float *train_dist, int64_t k, int64_t s, Chain &ch) {
   const int64_t rep = o.rep, at = k * e.S + s;
-  const int64_t c = e.counts[at], rode = c + (e.extra == nullptr ? 0 : e.extra[at]);
+  const int64_t c = e.counts[at], rode = e.rode(k, s);
   const bool trains = e.trains(k, s);
   Work &w = ch.w;
   float *dist = ch.a.data(), *root = ch.b.data();

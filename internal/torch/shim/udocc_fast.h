@@ -159,6 +159,11 @@ struct Epoch {
   const uint8_t *flags = nullptr;
   int64_t K = 0, S = 0, P = 0;
   bool trains(int64_t k, int64_t s) const { return flags[k * S + s] != 0 && counts[k * S + s] > 0; }
+  // rode is member k's rows at step s: its training rows and its passengers.
+  int64_t rode(int64_t k, int64_t s) const { return counts[k * S + s] + (extra == nullptr ? 0 : extra[k * S + s]); }
+  // works says member k does anything at step s: it trains, or, where riders is true (the
+  // train-mode distances are asked for), it has rows to score.
+  bool works(int64_t k, int64_t s, bool riders) const { return trains(k, s) || (riders && rode(k, s) > 0); }
 };
 
 // StepFn runs member k's optimiser step s once its gradient is in its parts of the flat
