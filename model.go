@@ -139,6 +139,18 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	seeds := opts.seeds()
 	torch.SetNumThreads(workers(opts.Threads))
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
+	if rec := fitrecord.From(ctx); rec != nil && meth.Ensemble {
+		hooks.ScreenEpoch = func(k, e int, scores []float64) {
+			for len(rec.ScreenEpochs) <= k {
+				rec.ScreenEpochs = append(rec.ScreenEpochs, nil)
+			}
+			row := make([]float32, len(scores))
+			for i, v := range scores {
+				row[i] = float32(v)
+			}
+			rec.ScreenEpochs[k] = append(rec.ScreenEpochs[k], row)
+		}
+	}
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler
 	var (

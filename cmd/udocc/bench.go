@@ -46,6 +46,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	realGroup := fs.Bool("real", false, "--study: the real group instead: the default fit (the library's own) on the paper sets and the\n"+
 		"tables of --extra, one fit at a time (OUT/"+bench.RealFile+", raw scores in OUT/"+bench.RealRaw+"/, OUT/"+bench.RealReport+"; default --out bench/study-real)")
 	extra := fs.String("extra", "", "--study --real: folder of the other real tables, NAME.npz or NAME.mat (default: adbench beside --data's folder)")
+	corpus := fs.String("corpus", "", "--study --real: a data folder with GROUPS.csv (odds/, adbench/, real/): every table it lists, by source group,\n"+
+		"instead of the paper sets and --extra")
+	copies := fs.Int("copies", 0, "--study --real --corpus: resampled copies of every table, its anomalies subsampled to shares drawn\n"+
+		"log-uniformly from 0.2 % to 40 % (fitted at the first seed)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -68,9 +72,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study && *realGroup {
-		return runStudyReal(ctx, fs, o, seeds, *extra, *reportOnly, *quiet, stdout, stderr)
+		if *copies < 0 {
+			return usagef("--copies %d < 0", *copies)
+		}
+		if fs.Changed("copies") && *corpus == "" {
+			return usagef("--copies applies only with --corpus")
+		}
+		return runStudyReal(ctx, fs, o, seeds, *extra, *corpus, *copies, *reportOnly, *quiet, stdout, stderr)
 	}
-	for _, name := range []string{"real", "extra"} {
+	for _, name := range []string{"real", "extra", "corpus", "copies"} {
 		if fs.Changed(name) && !*study {
 			return usagef("--%s applies only with --study", name)
 		}
@@ -148,8 +158,9 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.
 }
 
 // runStudyReal runs `udocc bench --study --real`.
-func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra string, reportOnly, quiet bool, stdout, stderr io.Writer) error {
-	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
+func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra, corpus string, copies int, reportOnly, quiet bool, stdout, stderr io.Writer) error {
+	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly,
+		Corpus: corpus, Copies: copies}
 	if !fs.Changed("out") {
 		ro.Out = "bench/study-real"
 	}
