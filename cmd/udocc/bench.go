@@ -48,6 +48,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	extra := fs.String("extra", "", "--study --real: folder of the other real tables, NAME.npz or NAME.mat (default: adbench beside --data's folder)")
 	corpus := fs.String("corpus", "", "--study --real: a data folder with GROUPS.csv (odds/, adbench/, real/): every table it lists, by source group,\n"+
 		"instead of the paper sets and --extra")
+	learnCount := fs.String("learn-count", "", "--study --real: fit nothing; learn the default count from the fits in --out and write its model to\n"+
+		"this path (internal/count/model.json ships in the binary), with the leave-one-group-out report OUT/"+bench.CountReport)
 	copies := fs.Int("copies", 0, "--study --real --corpus: resampled copies of every table, its anomalies subsampled to shares drawn\n"+
 		"log-uniformly from 0.2 % to 40 % (fitted at the first seed)")
 	if err := parse(fs, args); err != nil {
@@ -72,6 +74,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study && *realGroup {
+		if *learnCount != "" {
+			out := o.Out
+			if !fs.Changed("out") {
+				out = "bench/study-real"
+			}
+			if err := bench.LearnCount(out, *learnCount, stderr); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "udocc bench --study --real --learn-count: model in %s, report in %s\n", *learnCount, filepath.Join(out, bench.CountReport))
+			return nil
+		}
 		if *copies < 0 {
 			return usagef("--copies %d < 0", *copies)
 		}
@@ -80,7 +93,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return runStudyReal(ctx, fs, o, seeds, *extra, *corpus, *copies, *reportOnly, *quiet, stdout, stderr)
 	}
-	for _, name := range []string{"real", "extra", "corpus", "copies"} {
+	for _, name := range []string{"real", "extra", "corpus", "copies", "learn-count"} {
 		if fs.Changed(name) && !*study {
 			return usagef("--%s applies only with --study", name)
 		}
