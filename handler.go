@@ -218,6 +218,12 @@ func (h *ModelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	route, serve := h.route(r)
 	rec := &statusWriter{ResponseWriter: w}
+	// Every request's body must arrive within the timeout, a refused one's too: net/http
+	// reads what a handler left of a body before it answers. A server that cannot set
+	// deadlines (ErrNotSupported) keeps its own timeouts.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(start.Add(h.opts.Timeout))
+	rc.SetWriteDeadline(start.Add(2 * h.opts.Timeout))
 	h.metrics.inFlight.Inc()
 	defer func() {
 		h.metrics.inFlight.Dec()

@@ -12,7 +12,6 @@ import (
 	"os"
 	"regexp"
 	"strconv"
-	"time"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/rowbody"
@@ -32,12 +31,7 @@ func (h *ModelHandler) score(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("%d score requests are in progress, the most this server takes at once; retry", cap(h.slots)), 0, ""})
 		return
 	}
-	deadline := time.Now().Add(h.opts.Timeout)
-	rc := http.NewResponseController(w)
-	// A server that cannot set deadlines (ErrNotSupported) keeps its own timeouts.
-	rc.SetReadDeadline(deadline)
-	rc.SetWriteDeadline(deadline.Add(h.opts.Timeout))
-	ctx, cancel := context.WithDeadline(r.Context(), deadline)
+	ctx, cancel := context.WithTimeout(r.Context(), h.opts.Timeout) // the body's deadline is ServeHTTP's
 	defer cancel()
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		h.refuse(w, r, tooLarge(h.opts.MaxBodyBytes))

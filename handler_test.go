@@ -270,8 +270,23 @@ func TestHandlerSlowBody(t *testing.T) {
 		resp.Body.Close()
 		done <- resp.StatusCode
 	}()
+	for i := 0; ; i++ { // until the slow request is in progress (the metrics request is the other)
+		resp, err := srv.Client().Get(srv.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(b), "udocc_http_requests_in_flight 2") {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the slow request never arrived")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	var busy int
-	for range 100 { // until the slow request holds the one slot
+	for range 100 {
 		busy, _ = post(t, srv.Client(), srv.URL+"/v1/score", "application/json", `{"rows":[[1,2,3]]}`)
 		if busy == http.StatusTooManyRequests {
 			break
