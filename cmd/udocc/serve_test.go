@@ -120,4 +120,3 @@ func TestServeUsage(t *testing.T) {
 	}
 	oneErrorLine(t, inProcess("serve", "--model", filepath.Join(t.TempDir(), "none")), 1, "model.json")
 }
-
