@@ -90,10 +90,11 @@ type ModelHandler struct {
 type served struct {
 	m    *Model
 	info ModelInfo
-	// turn is the model's one scoring slot: Model.Score is not safe for concurrent use.
-	// A channel, not a mutex, so that a request gives up waiting at its deadline.
-	turn chan struct{}
-	refs sync.WaitGroup
+	// jobs feed the model's scorer goroutine (scorer), the one caller of the model:
+	// Model.Score is not safe for concurrent use. stopped is closed when it returns.
+	jobs    chan *scoreJob
+	stopped chan struct{}
+	refs    sync.WaitGroup
 }
 
 // Handler serves m over HTTP with opts:
@@ -122,7 +123,17 @@ func Handler(m *Model, opts HandlerOptions) *ModelHandler {
 }
 
 func newServed(m *Model, info ModelInfo) *served {
-	return &served{m: m, info: info, turn: make(chan struct{}, 1)}
+	s := &served{m: m, info: info, jobs: make(chan *scoreJob, 256), stopped: make(chan struct{})}
+	go s.scorer()
+	return s
+}
+
+// retire closes s once its requests are done.
+func (s *served) retire() {
+	s.refs.Wait()
+	close(s.jobs) // no request holds s: none sends
+	<-s.stopped
+	s.m.Close()
 }
 
 // acquire returns the model now served, with a reference the caller releases
@@ -148,7 +159,7 @@ func (h *ModelHandler) swap(s *served) {
 	old := h.cur
 	if old == nil { // closed
 		h.mu.Unlock()
-		s.m.Close()
+		s.retire()
 		return
 	}
 	h.cur = s
@@ -157,8 +168,7 @@ func (h *ModelHandler) swap(s *served) {
 	h.metrics.setModel(&old.info, s.info)
 	go func() {
 		defer h.retiring.Done()
-		old.refs.Wait()
-		old.m.Close()
+		old.retire()
 	}()
 }
 
@@ -207,8 +217,7 @@ func (h *ModelHandler) Close() {
 	h.cur = nil
 	h.mu.Unlock()
 	if old != nil {
-		old.refs.Wait()
-		old.m.Close()
+		old.retire()
 	}
 	h.retiring.Wait()
 }

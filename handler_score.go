@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/rowbody"
 )
 
@@ -128,36 +127,26 @@ func (h *ModelHandler) scoreRows(ctx context.Context, s *served, rd rowbody.Read
 	return res, nil
 }
 
-// scoreChunk scores the n rows x when the model is free, appending to res.
+// scoreChunk scores the n rows x, appending to res.
 func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d, explain int) *httpError {
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
+	j, err := s.score(ctx, x, n, explain > 0)
+	switch {
+	case err != nil:
 		return &httpError{http.StatusServiceUnavailable, "timeout",
 			"the request ran past its timeout waiting for the model; retry, or send fewer rows", 0, ""}
+	case errors.Is(j.err, ErrUnscorable):
+		return &httpError{http.StatusUnprocessableEntity, "unscorable", rowPrefix.ReplaceAllString(j.err.Error(), ""), len(res.scores) + j.bad + 1, ""}
+	case j.err != nil && explain > 0:
+		return &httpError{http.StatusUnprocessableEntity, "cannot_explain", j.err.Error(), 0, ""}
+	case j.err != nil:
+		return &httpError{http.StatusInternalServerError, "internal", j.err.Error(), 0, ""}
 	}
-	defer func() { <-s.turn }()
-	ds := &data.Dataset{Name: "request", N: n, D: d, X: x}
-	scores, _, err := s.m.ScoreDataset(ds)
-	if errors.Is(err, ErrUnscorable) {
-		return s.unscorableRow(ds, len(res.scores))
-	}
-	if err != nil {
-		return &httpError{http.StatusInternalServerError, "internal", err.Error(), 0, ""}
-	}
-	res.scores = append(res.scores, scores...)
-	if explain == 0 {
-		return nil
-	}
-	att, err := s.m.ExplainDataset(ds, nil, ExplainOptions{})
-	if err != nil {
-		return &httpError{http.StatusUnprocessableEntity, "cannot_explain", err.Error(), 0, ""}
-	}
-	for _, a := range att {
+	res.scores = append(res.scores, j.scores...)
+	for _, a := range j.att {
 		top := a.Top(explain)
 		parts := make([]float64, len(top))
-		for i, j := range top {
-			parts[i] = a.Features[j]
+		for i, k := range top {
+			parts[i] = a.Features[k]
 		}
 		res.top, res.parts = append(res.top, top), append(res.parts, parts)
 	}
@@ -167,18 +156,6 @@ func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d,
 // rowPrefix is the library's naming of a row in an error, which the response names
 // itself (1-based, in the request).
 var rowPrefix = regexp.MustCompile(`^udocc: row \d+( \([^)]*\))?: `)
-
-// unscorableRow finds the first row of ds that the model cannot score (ErrUnscorable),
-// rows before it in the request being before, and names it.
-func (s *served) unscorableRow(ds *data.Dataset, before int) *httpError {
-	for i := range ds.N {
-		one := &data.Dataset{Name: ds.Name, N: 1, D: ds.D, X: ds.Row(i)}
-		if _, _, err := s.m.ScoreDataset(one); err != nil {
-			return &httpError{http.StatusUnprocessableEntity, "unscorable", rowPrefix.ReplaceAllString(err.Error(), ""), before + i + 1, ""}
-		}
-	}
-	return &httpError{http.StatusUnprocessableEntity, "unscorable", ErrUnscorable.Error(), before + 1, ""}
-}
 
 // bodyError is the refusal for a body that could not be read as rows.
 func bodyError(err error) *httpError {

@@ -210,7 +210,7 @@ func (j *jsonReader) array(row []float32) error {
 		if k == d {
 			return &Error{Row: j.row, Msg: fmt.Sprintf("more than %d values: the model takes %d columns", d, d), Kind: ErrColumns}
 		}
-		if row[k], err = j.value(b, j.c.column(k)); err != nil {
+		if row[k], err = j.value(b, k); err != nil {
 			return err
 		}
 		b, err = j.skip()
@@ -287,36 +287,34 @@ func (j *jsonReader) field(b byte, row []float32) error {
 		return &Error{Row: j.row, Column: fmt.Sprintf("%q", name), Msg: "named twice", Kind: ErrColumns}
 	}
 	j.seen[pos] = true
-	row[pos], err = j.value(b, j.c.column(pos))
+	row[pos], err = j.value(b, pos)
 	return err
 }
 
-// value reads the number that starts with b, in column col.
-func (j *jsonReader) value(b byte, col string) (float32, error) {
+// value reads the number that starts with b, in input col (-1: an ignored column).
+func (j *jsonReader) value(b byte, col int) (float32, error) {
+	name := func() string {
+		if col < 0 {
+			return ""
+		}
+		return j.c.column(col)
+	}
 	bad := func(msg string) (float32, error) {
-		return 0, &Error{Row: j.row, Column: col, Msg: msg, Kind: ErrValue}
+		return 0, &Error{Row: j.row, Column: name(), Msg: msg, Kind: ErrValue}
 	}
 	switch {
 	case b == '-' || (b >= '0' && b <= '9'):
-		j.tok = append(j.tok[:0], b)
-		for {
-			c, err := j.r.ReadByte()
-			if err != nil {
-				return 0, j.cut(err)
-			}
-			if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+') {
-				j.r.UnreadByte()
-				break
-			}
-			if len(j.tok) == maxToken {
-				return bad(fmt.Sprintf("a number longer than %d bytes", maxToken))
-			}
-			j.tok = append(j.tok, c)
+		tok, err := j.number(b)
+		if err != nil {
+			return 0, err
 		}
-		if !jsonNumber(j.tok) {
-			return bad(fmt.Sprintf("%.40q is not a JSON number", j.tok))
+		if len(tok) > maxToken {
+			return bad(fmt.Sprintf("a number longer than %d bytes", maxToken))
 		}
-		v, msg := parseValue(unsafe.String(&j.tok[0], len(j.tok)))
+		if !jsonNumber(tok) {
+			return bad(fmt.Sprintf("%.40q is not a JSON number", tok))
+		}
+		v, msg := parseValue(unsafe.String(&tok[0], len(tok)))
 		if msg != "" {
 			return bad(msg)
 		}
@@ -339,7 +337,45 @@ func (j *jsonReader) value(b byte, col string) (float32, error) {
 	case b == '[' || b == '{':
 		return bad("a nested array or object is not a number")
 	}
-	return 0, &Error{Row: j.row, Column: col, Msg: fmt.Sprintf("want a number, found %s", show(b)), Kind: ErrSyntax}
+	return 0, &Error{Row: j.row, Column: name(), Msg: fmt.Sprintf("want a number, found %s", show(b)), Kind: ErrSyntax}
+}
+
+// number reads the bytes of a number whose first byte b was read: from the reader's
+// buffer where the number ends within it (the bytes are valid until the next read),
+// else copied into j.tok, at most maxToken+1 of them.
+func (j *jsonReader) number(b byte) ([]byte, error) {
+	if buf, _ := j.r.Peek(j.r.Buffered()); len(buf) > 0 {
+		k := 0
+		for k < len(buf) && numberByte(buf[k]) {
+			k++
+		}
+		if k < len(buf) {
+			// j.r.UnreadByte puts b back in front of buf: the token is contiguous.
+			if err := j.r.UnreadByte(); err == nil {
+				tok, _ := j.r.Peek(k + 1)
+				j.r.Discard(k + 1)
+				return tok, nil
+			}
+		}
+	}
+	j.tok = append(j.tok[:0], b)
+	for len(j.tok) <= maxToken {
+		c, err := j.r.ReadByte()
+		if err != nil {
+			return nil, j.cut(err)
+		}
+		if !numberByte(c) {
+			j.r.UnreadByte()
+			break
+		}
+		j.tok = append(j.tok, c)
+	}
+	return j.tok, nil
+}
+
+// numberByte reports whether c may be part of a JSON number.
+func numberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'
 }
 
 // jsonNumber reports whether b follows JSON's number grammar:
@@ -389,7 +425,7 @@ func (j *jsonReader) scalar(b byte) error {
 		_, err := j.literal(b)
 		return err
 	case b == '-' || (b >= '0' && b <= '9'):
-		_, err := j.value(b, "")
+		_, err := j.value(b, -1)
 		return err
 	}
 	return &Error{Row: j.row, Msg: fmt.Sprintf("an ignored column holds %s: want a number, a string or a literal", show(b)), Kind: ErrSyntax}
