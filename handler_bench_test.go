@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkHandlerScore is the handler's cost of a score request of 1 and of 1,000
-// rows of cardio (the default model fitted on it), without the network: parsing, scoring
+// rows of cardio (the default model fitted on it, saved and loaded), without the network: parsing, scoring
 // and the response. bench/serveload measures the server over HTTP.
 func BenchmarkHandlerScore(b *testing.B) {
 	dir := os.Getenv("UDOCC_DATA")
@@ -31,7 +31,16 @@ func BenchmarkHandlerScore(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := udocc.Handler(m, udocc.HandlerOptions{Logger: quietLog()})
+	model := filepath.Join(b.TempDir(), "model")
+	err = m.Save(model)
+	m.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: model, Logger: quietLog()}) // as udocc serve
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer h.Close()
 	for _, n := range []int{1, 1000} {
 		var body bytes.Buffer
