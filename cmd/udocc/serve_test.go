@@ -2,8 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -119,4 +127,62 @@ func TestServeUsage(t *testing.T) {
 		oneErrorLine(t, inProcess(c.args...), 2, c.want)
 	}
 	oneErrorLine(t, inProcess("serve", "--model", filepath.Join(t.TempDir(), "none")), 1, "model.json")
+}
+
+// TestServeTLS serves HTTPS with --tls-cert and --tls-key in process, and checks that
+// cancelling the context (what SIGTERM does) drains and returns exit status 0.
+func TestServeTLS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 5)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	code := make(chan int)
+	go func() {
+		code <- runContext(ctx, []string{"serve", "--model", filepath.Join(dir, "fit", "model"), "--addr", addr,
+			"--tls-cert", certFile, "--tls-key", keyFile, "--log-level", "error"}, io.Discard, io.Discard)
+	}()
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	for i := 0; ; i++ {
+		resp, err := c.Get("https://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("/readyz over HTTPS: %d", resp.StatusCode)
+			}
+			break
+		}
+		if i == 300 {
+			cancel()
+			t.Fatalf("no HTTPS server: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if resp, err := http.Get("http://" + addr + "/readyz"); err == nil && resp.StatusCode == 200 {
+		t.Error("plain HTTP was answered by the HTTPS server")
+	}
+	cancel()
+	if got := <-code; got != 0 {
+		t.Fatalf("exit status %d after the context ended, want 0", got)
+	}
 }
