@@ -197,6 +197,9 @@ func (t *csvRows) dataset(named bool) (*Dataset, error) {
 	ds := &Dataset{N: n, D: len(features), X: t.x, Features: features}
 	var err error
 	if t.label >= 0 {
+		if named {
+			ds.LabelName = t.header[t.label]
+		}
 		if ds.Y, err = t.lr.labels(); err != nil {
 			return nil, fmt.Errorf("column %d (%s): %w", t.label+1, quoteValue(t.header[t.label]), err)
 		}

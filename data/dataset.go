@@ -96,6 +96,9 @@ type Dataset struct {
 	RowIndex    []int
 	// Selection is the LoadOptions.Selection the data set was read with.
 	Selection Selection
+	// LabelName is the name of the label column of a table with a header (CSV,
+	// Parquet), "" otherwise; Positive is the LoadOptions.Positive it was read with.
+	LabelName, Positive string
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
 	// wide is X at full precision, for a matrix (MAT, NPY, NPZ) read with
 	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended
@@ -358,6 +361,9 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	ds.Path = path
 	ds.Name = nameOf(path)
 	ds.Selection = opts.Selection
+	if ds.LabelName != "" {
+		ds.Positive = opts.Positive
+	}
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}

@@ -310,6 +310,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  no header: line 1 is data, columns named x1..x%d; --header yes if it is a header\n", s.D)
 		}
 	}
+	s.Columns.print(stdout)
 	if s.SelectedRatio != nil {
 		fmt.Fprintf(stdout, "  selected anomaly ratio %.4f", *s.SelectedRatio)
 		if s.DeltaBar != nil {
