@@ -98,7 +98,8 @@ type Dataset struct {
 	Selection Selection
 	// LabelName is the name of the label column of a table with a header (CSV,
 	// Parquet), "" otherwise; Positive is the LoadOptions.Positive it was read with.
-	LabelName, Positive string
+	LabelName string
+	Positive  string
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
 	// wide is X at full precision, for a matrix (MAT, NPY, NPZ) read with
 	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended

@@ -151,7 +151,7 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	opts := data.DefaultLoadOptions()
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
 	opts.Part, opts.Threads = t.part, t.threads
-	opts.Missing, _ = t.missingPolicy() // checked with the flags
+	opts.Missing, _ = t.missingPolicy()         // checked with the flags
 	opts.Delimiter, _ = t.delim()               // checked with the flags
 	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {

@@ -136,10 +136,10 @@ func (r columnsReport) print(w io.Writer) {
 		if n > 10 {
 			more = ", …"
 		}
-		fmt.Fprintf(w, "  %d rows with no value at all left out, not scored (data rows %s%s, 0-based)\n", n, strings.Join(rows, ", "), more)
+		fmt.Fprintf(w, "  %d %s with no value at all left out, not scored (data rows %s%s, 0-based)\n", n, plural(n, "row", "rows"), strings.Join(rows, ", "), more)
 	}
 	if r.RowsDropped > 0 {
-		fmt.Fprintf(w, "  %d rows with a missing cell left out (--missing drop-rows)\n", r.RowsDropped)
+		fmt.Fprintf(w, "  %d %s with a missing cell left out (--missing drop-rows)\n", r.RowsDropped, plural(r.RowsDropped, "row", "rows"))
 	}
 }
 
@@ -171,10 +171,31 @@ type configJSON struct {
 	Threads        int      `json:"threads"`
 }
 
+// timings are a fit's wall times: TotalSeconds the library's fit (from its start to its
+// model, scored and thresholded), and its parts; ReadSeconds the table's reading before
+// it. PretrainSeconds is, as before, the time to the last pretraining epoch (the
+// screening fit's included).
 type timings struct {
 	PretrainSeconds float64 `json:"pretrain_seconds"`
 	FinetuneSeconds float64 `json:"finetune_seconds"`
 	TotalSeconds    float64 `json:"total_seconds"`
+	ReadSeconds     float64 `json:"read_seconds"`
+	// The fit's parts, one after another, adding up to TotalSeconds: the screening fit,
+	// the final fit's pretraining and fine-tuning, and the scoring and thresholding of
+	// every row after them.
+	ScreenSeconds     float64 `json:"screen_seconds,omitempty"`
+	FinalPretrainSecs float64 `json:"final_pretrain_seconds"`
+	FinalFinetuneSecs float64 `json:"final_finetune_seconds"`
+	ScoreSeconds      float64 `json:"score_seconds"`
+}
+
+// stageTimes fills the fit's parts from the stages' ends (seconds from its start).
+func (t *timings) stageTimes(ends map[string]float64) {
+	screen := ends["screen-finetune"]
+	pre := max(ends["pretrain"], screen)
+	fine := max(ends["finetune"], pre)
+	t.ScreenSeconds, t.FinalPretrainSecs, t.FinalFinetuneSecs = screen, pre-screen, fine-pre
+	t.ScoreSeconds = max(0, t.TotalSeconds-fine)
 }
 
 // spread summarises a value over epochs.
@@ -262,8 +283,9 @@ func (f *fitted) summarise(total float64) summary {
 		},
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),
-		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total},
+		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total, ReadSeconds: o.readSeconds},
 	}
+	s.Timings.stageTimes(f.ends)
 	for _, mem := range f.members {
 		s.Seeds = append(s.Seeds, mem.Seed)
 	}
@@ -338,4 +360,11 @@ func trimOf(o fitOptions) float64 {
 		return 0
 	}
 	return o.Trim
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
