@@ -186,7 +186,7 @@ const probabilityAnchor = 0.01
 // Probability is a row's probability of being an anomaly, from its score: a logistic
 // curve in the score anchored at the model's threshold, 0.5 there, and at the training
 // rows' median score, probabilityAnchor (1 %) there, so that it is monotone in the
-// score, in (0, 1), above 1/2 exactly for the rows Label flags, and depends on the row
+// score, in [0, 1] (0 and 1 only where float64 rounds the curve to them), above 1/2 exactly for the rows Label flags, and depends on the row
 // alone. It is a reading aid on the threshold's own scale, not a calibrated frequency
 // (docs/cli.md). NaN where the model has no threshold (method oc) or keeps no training
 // scores (a model saved by an older udocc).
