@@ -198,7 +198,7 @@ func intervalCuts(m *lib.Model, at func(float64) float64) []plots.Mark {
 		if k < 1 || k >= n/2 {
 			continue
 		}
-		marks = append(marks, plots.VMark(fmt.Sprintf("80 %% interval: top %.1f %%", 100*share), at(sorted[n-k-1]), plots.Gray, true))
+		marks = append(marks, plots.VMark(fmt.Sprintf("80 %% interval: top %.1f %%", 100*share), at(sorted[n-k-1]), plots.Grey, true))
 	}
 	return marks
 }

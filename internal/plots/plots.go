@@ -19,7 +19,6 @@ import (
 var (
 	Blue   = color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	Orange = color.RGBA{R: 255, G: 127, B: 14, A: 255}
-	Gray   = color.RGBA{R: 110, G: 110, B: 110, A: 255}
 	Green  = color.RGBA{R: 44, G: 160, B: 44, A: 255}
 	Red    = color.RGBA{R: 214, G: 39, B: 40, A: 255}
 	Grey   = color.RGBA{R: 127, G: 127, B: 127, A: 255}
