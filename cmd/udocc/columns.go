@@ -251,6 +251,20 @@ func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels [
 				cols[2].Values[i] = 1
 			}
 		}
+		if rows := in.ds.RowIndex; rows != nil {
+			// Rows left out (no value at all, or --missing drop-rows) get empty cells.
+			total := in.ds.N + len(in.ds.EmptyRows) + in.ds.RowsDropped
+			for k := range cols {
+				full := make([]float64, total)
+				for i := range full {
+					full[i] = math.NaN()
+				}
+				for i, r := range rows {
+					full[r] = cols[k].Values[i]
+				}
+				cols[k].Values = full
+			}
+		}
 		if err := data.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
 			return err
 		}

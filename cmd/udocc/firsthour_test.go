@@ -60,10 +60,17 @@ func TestFirstHour(t *testing.T) {
 	dir := t.TempDir()
 	data := firstHourCSV(t, dir)
 	out := filepath.Join(dir, "fit")
-	r := inProcess(append(fitArgs("--label", "Outcome", "--out", out), data)...)
+	appended := filepath.Join(dir, "appended.csv")
+	r := inProcess(append(fitArgs("--label", "Outcome", "--out", out, "--append-to", appended), data)...)
 	if r.code != 0 {
 		t.Fatalf("fit: exit %d: %s", r.code, r.stderr)
 	}
+	t.Run("item 2: --append-to leaves the empty row's score empty", func(t *testing.T) {
+		ap := readCSV(t, appended)
+		if len(ap.rows) != 200 || ap.col(t, "score")[7] != "" || ap.col(t, "score")[8] == "" || ap.col(t, "b")[0] != "NA" {
+			t.Errorf("appended table: %d rows, row 7 %v, row 8 %v", len(ap.rows), ap.rows[7], ap.rows[8])
+		}
+	})
 	t.Run("items 1-3: columns and missing values reported", func(t *testing.T) {
 		for _, want := range []string{
 			"features (4): a, b, c, d", "left out: Outcome (label)",
