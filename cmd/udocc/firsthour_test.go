@@ -133,9 +133,13 @@ func TestFirstHour(t *testing.T) {
 		if !slices.Equal(got.col(t, "score"), sc.col(t, "score")) || !slices.Equal(got.col(t, "true_label"), sc.col(t, "true_label")) {
 			t.Error("score on the training CSV: scores or true labels differ from fit's")
 		}
-		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "1", data)
-		if r.code != 0 {
-			t.Errorf("explain without --label: exit %d: %s", r.code, r.stderr)
+		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "8", "--out", filepath.Join(dir, "ex"), data)
+		if r.code != 0 || !strings.Contains(r.stdout, "row 8: score "+strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", sc.floats(t, "score")[7]), "0"), ".")) {
+			t.Errorf("explain --rows 8 without --label: exit %d: %s%s", r.code, r.stdout, r.stderr)
+		}
+		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "7", "--out", filepath.Join(dir, "ex7"), data)
+		if r.code == 0 || !strings.Contains(r.stderr, "row 7") {
+			t.Errorf("explain --rows 7, the row without values: exit %d: %s", r.code, r.stderr)
 		}
 		// Columns in another order, and no label column: matched by name.
 		text, _ := os.ReadFile(data)
