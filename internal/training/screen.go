@@ -249,13 +249,16 @@ func KeepBelow(scores []float64, trim float64) []bool {
 }
 
 // screening returns the hooks of a screening fit: its epochs are reported as stages
-// "screen-pretrain" and "screen-finetune", each counted against its own total, and it
-// has no Epoch or Network callbacks, which belong to the final fit.
+// "screen-pretrain" and "screen-finetune", each counted against its own total, its Epoch
+// callback is ScreenEpoch, and it has no Network callback, which belongs to the final fit.
 func (h *Hooks) screening(cfg Config) *Hooks {
 	if h == nil {
 		return nil
 	}
 	out := &Hooks{Stop: h.Stop}
+	if h.ScreenEpoch != nil {
+		out.Epoch = func(k, e int, scores []float64, _ []bool) { h.ScreenEpoch(k, e, scores) }
+	}
 	if h.Progress != nil {
 		out.Progress = func(stage string, e, total int) {
 			h.Progress("screen-"+stage, e, total)
