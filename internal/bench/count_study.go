@@ -261,23 +261,32 @@ type estimator struct {
 func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample, held []countmodel.Estimate, model *countmodel.Model, names []string) {
 	nan := func(int) float64 { return math.NaN() }
 	groups := groupNames(fits)
-	// The best constant, learned leave-one-group-out: the group-weighted mean of ln(true
-	// share) over the other groups' fits.
+	// The best constant, learned leave-one-group-out: the share of least group-weighted
+	// mean |ln(share/true)| over the other groups' fits (a weighted median of ln(true)).
+	size := map[string]int{}
+	for _, f := range fits {
+		size[f.rec.Group]++
+	}
 	logoConst := map[string]float64{}
 	for _, g := range groups {
-		var s, wsum float64
-		size := map[string]int{}
-		for _, f := range fits {
-			size[f.rec.Group]++
-		}
+		type wy struct{ y, w float64 }
+		var xs []wy
+		var wsum float64
 		for _, f := range fits {
 			if f.rec.Group != g {
 				w := 1 / float64(size[f.rec.Group])
-				s += w * math.Log(f.rec.TrueRatio)
+				xs = append(xs, wy{math.Log(f.rec.TrueRatio), w})
 				wsum += w
 			}
 		}
-		logoConst[g] = math.Exp(s / wsum)
+		slices.SortFunc(xs, func(a, b wy) int { return cmp.Compare(a.y, b.y) })
+		acc := 0.0
+		for _, x := range xs {
+			if acc += x.w; acc >= wsum/2 {
+				logoConst[g] = math.Exp(x.y)
+				break
+			}
+		}
 	}
 	ests := []estimator{
 		{"learned count (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
@@ -473,7 +482,7 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 		f                  countFit
 		k                  int
 		share, lo, hi, auc float64
-		ln                 [5]float64
+		ln                 [6]float64
 		reliable           int
 	}
 	tabs := map[string]*tabAcc{}

@@ -152,9 +152,30 @@ func chooseLambda(samples []Sample, groups []string) float64 {
 	return best
 }
 
-// fitRidge is weighted ridge regression of ln(true share) on the standardised features,
-// every group weighing 1: minimise Σ w_i (y_i − b − z_i·β)² + λ·W·|β|², W = Σ w_i.
+// fitRidge is regression of ln(true share) on the standardised features by least
+// absolute deviations with a ridge penalty, every group weighing 1: minimise
+// Σ w_i |y_i − b − z_i·β| + λ·|β|² (scaled by the weights' sum).
 func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
+	// Least absolute deviations by iteratively reweighted least squares: the criterion
+	// the count is judged by is mean |ln(estimate/true)|, whose best constant is the
+	// median of ln(true), not the mean.
+	extra := make([]float64, len(samples))
+	for i := range extra {
+		extra[i] = 1
+	}
+	var m *Model
+	for it := 0; it < 15; it++ {
+		m = fitWeighted(samples, lambda, o, extra)
+		for i, s := range samples {
+			r := math.Abs(math.Log(s.TrueShare) - m.predictLn(s.Features))
+			extra[i] = 1 / max(r, 0.05)
+		}
+	}
+	return m
+}
+
+// fitWeighted is one weighted ridge solve: group weights times extra.
+func fitWeighted(samples []Sample, lambda float64, o LearnOptions, extra []float64) *Model {
 	p := len(samples[0].Features)
 	size := map[string]int{}
 	for _, s := range samples {
@@ -163,7 +184,7 @@ func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
 	w := make([]float64, len(samples))
 	var W float64
 	for i, s := range samples {
-		w[i] = 1 / float64(size[s.Group])
+		w[i] = extra[i] / float64(size[s.Group])
 		W += w[i]
 	}
 	mean, scale := make([]float64, p), make([]float64, p)
