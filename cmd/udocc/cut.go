@@ -31,18 +31,22 @@ func addCutFlags(fs *pflag.FlagSet, c *cutFlags, on string) {
 // cut is the lib.Cut the flags give, nil where none is given (unless required).
 func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*lib.Cut, error) {
 	given := 0
+	var names []string
 	for _, name := range []string{"contamination", "count", "threshold"} {
-		if fs.Lookup(name) != nil && fs.Changed(name) {
-			given++
+		if fs.Lookup(name) != nil {
+			names = append(names, "--"+name)
+			if fs.Changed(name) {
+				given++
+			}
 		}
 	}
 	switch {
 	case given == 0 && required:
-		return nil, usagef("give one of --contamination, --count or --threshold")
+		return nil, usagef("give one of %s", orList(names))
 	case given == 0:
 		return nil, nil
 	case given > 1:
-		return nil, usagef("give one of --contamination, --count and --threshold")
+		return nil, usagef("give only one of %s", orList(names))
 	case fs.Changed("contamination") && !(c.contamination > 0 && c.contamination < 1):
 		return nil, usagef("--contamination %g: want a ratio in (0, 1)", c.contamination)
 	case fs.Changed("count") && c.count < 1:
