@@ -99,14 +99,26 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 
 // FitDataset is Fit on a table read with package data; its labels, if any, are never
 // trained on, and its name picks the paper's layer widths when opts.Hidden is nil.
-// ds is not changed: its rows are standardised on their way to the networks, so that
-// the fit holds no other full copy of them beside the one training reads.
+// ds is not changed but for its missing values (NaN, as package data reads a missing
+// cell under MissingKeep), which are imputed in place with their feature's median over
+// the training rows (Medians, kept in the model for the rows it scores); a row with no
+// value at all is refused (ErrNoValues). Its rows are standardised on their way to the
+// networks, so that the fit holds no other full copy of them beside the one training
+// reads.
 func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	medians := fitMedians(ds)
+	missing, err := impute(ds, medians)
+	if err != nil {
+		return nil, err
+	}
+	if missing != nil && opts.Dist != nil {
+		return nil, errors.New("udocc: a data-parallel fit takes no missing values: fill them in first")
 	}
 	rk, err := newRanks(opts.Dist, ds.N)
 	if err != nil {
@@ -210,6 +222,8 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		m.Close()
 		return nil, err
 	}
+	m.remember(ds, medians, missing)
+	m.meta.Tail = newTail(m.scores)
 	return m, nil
 }
 

@@ -40,3 +40,30 @@ func lines(code string) []string {
 	}
 	return out
 }
+
+// TestReadmeFrontPage is issue 42 item 11: the README stays a front page (at most 200
+// lines), its first section is a run on a plain CSV (fit, the summary, score, a re-cut),
+// and it cites the paper by its authors and title, not only by a path.
+func TestReadmeFrontPage(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if n := strings.Count(readme, "\n"); n > 200 {
+		t.Errorf("README.md has %d lines, want at most 200 (the rest goes in docs/)", n)
+	}
+	_, first, _ := strings.Cut(readme, "\n## ")
+	first, _, _ = strings.Cut(first, "\n## ")
+	for _, want := range []string{"CSV", "bin/udocc fit pima.csv", "features (", "bin/udocc score --model", "--contamination", "bin/udocc cut"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the README's first section lacks %q", want)
+		}
+	}
+	for _, want := range []string{"Minkyung Kim, Junsik Kim, Jongmin Yu and Jun Kyun Choi",
+		"Unsupervised\nDeep One-Class Classification with Adaptive Threshold based on Training Dynamics"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md does not cite the paper: lacks %q", want)
+		}
+	}
+}

@@ -16,8 +16,9 @@ import (
 var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 
 // Score returns the anomaly scores of rows, each of as many numbers as the training
-// rows, standardised as the training rows were. On the training rows it returns
-// Scores exactly.
+// rows, standardised as the training rows were; a NaN is a missing value, imputed with
+// the feature's training median (Medians). On the training rows it returns Scores
+// exactly.
 func (m *Model) Score(rows [][]float64) ([]float64, error) {
 	s, _, err := m.ScoreMembers(rows)
 	return s, err
@@ -37,10 +38,20 @@ func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
 }
 
 // ScoreDataset is ScoreMembers on a table read with package data, as FitDataset is Fit
-// on one; ds must have the training table's columns, in its order.
+// on one. Its columns are matched to the model's by name where both have names
+// (MatchColumns: reordered, or refused with an error naming the columns), by position
+// otherwise; its missing values (NaN) are imputed in place with the training medians
+// (Impute), and a row with no value at all is refused (ErrNoValues).
 func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 	if m.nets == nil {
 		return nil, nil, errors.New("udocc: the model is closed")
+	}
+	ds, err := m.MatchColumns(ds)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := m.Impute(ds); err != nil {
+		return nil, nil, err
 	}
 	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.meta.Sizes[0])
@@ -157,7 +168,12 @@ func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 		}
 		for j, v := range r {
 			f := float32(v)
-			if math.IsNaN(v) || math.IsInf(float64(f), 0) {
+			if math.IsNaN(v) {
+				if ds.Missing == nil {
+					ds.Missing = make([]int, d)
+				}
+				ds.Missing[j]++ // a missing value, imputed
+			} else if math.IsInf(float64(f), 0) {
 				return nil, fmt.Errorf("udocc: row %d, column %d: %v is not a finite float32", i, j, v)
 			}
 			ds.X = append(ds.X, f)

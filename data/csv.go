@@ -13,21 +13,23 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // decodeCSV reads a CSV file whose first row is a header when opts.Header says so;
 // under HeaderAuto, when not all of its cells are numbers (np.savetxt writes none, and
 // a header of numbers is rare enough to ask for --header yes).
 //
-// A column is numeric when its first data cell is a number (or empty, NaN or ±Inf,
-// which are then reported as such); the others are text, refused as features unless
-// opts.Selection leaves them out. The label and the id column may hold anything.
+// A column is numeric when every cell of it is a number or missing (MissingValues; one
+// that is NaN or ±Inf is reported as such): a column whose first cells are missing is
+// not taken for text. The others are text, refused as features unless opts.Selection
+// leaves them out (DropText). The label and the id column may hold anything.
 //
 // Positions in errors follow what a user sees in an editor: "line N" is
 // the 1-based line of the file (a header is line 1, blank lines count),
 // "column M" the 1-based cell in that line, label column included.
-// Cells may carry surrounding spaces; an empty cell, a cell that
-// strconv.ParseFloat rejects, NaN or ±Inf is an error.
+// Cells may carry surrounding spaces; a cell that strconv.ParseFloat rejects, or ±Inf,
+// is an error, and so is a missing cell under MissingError (opts.Missing).
 func decodeCSV(b []byte, opts LoadOptions) (*Dataset, error) {
 	shape, err := scanShape(bytes.NewReader(b), opts)
 	if err != nil {
@@ -135,7 +137,11 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	if err != nil {
 		return nil, err
 	}
-	t := &csvRows{r: r, header: h.names, ro: ro, label: h.label, lr: labelReader{positive: opts.Positive}}
+	t := &csvRows{r: r, header: h.names, ro: ro, label: h.label, lr: labelReader{positive: opts.Positive},
+		// A data-parallel block sees some rows only, so a later cell of text in a numeric
+		// column is an error there, as every rank must keep the same columns.
+		missing: opts.Missing, dropText: opts.Selection.DropText && opts.Part.Of <= 1, part: opts.Part.Of > 1, textSeen: make([]atomic.Bool, len(ro.features)),
+		textCell: make([]string, len(ro.features))}
 	if shape != nil && shape.rect {
 		if err := t.reserve(shape.records, h.named); err != nil {
 			return nil, err
@@ -179,10 +185,15 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 		h.names = defaultFeatures(len(first))
 	}
 	if h.label, err = csvLabelColumn(h.names, opts); err != nil {
-		if !h.named && opts.LabelColumn != "" {
+		if opts.LabelOptional && errors.Is(err, ErrMissingVariable) && opts.LabelColumn != "" {
+			h.label = -1 // a remembered label that this table does not have
+			err = nil
+		} else if !h.named && opts.LabelColumn != "" {
 			err = fmt.Errorf("%w (line 1 is data, not a header: give the label's 0-based index, or --header yes)", err)
 		}
-		return csvHeader{}, err
+		if err != nil {
+			return csvHeader{}, err
+		}
 	}
 	if h.named {
 		seen := map[string]int{}
@@ -233,12 +244,13 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 	return first, line1, ro, nil
 }
 
-// looksNumeric reports whether a cell reads as a number, or as something parseCell
-// reports as a bad number rather than text: empty, NaN, ±Inf, out of range.
+// looksNumeric reports whether a cell reads as a number, as a missing value
+// (MissingValues), or as something parseCell reports as a bad number rather than
+// text: NaN, ±Inf, out of range.
 func looksNumeric(cell string) bool {
 	s := strings.TrimSpace(cell)
 	_, err := strconv.ParseFloat(s, 64)
-	return s == "" || err == nil || errors.Is(err, strconv.ErrRange)
+	return err == nil || errors.Is(err, strconv.ErrRange) || isMissingCell(s)
 }
 
 // allNumbers reports whether every cell of a row parses as a number, NaN and ±Inf
@@ -259,6 +271,9 @@ func parseCell(cell string) (float32, error) {
 		return 0, ErrEmptyCell
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && isMissingCell(s) {
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrMissingValue)
+	}
 	if err != nil {
 		// ParseFloat returns ±Inf with a range error for "1e999".
 		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNotNumeric)

@@ -294,7 +294,7 @@ func TestLabelHints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := ds.LikelyLabels(); len(got) != 1 || got[0] != name {
+		if got := ds.LikelyLabels(); len(got) != 1 || got[0].Name != name {
 			t.Errorf("%s: hints %v", name, got)
 		}
 	}

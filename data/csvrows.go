@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // csvRows gathers a CSV table's data rows as they are read: the feature cells parsed
@@ -19,6 +22,16 @@ type csvRows struct {
 	x      []float32
 	ids    []string
 	lr     labelReader
+
+	missing  Missing // what a missing cell becomes
+	dropText bool    // Selection.DropText: a column that holds text is left out
+	part     bool    // a data-parallel block, whose columns must be every rank's
+	// textSeen marks, per feature, a column found to hold text after its first row,
+	// under dropText (set by any of readThreads' workers); textCell is the first such
+	// cell seen, under textMu.
+	textSeen []atomic.Bool
+	textMu   sync.Mutex
+	textCell []string
 }
 
 // reserve allocates x once for a table of the given number of records, the header's
@@ -107,20 +120,58 @@ func (t *csvRows) checkCells(rec []string, line int) error {
 
 // parseFeatures parses the feature cells of rec into dst, one per feature; on a bad
 // cell it returns its column (0-based) and why.
+//
+// A missing cell (MissingValues) is NaN unless t.missing is MissingError; under
+// dropText, a cell of text marks its column as text (textSeen) and is NaN too, the
+// column to be left out whole (dataset).
 func (t *csvRows) parseFeatures(rec []string, dst []float32) (int, error) {
 	for k, j := range t.ro.features {
 		v, err := parseCell(rec[j])
 		if err != nil {
-			return j, err
+			switch {
+			case t.missing != MissingError && (errors.Is(err, ErrMissingValue) || errors.Is(err, ErrEmptyCell) || isMissingCell(rec[j])):
+				v = nan32
+			case t.dropText && errors.Is(err, ErrNotNumeric):
+				t.markText(k, rec[j])
+				v = nan32
+			default:
+				return j, err
+			}
 		}
 		dst[k] = v
 	}
 	return 0, nil
 }
 
+// nan32 is the NaN a missing cell is held as.
+var nan32 = float32(math.NaN())
+
+// markText records that feature k holds text, cell among it.
+func (t *csvRows) markText(k int, cell string) {
+	if t.textSeen[k].Load() {
+		return
+	}
+	t.textMu.Lock()
+	if !t.textSeen[k].Load() {
+		t.textCell[k] = strings.Clone(strings.TrimSpace(cell))
+		t.textSeen[k].Store(true)
+	}
+	t.textMu.Unlock()
+}
+
 // cellError is err, the error of the cell in column j (0-based) on line, placed.
+//
+// A missing cell's error says how to read it as missing instead; a text cell's, how to
+// leave its column out.
 func (t *csvRows) cellError(line, j int, err error) error {
-	return fmt.Errorf("line %d, column %d (%s): %w", line, j+1, quoteValue(t.header[j]), err)
+	hint := ""
+	switch {
+	case errors.Is(err, ErrEmptyCell) || errors.Is(err, ErrMissingValue):
+		hint = " (a missing value: --missing impute fills it with the column's training median, --missing drop-rows leaves its row out)"
+	case errors.Is(err, ErrNotNumeric):
+		hint = fmt.Sprintf(" (the column holds text: leave it out with --drop %s, or every such column with --drop-text)", t.header[j])
+	}
+	return fmt.Errorf("line %d, column %d (%s): %w%s", line, j+1, quoteValue(t.header[j]), err, hint)
 }
 
 // addLabel records the label cell of the row on line.
@@ -137,11 +188,18 @@ func (t *csvRows) dataset(named bool) (*Dataset, error) {
 	for i, j := range t.ro.features {
 		features[i] = t.header[j]
 	}
-	ds, err := newDataset(len(t.x)/len(features), len(features), t.x, nil, features)
-	if err != nil {
-		return nil, err
+	n := len(t.x) / len(features)
+	if n == 0 {
+		return nil, fmt.Errorf("%d rows, %d columns: %w", n, len(features), ErrEmpty)
 	}
+	// Every value is finite or the NaN of a missing or text cell: parseCell refuses the
+	// others.
+	ds := &Dataset{N: n, D: len(features), X: t.x, Features: features}
+	var err error
 	if t.label >= 0 {
+		if named {
+			ds.LabelName = t.header[t.label]
+		}
 		if ds.Y, err = t.lr.labels(); err != nil {
 			return nil, fmt.Errorf("column %d (%s): %w", t.label+1, quoteValue(t.header[t.label]), err)
 		}
@@ -150,6 +208,19 @@ func (t *csvRows) dataset(named bool) (*Dataset, error) {
 	ds.IDs = t.ids
 	for _, j := range t.ro.text {
 		ds.TextDropped = append(ds.TextDropped, t.header[j])
+	}
+	var text []int
+	for k := range t.textSeen {
+		if t.textSeen[k].Load() {
+			text = append(text, k)
+			ds.TextDropped = append(ds.TextDropped, features[k])
+		}
+	}
+	if err := ds.dropColumns(text); err != nil {
+		return nil, err
+	}
+	if err := ds.settleMissing(t.missing, t.part); err != nil {
+		return nil, err
 	}
 	if t.ro.id >= 0 {
 		ds.IDName = t.header[t.ro.id]

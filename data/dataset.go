@@ -31,6 +31,9 @@ var (
 	ErrEmptyCell = errors.New("empty cell")
 	// ErrNonFinite reports a NaN or ±Inf value.
 	ErrNonFinite = errors.New("value is NaN or infinite")
+	// ErrMissingValue reports a cell that marks a missing value (MissingValues) where
+	// LoadOptions.Missing is MissingError.
+	ErrMissingValue = errors.New("missing value")
 	// ErrRagged reports a row with a different number of columns than the
 	// header or the first row.
 	ErrRagged = errors.New("ragged row")
@@ -74,10 +77,29 @@ type Dataset struct {
 	// nil; IDName is that column's name.
 	IDs    []string
 	IDName string
-	// TextDropped names the non-numeric columns left out under Selection.DropText.
+	// TextDropped names the non-numeric columns left out under Selection.DropText: a
+	// column is numeric when every cell that is not missing is a number.
 	TextDropped []string
+	// Missing counts, per feature, the cells read as missing (MissingValues) under
+	// MissingKeep: those cells are NaN in X until a model imputes them. Nil when no cell
+	// was missing (and for the formats other than delimited text).
+	Missing []int
+	// EmptyColumns names the columns left out because every cell of theirs is missing.
+	EmptyColumns []string
+	// EmptyRows are the 0-based data rows (as the file lists them) left out under
+	// MissingKeep because every feature of theirs is missing: nothing in them can be
+	// scored. RowsDropped counts the rows left out under MissingDropRows for a missing
+	// cell. RowIndex, where any row was left out, is each kept row's 0-based data row in
+	// the file; nil when every row was kept.
+	EmptyRows   []int
+	RowsDropped int
+	RowIndex    []int
 	// Selection is the LoadOptions.Selection the data set was read with.
 	Selection Selection
+	// LabelName is the name of the label column of a table with a header (CSV,
+	// Parquet), "" otherwise; Positive is the LoadOptions.Positive it was read with.
+	LabelName string
+	Positive  string
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
 	// wide is X at full precision, for a matrix (MAT, NPY, NPZ) read with
 	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended
@@ -98,7 +120,7 @@ func (ds *Dataset) Anomalies() int {
 }
 
 // Validate checks the invariants every loader guarantees: N, D ≥ 1,
-// len(X) = N·D, every value finite, len(Features) = D, and Y nil or of
+// len(X) = N·D, every value finite but the NaN of a missing cell (Missing), len(Features) = D, and Y nil or of
 // length N with values in {0, 1}.
 func (ds *Dataset) Validate() error {
 	where := ds.Path
@@ -117,8 +139,11 @@ func (ds *Dataset) Validate() error {
 	case ds.IDs != nil && len(ds.IDs) != ds.N:
 		return fmt.Errorf("data: %s: %d ids for %d rows: %w", where, len(ds.IDs), ds.N, ErrLengthMismatch)
 	}
+	if ds.Missing != nil && len(ds.Missing) != ds.D {
+		return fmt.Errorf("data: %s: %d missing counts for %d columns: %w", where, len(ds.Missing), ds.D, ErrFormat)
+	}
 	for k, v := range ds.X {
-		if isNonFinite(v) {
+		if isNonFinite(v) && !(v != v && ds.Missing != nil && ds.Missing[k%ds.D] > 0) {
 			return fmt.Errorf("data: %s: row %d, column %d: %v: %w", where, k/ds.D+1, k%ds.D+1, v, ErrNonFinite)
 		}
 	}
@@ -169,6 +194,13 @@ type LoadOptions struct {
 	// error of a bad file, are the same at any count. A text with a double quote, and
 	// one read from a pipe, are parsed on one.
 	Threads int
+	// Missing says what a delimited text's missing cells (MissingValues: empty, NA,
+	// NaN, null, …) become; the zero value, MissingError, refuses them.
+	Missing Missing
+	// LabelOptional lets the label column named by LabelColumn be absent from the
+	// file, which then loads without labels (Y nil): a model's remembered label
+	// column, which new rows need not have.
+	LabelOptional bool
 	// full makes a matrix reader keep its values at full precision too (Dataset.wide),
 	// for WriteAppended.
 	full bool
@@ -177,6 +209,31 @@ type LoadOptions struct {
 // wide reports whether a matrix reader keeps its values at full precision beside X: for
 // WriteAppended, and for an id column, whose numbers become text.
 func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" }
+
+// Missing is what a reader does with a missing cell.
+type Missing string
+
+// The Missing policies, as the CLI's --missing spells them (its impute is MissingKeep
+// here: the model imputes).
+const (
+	MissingError    Missing = ""          // a missing cell is an error naming it
+	MissingKeep     Missing = "keep"      // a missing cell is NaN in X, counted in Dataset.Missing
+	MissingDropRows Missing = "drop-rows" // a row with a missing cell is left out, counted
+)
+
+// MissingValues are the cells that mark a missing value, as pandas' read_csv reads them
+// by default (its na_values), compared after trimming spaces.
+var MissingValues = []string{"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+	"1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+
+// isMissingCell reports whether a cell, trimmed, is one of MissingValues.
+func isMissingCell(cell string) bool {
+	s := strings.TrimSpace(cell)
+	if len(s) > 8 {
+		return false
+	}
+	return slices.Contains(MissingValues, s)
+}
 
 // Part is block Index of Of equal blocks of a file's n rows: rows
 // [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order, and an uncompressed
@@ -226,6 +283,8 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
 	case o.Format != "" && !slices.Contains(Formats, o.Format):
 		return fmt.Errorf("data: format %q (want one of %s): %w", o.Format, strings.Join(Formats, ", "), ErrOptions)
+	case o.Missing != MissingError && o.Missing != MissingKeep && o.Missing != MissingDropRows:
+		return fmt.Errorf("data: missing %q (want %q, %q or %q): %w", o.Missing, MissingError, MissingKeep, MissingDropRows, ErrOptions)
 	case o.Threads < 0:
 		return fmt.Errorf("data: %d threads (want 0 for every core, or more): %w", o.Threads, ErrOptions)
 	case o.Part.Of < 0 || o.Part.Of > 0 && (o.Part.Index < 0 || o.Part.Index >= o.Part.Of):
@@ -303,6 +362,9 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	ds.Path = path
 	ds.Name = nameOf(path)
 	ds.Selection = opts.Selection
+	if ds.LabelName != "" {
+		ds.Positive = opts.Positive
+	}
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}

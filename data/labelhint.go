@@ -1,30 +1,90 @@
 package data
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // labelNames are the column names that usually hold a label rather than a feature.
 var labelNames = []string{"y", "label", "labels", "target", "class", "outlier", "anomaly",
-	"is_anomaly", "is_outlier", "anomaly_label", "ground_truth"}
+	"is_anomaly", "is_outlier", "anomaly_label", "ground_truth", "outcome", "fraud", "is_fraud",
+	"attack", "malicious", "diagnosis", "churn"}
+
+// labelMinority is the largest share of its rarer value a 0/1 column found by its
+// values alone may have to be taken for a label: anomalies are the minority.
+const labelMinority = 0.4
+
+// LikelyLabel is a feature column that looks like a label left among the features, and
+// why it does.
+type LikelyLabel struct {
+	Name string
+	Why  string
+}
 
 // LikelyLabels lists the feature columns that look like a label left among the
-// features: named as labels usually are (y, label, target, class, outlier, anomaly,
-// is_anomaly, …, in any case) and taking exactly two values. Trained on, such a column
-// tells the network the answer.
-func (ds *Dataset) LikelyLabels() []string {
-	var out []string
+// features: named as labels usually are (y, label, target, class, outcome, outlier,
+// anomaly, is_anomaly, …, in any case) and taking exactly two values; or, by their
+// values alone, 0/1 with the rarer value on under 40 % of the rows, as the first or
+// the last column, beside a column that is not 0/1 (so that a block of one-hot columns
+// does not raise a warning per column). Trained on, such a column tells the network
+// the answer.
+func (ds *Dataset) LikelyLabels() []LikelyLabel {
+	var out []LikelyLabel
 	for j, name := range ds.Features {
-		if !ds.Named || !isLabelName(name) {
-			continue
-		}
-		values := map[float32]bool{}
-		for i := 0; i < ds.N && len(values) <= 2; i++ {
-			values[ds.X[i*ds.D+j]] = true
-		}
-		if len(values) == 2 {
-			out = append(out, name)
+		values, ones := ds.twoValues(j)
+		switch {
+		case ds.Named && isLabelName(name) && values == 2:
+			out = append(out, LikelyLabel{name, "named as a label, with two values"})
+		case ones < 0 || ds.D < 3 || !(j == 0 || j == ds.D-1):
+		case j == 0 && ds.binary(1), j == ds.D-1 && ds.binary(ds.D-2):
+		default:
+			share := min(float64(ones), float64(ds.N-ones)) / float64(ds.N)
+			if share > 0 && share < labelMinority {
+				out = append(out, LikelyLabel{name, fmt.Sprintf("0/1 with %.0f %% of rows %d", 100*share, minority(ones, ds.N))})
+			}
 		}
 	}
 	return out
+}
+
+func minority(ones, n int) int {
+	if ones <= n-ones {
+		return 1
+	}
+	return 0
+}
+
+// twoValues counts column j's distinct values up to 3, and, where they are 0 and 1
+// only, its ones (-1 otherwise).
+func (ds *Dataset) twoValues(j int) (values, ones int) {
+	seen := map[float32]bool{}
+	ones, binary := 0, true
+	for i := 0; i < ds.N; i++ {
+		v := ds.X[i*ds.D+j]
+		if !seen[v] {
+			if len(seen) == 2 {
+				return 3, -1
+			}
+			seen[v] = true
+		}
+		switch v {
+		case 1:
+			ones++
+		case 0:
+		default:
+			binary = false
+		}
+	}
+	if !binary {
+		ones = -1
+	}
+	return len(seen), ones
+}
+
+// binary reports whether column j holds 0 and 1 only.
+func (ds *Dataset) binary(j int) bool {
+	_, ones := ds.twoValues(j)
+	return ones >= 0
 }
 
 func isLabelName(name string) bool {

@@ -214,6 +214,7 @@ func (t *parquetTable) dataset(n int64) (*Dataset, error) {
 	}
 	ds := &Dataset{N: int(n), D: int(t.d), X: t.x, Features: features, Named: true, IDs: t.ids}
 	if t.label >= 0 {
+		ds.LabelName = t.names[t.label]
 		var err error
 		if ds.Y, err = t.lr.labels(); err != nil {
 			return nil, fmt.Errorf("column %s: %w", quoteValue(t.names[t.label]), err)

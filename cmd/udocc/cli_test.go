@@ -143,7 +143,7 @@ func TestBadCells(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, o := range []string{out, fresh} {
-				r := udoccOrInProcess(t, c.binary, dir, fitArgs("--label", "y", "--out", o, bad)...)
+				r := udoccOrInProcess(t, c.binary, dir, fitArgs("--label", "y", "--missing", "error", "--out", o, bad)...)
 				oneErrorLine(t, r, 1, `line 19, column 3 ("b")`)
 			}
 			if after := snapshot(t, out); len(after) != len(before) {

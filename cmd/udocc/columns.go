@@ -29,6 +29,7 @@ type tableFlags struct {
 	positive  string
 	scoresTo  string
 	appendTo  string
+	missing   string
 	part      data.Part // a data-parallel rank's block of rows; the zero value reads all
 	threads   int       // the goroutines a text table is parsed on: --threads
 }
@@ -44,6 +45,20 @@ func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.positive, "positive", "", "the --label value that marks an anomaly, for labels other than 0/1, -1/1 (-1 = outlier) and true/false")
 	fs.StringVar(&t.scoresTo, "scores-to", "", "also write scores.csv here; - is stdout (the report then goes to stderr)")
 	fs.StringVar(&t.appendTo, "append-to", "", "write DATA with score, rank and label columns added to this .csv or .parquet file")
+	fs.StringVar(&t.missing, "missing", "impute", "what a missing cell (empty, NA, NaN, null, … as pandas reads them) becomes: impute (the feature's training median, kept in the model), drop-rows (its row is left out) or error; a row with no value at all is left out and reported")
+}
+
+// missingPolicy is the data.Missing --missing names.
+func (t tableFlags) missingPolicy() (data.Missing, error) {
+	switch t.missing {
+	case "impute", "":
+		return data.MissingKeep, nil // the library imputes
+	case "drop-rows":
+		return data.MissingDropRows, nil
+	case "error":
+		return data.MissingError, nil
+	}
+	return "", usagef("--missing %q: want impute, drop-rows or error", t.missing)
 }
 
 // check validates the table flags that do not depend on the data.
@@ -52,6 +67,9 @@ func (t tableFlags) check(asJSON bool) error {
 		return usagef("--format %q: want one of %s", t.format, strings.Join(data.Formats, ", "))
 	}
 	if _, err := t.delim(); err != nil {
+		return err
+	}
+	if _, err := t.missingPolicy(); err != nil {
 		return err
 	}
 	if t.columns != "" && t.drop != "" {
@@ -114,6 +132,11 @@ type input struct {
 // format, Parquet included, can be read from it and read again) with --label, --x-var,
 // --header and the table flags. The caller calls remove when done.
 func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*input, error) {
+	return loadTableLabel(path, f, t, sel, false)
+}
+
+// loadTableLabel is loadTable, where the label column may be absent when optional.
+func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection, optional bool) (*input, error) {
 	in := &input{path: path, remove: func() {}}
 	if path == "-" {
 		if t.format == "" {
@@ -128,6 +151,7 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 	opts := data.DefaultLoadOptions()
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
 	opts.Part, opts.Threads = t.part, t.threads
+	opts.Missing, _ = t.missingPolicy()         // checked with the flags
 	opts.Delimiter, _ = t.delim()               // checked with the flags
 	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {
@@ -135,6 +159,7 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 			opts.LabelIndex = i
 		} else {
 			opts.LabelColumn = f.label
+			opts.LabelOptional = optional
 		}
 	} else {
 		opts.YVar = f.label
@@ -214,7 +239,7 @@ func csvField(s string) string {
 func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels []bool, stdout io.Writer) error {
 	if t.appendTo != "" {
 		cols := []data.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
-		for _, r := range lib.Ranks(scores) {
+		for _, r := range anomalyRanks(scores) {
 			cols[1].Values = append(cols[1].Values, float64(r))
 		}
 		cols[2].Values = make([]float64, len(scores))
@@ -224,6 +249,20 @@ func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels [
 				cols[2].Values[i] = math.NaN()
 			case labels[i]:
 				cols[2].Values[i] = 1
+			}
+		}
+		if rows := in.ds.RowIndex; rows != nil {
+			// Rows left out (no value at all, or --missing drop-rows) get empty cells.
+			total := in.ds.N + len(in.ds.EmptyRows) + in.ds.RowsDropped
+			for k := range cols {
+				full := make([]float64, total)
+				for i := range full {
+					full[i] = math.NaN()
+				}
+				for i, r := range rows {
+					full[r] = cols[k].Values[i]
+				}
+				cols[k].Values = full
 			}
 		}
 		if err := data.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
@@ -267,4 +306,18 @@ func scoreSelection(fs *pflag.FlagSet, t tableFlags, m *lib.Model) data.Selectio
 		}
 	}
 	return m.Selection()
+}
+
+// scoreLabel is the label of udocc score and explain: --label where given, else the
+// model's label column (and --positive value), which a table may lack (optional).
+func scoreLabel(fs *pflag.FlagSet, f inputFlags, t tableFlags, m *lib.Model) (inputFlags, tableFlags, bool) {
+	name, positive := m.LabelColumn()
+	if fs.Changed("label") || name == "" {
+		return f, t, false
+	}
+	f.label = name
+	if !fs.Changed("positive") {
+		t.positive = positive
+	}
+	return f, t, true
 }

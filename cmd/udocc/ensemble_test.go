@@ -317,8 +317,8 @@ func TestEnsembleSeeds(t *testing.T) {
 					}
 				}
 			}
-			if got := len(sc.header); got != 4+2*len(c.seeds)+2*3 {
-				t.Errorf("scores.csv header %v, want row, score, rank, label, two columns per member and two per explained feature", sc.header)
+			if got := len(sc.header); got != 5+len(c.seeds)+2*3 {
+				t.Errorf("scores.csv header %v, want row, score, rank, label, probability, a score per member (no label: members have no threshold of their own) and two columns per explained feature", sc.header)
 			}
 		})
 	}

@@ -153,6 +153,9 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer m.Close()
 	defer in.remove()
+	if rows, err = fileRowsToTable(rows, ds, path); err != nil {
+		return err
+	}
 	for _, i := range rows {
 		if i >= ds.N {
 			return usagef("--rows: row %d, but %s has %d rows (0 to %d)", i, path, ds.N, ds.N-1)
@@ -170,6 +173,11 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%s: %w", path, libError(err))
 	}
 	report := explainReport(m, ds, atts, *nf)
+	if ds.RowIndex != nil {
+		for i := range report {
+			report[i].Row = ds.RowIndex[report[i].Row] // the file's data row, as scores.csv numbers it
+		}
+	}
 	if f.output.out == "" {
 		f.output.out = filepath.Join("udocc-out", ds.Name+"-explained")
 	}
@@ -340,4 +348,22 @@ func checkExplain(n int) error {
 		return usagef("--explain %d: want 0 (none) or more features", n)
 	}
 	return nil
+}
+
+// fileRowsToTable maps --rows, the file's 0-based data rows as scores.csv numbers them,
+// to ds's rows where rows were left out on reading (ds.RowIndex); a row left out is an
+// error.
+func fileRowsToTable(rows []int, ds *data.Dataset, path string) ([]int, error) {
+	if ds.RowIndex == nil {
+		return rows, nil
+	}
+	out := make([]int, len(rows))
+	for k, r := range rows {
+		i, ok := slices.BinarySearch(ds.RowIndex, r)
+		if !ok {
+			return nil, fmt.Errorf("--rows: row %d of %s was left out on reading (no value at all, or --missing drop-rows): nothing to explain", r, path)
+		}
+		out[k] = i
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	lib "github.com/udocc/udocc"
@@ -149,7 +150,7 @@ func (f *fitted) histogram() plots.Histogram {
 		}
 		return out
 	}
-	h := plots.Histogram{Title: f.ds.Name + ": anomaly scores", XLabel: label, Bins: 60}
+	h := plots.Histogram{Title: f.ds.Name + ": anomaly scores", XLabel: label, Bins: 60, LogCount: true}
 	if f.ds.Y != nil {
 		h.Groups = []plots.Series{
 			{Name: "true normal", Y: logs(func(i int) bool { return f.ds.Y[i] == 0 }), Color: plots.Blue},
@@ -157,11 +158,49 @@ func (f *fitted) histogram() plots.Histogram {
 		}
 	} else {
 		h.Groups = []plots.Series{{Name: "all rows", Y: logs(func(int) bool { return true }), Color: plots.Blue}}
+		if labels := f.m.Labels(); labels != nil {
+			// The flagged rows drawn over all rows, in their own colour: a copy of the
+			// few flagged ones only.
+			var fl []float64
+			for i, s := range f.m.Scores() {
+				if labels[i] {
+					fl = append(fl, at(s))
+				}
+			}
+			h.Groups = append(h.Groups, plots.Series{Name: "flagged", Y: fl, Color: plots.Red})
+		}
 	}
 	if t := f.summary.Threshold; t != nil && (*t > 0 || ensemble) {
 		h.Marks = []plots.Mark{plots.VMark(fmt.Sprintf("threshold (%d flagged)", f.summary.Flagged), at(*t), plots.Orange, true)}
+		h.Marks = append(h.Marks, intervalCuts(f.m, at)...)
 	}
 	return h
+}
+
+// intervalMostRows is the most rows whose scores are sorted to draw the interval's cuts.
+const intervalMostRows = 2_000_000
+
+// intervalCuts mark the scores above which the 80 % interval's low and high shares of
+// rows lie (the ensemble's default count); none for another rule, a share of half the
+// rows or more, or more than intervalMostRows rows.
+func intervalCuts(m *lib.Model, at func(float64) float64) []plots.Mark {
+	lo, hi := m.RatioInterval()
+	scores := m.Scores()
+	n := len(scores)
+	if math.IsNaN(lo) || n > intervalMostRows {
+		return nil
+	}
+	sorted := slices.Clone(scores)
+	slices.Sort(sorted)
+	var marks []plots.Mark
+	for _, share := range []float64{lo, hi} {
+		k := int(share*float64(n) + 0.5)
+		if k < 1 || k >= n/2 {
+			continue
+		}
+		marks = append(marks, plots.VMark(fmt.Sprintf("80 %% interval: top %.1f %%", 100*share), at(sorted[n-k-1]), plots.Grey, true))
+	}
+	return marks
 }
 
 // lossFigure shows the pretraining and fine-tuning losses per epoch.

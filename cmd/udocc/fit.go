@@ -33,6 +33,10 @@ type fitOptions struct {
 	table      tableFlags
 	in         *input // the table fit reads, for --append-to; nil for demo
 	explain    int    // --explain
+	// started is when the command started, readSeconds how long reading DATA took: the
+	// wall time the report prints.
+	started     time.Time
+	readSeconds float64
 	// nproc and distTimeout are the data-parallel run's (docs/distributed.md); this
 	// process's rank is Options.Dist, nil in a single process.
 	nproc       int
@@ -213,6 +217,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	readStart := time.Now()
+	o.started = readStart
 	o.table.threads = o.Threads
 	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
@@ -224,7 +229,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent(len(in.ds.X) * 4))
 	}
-	if secs := time.Since(readStart).Seconds(); secs >= 1 && !o.output.quiet {
+	o.readSeconds = time.Since(readStart).Seconds()
+	if secs := o.readSeconds; secs >= 1 && !o.output.quiet {
 		// A large table: say how long reading took, in rows per second.
 		fmt.Fprintf(stderr, "udocc fit: read %s: %d rows x %d columns in %.1f s (%.0f rows/s)\n",
 			fs.Arg(0), in.ds.N, in.ds.D, secs, float64(in.ds.N)/secs)
@@ -275,8 +281,8 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 		return summary{}, err
 	}
 	defer tx.Abort()
-	for _, name := range ds.LikelyLabels() {
-		fmt.Fprintf(stderr, "udocc fit: column %q takes two values and looks like a label, but is trained on as a feature; to keep it out, use --label %s\n", name, name)
+	for _, l := range ds.LikelyLabels() {
+		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, l.Name, l.Name)
 	}
 	f, err := fitTable(ctx, ds, o, newProgress(stderr, o.output.quiet))
 	if err != nil {
@@ -310,6 +316,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  no header: line 1 is data, columns named x1..x%d; --header yes if it is a header\n", s.D)
 		}
 	}
+	s.Columns.print(stdout)
 	if s.SelectedRatio != nil {
 		fmt.Fprintf(stdout, "  selected anomaly ratio %.4f", *s.SelectedRatio)
 		if s.DeltaBar != nil {
@@ -335,8 +342,18 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 	}
-	fmt.Fprintf(stdout, "  %.1f s (pretraining %.1f s, fine-tuning %.1f s); results in %s\n",
-		s.Timings.TotalSeconds, s.Timings.PretrainSeconds, s.Timings.FinetuneSeconds, f.dir)
+	t := s.Timings
+	wall := t.ReadSeconds + t.TotalSeconds
+	if !o.started.IsZero() {
+		wall = time.Since(o.started).Seconds()
+	}
+	parts := fmt.Sprintf("reading %.1f s, ", t.ReadSeconds)
+	if t.ScreenSeconds > 0 {
+		parts += fmt.Sprintf("screening fit %.1f s, ", t.ScreenSeconds)
+	}
+	parts += fmt.Sprintf("pretraining %.1f s, fine-tuning %.1f s, scoring %.1f s, writing %.1f s",
+		t.FinalPretrainSecs, t.FinalFinetuneSecs, t.ScoreSeconds, max(0, wall-t.ReadSeconds-t.TotalSeconds))
+	fmt.Fprintf(stdout, "  wall time %.1f s (%s); results in %s\n", wall, parts, f.dir)
 	return nil
 }
 

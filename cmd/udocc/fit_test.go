@@ -77,7 +77,7 @@ func TestFitCSV(t *testing.T) {
 	})
 	sc := readCSV(t, filepath.Join(out, "scores.csv"))
 	t.Run("scores.csv has a row per input row and the right header", func(t *testing.T) {
-		want := []string{"row", "score", "rank", "label", "true_label", "feature_1", "share_1", "feature_2", "share_2", "feature_3", "share_3"}
+		want := []string{"row", "score", "rank", "label", "probability", "true_label", "feature_1", "share_1", "feature_2", "share_2", "feature_3", "share_3"}
 		if !slices.Equal(sc.header, want) {
 			t.Fatalf("header %v, want %v", sc.header, want)
 		}
@@ -95,7 +95,7 @@ func TestFitCSV(t *testing.T) {
 			}
 		}
 	})
-	t.Run("ranks order the scores, 1 the most normal", func(t *testing.T) {
+	t.Run("ranks order the scores, 1 the most anomalous", func(t *testing.T) {
 		scores, ranks := sc.floats(t, "score"), sc.floats(t, "rank")
 		byRank := make([]float64, n)
 		for i, r := range ranks {
@@ -104,8 +104,9 @@ func TestFitCSV(t *testing.T) {
 			}
 			byRank[int(r)-1] = scores[i] + 1 // scores are ≥ 0; +1 marks the slot taken
 		}
+		slices.Reverse(byRank)
 		if !slices.IsSorted(byRank) {
-			t.Error("scores do not rise with rank")
+			t.Error("scores do not fall with rank")
 		}
 	})
 	t.Run("labels are the scores above the threshold", func(t *testing.T) {
@@ -275,16 +276,19 @@ func TestFitJSON(t *testing.T) {
 		}
 	})
 	t.Run("progress goes to stderr in plain lines", func(t *testing.T) {
-		// stderr is a pipe here, not a terminal: a line every tenth of the screening fit
-		// (its pretraining and fine-tuning epochs counted together), then a line per epoch
-		// of these short stages.
+		// stderr is a pipe here, not a terminal: a line every tenth of the screening fit's
+		// autoencoder epochs (counted against --screen-epochs), then a line per epoch of
+		// these short stages.
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 		var want []string
-		screen := training.EnsembleConfig().ScreenEpochs + tinyEpochs
+		screen := training.EnsembleConfig().ScreenEpochs
 		for e := 1; e <= screen; e++ {
 			if e%max(1, screen/10) == 0 || e == screen {
-				want = append(want, fmt.Sprintf("screen epoch %d/%d", e, screen))
+				want = append(want, fmt.Sprintf("screen-pretrain epoch %d/%d", e, screen))
 			}
+		}
+		for e := 1; e <= tinyEpochs; e++ {
+			want = append(want, fmt.Sprintf("screen-finetune epoch %d/%d", e, tinyEpochs))
 		}
 		want = append(want, "pretrain epoch 1/2", "pretrain epoch 2/2", "finetune epoch 1/4", "finetune epoch 2/4",
 			"finetune epoch 3/4", "finetune epoch 4/4")

@@ -146,7 +146,7 @@ func TestTableColumns(t *testing.T) {
 	mustUdocc(t, dir, fitArgs("--label", "y", "--positive", "fraud", "--id", "user", "--drop-text",
 		"--out", "fit", "--append-to", "scored.parquet", "users.csv")...)
 	fit := readCSV(t, filepath.Join(dir, "fit", "scores.csv"))
-	if want := []string{"row", "user", "score", "rank", "label", "true_label"}; len(fit.header) < len(want) || !slices.Equal(fit.header[:len(want)], want) {
+	if want := []string{"row", "user", "score", "rank", "label", "probability", "true_label"}; len(fit.header) < len(want) || !slices.Equal(fit.header[:len(want)], want) {
 		t.Fatalf("scores.csv header %v, want it to start %v (the members' columns follow)", fit.header, want)
 	}
 	if ids := fit.col(t, "user"); ids[0] != "u,000" || ids[149] != "u,149" {

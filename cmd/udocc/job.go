@@ -19,8 +19,9 @@ type fitted struct {
 	o       fitOptions
 	m       *lib.Model
 	members []lib.Member
-	epochs  [][]epochMetrics // member k's metrics after each epoch, where labels are known
-	pre     float64          // seconds until the last pretraining epoch
+	epochs  [][]epochMetrics   // member k's metrics after each epoch, where labels are known
+	pre     float64            // seconds until the last pretraining epoch
+	ends    map[string]float64 // seconds from the fit's start to each stage's last epoch
 	summary summary
 	dir     string
 }
@@ -32,13 +33,19 @@ type epochMetrics struct {
 
 // fitTable fits ds with the library, showing progress on prog, and summarises the fit.
 func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
-	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members)}
+	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members), ends: map[string]float64{}}
 	opts := o.Options
 	start := time.Now()
+	if o.Method == lib.Ensemble {
+		prog.setPlan(o.ScreenEpochs, o.PretrainEpochs, o.Epochs)
+	} else {
+		prog.setPlan(0, o.PretrainEpochs, o.Epochs)
+	}
 	opts.Progress = func(stage string, e, total int) {
 		if stage == "pretrain" {
 			f.pre = time.Since(start).Seconds()
 		}
+		f.ends[stage] = time.Since(start).Seconds()
 		prog.update(stage, e, total)
 	}
 	block := ds

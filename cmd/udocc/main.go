@@ -55,6 +55,7 @@ func commands() []command {
 		{"fit", "[flags] DATA", "train, score and label a table", runFit},
 		{"score", "--model DIR [flags] DATA", "apply a saved model to new rows", runScore},
 		{"explain", "--model DIR [flags] DATA", "say which features drive rows' scores", runExplain},
+		{"cut", "--model DIR --out DIR2 --contamination P|--count K", "write a model with a new threshold, without training", runCut},
 		{"serve", "--model DIR [flags]", "serve a saved model over HTTP (docs/serve.md)", runServe},
 		{"demo", "[flags]", "fit a built-in synthetic table and compare with the truth", runDemo},
 		{"bench", "[flags]", "run the paper's benchmark grid and write its report", runBench},

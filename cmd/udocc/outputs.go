@@ -27,7 +27,8 @@ func (f *fitted) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeScores(filepath.Join(dir, "scores.csv"), idOf(f.ds), f.m.Scores(), f.m.Labels(), f.ds.Y, cols, ex); err != nil {
+	if err := writeScores(filepath.Join(dir, "scores.csv"), f.m.Scores(), scoresFile{id: idOf(f.ds), labels: f.m.Labels(),
+		prob: probabilities(f.m, f.m.Scores()), y: f.ds.Y, cols: cols, ex: ex, rows: f.ds.RowIndex}); err != nil {
 		return err
 	}
 	if err := f.writeHistory(filepath.Join(dir, "history.csv")); err != nil {
@@ -53,48 +54,96 @@ type scoreColumn struct {
 	labels []bool
 }
 
-// writeScores writes row, the id column where there is one, score, rank (1 = most
-// normal), label and, where known, the true label; then each member's score and label
-// for an ensemble; then, where ex is not nil, the features driving each flagged row.
-func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn, ex *explainColumns) error {
-	ranks := lib.Ranks(scores)
+// scoresFile is what scores.csv holds beside the scores: the model's labels and
+// probabilities, the true labels where known, each member's scores, the explanations,
+// and each row's place in the file where rows were left out.
+type scoresFile struct {
+	id     idColumn
+	labels []bool
+	prob   []float64 // each row's probability of being an anomaly; nil without a threshold
+	y      []int
+	cols   []scoreColumn
+	ex     *explainColumns
+	rows   []int // each row's 0-based data row in the file; nil when every row was kept
+}
+
+// writeScores writes row (the 0-based data row of the file), the id column where there
+// is one, score, rank (1 = most anomalous), label, probability and, where known, the
+// true label; then each member's score (and label, where members have their own) for a
+// seed ensemble; then, where ex is not nil, the features driving each flagged row.
+func writeScores(path string, scores []float64, f scoresFile) error {
+	ranks := anomalyRanks(scores)
 	row := func(b []byte, i int) []byte {
-		b = strconv.AppendInt(b, int64(i), 10)
-		if id.values != nil {
-			b = append(append(b, ','), csvField(id.values[i])...)
+		r := i
+		if f.rows != nil {
+			r = f.rows[i]
+		}
+		b = strconv.AppendInt(b, int64(r), 10)
+		if f.id.values != nil {
+			b = append(append(b, ','), csvField(f.id.values[i])...)
 		}
 		b = strconv.AppendFloat(append(b, ','), scores[i], 'g', -1, 64)
 		b = strconv.AppendInt(append(b, ','), int64(ranks[i]), 10)
-		b = append(append(b, ','), label(labels, i)...)
-		if y != nil {
-			b = strconv.AppendInt(append(b, ','), int64(y[i]), 10)
+		b = append(append(b, ','), label(f.labels, i)...)
+		if f.prob != nil {
+			b = strconv.AppendFloat(append(b, ','), f.prob[i], 'f', 4, 64)
 		}
-		for _, c := range cols {
+		if f.y != nil {
+			b = strconv.AppendInt(append(b, ','), int64(f.y[i]), 10)
+		}
+		for _, c := range f.cols {
 			b = strconv.AppendFloat(append(b, ','), c.scores[i], 'g', -1, 64)
-			b = append(append(b, ','), label(c.labels, i)...)
+			if c.labels != nil {
+				b = append(append(b, ','), label(c.labels, i)...)
+			}
 		}
-		return append(ex.cells(b, i), '\n')
+		return append(f.ex.cells(b, i), '\n')
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		bw.WriteString("row")
-		if id.values != nil {
-			bw.WriteString("," + csvField(id.name))
+		if f.id.values != nil {
+			bw.WriteString("," + csvField(f.id.name))
 		}
 		bw.WriteString(",score,rank,label")
-		if y != nil {
+		if f.prob != nil {
+			bw.WriteString(",probability")
+		}
+		if f.y != nil {
 			bw.WriteString(",true_label")
 		}
-		for _, c := range cols {
-			fmt.Fprintf(bw, ",score_%s,label_%s", c.name, c.name)
+		for _, c := range f.cols {
+			fmt.Fprintf(bw, ",score_%s", c.name)
+			if c.labels != nil {
+				fmt.Fprintf(bw, ",label_%s", c.name)
+			}
 		}
-		ex.header(bw)
+		f.ex.header(bw)
 		bw.WriteString("\n")
 		if err := bw.Flush(); err != nil {
 			return err
 		}
 		return writeRows(w, len(scores), row)
 	})
+}
+
+// anomalyRanks are the ranks of scores, 1 for the highest (the most anomalous row) to
+// n: the direction of every rank udocc writes.
+func anomalyRanks(scores []float64) []int32 {
+	r := lib.Ranks(scores)
+	n := int32(len(r))
+	for i := range r {
+		r[i] = n + 1 - r[i]
+	}
+	return r
+}
+
+// probabilities are m's Probability of each score; nil where the model gives none.
+func probabilities(m *lib.Model, scores []float64) []float64 {
+	if math.IsInf(m.Threshold(), 1) || len(scores) == 0 || math.IsNaN(m.Probability(scores[0])) {
+		return nil
+	}
+	return m.Probabilities(scores)
 }
 
 // rowBlock is the rows writeRows formats as one task.

@@ -22,6 +22,45 @@ type progress struct {
 	start time.Time
 	step  int       // bench, plain lines: the last 5% step printed
 	drawn time.Time // bench, terminal: when the bar was last drawn
+	// plan is a fit's stages in order with their epochs (setPlan), from which the time
+	// left is estimated; nil: none is estimated.
+	plan []stagePlan
+}
+
+// stagePlan is one stage of a fit and its epochs.
+type stagePlan struct {
+	name   string
+	epochs int
+}
+
+// setPlan sets a fit's stages from its options: the ensemble's screening fit (its
+// autoencoder's epochs, then its fine-tuning's), then pretraining and fine-tuning.
+func (p *progress) setPlan(screen, pretrain, finetune int) {
+	p.plan = nil
+	if screen > 0 {
+		p.plan = append(p.plan, stagePlan{"screen-pretrain", screen}, stagePlan{"screen-finetune", finetune})
+	}
+	p.plan = append(p.plan, stagePlan{"pretrain", pretrain}, stagePlan{"finetune", finetune})
+}
+
+// left estimates the time left after epoch e of stage, from the time so far per epoch
+// done over the plan's every epoch; 0, false without a plan that names the stage.
+func (p *progress) left(stage string, e int, elapsed time.Duration) (time.Duration, bool) {
+	done, all, found := 0, 0, false
+	for _, s := range p.plan {
+		all += s.epochs
+		switch {
+		case s.name == stage:
+			done += e
+			found = true
+		case !found:
+			done += s.epochs
+		}
+	}
+	if !found || done == 0 {
+		return 0, false
+	}
+	return time.Duration(float64(elapsed) * float64(all-done) / float64(done)), true
 }
 
 func newProgress(w io.Writer, quiet bool) *progress {
@@ -45,9 +84,14 @@ func (p *progress) update(stage string, e, total int) {
 	if p.quiet {
 		return
 	}
-	elapsed := time.Since(p.start).Round(100 * time.Millisecond)
+	el := time.Since(p.start)
+	elapsed := round(el)
+	times := fmt.Sprint(elapsed)
+	if left, ok := p.left(stage, e, el); ok {
+		times = fmt.Sprintf("%v elapsed, about %v left", elapsed, round(left))
+	}
 	if p.tty {
-		fmt.Fprintf(p.w, "\r%-9s %s %3d/%-3d %v ", stage, bar(float64(e)/float64(total)), e, total, elapsed)
+		fmt.Fprintf(p.w, "\r\033[K%-15s %s %3d/%-3d %s ", stage, bar(float64(e)/float64(total)), e, total, times)
 		if e == total {
 			fmt.Fprintln(p.w)
 		}
@@ -55,7 +99,7 @@ func (p *progress) update(stage string, e, total int) {
 	}
 	step := max(1, total/10)
 	if e%step == 0 || e == total {
-		fmt.Fprintf(p.w, "%s epoch %d/%d (%v)\n", stage, e, total, elapsed)
+		fmt.Fprintf(p.w, "%s epoch %d/%d (%s)\n", stage, e, total, times)
 	}
 }
 

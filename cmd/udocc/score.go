@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +28,11 @@ type scoreSummary struct {
 	D         int      `json:"d"`
 	Device    string   `json:"device"`
 	Threshold *float64 `json:"threshold"`
-	Flagged   int      `json:"flagged"`
+	// Cut is the re-cut that drew Threshold on these rows (--contamination, --count,
+	// --threshold); absent for the model's own threshold.
+	Cut     string        `json:"cut,omitempty"`
+	Flagged int           `json:"flagged"`
+	Columns columnsReport `json:"columns"`
 	labelMetrics
 }
 
@@ -37,10 +41,16 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var f modelFlags
 	addModelFlags(fs, &f, "output folder for scores.csv and summary.json (default udocc-out/<data name>-scored)")
 	explain := addExplainFlag(fs)
+	var cf cutFlags
+	addCutFlags(fs, &cf, "the rows scored")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := checkExplain(*explain); err != nil {
+		return err
+	}
+	cut, err := cf.cut(fs, false)
+	if err != nil {
 		return err
 	}
 	if err := f.check(fs); err != nil {
@@ -63,7 +73,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer tx.Abort()
-	s, b, err := writeScored(tx.Dir(), m, f.model, fs.Arg(0), ds, *explain)
+	s, b, err := writeScored(tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, cut)
 	if err != nil {
 		return err
 	}
@@ -80,6 +90,10 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if !f.output.quiet {
 		fmt.Fprintf(stdout, "udocc score: %s (%d rows) with %s: %d flagged; results in %s\n", ds.Name, ds.N, f.model, s.Flagged, f.output.out)
+		if cut != nil {
+			fmt.Fprintf(stdout, "  re-cut %s on these rows: threshold %.6g (the model's own is untouched)\n", s.Cut, *s.Threshold)
+		}
+		s.Columns.print(stdout)
 	}
 	return nil
 }
@@ -94,15 +108,27 @@ type scored struct {
 
 // writeScored scores ds, read from path, with the model saved in dir and writes
 // scores.csv and summary.json into out; it returns the summary and its JSON.
-func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int) (scored, []byte, error) {
+// A cut, when not nil, draws the threshold anew on these rows' scores (Model.Recut on
+// the loaded model; the saved one is untouched).
+func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *lib.Cut) (scored, []byte, error) {
+	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
 	final, dist, err := m.ScoreDataset(ds)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 	}
+	if cut != nil {
+		if _, err := m.Recut(final, *cut); err != nil {
+			return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
+		}
+	}
 	labels := m.Label(final)
 	s := scored{scores: final, labels: labels}
 	s.scoreSummary = scoreSummary{Udocc: Version, Model: dir, Data: ds.Name, Source: ds.Path, Method: string(m.Method()),
-		N: ds.N, D: ds.D, Device: m.Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels)}
+		N: ds.N, D: ds.D, Device: m.Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels),
+		Columns: columnsOf(ds, imputed, nil)}
+	if cut != nil {
+		s.Cut = cut.String()
+	}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 	var cols []scoreColumn
 	if members := m.Members(); len(members) > 1 {
@@ -114,7 +140,8 @@ func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, e
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := writeScores(filepath.Join(out, "scores.csv"), idOf(ds), final, labels, ds.Y, cols, ex); err != nil {
+	if err := writeScores(filepath.Join(out, "scores.csv"), final, scoresFile{id: idOf(ds), labels: labels,
+		prob: probabilities(m, final), y: ds.Y, cols: cols, ex: ex, rows: ds.RowIndex}); err != nil {
 		return scored{}, nil, err
 	}
 	b, err := json.MarshalIndent(s.scoreSummary, "", "  ")
@@ -149,74 +176,23 @@ func openScored(fs *pflag.FlagSet, dir, path, device string, f inputFlags, t tab
 	if err != nil {
 		return nil, nil, nil, libError(err)
 	}
-	in, err := loadTable(path, f, t, scoreSelection(fs, t, m))
+	f, t, optional := scoreLabel(fs, f, t, m)
+	in, err := loadTableLabel(path, f, t, scoreSelection(fs, t, m), optional)
 	if err != nil {
 		m.Close()
 		return nil, nil, nil, err
 	}
-	ds, err := matchColumns(in.ds, m.Features(), dir)
-	if err == nil && ds.D != m.Inputs() {
-		err = fmt.Errorf("%s has %d columns, the model in %s was trained on %d", path, ds.D, dir, m.Inputs())
-	}
+	ds, err := m.MatchColumns(in.ds)
 	if err != nil {
 		in.remove()
 		m.Close()
-		return nil, nil, nil, err
+		return nil, nil, nil, fmt.Errorf("%s: the model in %s: %w", path, dir, libError(err))
 	}
 	return m, in, ds, nil
 }
 
 // scoreOutputs are the paths udocc score writes into --out, as outdir.Begin matches them.
 var scoreOutputs = []string{"scores.csv", "summary.json"}
-
-// matchColumns orders ds's columns as the model's inputs. When both the model and the
-// file name their columns, columns match by name (reordered where the file's order
-// differs), and a missing or an extra column is an error naming it; otherwise they
-// match by position, and only their count is checked.
-func matchColumns(ds *data.Dataset, features []string, dir string) (*data.Dataset, error) {
-	if len(features) == 0 || !ds.Named {
-		return ds, nil // by position: the caller checks the count
-	}
-	pos := map[string]int{}
-	for j, f := range ds.Features {
-		pos[f] = j
-	}
-	var missing, extra []string
-	order := make([]int, len(features))
-	known := map[string]bool{}
-	for i, f := range features {
-		known[f] = true
-		j, ok := pos[f]
-		if !ok {
-			missing = append(missing, f)
-		}
-		order[i] = j
-	}
-	for _, f := range ds.Features {
-		if !known[f] {
-			extra = append(extra, f)
-		}
-	}
-	if len(missing) > 0 || len(extra) > 0 {
-		msg := fmt.Sprintf("%s has %d columns, the model in %s was trained on %d, matched by name:", source(ds), ds.D, dir, len(features))
-		if len(missing) > 0 {
-			msg += fmt.Sprintf(" missing %s;", quoteAll(missing))
-		}
-		if len(extra) > 0 {
-			msg += fmt.Sprintf(" not in the model %s (--label for a label column)", quoteAll(extra))
-		}
-		return nil, errors.New(msg)
-	}
-	out := *ds
-	out.Features = append([]string(nil), features...)
-	out.X = make([]float32, len(ds.X))
-	for r := 0; r < ds.N; r++ {
-		for i, j := range order {
-			out.X[r*ds.D+i] = ds.X[r*ds.D+j]
-		}
-	}
-	return &out, nil
-}
 
 func quoteAll(xs []string) string {
 	q := make([]string, len(xs))

@@ -68,9 +68,9 @@ func TestScoreMatchesFit(t *testing.T) {
 			t.Errorf("score --quiet said %q on stdout and %q on stderr, want nothing", r.stdout, r.stderr)
 		}
 		sc := readCSV(t, filepath.Join(dir, "new", "scores.csv"))
-		want := []string{"row", "score", "rank", "label"} // no true_label; then the default ensemble's members
+		want := []string{"row", "score", "rank", "label", "probability"} // no true_label; then the default ensemble's members
 		for seed := range 5 {
-			want = append(want, fmt.Sprintf("score_seed%d", seed), fmt.Sprintf("label_seed%d", seed))
+			want = append(want, fmt.Sprintf("score_seed%d", seed)) // no label: members have no threshold of their own
 		}
 		want = append(want, "feature_1", "share_1", "feature_2", "share_2", "feature_3", "share_3") // --explain 3
 		if !slices.Equal(sc.header, want) || len(sc.rows) != 37 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -42,7 +44,114 @@ type summary struct {
 	Features    []string        `json:"features"`
 	Selection   *data.Selection `json:"selection,omitempty"`
 	TextDropped []string        `json:"text_columns_dropped,omitempty"`
+	Columns     columnsReport   `json:"columns"`
 	Members     []memberSummary `json:"members,omitempty"`
+}
+
+// columnsReport says which columns of the table were features, which were left out and
+// why, and what became of its missing cells: summary.json's "columns", and the lines
+// fit and score print.
+type columnsReport struct {
+	Used    []string        `json:"used"`
+	Dropped []droppedColumn `json:"dropped,omitempty"`
+	// Imputed counts the missing cells of each feature filled with its training median.
+	Imputed []imputedColumn `json:"imputed,omitempty"`
+	// Constant names the features with one value only, which carry no information (kept,
+	// standardised by 1).
+	Constant []string `json:"constant,omitempty"`
+	// RowsWithoutValues are the 0-based data rows left out because every feature of theirs
+	// is missing; RowsDropped counts those left out under --missing drop-rows.
+	RowsWithoutValues []int `json:"rows_without_values,omitempty"`
+	RowsDropped       int   `json:"rows_dropped_missing,omitempty"`
+}
+
+type droppedColumn struct {
+	Name string `json:"name"`
+	Why  string `json:"why"` // label, id, --drop, text, no values
+}
+
+type imputedColumn struct {
+	Name  string `json:"name"`
+	Cells int    `json:"cells"`
+}
+
+// columnsOf reports ds's columns; imputed counts each feature's imputed cells (nil for
+// none), constant lists the constant features' indexes.
+func columnsOf(ds *data.Dataset, imputed []int, constant []int) columnsReport {
+	r := columnsReport{Used: ds.Features, RowsWithoutValues: ds.EmptyRows, RowsDropped: ds.RowsDropped}
+	if ds.LabelName != "" {
+		r.Dropped = append(r.Dropped, droppedColumn{ds.LabelName, "label"})
+	}
+	if ds.IDName != "" {
+		r.Dropped = append(r.Dropped, droppedColumn{ds.IDName, "id"})
+	}
+	for _, c := range ds.Selection.Drop {
+		if c != ds.IDName && c != ds.LabelName {
+			r.Dropped = append(r.Dropped, droppedColumn{c, "--drop"})
+		}
+	}
+	for _, c := range ds.TextDropped {
+		r.Dropped = append(r.Dropped, droppedColumn{c, "text"})
+	}
+	for _, c := range ds.EmptyColumns {
+		r.Dropped = append(r.Dropped, droppedColumn{c, "no values"})
+	}
+	for j, c := range imputed {
+		if c > 0 && j < len(ds.Features) {
+			r.Imputed = append(r.Imputed, imputedColumn{ds.Features[j], c})
+		}
+	}
+	for _, j := range constant {
+		if j < len(ds.Features) {
+			r.Constant = append(r.Constant, ds.Features[j])
+		}
+	}
+	return r
+}
+
+// print writes the report as a few indented lines.
+func (r columnsReport) print(w io.Writer) {
+	fmt.Fprintf(w, "  features (%d): %s\n", len(r.Used), shortList(r.Used, 12))
+	if len(r.Dropped) > 0 {
+		parts := make([]string, len(r.Dropped))
+		for i, d := range r.Dropped {
+			parts[i] = fmt.Sprintf("%s (%s)", d.Name, d.Why)
+		}
+		fmt.Fprintf(w, "  left out: %s\n", shortList(parts, 12))
+	}
+	if len(r.Imputed) > 0 {
+		total, parts := 0, make([]string, len(r.Imputed))
+		for i, c := range r.Imputed {
+			total += c.Cells
+			parts[i] = fmt.Sprintf("%s %d", c.Name, c.Cells)
+		}
+		fmt.Fprintf(w, "  missing cells imputed with the training median: %d (%s); --missing error or drop-rows to refuse them\n", total, shortList(parts, 12))
+	}
+	if len(r.Constant) > 0 {
+		fmt.Fprintf(w, "  constant (no information): %s\n", shortList(r.Constant, 12))
+	}
+	if n := len(r.RowsWithoutValues); n > 0 {
+		rows := make([]string, min(n, 10))
+		for i := range rows {
+			rows[i] = fmt.Sprint(r.RowsWithoutValues[i])
+		}
+		more := ""
+		if n > 10 {
+			more = ", …"
+		}
+		fmt.Fprintf(w, "  %d %s with no value at all left out, not scored (data rows %s%s, 0-based)\n", n, plural(n, "row", "rows"), strings.Join(rows, ", "), more)
+	}
+	if r.RowsDropped > 0 {
+		fmt.Fprintf(w, "  %d %s with a missing cell left out (--missing drop-rows)\n", r.RowsDropped, plural(r.RowsDropped, "row", "rows"))
+	}
+}
+
+// shortList joins up to most items, then says how many more there are.
+func shortList(xs []string, most int) string {
+	if len(xs) <= most {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:most], ", ") + fmt.Sprintf(", and %d more", len(xs)-most)
 }
 
 type configJSON struct {
@@ -65,10 +174,31 @@ type configJSON struct {
 	Threads        int      `json:"threads"`
 }
 
+// timings are a fit's wall times: TotalSeconds the library's fit (from its start to its
+// model, scored and thresholded), and its parts; ReadSeconds the table's reading before
+// it. PretrainSeconds is, as before, the time to the last pretraining epoch (the
+// screening fit's included).
 type timings struct {
 	PretrainSeconds float64 `json:"pretrain_seconds"`
 	FinetuneSeconds float64 `json:"finetune_seconds"`
 	TotalSeconds    float64 `json:"total_seconds"`
+	ReadSeconds     float64 `json:"read_seconds"`
+	// The fit's parts, one after another, adding up to TotalSeconds: the screening fit,
+	// the final fit's pretraining and fine-tuning, and the scoring and thresholding of
+	// every row after them.
+	ScreenSeconds     float64 `json:"screen_seconds,omitempty"`
+	FinalPretrainSecs float64 `json:"final_pretrain_seconds"`
+	FinalFinetuneSecs float64 `json:"final_finetune_seconds"`
+	ScoreSeconds      float64 `json:"score_seconds"`
+}
+
+// stageTimes fills the fit's parts from the stages' ends (seconds from its start).
+func (t *timings) stageTimes(ends map[string]float64) {
+	screen := ends["screen-finetune"]
+	pre := max(ends["pretrain"], screen)
+	fine := max(ends["finetune"], pre)
+	t.ScreenSeconds, t.FinalPretrainSecs, t.FinalFinetuneSecs = screen, pre-screen, fine-pre
+	t.ScoreSeconds = max(0, t.TotalSeconds-fine)
 }
 
 // spread summarises a value over epochs.
@@ -156,8 +286,9 @@ func (f *fitted) summarise(total float64) summary {
 		},
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),
-		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total},
+		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total, ReadSeconds: o.readSeconds},
 	}
+	s.Timings.stageTimes(f.ends)
 	for _, mem := range f.members {
 		s.Seeds = append(s.Seeds, mem.Seed)
 	}
@@ -166,6 +297,7 @@ func (f *fitted) summarise(total float64) summary {
 		s.Header = &ds.Named
 	}
 	s.Features, s.TextDropped = ds.Features, ds.TextDropped
+	s.Columns = columnsOf(ds, m.TrainingMissing(), m.ConstantColumns())
 	if !ds.Selection.IsZero() {
 		s.Selection = &ds.Selection
 	}
@@ -234,4 +366,11 @@ func trimOf(o fitOptions) float64 {
 		return 0
 	}
 	return o.Trim
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -92,7 +92,7 @@ func TestProgressBar(t *testing.T) {
 		lines      int      // newlines in the output
 	}{
 		{"terminal: one bar redrawn, ended by a newline", true, false,
-			[]string{"\rfinetune  [=  ", "]   1/20", "\rfinetune  [" + strings.Repeat("=", 30) + "]  20/20"}, 1},
+			[]string{"\r\033[Kfinetune        [=  ", "]   1/20", "\r\033[Kfinetune        [" + strings.Repeat("=", 30) + "]  20/20"}, 1},
 		{"no terminal: a line every tenth", false, false,
 			[]string{"finetune epoch 2/20", "finetune epoch 20/20"}, 10},
 		{"quiet: nothing", false, true, nil, 0},

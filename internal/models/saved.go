@@ -65,6 +65,35 @@ type Meta struct {
 	// Normal is the unflagged training rows' per-feature median and spread, from which
 	// rows are explained; absent in a model saved before it was kept.
 	Normal *Normal `json:"normal,omitempty"`
+	// Label is the training table's label column, which score leaves out of any table
+	// that has it; absent when the table had none (or no header).
+	Label *Label `json:"label,omitempty"`
+	// Medians are the training rows' per-feature medians, in the input's units, which a
+	// missing cell is imputed with, in training and in scoring; absent in a model saved
+	// before they were kept.
+	Medians []float64 `json:"impute_medians,omitempty"`
+	// Missing counts the training table's missing cells per feature, imputed with
+	// Medians; absent when none was missing.
+	Missing []int `json:"missing,omitempty"`
+	// Tail is the ensemble's training scores at a grid of top shares, from which a new
+	// threshold is drawn without the rows (udocc cut), and the probability is anchored.
+	Tail *Tail `json:"training_scores,omitempty"`
+}
+
+// Label is the label column of a training table.
+type Label struct {
+	Name     string `json:"name"`
+	Positive string `json:"positive,omitempty"`
+}
+
+// Tail is a sketch of n training scores: Scores[i] is the score above which the top
+// Shares[i] of them lie (Shares descending from 1/n... to 1/2, geometrically spaced), and
+// Median the middle one.
+type Tail struct {
+	N      int       `json:"n"`
+	Median float64   `json:"median"`
+	Shares []float64 `json:"shares"`
+	Scores []float64 `json:"scores"`
 }
 
 // Member is one network of a saved model.
@@ -173,6 +202,25 @@ func (m *Meta) Validate() error {
 	if m.Normal != nil {
 		if err := m.Normal.validate(m.Sizes[0]); err != nil {
 			return err
+		}
+	}
+	if m.Medians != nil && len(m.Medians) != m.Sizes[0] {
+		return fmt.Errorf("impute_medians: %d for %d inputs (sizes[0]): %w", len(m.Medians), m.Sizes[0], ErrFormat)
+	}
+	for j, v := range m.Medians {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("impute_medians[%d] is %v: want a finite number: %w", j, v, ErrFormat)
+		}
+	}
+	if t := m.Tail; t != nil {
+		if t.N < 2 || len(t.Shares) != len(t.Scores) || len(t.Shares) == 0 || math.IsNaN(t.Median) || math.IsInf(t.Median, 0) {
+			return fmt.Errorf("training_scores: n %d, %d shares, %d scores: %w", t.N, len(t.Shares), len(t.Scores), ErrFormat)
+		}
+		for i := range t.Shares {
+			if !(t.Shares[i] > 0 && t.Shares[i] < 1) || math.IsNaN(t.Scores[i]) || math.IsInf(t.Scores[i], 0) ||
+				i > 0 && !(t.Shares[i] > t.Shares[i-1] && t.Scores[i] <= t.Scores[i-1]) {
+				return fmt.Errorf("training_scores: share %v, score %v at %d: want shares ascending in (0, 1), scores descending, finite: %w", t.Shares[i], t.Scores[i], i, ErrFormat)
+			}
 		}
 	}
 	return m.validateEnsemble()

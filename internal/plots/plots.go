@@ -323,6 +323,9 @@ type Histogram struct {
 	Groups        []Series // Name, Y (the values) and Color are used
 	Bins          int
 	Marks         []Mark // vertical marks only
+	// LogCount draws the counts on a log axis, so that a bin of a few rows beside one of
+	// thousands stays visible; empty bins are not drawn.
+	LogCount bool
 }
 
 // Save draws the histogram to path as a PNG of 6 x 4 inches.
@@ -331,6 +334,9 @@ func (h Histogram) Save(path string) error {
 	p.Title.Text = h.Title
 	p.X.Label.Text = h.XLabel
 	p.Y.Label.Text = "rows"
+	if h.LogCount {
+		p.Y.Label.Text = "rows (log scale)"
+	}
 	p.Legend.Top = true
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, g := range h.Groups {
@@ -359,18 +365,24 @@ func (h Histogram) Save(path string) error {
 			hb = append(hb, plotter.HistogramBin{Min: lo + float64(i)*width, Max: lo + float64(i+1)*width, Weight: c})
 			ymax = math.Max(ymax, c)
 		}
-		hist := &plotter.Histogram{Bins: hb, Width: width, FillColor: fade(g.Color), LineStyle: draw.LineStyle{Color: g.Color, Width: vg.Points(0.5)}}
+		hist := &plotter.Histogram{Bins: hb, Width: width, FillColor: fade(g.Color), LineStyle: draw.LineStyle{Color: g.Color, Width: vg.Points(0.5)}, LogY: h.LogCount}
 		p.Add(hist)
 		if g.Name != "" {
 			p.Legend.Add(fmt.Sprintf("%s (%d)", g.Name, len(g.Y)), hist)
 		}
 	}
+	ymin := 0.0
 	p.Y.Min, p.Y.Max = 0, ymax*1.35 // room for the legend above the bars
+	if h.LogCount {
+		ymin = 0.5
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.Y.Min, p.Y.Max = ymin, math.Max(ymax, 1)*4
+	}
 	for _, m := range h.Marks {
 		if !shown(m.X, false) {
 			continue
 		}
-		if err := addMark(p, m, plotter.XYs{{X: m.X, Y: 0}, {X: m.X, Y: ymax}}); err != nil {
+		if err := addMark(p, m, plotter.XYs{{X: m.X, Y: ymin}, {X: m.X, Y: math.Max(ymax, 1)}}); err != nil {
 			return err
 		}
 	}

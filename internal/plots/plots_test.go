@@ -47,3 +47,44 @@ func TestFigureAndHistogram(t *testing.T) {
 		t.Error("an empty histogram gave no error")
 	}
 }
+
+// TestHistogramLogCount is issue 42 item 10: with a log count axis, 60 flagged rows
+// among 3,000 show as bars, where a linear axis leaves them almost invisible.
+func TestHistogramLogCount(t *testing.T) {
+	var all, flagged []float64
+	for i := range 3000 {
+		v := math.Sin(float64(i)) // in [-1, 1]
+		if i%50 == 0 {
+			v = 2 + 6*float64(i)/3000 // a long tail of 60 rows
+			flagged = append(flagged, v)
+		}
+		all = append(all, v)
+	}
+	redPixels := func(logCount bool) int {
+		path := filepath.Join(t.TempDir(), "h.png")
+		h := Histogram{Title: "h", XLabel: "score", Bins: 60, LogCount: logCount,
+			Groups: []Series{{Name: "all rows", Y: all, Color: Blue}, {Name: "flagged", Y: flagged, Color: Red}},
+			Marks:  []Mark{VMark("threshold", 1.5, Orange, true)}}
+		if err := h.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		checkPNG(t, path)
+		b, _ := os.ReadFile(path)
+		img, _ := png.Decode(bytes.NewReader(b))
+		n := 0
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r > 0xa000 && g < 0x9000 && bl < 0x9000 && r-g > 0x3000 { // the flagged bars' faded red
+					n++
+				}
+			}
+		}
+		return n
+	}
+	lin, log := redPixels(false), redPixels(true)
+	t.Logf("red pixels: log %d, linear %d", log, lin)
+	if log < 3*lin || log < 500 {
+		t.Errorf("flagged rows' red pixels: %d on a log count axis, %d on a linear one; want the log axis to show them", log, lin)
+	}
+}

@@ -248,24 +248,20 @@ func KeepBelow(scores []float64, trim float64) []bool {
 	return keep
 }
 
-// screening returns the hooks of a screening fit: its epochs are reported as stage
-// "screen" (pretraining then fine-tuning, one count), its Epoch callback is ScreenEpoch,
-// and it has no Network callback, which belongs to the final fit.
+// screening returns the hooks of a screening fit: its epochs are reported as stages
+// "screen-pretrain" and "screen-finetune", each counted against its own total, its Epoch
+// callback is ScreenEpoch, and it has no Network callback, which belongs to the final fit.
 func (h *Hooks) screening(cfg Config) *Hooks {
 	if h == nil {
 		return nil
 	}
-	total := cfg.PretrainEpochs + cfg.Epochs
 	out := &Hooks{Stop: h.Stop}
 	if h.ScreenEpoch != nil {
 		out.Epoch = func(k, e int, scores []float64, _ []bool) { h.ScreenEpoch(k, e, scores) }
 	}
 	if h.Progress != nil {
-		out.Progress = func(stage string, e, _ int) {
-			if stage == "finetune" {
-				e += cfg.PretrainEpochs
-			}
-			h.Progress("screen", e, total)
+		out.Progress = func(stage string, e, total int) {
+			h.Progress("screen-"+stage, e, total)
 		}
 	}
 	return out
