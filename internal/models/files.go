@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/udocc/udocc/internal/regfile"
 )
 
 // The roles of a saved model's network files.
@@ -32,20 +33,29 @@ type File struct {
 	Seed   uint64 `json:"seed"`
 	Method string `json:"method"`
 	SHA256 string `json:"sha256"` // lower-case hex
+	// Bytes is the file's size as the fit wrote it; 0 in a model.json written before
+	// sizes were recorded. A file of another size is refused before it is read.
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
-// HashFile is the lower-case hex SHA-256 of the file at path.
-func HashFile(path string) (string, error) {
-	f, err := os.Open(path)
+// HashFile is the lower-case hex SHA-256 of the regular file at path and its size;
+// a device, a named pipe or a socket is refused (internal/regfile) before it is read,
+// and so is a file of other than want bytes where want > 0.
+func HashFile(path string, want int64) (string, int64, error) {
+	f, st, err := regfile.Open(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	if want > 0 && st.Size() != want {
+		return "", 0, fmt.Errorf("%s: %d bytes, but the model's %s records %d: %w", path, st.Size(), MetaFile, want, ErrChanged)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // roles lists the files the members name, each with its role, member and seed; the
@@ -66,11 +76,11 @@ func (m *Meta) roles() []File {
 func (m *Meta) RecordFiles(dir string) error {
 	files := m.roles()
 	for i := range files {
-		h, err := HashFile(filepath.Join(dir, files[i].Name))
+		h, n, err := HashFile(filepath.Join(dir, files[i].Name), 0)
 		if err != nil {
 			return fmt.Errorf("models: %w", err)
 		}
-		files[i].SHA256 = h
+		files[i].SHA256, files[i].Bytes = h, n
 	}
 	m.Files = files
 	return nil
@@ -88,8 +98,8 @@ func (m *Meta) CheckFiles(dir string) error {
 	}
 	for i, w := range want {
 		f := m.Files[i]
-		w.SHA256 = f.SHA256
-		if f != w || len(f.SHA256) != sha256.Size*2 {
+		w.SHA256, w.Bytes = f.SHA256, f.Bytes
+		if f != w || f.Bytes < 0 || len(f.SHA256) != sha256.Size*2 {
 			return fmt.Errorf("models: %s: files[%d] is %+v, want %s's %s (member %d, seed %d, method %s) with its sha256: %w",
 				filepath.Join(dir, MetaFile), i, f, w.Name, w.Role, w.Member, w.Seed, w.Method, ErrFormat)
 		}
@@ -100,7 +110,7 @@ func (m *Meta) CheckFiles(dir string) error {
 	}
 	for _, f := range m.Files {
 		path := filepath.Join(dir, f.Name)
-		h, err := HashFile(path)
+		h, _, err := HashFile(path, f.Bytes)
 		if err != nil {
 			return fmt.Errorf("models: %w", err)
 		}
