@@ -17,7 +17,8 @@ var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 
 // Score returns the anomaly scores of rows, each of as many numbers as the training
 // rows, standardised as the training rows were. On the training rows it returns
-// Scores exactly.
+// Scores exactly. Score and the other methods that score, explain or save may run
+// concurrently, with each other and with Close (after which they return ErrClosed).
 func (m *Model) Score(rows [][]float64) ([]float64, error) {
 	s, _, err := m.ScoreMembers(rows)
 	return s, err
@@ -26,9 +27,6 @@ func (m *Model) Score(rows [][]float64) ([]float64, error) {
 // ScoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
 // (member by member, as Members lists them): on the training rows, the Members' Scores.
 func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
-	if m.nets == nil {
-		return nil, nil, errors.New("udocc: the model is closed")
-	}
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
 		return nil, nil, err
@@ -39,9 +37,10 @@ func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
 // ScoreDataset is ScoreMembers on a table read with package data, as FitDataset is Fit
 // on one; ds must have the training table's columns, in its order.
 func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
-	if m.nets == nil {
-		return nil, nil, errors.New("udocc: the model is closed")
+	if err := m.calls.enter(); err != nil {
+		return nil, nil, err
 	}
+	defer m.calls.leave()
 	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.meta.Sizes[0])
 	}
@@ -114,14 +113,14 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error
 		for k, g := range m.nets {
 			d, err := g.DistancesOf(x, hi-lo, ds.D)
 			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo, hi-1, err)
+				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo+1, hi, err)
 			}
 			copy(dist[k][lo:hi], d)
 		}
 		for k, g := range m.aes {
 			r, err := g.ReconstructionOf(x, hi-lo, ds.D)
 			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo, hi-1, err)
+				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo+1, hi, err)
 			}
 			copy(rec[k][lo:hi], r)
 		}
