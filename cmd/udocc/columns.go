@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
@@ -155,13 +156,26 @@ func loadTable(path string, f inputFlags, t tableFlags, sel data.Selection) (*in
 	return in, nil
 }
 
-// spoolStdin copies stdin into a temporary file named for its format, and returns the
-// path to read it by and the function that disposes of it. Where the system can open a
-// file by its descriptor (/proc/self/fd on Linux), the file is unlinked as soon as it
-// is created, so that no copy is left behind, even by a process that is killed; done
-// closes it. Elsewhere done removes it.
+// spoolStdin copies stdin into a temporary file named for its format in TMPDIR, and
+// returns the path to read it by and the function that disposes of it. Where the system
+// can open a file by its descriptor (/proc/self/fd on Linux), the file is unlinked as
+// soon as it is created, so that no copy is left behind, even by a process that is
+// killed; done closes it. Elsewhere done removes it, and so does every error.
 func spoolStdin(format string) (path string, done func(), err error) {
-	f, err := os.CreateTemp("", "udocc-stdin-*."+format)
+	return spool(os.Stdin, os.TempDir(), format)
+}
+
+// spoolReserve is the free space that spooling stdin leaves on TMPDIR's file system: a
+// tenth of it, at most 1 GiB. A stream that would take more is refused (docs/cli.md)
+// instead of filling the disk that other programs write to.
+func spoolReserve(total uint64) uint64 { return min(total/10, 1<<30) }
+
+// spoolCheckEvery is how many bytes spool copies between two looks at the free space.
+const spoolCheckEvery = 4 << 20
+
+// spool is spoolStdin reading r into a file in dir.
+func spool(r io.Reader, dir, format string) (path string, done func(), err error) {
+	f, err := os.CreateTemp(dir, "udocc-stdin-*."+format)
 	if err != nil {
 		return "", nil, err
 	}
@@ -170,11 +184,28 @@ func spoolStdin(format string) (path string, done func(), err error) {
 	if byFD := fmt.Sprintf("/proc/self/fd/%d", f.Fd()); fileExists(byFD) && os.Remove(path) == nil {
 		path, done = byFD, func() { f.Close() }
 	}
-	if _, err := io.Copy(f, os.Stdin); err != nil {
-		done()
-		return "", nil, fmt.Errorf("reading stdin: %w", err)
+	var copied int64
+	for {
+		var st unix.Statfs_t
+		if err := unix.Fstatfs(int(f.Fd()), &st); err == nil {
+			bs := uint64(st.Bsize)
+			free, reserve := st.Bavail*bs, spoolReserve(st.Blocks*bs)
+			if free < reserve+spoolCheckEvery {
+				done()
+				return "", nil, fmt.Errorf("reading stdin: after %d bytes, the temporary folder %s (TMPDIR) has %d MiB free, and udocc leaves %d MiB of it free: set TMPDIR to a folder with more space, or give DATA as a file",
+					copied, dir, free>>20, reserve>>20)
+			}
+		}
+		n, err := io.CopyN(f, r, spoolCheckEvery)
+		copied += n
+		if err == io.EOF {
+			return path, done, nil
+		}
+		if err != nil {
+			done()
+			return "", nil, fmt.Errorf("reading stdin into %s (TMPDIR): %w", dir, err)
+		}
 	}
-	return path, done, nil
 }
 
 func fileExists(path string) bool {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -184,8 +185,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkClobber(fs.Arg(0), "", o.output, o.table); err != nil {
 		return err
 	}
-	if o.nproc < 1 || o.nproc > 1024 {
-		return usagef("--nproc %d: want 1..1024", o.nproc)
+	if most := maxRanks(); o.nproc < 1 || o.nproc > most {
+		return usagef("--nproc %d: want 1 to %d on this machine (%d cores, at most %d ranks a core and %d in all); each rank is a process with its own libtorch",
+			o.nproc, most, runtime.NumCPU(), ranksPerCore, maxNproc)
 	}
 	if o.distTimeout <= 0 {
 		return usagef("--dist-timeout %v: want a positive duration", o.distTimeout)
