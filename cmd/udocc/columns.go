@@ -43,6 +43,11 @@ func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.drop, "drop", "", "columns not to train on, comma-separated")
 	fs.BoolVar(&t.dropText, "drop-text", false, "leave out the non-numeric columns instead of refusing them")
 	fs.StringVar(&t.positive, "positive", "", "the --label value that marks an anomaly, for labels other than 0/1, -1/1 (-1 = outlier) and true/false")
+}
+
+// addSendFlags adds --scores-to and --append-to, which fit and score honour (explain
+// writes no scores, so it does not take them).
+func addSendFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.scoresTo, "scores-to", "", "also write scores.csv here; - is stdout (the report then goes to stderr)")
 	fs.StringVar(&t.appendTo, "append-to", "", "write DATA with score, rank and label columns added to this .csv or .parquet file")
 }
@@ -69,7 +74,21 @@ func (t tableFlags) check(asJSON bool) error {
 			return usagef("--append-to: %v", err)
 		}
 	}
+	if t.scoresTo != "" && t.scoresTo != "-" && t.appendTo != "" && samePath(t.scoresTo, t.appendTo) {
+		return usagef("--scores-to %s and --append-to %s are the same file: one would overwrite the other; name two files", t.scoresTo, t.appendTo)
+	}
 	return nil
+}
+
+// samePath reports whether a and b name one file: the same path once made absolute and
+// its links resolved, or the same existing file (a hard link).
+func samePath(a, b string) bool {
+	if resolved(a) == resolved(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // delim is the data.LoadOptions.Delimiter --delimiter names; 0 for auto.

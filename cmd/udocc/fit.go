@@ -168,6 +168,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	addOutputFlags(fs, &o.output, "output folder (default udocc-out/<data name>)")
 	addInputFlags(fs, &o.input)
 	addTableFlags(fs, &o.table)
+	addSendFlags(fs, &o.table)
 	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
 	fs.DurationVar(&o.distTimeout, "dist-timeout", lib.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	if err := parse(fs, args); err != nil {

@@ -86,22 +86,45 @@ func (m *Meta) RecordFiles(dir string) error {
 	return nil
 }
 
+// fileMismatch is the first field of f, as model.json spells it, that differs from w,
+// the file the members name, with both values; "" where they agree (sha256 and bytes
+// are the file's own, only checked for their form).
+func fileMismatch(f, w File) (field string, got, want any) {
+	switch {
+	case f.Name != w.Name:
+		return "name", fmt.Sprintf("%q", f.Name), fmt.Sprintf("%q", w.Name)
+	case f.Role != w.Role:
+		return "role", f.Role, w.Role
+	case f.Member != w.Member:
+		return "member", f.Member, w.Member
+	case f.Seed != w.Seed:
+		return "seed", f.Seed, w.Seed
+	case f.Method != w.Method:
+		return "method", f.Method, w.Method
+	case len(f.SHA256) != sha256.Size*2:
+		return "sha256", fmt.Sprintf("%q", f.SHA256), fmt.Sprintf("%d hex digits", sha256.Size*2)
+	case f.Bytes < 0:
+		return "bytes", f.Bytes, "a size >= 0"
+	}
+	return "", nil, nil
+}
+
 // CheckFiles checks that m.Files describes every network file the members name, in its
 // role, and that each file in dir still has the bytes the fit wrote; an error names the
 // file, what it should hold and, where its bytes are another recorded file's, whose they
 // are.
 func (m *Meta) CheckFiles(dir string) error {
 	want := m.roles()
+	meta := filepath.Join(dir, MetaFile)
 	if len(m.Files) != len(want) {
-		return fmt.Errorf("models: %s: files: %d entries for the %d network files the members name: %w",
-			filepath.Join(dir, MetaFile), len(m.Files), len(want), ErrFormat)
+		return fmt.Errorf("models: %s: files: %d entries, but the %d members name %d network files: %w",
+			meta, len(m.Files), len(m.Members), len(want), ErrFormat)
 	}
 	for i, w := range want {
 		f := m.Files[i]
-		w.SHA256, w.Bytes = f.SHA256, f.Bytes
-		if f != w || f.Bytes < 0 || len(f.SHA256) != sha256.Size*2 {
-			return fmt.Errorf("models: %s: files[%d] is %+v, want %s's %s (member %d, seed %d, method %s) with its sha256: %w",
-				filepath.Join(dir, MetaFile), i, f, w.Name, w.Role, w.Member, w.Seed, w.Method, ErrFormat)
+		if field, got, exp := fileMismatch(f, w); field != "" {
+			return fmt.Errorf("models: %s: files[%d].%s is %v, but members[%d] makes it %v (%s's %s): %w",
+				meta, i, field, got, w.Member, exp, w.Name, w.Role, ErrFormat)
 		}
 	}
 	byHash := map[string]File{}

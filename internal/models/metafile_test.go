@@ -84,3 +84,21 @@ func TestCheckFilesRefusesNonRegular(t *testing.T) {
 		t.Errorf("a link to /dev/zero: %v", err)
 	}
 }
+
+// TestCheckFilesNamesField: a hand-edited member seed is named by the field of files
+// that disagrees, with both values (it printed the whole entry as a Go struct).
+func TestCheckFilesNamesField(t *testing.T) {
+	dir := t.TempDir()
+	m := &Meta{Method: "oc", Members: []Member{{Seed: 1, Network: "member-1.pt"}}}
+	if err := os.WriteFile(filepath.Join(dir, "member-1.pt"), []byte("network"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.RecordFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	m.Members[0].Seed = 2
+	err := m.CheckFiles(dir)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "model.json: files[0].seed is 1, but members[0] makes it 2") {
+		t.Errorf("a seed edited: %v", err)
+	}
+}

@@ -141,8 +141,11 @@ func (m *Meta) Validate() error {
 		}
 		files[mem.Network], seeds[mem.Seed] = true, true
 	}
+	if err := m.validateMemberCount(); err != nil {
+		return err
+	}
 	if err := m.Scaler.Validate(); err != nil {
-		return fmt.Errorf("scaler: %w", err)
+		return fmt.Errorf("scaler: %w: %w", err, ErrFormat)
 	}
 	if m.Normal != nil {
 		if err := m.Normal.validate(m.Sizes[0]); err != nil {
@@ -150,6 +153,24 @@ func (m *Meta) Validate() error {
 		}
 	}
 	return m.validateEnsemble()
+}
+
+// validateMemberCount checks that files, where present, describes the networks of as
+// many members as members lists: a member removed or added by hand is named as such,
+// before the fields that count members disagree one by one.
+func (m *Meta) validateMemberCount() error {
+	if len(m.Files) == 0 {
+		return nil
+	}
+	of := map[int]bool{}
+	for _, f := range m.Files {
+		of[f.Member] = true
+	}
+	if len(of) != len(m.Members) {
+		return fmt.Errorf("members: %d entries, but files describes the network files of %d members: a member was removed or added: %w",
+			len(m.Members), len(of), ErrFormat)
+	}
+	return nil
 }
 
 // validateEnsemble checks the ensemble method's fields: all present or all absent.
