@@ -257,7 +257,7 @@ func (m *Model) attribute(out []Attribution, sub *data.Dataset, distBase, b, alp
 		err := parallel.ForErr(len(nets), torch.NumThreads(), func(i int) error {
 			nt := nets[i]
 			if err := nt.g.AttributionsTo(atts[i][:len(xc)], xc, hi-lo, d, nt.base, alphas, nt.part); err != nil {
-				return fmt.Errorf("udocc: %s: rows %d to %d: %w", nt.what, lo, hi-1, err)
+				return fmt.Errorf("udocc: %s: rows %d to %d (1-based): %w", nt.what, lo+1, hi, err)
 			}
 			return nil
 		})

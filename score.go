@@ -152,12 +152,12 @@ func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 	ds := &data.Dataset{Name: "rows", N: len(rows), D: d, X: make([]float32, 0, len(rows)*d)}
 	for i, r := range rows {
 		if len(r) != d {
-			return nil, fmt.Errorf("udocc: row %d has %d columns, %s %d", i, len(r), want, d)
+			return nil, fmt.Errorf("udocc: rows[%d] has %d columns, %s %d", i, len(r), want, d)
 		}
 		for j, v := range r {
 			f := float32(v)
 			if math.IsNaN(v) || math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("udocc: row %d, column %d: %v is not a finite float32", i, j, v)
+				return nil, fmt.Errorf("udocc: rows[%d][%d]: %v is not a finite float32", i, j, v)
 			}
 			ds.X = append(ds.X, f)
 		}

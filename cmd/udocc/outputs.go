@@ -59,7 +59,7 @@ type scoreColumn struct {
 func writeScores(path string, id idColumn, scores []float64, labels []bool, y []int, cols []scoreColumn, ex *explainColumns) error {
 	ranks := lib.Ranks(scores)
 	row := func(b []byte, i int) []byte {
-		b = strconv.AppendInt(b, int64(i), 10)
+		b = strconv.AppendInt(b, int64(i)+1, 10) // 1-based, as editors number lines
 		if id.values != nil {
 			b = append(append(b, ','), csvField(id.values[i])...)
 		}

@@ -33,7 +33,7 @@ func checkScores(n int, scores []float64) error {
 	}
 	for i, s := range scores {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return fmt.Errorf("dynamics: score of row %d is %v: %w", i, s, ErrNonFinite)
+			return fmt.Errorf("dynamics: score of row %d is %v: %w", i+1, s, ErrNonFinite)
 		}
 	}
 	return nil
