@@ -110,7 +110,7 @@ func (m *Model) load(dir string) error {
 		}
 		if got := g.Sizes(); !slices.Equal(got, m.meta.Sizes) {
 			g.Close()
-			return nil, fmt.Errorf("udocc: %s: sizes is %v, but the network file %s holds layers of sizes %v: one of them was changed", filepath.Join(dir, models.MetaFile), m.meta.Sizes, path, got)
+			return nil, fmt.Errorf("udocc: %s: sizes %v, but the network file %s holds layers of sizes %v: one of them was changed", filepath.Join(dir, models.MetaFile), m.meta.Sizes, path, got)
 		}
 		return g, nil
 	}

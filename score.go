@@ -147,7 +147,7 @@ func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 	}
 	want := "the model was trained on"
 	if d < 0 {
-		d, want = len(rows[0]), "row 0 has"
+		d, want = len(rows[0]), "rows[0] has"
 	}
 	ds := &data.Dataset{Name: "rows", N: len(rows), D: d, X: make([]float32, 0, len(rows)*d)}
 	for i, r := range rows {

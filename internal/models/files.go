@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/udocc/udocc/internal/regfile"
@@ -127,13 +128,17 @@ func (m *Meta) CheckFiles(dir string) error {
 				meta, i, field, got, w.Member, exp, w.Name, w.Role, ErrFormat)
 		}
 	}
-	byHash := map[string]File{}
+	byHash, sizes := map[string]File{}, map[int64]bool{}
 	for _, f := range m.Files {
-		byHash[f.SHA256] = f
+		byHash[f.SHA256], sizes[f.Bytes] = f, true
 	}
 	for _, f := range m.Files {
 		path := filepath.Join(dir, f.Name)
-		h, _, err := HashFile(path, f.Bytes)
+		want := f.Bytes
+		if st, err := os.Stat(path); err == nil && st.Size() != want && sizes[st.Size()] {
+			want = 0 // another recorded file's size: hashed, to name whose file it is
+		}
+		h, _, err := HashFile(path, want)
 		if err != nil {
 			return fmt.Errorf("models: %w", err)
 		}

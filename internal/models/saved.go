@@ -169,7 +169,7 @@ func (m *Meta) Validate() error {
 		return err
 	}
 	for i, mem := range m.Members {
-		if mem.Scale == nil && m.Ensemble == nil && len(m.Members) > 1 {
+		if mem.Scale == nil && m.Method != "ensemble" && m.Ensemble == nil && len(m.Members) > 1 {
 			// Without it the combination would scale by the rows being scored.
 			return fmt.Errorf("members[%d].scale is missing: a model of several members combines their scores by it (a model saved before udocc kept it: fit again): %w", i, ErrFormat)
 		}
