@@ -35,7 +35,7 @@ func (m *Model) Save(dir string) (err error) {
 	}
 	defer m.calls.leave()
 	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
-		return fmt.Errorf("udocc: save %s: it is a file, not a model folder: %w", dir, ErrNotModelFolder)
+		return fmt.Errorf("udocc: save %s: it is not a folder (a file, or a link, which Save would replace): %w", dir, ErrNotModelFolder)
 	}
 	tx, err := outdir.Begin(dir, savedFiles, false)
 	if errors.Is(err, outdir.ErrForeign) {
