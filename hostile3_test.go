@@ -110,7 +110,7 @@ func TestSaveFullDisk(t *testing.T) {
 // TestFitNilContext: a nil ctx is context.Background(), not a panic.
 func TestFitNilContext(t *testing.T) {
 	//lint:ignore SA1012 the nil context is what the test is about
-	m, err := udocc.Fit(nil, table(60, 3, 1), quick()) //nolint:staticcheck
+	m, err := udocc.Fit(nil, table(60, 3, 1), quick())
 	if err != nil {
 		t.Fatal(err)
 	}
