@@ -99,8 +99,19 @@ func newRanks(d *Dist, local int) (*ranks, error) {
 		r.counts[i] = int(v)
 		r.n += int(v)
 	}
+	// Every rank sees the same counts, so all of them refuse alike, at once.
+	for i, c := range r.counts {
+		if c < MinRankRows {
+			return nil, fmt.Errorf("udocc: a data-parallel fit of %d ranks over %d rows: rank %d holds %d rows, and every rank needs at least %d (its minibatches' BatchNorm): use at most %d ranks",
+				len(r.counts), r.n, i, c, MinRankRows, max(1, r.n/MinRankRows))
+		}
+	}
 	return r, nil
 }
+
+// MinRankRows is the fewest rows each rank of a data-parallel fit must hold: every rank
+// trains every member at every step, on a minibatch that BatchNorm needs two rows of.
+const MinRankRows = 2
 
 // gather32 returns the per-row scores of every rank's block, in rank order: the whole
 // table's.

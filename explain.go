@@ -17,6 +17,11 @@ import (
 // baseline row (ExplainOptions.Steps).
 const DefaultExplainSteps = 16
 
+// MaxExplainSteps bounds ExplainOptions.Steps: each step is a pass of the networks over
+// every row explained, and the midpoint rule's error at 1024 points is far below a
+// float32 score's resolution.
+const MaxExplainSteps = 1024
+
 // ExplainMethod is how Explain attributes a score to the features (Attribution).
 type ExplainMethod string
 
@@ -49,8 +54,8 @@ type ExplainOptions struct {
 	// Method is the attribution; "" means Occlusion.
 	Method ExplainMethod
 	// Steps are, for IntegratedGradients, the points of the midpoint rule that integrates
-	// the distance's gradient from the baseline row to the row; 0 means
-	// DefaultExplainSteps.
+	// the distance's gradient from the baseline row to the row, at most
+	// MaxExplainSteps; 0 means DefaultExplainSteps.
 	Steps int
 }
 
@@ -132,9 +137,6 @@ func (m *Model) Normal() (median, spread []float64) {
 // Explain attributes the scores of rows (as Score takes them) to their features, row by
 // row, with the default ExplainOptions.
 func (m *Model) Explain(rows [][]float64) ([]Attribution, error) {
-	if m.nets == nil {
-		return nil, errors.New("udocc: the model is closed")
-	}
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
 		return nil, err
@@ -146,10 +148,11 @@ func (m *Model) Explain(rows [][]float64) ([]Attribution, error) {
 // every row), in that order; ds must have the training table's columns, in its order.
 // Attribution.Row is the row's index in ds.
 func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) ([]Attribution, error) {
-	torch.SetNumThreads(workers(m.threads))
-	if m.nets == nil {
-		return nil, errors.New("udocc: the model is closed")
+	if err := m.calls.enter(); err != nil {
+		return nil, err
 	}
+	defer m.calls.leave()
+	torch.SetNumThreads(workers(m.threads))
 	d := m.meta.Sizes[0]
 	if ds.D != d || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), d)
@@ -157,8 +160,8 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 	if m.meta.Normal == nil {
 		return nil, errors.New("udocc: the model keeps no median of its normal rows (it was saved by an older udocc): fit it again to explain rows")
 	}
-	if o.Steps < 0 {
-		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d < 0", o.Steps)
+	if o.Steps < 0 || o.Steps > MaxExplainSteps {
+		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d: want 0 (the default, %d) to %d", o.Steps, DefaultExplainSteps, MaxExplainSteps)
 	}
 	distPart, recPart := torch.DistanceOcclusion, torch.ReconstructionOcclusion
 	switch o.Method {
@@ -174,9 +177,9 @@ func (m *Model) ExplainDataset(ds *data.Dataset, rows []int, o ExplainOptions) (
 			rows[i] = i
 		}
 	}
-	for _, i := range rows {
+	for r, i := range rows {
 		if i < 0 || i >= ds.N {
-			return nil, fmt.Errorf("udocc: row %d of a table of %d rows", i, ds.N)
+			return nil, fmt.Errorf("udocc: rows[%d] is %d: want an index of the table's %d rows, 0 to %d", r, i, ds.N, ds.N-1)
 		}
 	}
 	out := make([]Attribution, len(rows))
@@ -254,7 +257,7 @@ func (m *Model) attribute(out []Attribution, sub *data.Dataset, distBase, b, alp
 		err := parallel.ForErr(len(nets), torch.NumThreads(), func(i int) error {
 			nt := nets[i]
 			if err := nt.g.AttributionsTo(atts[i][:len(xc)], xc, hi-lo, d, nt.base, alphas, nt.part); err != nil {
-				return fmt.Errorf("udocc: %s: rows %d to %d: %w", nt.what, lo, hi-1, err)
+				return fmt.Errorf("udocc: %s: rows %d to %d (1-based): %w", nt.what, lo+1, hi, err)
 			}
 			return nil
 		})

@@ -172,7 +172,7 @@ func TestExplainRefuses(t *testing.T) {
 		want string
 	}{
 		{"width", func() error { _, err := m.Explain([][]float64{{1, 2}}); return err }, "trained on 3"},
-		{"row", func() error { _, err := m.ExplainDataset(ds, []int{100}, udocc.ExplainOptions{}); return err }, "row 100 of a table of 100"},
+		{"row", func() error { _, err := m.ExplainDataset(ds, []int{100}, udocc.ExplainOptions{}); return err }, "rows[0] is 100: want an index of the table's 100 rows"},
 		{"steps", func() error { _, err := m.ExplainDataset(ds, nil, udocc.ExplainOptions{Steps: -1}); return err }, "Steps -1"},
 		{"method", func() error { _, err := m.ExplainDataset(ds, nil, udocc.ExplainOptions{Method: "shap"}); return err }, `Method "shap"`},
 	}

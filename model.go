@@ -32,6 +32,7 @@ type Model struct {
 	labels  []bool
 	members []Member
 	history [][]Epoch
+	calls   inflight // the calls on nets and aes in flight, which Close waits for
 }
 
 // Epoch is one member's record of one fine-tuning epoch (Model.History).
@@ -88,7 +89,8 @@ type Member struct {
 }
 
 // Fit trains a detector on rows, n rows of d numbers each, with opts, and scores and
-// labels every row. ctx is checked after every epoch: a cancelled fit returns ctx.Err().
+// labels every row. ctx is checked after every epoch: a cancelled fit returns ctx.Err();
+// a nil ctx is context.Background().
 func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 	ds, err := dataset(rows, -1)
 	if err != nil {
@@ -97,8 +99,9 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 	return FitDataset(ctx, ds, opts)
 }
 
-// FitDataset is Fit on a table read with package data; its labels, if any, are never
-// trained on, and its name picks the paper's layer widths when opts.Hidden is nil.
+// FitDataset is Fit on a table read with package data (a nil ctx is
+// context.Background()); its labels, if any, are never trained on, and its name picks
+// the paper's layer widths when opts.Hidden is nil.
 // ds is not changed but for its missing values (NaN, as package data reads a missing
 // cell under MissingKeep), which are imputed in place with their feature's median over
 // the training rows (Medians, kept in the model for the rows it scores); a row with no
@@ -108,6 +111,9 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -551,8 +557,13 @@ func (m *Model) Members() []Member {
 // Method is the model's method.
 func (m *Model) Method() Method { return Method(m.meta.Method) }
 
-// Close frees the networks; it is safe to call more than once.
+// Close frees the networks; it is safe to call more than once, and while other
+// goroutines score, explain or save with the model: it waits for those calls to end,
+// and the calls made after it has begun fail with ErrClosed.
 func (m *Model) Close() {
+	if !m.calls.close() {
+		return
+	}
 	for _, g := range append(m.nets, m.aes...) {
 		g.Close()
 	}

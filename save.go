@@ -1,6 +1,7 @@
 package udocc
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -8,31 +9,43 @@ import (
 	"slices"
 
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 )
 
+// savedFiles are the names Save writes into its folder, as outdir.Begin matches them.
+var savedFiles = []string{models.MetaFile, "member-*.pt", "autoencoder-*.pt"}
+
+// ErrNotModelFolder reports a Save path that holds something Save did not write: a file,
+// or a folder with other files in it. Save never deletes what it did not write.
+var ErrNotModelFolder = errors.New("it holds files that Save did not write")
+
 // Save writes the model into the folder dir in the format of the model/ folder that
 // `udocc fit` writes (model.json and one network file per member), which Load and
-// `udocc score --model` read. It is atomic: everything is written into a temporary
-// folder beside dir and renamed into place, replacing a previous dir whole.
+// `udocc score --model` read. It is one transaction: everything is written into a
+// temporary folder beside dir and swapped in for dir by one rename, replacing a previous
+// model there whole; a failed write (a full disk) is an error that leaves a previous
+// model as it was and no temporary folder. dir must be missing, empty, or a folder
+// holding only a saved model's files; anything else (a file, a folder with other files)
+// is refused with ErrNotModelFolder. Two Saves to one dir at once: the second fails.
 func (m *Model) Save(dir string) (err error) {
-	if m.nets == nil {
-		return fmt.Errorf("udocc: save %s: the model is closed", dir)
+	if err := m.calls.enter(); err != nil {
+		return fmt.Errorf("udocc: save %s: %w", dir, err)
 	}
-	dir = filepath.Clean(dir)
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	defer m.calls.leave()
+	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("udocc: save %s: it is not a folder (a file, or a link, which Save would replace): %w", dir, ErrNotModelFolder)
+	}
+	tx, err := outdir.Begin(dir, savedFiles, false)
+	if errors.Is(err, outdir.ErrForeign) {
+		return fmt.Errorf("udocc: save %s: %w (%w)", dir, ErrNotModelFolder, err)
+	}
 	if err != nil {
 		return fmt.Errorf("udocc: save: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("udocc: save: %w", err)
-	}
+	defer tx.Abort()
+	tmp := tx.Dir()
 	for k, mem := range m.meta.Members {
 		if err := m.nets[k].Save(0, filepath.Join(tmp, mem.Network)); err != nil {
 			return fmt.Errorf("udocc: save %s: %w", dir, err)
@@ -46,26 +59,12 @@ func (m *Model) Save(dir string) (err error) {
 	if err := m.meta.RecordFiles(tmp); err != nil {
 		return fmt.Errorf("udocc: save %s: %w", dir, err)
 	}
+	// model.json last: a folder without it is no model that Load or score accepts.
 	if err := models.WriteMeta(tmp, m.meta); err != nil {
 		return fmt.Errorf("udocc: save %s: %w", dir, err)
 	}
-	// A folder cannot be renamed over another: move the old one aside first, and
-	// remove it only once the new one is in place.
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("udocc: save: %w", err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("udocc: save: %w", err)
-	}
-	if old != "" {
-		os.RemoveAll(old)
 	}
 	return nil
 }
@@ -111,7 +110,7 @@ func (m *Model) load(dir string) error {
 		}
 		if got := g.Sizes(); !slices.Equal(got, m.meta.Sizes) {
 			g.Close()
-			return nil, fmt.Errorf("udocc: %s: sizes %v, but the network %s has %v", filepath.Join(dir, models.MetaFile), m.meta.Sizes, path, got)
+			return nil, fmt.Errorf("udocc: %s: sizes %v, but the network file %s holds layers of sizes %v: one of them was changed", filepath.Join(dir, models.MetaFile), m.meta.Sizes, path, got)
 		}
 		return g, nil
 	}

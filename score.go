@@ -18,7 +18,8 @@ var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 // Score returns the anomaly scores of rows, each of as many numbers as the training
 // rows, standardised as the training rows were; a NaN is a missing value, imputed with
 // the feature's training median (Medians). On the training rows it returns Scores
-// exactly.
+// exactly. Score and the other methods that score, explain or save may run
+// concurrently, with each other and with Close (after which they return ErrClosed).
 func (m *Model) Score(rows [][]float64) ([]float64, error) {
 	s, _, err := m.ScoreMembers(rows)
 	return s, err
@@ -27,9 +28,6 @@ func (m *Model) Score(rows [][]float64) ([]float64, error) {
 // ScoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
 // (member by member, as Members lists them): on the training rows, the Members' Scores.
 func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
-	if m.nets == nil {
-		return nil, nil, errors.New("udocc: the model is closed")
-	}
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
 		return nil, nil, err
@@ -43,9 +41,10 @@ func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
 // otherwise; its missing values (NaN) are imputed in place with the training medians
 // (Impute), and a row with no value at all is refused (ErrNoValues).
 func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
-	if m.nets == nil {
-		return nil, nil, errors.New("udocc: the model is closed")
+	if err := m.calls.enter(); err != nil {
+		return nil, nil, err
 	}
+	defer m.calls.leave()
 	ds, err := m.MatchColumns(ds)
 	if err != nil {
 		return nil, nil, err
@@ -125,14 +124,14 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error
 		for k, g := range m.nets {
 			d, err := g.DistancesOf(x, hi-lo, ds.D)
 			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo, hi-1, err)
+				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo+1, hi, err)
 			}
 			copy(dist[k][lo:hi], d)
 		}
 		for k, g := range m.aes {
 			r, err := g.ReconstructionOf(x, hi-lo, ds.D)
 			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo, hi-1, err)
+				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo+1, hi, err)
 			}
 			copy(rec[k][lo:hi], r)
 		}
@@ -159,12 +158,12 @@ func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 	}
 	want := "the model was trained on"
 	if d < 0 {
-		d, want = len(rows[0]), "row 0 has"
+		d, want = len(rows[0]), "rows[0] has"
 	}
 	ds := &data.Dataset{Name: "rows", N: len(rows), D: d, X: make([]float32, 0, len(rows)*d)}
 	for i, r := range rows {
 		if len(r) != d {
-			return nil, fmt.Errorf("udocc: row %d has %d columns, %s %d", i, len(r), want, d)
+			return nil, fmt.Errorf("udocc: rows[%d] has %d columns, %s %d", i, len(r), want, d)
 		}
 		for j, v := range r {
 			f := float32(v)
@@ -174,7 +173,7 @@ func dataset(rows [][]float64, d int) (*data.Dataset, error) {
 				}
 				ds.Missing[j]++ // a missing value, imputed
 			} else if math.IsInf(float64(f), 0) {
-				return nil, fmt.Errorf("udocc: row %d, column %d: %v is not a finite float32", i, j, v)
+				return nil, fmt.Errorf("udocc: rows[%d][%d]: %v is not a finite float32", i, j, v)
 			}
 			ds.X = append(ds.X, f)
 		}

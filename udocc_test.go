@@ -158,8 +158,8 @@ func TestColumnCount(t *testing.T) {
 		rows [][]float64
 		want string
 	}{
-		{"too few", [][]float64{{1, 2}}, "row 0 has 2 columns, the model was trained on 3"},
-		{"too many in the second row", [][]float64{{1, 2, 3}, {1, 2, 3, 4}}, "row 1 has 4 columns, the model was trained on 3"},
+		{"too few", [][]float64{{1, 2}}, "rows[0] has 2 columns, the model was trained on 3"},
+		{"too many in the second row", [][]float64{{1, 2, 3}, {1, 2, 3, 4}}, "rows[1] has 4 columns, the model was trained on 3"},
 		{"no rows", nil, "no rows"},
 	}
 	for _, c := range cases {
@@ -172,7 +172,7 @@ func TestColumnCount(t *testing.T) {
 	}
 	t.Run("ragged training rows", func(t *testing.T) {
 		_, err := udocc.Fit(context.Background(), [][]float64{{1, 2}, {3}}, quick())
-		if err == nil || !strings.Contains(err.Error(), "row 1 has 1 columns, row 0 has 2") {
+		if err == nil || !strings.Contains(err.Error(), "rows[1] has 1 columns, rows[0] has 2") {
 			t.Errorf("Fit: %v", err)
 		}
 	})

@@ -33,8 +33,8 @@ func (m *Model) unscorable(ds *data.Dataset, local bool, i int, what string, v f
 		far = fmt.Sprintf(" (column %q holds %g, %.3g training scales from its training center %.4g)",
 			name, ds.X[i*ds.D+bj], best, sc.Mean[bj])
 	}
-	return fmt.Errorf("udocc: row %d (0-based, as scores.csv numbers rows): %s is %v%s: %w; remove the row or correct the value",
-		i, what, v, far, ErrUnscorable)
+	return fmt.Errorf("udocc: row %d (1-based, as scores.csv numbers rows): %s is %v%s: %w; remove the row or correct the value",
+		i+1, what, v, far, ErrUnscorable)
 }
 
 // checkScored refuses the first row whose member distances, reconstruction errors or

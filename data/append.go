@@ -163,8 +163,8 @@ func openMatrixTable(path string, opts LoadOptions) (*table, error) {
 			return nil, io.EOF
 		}
 		rec := make([]string, ds.D)
-		for j, v := range ds.wide[i*ds.D : (i+1)*ds.D] {
-			rec[j] = strconv.FormatFloat(v, 'g', -1, 64)
+		for j := range rec {
+			rec[j] = ds.wideText(i*ds.D + j)
 		}
 		i++
 		return rec, nil

@@ -105,6 +105,8 @@ type Dataset struct {
 	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended
 	// copies its values exactly. nil otherwise.
 	wide []float64
+	// wideInts are wide's values exactly where the matrix holds 64-bit integers.
+	wideInts *exactInts
 }
 
 // Row returns row i of X (a slice of X, not a copy).

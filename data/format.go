@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -102,7 +101,7 @@ func selectMatrix(ds *Dataset, s Selection) (*Dataset, error) {
 			out.X = append(out.X, row[j])
 		}
 		if r.id >= 0 {
-			out.IDs = append(out.IDs, strconv.FormatFloat(ds.wide[i*ds.D+r.id], 'g', -1, 64))
+			out.IDs = append(out.IDs, ds.wideText(i*ds.D+r.id))
 		}
 	}
 	for _, j := range r.features {

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // newDatasetWide is newDataset for a matrix read at full precision: X is x narrowed,
@@ -25,6 +26,39 @@ func newDatasetWide(n, d int, x []float64, y []float64) (*Dataset, error) {
 	}
 	ds.wide = x
 	return ds, nil
+}
+
+// exactInts are the values of a 64-bit integer matrix (NPY or NPZ dtype i8 or u8) as
+// their bits, beside the float64 values that round those beyond 2^53: an id column's
+// numbers become their text exactly (Dataset.wideText).
+type exactInts struct {
+	bits   []uint64
+	signed bool
+}
+
+// float is bits as a number, rounded to float64 where it must be.
+func (e *exactInts) float(bits uint64) float64 {
+	if e.signed {
+		return float64(int64(bits))
+	}
+	return float64(bits)
+}
+
+// text is bits as the integer's decimal text.
+func (e *exactInts) text(bits uint64) string {
+	if e.signed {
+		return strconv.FormatInt(int64(bits), 10)
+	}
+	return strconv.FormatUint(bits, 10)
+}
+
+// wideText is the value at k (row-major) of a matrix read at full precision, as text
+// that reads back to it exactly: a 64-bit integer's digits, a float's shortest spelling.
+func (ds *Dataset) wideText(k int) string {
+	if ds.wideInts != nil {
+		return ds.wideInts.text(ds.wideInts.bits[k])
+	}
+	return strconv.FormatFloat(ds.wide[k], 'g', -1, 64)
 }
 
 // isNonFinite reports a NaN or ±Inf.

@@ -24,6 +24,9 @@ type npyArray struct {
 	shape []int
 	x     []float32
 	wide  []float64
+	// ints are the values of a 64-bit integer array read wide, exactly (a float64
+	// holds integers exactly only up to 2^53: ids near 2^62 would collapse).
+	ints *exactInts
 }
 
 // npyHeaderRE matches the header dictionary exactly as NumPy (and npyio)
@@ -120,7 +123,17 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 		place = func(k int) int { return k%rows*cols + k/rows }
 	}
 	a := &npyArray{dtype: dtype, shape: shape}
-	if wide {
+	if code := dtype[1:]; wide && (code == "i8" || code == "u8") {
+		a.wide = make([]float64, numel)
+		a.ints = &exactInts{bits: make([]uint64, numel), signed: code == "i8"}
+		order := npyOrder(dtype)
+		err = npyRaw(r, dtype, numel, func(k int, p []byte) error {
+			bits := order.Uint64(p)
+			a.ints.bits[place(k)] = bits
+			a.wide[place(k)] = a.ints.float(bits)
+			return nil
+		})
+	} else if wide {
 		a.wide = make([]float64, numel)
 		err = npyValues(r, dtype, numel, func(k int, v float64) error { a.wide[place(k)] = v; return nil })
 	} else {
@@ -154,14 +167,25 @@ const maxNPYHeader = 1 << 16
 const npyBlock = 1 << 16
 
 // npyValues reads n values of dtype from r, a block at a time, and hands each to put
-// with its index, converted to float64 (exactly: every dtype read fits).
+// with its index, converted to float64 (exactly, but for 64-bit integers beyond 2^53,
+// which round: npyRaw keeps them).
 func npyValues(r io.Reader, dtype string, n int, put func(k int, v float64) error) error {
-	sz := npyDtypes[dtype]
-	var order binary.ByteOrder = binary.LittleEndian
+	conv := npyConv(dtype[1:], npyOrder(dtype))
+	return npyRaw(r, dtype, n, func(k int, p []byte) error { return put(k, conv(p)) })
+}
+
+// npyOrder is the byte order of dtype.
+func npyOrder(dtype string) binary.ByteOrder {
 	if dtype[0] == '>' {
-		order = binary.BigEndian
+		return binary.BigEndian
 	}
-	conv := npyConv(dtype[1:], order)
+	return binary.LittleEndian
+}
+
+// npyRaw reads n values of dtype from r, a block at a time, and hands each to put with
+// its index, as its bytes.
+func npyRaw(r io.Reader, dtype string, n int, put func(k int, p []byte) error) error {
+	sz := npyDtypes[dtype]
 	buf := make([]byte, npyBlock/sz*sz)
 	for k := 0; k < n; {
 		b := buf[:min(len(buf), (n-k)*sz)]
@@ -172,7 +196,7 @@ func npyValues(r io.Reader, dtype string, n int, put func(k int, v float64) erro
 			if dtype == "|b1" && b[0] > 1 {
 				return fmt.Errorf("element %d: bool byte %d: %w", k, b[0], ErrFormat)
 			}
-			if err := put(k, conv(b)); err != nil {
+			if err := put(k, b[:sz]); err != nil {
 				return err
 			}
 		}
@@ -336,7 +360,12 @@ func npyDataset(x, y *npyArray, xName string) (*Dataset, error) {
 		yv = y.wide
 	}
 	if x.wide != nil {
-		return newDatasetWide(x.shape[0], x.shape[1], x.wide, yv)
+		ds, err := newDatasetWide(x.shape[0], x.shape[1], x.wide, yv)
+		if err != nil {
+			return nil, err
+		}
+		ds.wideInts = x.ints
+		return ds, nil
 	}
 	return newDataset(x.shape[0], x.shape[1], x.x, yv, nil)
 }

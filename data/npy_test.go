@@ -182,3 +182,36 @@ func TestNPYErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNPYInt64IDs: an int64 id column near 2^62 keeps every id exactly, as text (carried
+// as a float64 they collapsed: 2^62+1 and 2^62+2 both became 4611686018427387904).
+func TestNPYInt64IDs(t *testing.T) {
+	ids := []int64{1<<62 + 1, 1<<62 + 2, -(1<<62 + 3)}
+	var raw []byte
+	for i, id := range ids {
+		raw = binary.LittleEndian.AppendUint64(raw, uint64(id))
+		raw = binary.LittleEndian.AppendUint64(raw, uint64(i))
+	}
+	opts := DefaultLoadOptions()
+	opts.Selection.ID = "x1"
+	ds, err := Load(writeTemp(t, "x.npy", npyBytes("<i8", false, []int{3, 2}, raw)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"4611686018427387905", "4611686018427387906", "-4611686018427387907"}
+	if !slices.Equal(ds.IDs, want) {
+		t.Errorf("ids %q, want %q", ds.IDs, want)
+	}
+	var uraw []byte
+	for i, id := range []uint64{1<<64 - 1, 1<<63 + 1} {
+		uraw = binary.LittleEndian.AppendUint64(uraw, id)
+		uraw = binary.LittleEndian.AppendUint64(uraw, uint64(i))
+	}
+	ds, err = Load(writeTemp(t, "u.npy", npyBytes("<u8", false, []int{2, 2}, uraw)), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"18446744073709551615", "9223372036854775809"}; !slices.Equal(ds.IDs, want) {
+		t.Errorf("uint64 ids %q, want %q", ds.IDs, want)
+	}
+}

@@ -23,7 +23,7 @@ func cutPart(ds *Dataset, p Part) (*Dataset, error) {
 	out := *ds
 	out.N = hi - lo
 	out.X = append([]float32(nil), ds.X[lo*ds.D:hi*ds.D]...)
-	out.wide = nil
+	out.wide, out.wideInts = nil, nil
 	if ds.Y != nil {
 		out.Y = append([]int(nil), ds.Y[lo:hi]...)
 	}

@@ -9,6 +9,9 @@ import (
 // ErrColumns reports data whose column count differs from the Scaler's.
 var ErrColumns = errors.New("column count differs from the fitted scaler")
 
+// ErrScale reports a scaler's scale that is zero or negative.
+var ErrScale = errors.New("scale is not positive")
+
 // Scaler standardises columns to zero mean and unit variance, the paper's
 // preprocessing, exactly as scikit-learn's StandardScaler does: the scale
 // is the population standard deviation (ddof = 0, divide by n), and a
@@ -71,8 +74,13 @@ func (s *Scaler) Validate() error {
 	}
 	for j := range s.Mean {
 		m, sc := s.Mean[j], s.Scale[j]
-		if math.IsNaN(m) || math.IsInf(m, 0) || !(sc > 0) || math.IsInf(sc, 0) {
-			return fmt.Errorf("data: scaler: column %d: mean %v, scale %v: %w", j+1, m, sc, ErrNonFinite)
+		switch {
+		case math.IsNaN(m) || math.IsInf(m, 0):
+			return fmt.Errorf("data: scaler: mean[%d] (column %d) is %v: want a finite number: %w", j, j+1, m, ErrNonFinite)
+		case math.IsNaN(sc) || math.IsInf(sc, 0):
+			return fmt.Errorf("data: scaler: scale[%d] (column %d) is %v: want a finite number > 0: %w", j, j+1, sc, ErrNonFinite)
+		case sc <= 0:
+			return fmt.Errorf("data: scaler: scale[%d] (column %d) is %v: want a number > 0 (a column's spread, which divides it): %w", j, j+1, sc, ErrScale)
 		}
 	}
 	return nil

@@ -94,6 +94,9 @@ func TestScalerErrors(t *testing.T) {
 		{"zero scale from JSON", func() error {
 			_, err := (&Scaler{Mean: []float64{0}, Scale: []float64{0}}).Transform(&Dataset{N: 1, D: 1, X: []float32{1}})
 			return err
+		}, ErrScale},
+		{"infinite scale from JSON", func() error {
+			return (&Scaler{Mean: []float64{0}, Scale: []float64{math.Inf(1)}}).Validate()
 		}, ErrNonFinite},
 		{"lengths differ", func() error { return (&Scaler{Mean: []float64{0}}).Validate() }, ErrColumns},
 	}

@@ -30,8 +30,12 @@ func checkClobber(dataPath, model string, o outputFlags, t tableFlags) error {
 		inputs = append(inputs, dataPath)
 	}
 	if model != "" {
-		files, _ := filepath.Glob(filepath.Join(model, "*"))
-		inputs = append(inputs, files...)
+		// The folder's entries by name, never filepath.Glob: a --model path holding
+		// [, * or ? is literal, and a pattern would match other files, or none.
+		entries, _ := os.ReadDir(model)
+		for _, e := range entries {
+			inputs = append(inputs, filepath.Join(model, e.Name()))
+		}
 	}
 	for _, out := range []struct{ flag, path string }{{"--scores-to", t.scoresTo}, {"--append-to", t.appendTo}} {
 		if out.path == "" || out.path == "-" {

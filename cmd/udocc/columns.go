@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
@@ -43,6 +44,11 @@ func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.drop, "drop", "", "columns not to train on, comma-separated")
 	fs.BoolVar(&t.dropText, "drop-text", false, "leave out the non-numeric columns instead of refusing them")
 	fs.StringVar(&t.positive, "positive", "", "the --label value that marks an anomaly, for labels other than 0/1, -1/1 (-1 = outlier) and true/false")
+}
+
+// addSendFlags adds --scores-to and --append-to, which fit and score honour (explain
+// writes no scores, so it does not take them).
+func addSendFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.scoresTo, "scores-to", "", "also write scores.csv here; - is stdout (the report then goes to stderr)")
 	fs.StringVar(&t.appendTo, "append-to", "", "write DATA with score, rank and label columns added to this .csv or .parquet file")
 	fs.StringVar(&t.missing, "missing", "impute", "what a missing cell (empty, NA, NaN, null, … as pandas reads them) becomes: impute (the feature's training median, kept in the model), drop-rows (its row is left out) or error; a row with no value at all is left out and reported")
@@ -86,7 +92,21 @@ func (t tableFlags) check(asJSON bool) error {
 			return usagef("--append-to: %v", err)
 		}
 	}
+	if t.scoresTo != "" && t.scoresTo != "-" && t.appendTo != "" && samePath(t.scoresTo, t.appendTo) {
+		return usagef("--scores-to %s and --append-to %s are the same file: one would overwrite the other; name two files", t.scoresTo, t.appendTo)
+	}
 	return nil
+}
+
+// samePath reports whether a and b name one file: the same path once made absolute and
+// its links resolved, or the same existing file (a hard link).
+func samePath(a, b string) bool {
+	if resolved(a) == resolved(b) {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // delim is the data.LoadOptions.Delimiter --delimiter names; 0 for auto.
@@ -180,13 +200,26 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	return in, nil
 }
 
-// spoolStdin copies stdin into a temporary file named for its format, and returns the
-// path to read it by and the function that disposes of it. Where the system can open a
-// file by its descriptor (/proc/self/fd on Linux), the file is unlinked as soon as it
-// is created, so that no copy is left behind, even by a process that is killed; done
-// closes it. Elsewhere done removes it.
+// spoolStdin copies stdin into a temporary file named for its format in TMPDIR, and
+// returns the path to read it by and the function that disposes of it. Where the system
+// can open a file by its descriptor (/proc/self/fd on Linux), the file is unlinked as
+// soon as it is created, so that no copy is left behind, even by a process that is
+// killed; done closes it. Elsewhere done removes it, and so does every error.
 func spoolStdin(format string) (path string, done func(), err error) {
-	f, err := os.CreateTemp("", "udocc-stdin-*."+format)
+	return spool(os.Stdin, os.TempDir(), format)
+}
+
+// spoolReserve is the free space that spooling stdin leaves on TMPDIR's file system: a
+// tenth of it, at most 1 GiB. A stream that would take more is refused (docs/cli.md)
+// instead of filling the disk that other programs write to.
+func spoolReserve(total uint64) uint64 { return min(total/10, 1<<30) }
+
+// spoolCheckEvery is how many bytes spool copies between two looks at the free space.
+const spoolCheckEvery = 4 << 20
+
+// spool is spoolStdin reading r into a file in dir.
+func spool(r io.Reader, dir, format string) (path string, done func(), err error) {
+	f, err := os.CreateTemp(dir, "udocc-stdin-*."+format)
 	if err != nil {
 		return "", nil, err
 	}
@@ -195,11 +228,28 @@ func spoolStdin(format string) (path string, done func(), err error) {
 	if byFD := fmt.Sprintf("/proc/self/fd/%d", f.Fd()); fileExists(byFD) && os.Remove(path) == nil {
 		path, done = byFD, func() { f.Close() }
 	}
-	if _, err := io.Copy(f, os.Stdin); err != nil {
-		done()
-		return "", nil, fmt.Errorf("reading stdin: %w", err)
+	var copied int64
+	for {
+		var st unix.Statfs_t
+		if err := unix.Fstatfs(int(f.Fd()), &st); err == nil {
+			bs := uint64(st.Bsize)
+			free, reserve := st.Bavail*bs, spoolReserve(st.Blocks*bs)
+			if free < reserve+spoolCheckEvery {
+				done()
+				return "", nil, fmt.Errorf("reading stdin: after %d bytes, the temporary folder %s (TMPDIR) has %d MiB free, and udocc leaves %d MiB of it free: set TMPDIR to a folder with more space, or give DATA as a file",
+					copied, dir, free>>20, reserve>>20)
+			}
+		}
+		n, err := io.CopyN(f, r, spoolCheckEvery)
+		copied += n
+		if err == io.EOF {
+			return path, done, nil
+		}
+		if err != nil {
+			done()
+			return "", nil, fmt.Errorf("reading stdin into %s (TMPDIR): %w", dir, err)
+		}
 	}
-	return path, done, nil
 }
 
 func fileExists(path string) bool {

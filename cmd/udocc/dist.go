@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,17 @@ func launchRanks(n int, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// The bounds of --nproc: ranks beyond a few a core only wait on each other, and each
+// is a process that loads libtorch. The rows decide too: every rank must hold
+// lib.MinRankRows, which the ranks check once they have read the table.
+const (
+	ranksPerCore = 4
+	maxNproc     = 64
+)
+
+// maxRanks is the most ranks --nproc starts on this machine.
+func maxRanks() int { return min(maxNproc, ranksPerCore*runtime.NumCPU()) }
 
 // withoutNproc drops --nproc and its value from args.
 func withoutNproc(args []string) []string {

@@ -132,7 +132,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlags("explain", "--model DIR [flags] DATA", "Say which features drive the scores of rows of DATA under a saved model: per row, each feature's value, the normal rows' median and spread, and its share of the score; and a figure of the rows' attributions.", stdout)
 	var f modelFlags
 	addModelFlags(fs, &f, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
-	rowsFlag := fs.String("rows", "", "rows to explain, 0-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
+	rowsFlag := fs.String("rows", "", "rows to explain, 1-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
 	nf := fs.Int("features", 5, "features shown per row, those that raise its score the most")
 	method := fs.String("method", string(lib.Occlusion), "attribution: "+string(lib.Occlusion)+" (a feature's part is the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
@@ -153,12 +153,15 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	defer m.Close()
 	defer in.remove()
+	for k, i := range rows {
+		rows[k] = i - 1 // 1-based data rows of the file, as scores.csv numbers them
+	}
 	if rows, err = fileRowsToTable(rows, ds, path); err != nil {
 		return err
 	}
 	for _, i := range rows {
 		if i >= ds.N {
-			return usagef("--rows: row %d, but %s has %d rows (0 to %d)", i, path, ds.N, ds.N-1)
+			return usagef("--rows: row %d, but %s has %d rows (1 to %d)", i+1, path, ds.N, ds.N)
 		}
 	}
 	if rows == nil {
@@ -226,14 +229,15 @@ func explainRows(fs *pflag.FlagSet, rowsFlag string, top, nf int, method string)
 	return parseRows(rowsFlag)
 }
 
-// parseRows reads --rows: comma-separated 0-based row numbers, none twice.
+// parseRows reads --rows: comma-separated 1-based row numbers (as scores.csv numbers
+// rows), none twice.
 func parseRows(s string) ([]int, error) {
 	var out []int
 	seen := map[int]bool{}
 	for _, f := range strings.Split(s, ",") {
 		i, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || i < 0 {
-			return nil, usagef("--rows %q: %q is not a row number (0-based)", s, f)
+		if err != nil || i < 1 {
+			return nil, usagef("--rows %q: %q is not a row number (1 is the first row, as in scores.csv)", s, f)
 		}
 		if seen[i] {
 			return nil, usagef("--rows %q: row %d twice", s, i)
@@ -268,7 +272,7 @@ func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf in
 	median, spread := m.Normal()
 	out := make([]explainedRow, len(atts))
 	for r, a := range atts {
-		er := explainedRow{Row: a.Row, Score: a.Score, Base: a.Base}
+		er := explainedRow{Row: a.Row + 1, Score: a.Score, Base: a.Base} // 1-based, as scores.csv
 		if l := m.Label([]float64{a.Score}); l != nil {
 			er.Flagged = &l[0]
 		}
@@ -361,7 +365,7 @@ func fileRowsToTable(rows []int, ds *data.Dataset, path string) ([]int, error) {
 	for k, r := range rows {
 		i, ok := slices.BinarySearch(ds.RowIndex, r)
 		if !ok {
-			return nil, fmt.Errorf("--rows: row %d of %s was left out on reading (no value at all, or --missing drop-rows): nothing to explain", r, path)
+			return nil, fmt.Errorf("--rows: row %d of %s was left out on reading (no value at all, or --missing drop-rows): nothing to explain", r+1, path)
 		}
 		out[k] = i
 	}

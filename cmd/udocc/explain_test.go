@@ -63,7 +63,7 @@ func TestExplainCommand(t *testing.T) {
 	var rows []string
 	for i, l := range sc.col(t, "label") {
 		if l == "1" && len(rows) < 2 {
-			rows = append(rows, strconv.Itoa(i))
+			rows = append(rows, strconv.Itoa(i+1)) // 1-based, as scores.csv's row column
 		}
 	}
 	if len(rows) < 2 {
@@ -92,10 +92,10 @@ func TestExplainCommand(t *testing.T) {
 	for i := range ex.rows {
 		row, _ := strconv.Atoi(exRow[i])
 		k := exRank[i]
-		if got, want := exName[i], sc.col(t, "feature_"+k)[row]; got != want {
+		if got, want := exName[i], sc.col(t, "feature_"+k)[row-1]; got != want {
 			t.Errorf("row %d, feature %s: explain names %q, fit named %q", row, k, got, want)
 		}
-		if got, want := strconv.FormatFloat(exShare[i], 'f', 4, 64), sc.col(t, "share_"+k)[row]; got != want {
+		if got, want := strconv.FormatFloat(exShare[i], 'f', 4, 64), sc.col(t, "share_"+k)[row-1]; got != want {
 			t.Errorf("row %d, feature %s: explain's share %s, fit's %s", row, k, got, want)
 		}
 	}
@@ -124,6 +124,9 @@ func TestExplainUsage(t *testing.T) {
 		{[]string{"explain", "--model", "m", "--rows", "1", "--top", "3", "x.csv"}, "give one of them"},
 		{[]string{"explain", "--model", "m", "--rows", "1,x", "x.csv"}, `"x" is not a row number`},
 		{[]string{"explain", "--model", "m", "--rows", "2,2", "x.csv"}, "row 2 twice"},
+		{[]string{"explain", "--model", "m", "--rows", "0", "x.csv"}, "1 is the first row, as in scores.csv"},
+		{[]string{"explain", "--model", "m", "--scores-to", "s.csv", "x.csv"}, "unknown flag: --scores-to"},
+		{[]string{"explain", "--model", "m", "--append-to", "a.csv", "x.csv"}, "unknown flag: --append-to"},
 		{[]string{"explain", "--model", "m", "--top", "0", "x.csv"}, "--top 0"},
 		{[]string{"explain", "--model", "m", "--method", "shap", "x.csv"}, `--method "shap"`},
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	o.Options = lib.DefaultOptions()
 	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50, --pretrain-epochs 100, no screening)")
 	fs.StringVar(&o.method, "method", string(o.Method), "method: "+orList(methodNames())+" (--preset paper: proposed)")
-	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice")
+	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice; rows tied with the last of them are flagged too")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
@@ -171,6 +172,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	addOutputFlags(fs, &o.output, "output folder (default udocc-out/<data name>)")
 	addInputFlags(fs, &o.input)
 	addTableFlags(fs, &o.table)
+	addSendFlags(fs, &o.table)
 	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
 	fs.DurationVar(&o.distTimeout, "dist-timeout", lib.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	if err := parse(fs, args); err != nil {
@@ -188,8 +190,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkClobber(fs.Arg(0), "", o.output, o.table); err != nil {
 		return err
 	}
-	if o.nproc < 1 || o.nproc > 1024 {
-		return usagef("--nproc %d: want 1..1024", o.nproc)
+	if most := maxRanks(); o.nproc < 1 || o.nproc > most {
+		return usagef("--nproc %d: want 1 to %d on this machine (%d cores, at most %d ranks a core and %d in all); each rank is a process with its own libtorch",
+			o.nproc, most, runtime.NumCPU(), ranksPerCore, maxNproc)
 	}
 	if o.distTimeout <= 0 {
 		return usagef("--dist-timeout %v: want a positive duration", o.distTimeout)

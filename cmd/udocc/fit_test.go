@@ -85,7 +85,7 @@ func TestFitCSV(t *testing.T) {
 			t.Fatalf("%d rows, want %d", len(sc.rows), n)
 		}
 		for i, v := range sc.col(t, "row") {
-			if v != strconv.Itoa(i) {
+			if v != strconv.Itoa(i+1) { // 1-based
 				t.Fatalf("row %d is numbered %s", i, v)
 			}
 		}

@@ -39,7 +39,11 @@ func addOutputFlags(fs *pflag.FlagSet, o *outputFlags, outHelp string) {
 // beginOutputs locks and checks --out and opens the transaction its outputs are
 // written in (internal/outdir).
 func beginOutputs(o outputFlags, outputs []string) (*outdir.Tx, error) {
-	return outdir.Begin(o.out, outputs, o.force)
+	tx, err := outdir.Begin(o.out, outputs, o.force)
+	if errors.Is(err, outdir.ErrForeign) {
+		return nil, fmt.Errorf("%w; choose another --out, or --force to replace it whole", err)
+	}
+	return tx, err
 }
 
 // commit swaps the outputs into --out, unless ctx was cancelled (Ctrl-C) while they

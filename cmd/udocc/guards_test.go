@@ -253,11 +253,11 @@ func TestExtremeValues(t *testing.T) {
 	mustUdocc(t, dir, fitArgs("--preset", "paper", "--out", "paper", "table.csv")...)
 	for _, c := range []struct{ model, rows, want string }{
 		// +Inf, or NaN where the CPU's kernels meet inf - inf (SSE4.1): refused either way.
-		{"fit", "0,0,0\n3.4e38,0,0\n", `row 1 (0-based, as scores.csv numbers rows): member 0's distance is `},
+		{"fit", "0,0,0\n3.4e38,0,0\n", `row 2 (1-based, as scores.csv numbers rows): member 0's distance is `},
 		{"fit", "0,0,0\n3.4e38,0,0\n", `(column "a" holds 3.4e+38`},
-		{"paper", "0,0,0\n0,0,0\n0,-3.4e38,0\n", `row 2 (0-based`},
+		{"paper", "0,0,0\n0,0,0\n0,-3.4e38,0\n", `row 3 (1-based`},
 		{"fit", "1e19,0,0\n", `column "a" holds 1e+19`},
-		{"paper", "0,3.4e38,-3.4e38\n", `row 0 (0-based`},
+		{"paper", "0,3.4e38,-3.4e38\n", `row 1 (1-based`},
 	} {
 		t.Run(c.model+" "+strings.ReplaceAll(c.rows, "\n", ";"), func(t *testing.T) {
 			p := writeText(t, t.TempDir(), "extreme.csv", "a,b,c\n"+c.rows)

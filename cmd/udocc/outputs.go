@@ -67,7 +67,7 @@ type scoresFile struct {
 	rows   []int // each row's 0-based data row in the file; nil when every row was kept
 }
 
-// writeScores writes row (the 0-based data row of the file), the id column where there
+// writeScores writes row (the 1-based data row of the file), the id column where there
 // is one, score, rank (1 = most anomalous), label, probability and, where known, the
 // true label; then each member's score (and label, where members have their own) for a
 // seed ensemble; then, where ex is not nil, the features driving each flagged row.
@@ -78,7 +78,7 @@ func writeScores(path string, scores []float64, f scoresFile) error {
 		if f.rows != nil {
 			r = f.rows[i]
 		}
-		b = strconv.AppendInt(b, int64(r), 10)
+		b = strconv.AppendInt(b, int64(r)+1, 10) // 1-based, as editors number lines
 		if f.id.values != nil {
 			b = append(append(b, ','), csvField(f.id.values[i])...)
 		}

@@ -40,6 +40,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("score", "--model DIR [flags] DATA", "Apply a saved model (standardisation, networks, centers, thresholds) to the rows of DATA.", stdout)
 	var f modelFlags
 	addModelFlags(fs, &f, "output folder for scores.csv and summary.json (default udocc-out/<data name>-scored)")
+	addSendFlags(fs, &f.table)
 	explain := addExplainFlag(fs)
 	var cf cutFlags
 	addCutFlags(fs, &cf, "the rows scored")

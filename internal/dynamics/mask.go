@@ -33,7 +33,7 @@ func checkScores(n int, scores []float64) error {
 	}
 	for i, s := range scores {
 		if math.IsNaN(s) || math.IsInf(s, 0) {
-			return fmt.Errorf("dynamics: score of row %d is %v: %w", i, s, ErrNonFinite)
+			return fmt.Errorf("dynamics: score of row %d is %v: %w", i+1, s, ErrNonFinite)
 		}
 	}
 	return nil
@@ -66,7 +66,12 @@ func lowestRanks(ranks []int, k int) []bool {
 // rankCut is the threshold in score units between the rows ranked below k and those
 // ranked k or above (2 ≤ k ≤ n): a value t with s_(k−1) ≤ t < s_(k), where s_(r) is the
 // score of rank r. A score is above t exactly when its rank is at least k, unless
-// s_(k−1) = s_(k) (equal scores split by row index), when t is that common score.
+// s_(k−1) = s_(k): a cut inside a block of equal scores (which Ranks splits by row
+// index). The tie rule, threshold.TopCount's for every method: the block is then flagged
+// whole, t moving below it (between the block and the next lower score), unless the
+// block holds the lowest score, when t is the block's score and none of it is flagged.
+// Labels are the scores above t (aboveCut), so that Predict on the training rows gives
+// them back.
 func rankCut(scores []float64, ranks []int, k int) float64 {
 	var lo, hi float64
 	for i, r := range ranks {
@@ -77,7 +82,28 @@ func rankCut(scores []float64, ranks []int, k int) float64 {
 			hi = scores[i]
 		}
 	}
-	return between(lo, hi)
+	if lo < hi {
+		return between(lo, hi)
+	}
+	below, found := math.Inf(-1), false
+	for _, s := range scores {
+		if s < hi && s > below {
+			below, found = s, true
+		}
+	}
+	if !found {
+		return hi
+	}
+	return between(below, hi)
+}
+
+// aboveCut labels the scores above t, true = anomaly.
+func aboveCut(scores []float64, t float64) []bool {
+	labels := make([]bool, len(scores))
+	for i, s := range scores {
+		labels[i] = s > t
+	}
+	return labels
 }
 
 // between returns the midpoint of a ≤ b, moved down to a when rounding would land it on

@@ -161,10 +161,11 @@ func pseudoNormal(prev, cur []int, bar float64) ([]bool, int) {
 }
 
 // Label implements Selector: a row is anomalous when its rank in the final scores is at
-// or above δ̄ (rank ≥ ⌈δ̄⌉), which flags n−⌈δ̄⌉+1 rows. Only the final ranking counts,
-// so a flagged row need not have been outside D_N. The threshold lies between the scores
-// of ranks ⌈δ̄⌉−1 and ⌈δ̄⌉ (see the package documentation). Label needs one search
-// (epoch 2) first; it returns ErrNotReady before.
+// or above δ̄ (rank ≥ ⌈δ̄⌉), which flags n−⌈δ̄⌉+1 rows, and more where rows tie with
+// the lowest of them (rankCut's tie rule). Only the final ranking counts, so a flagged
+// row need not have been outside D_N. The threshold lies between the scores of ranks
+// ⌈δ̄⌉−1 and ⌈δ̄⌉ (see the package documentation). Label needs one search (epoch 2)
+// first; it returns ErrNotReady before.
 func (p *Proposed) Label(scores []float64) ([]bool, float64, error) {
 	if p.picks == 0 {
 		return nil, 0, fmt.Errorf("dynamics: proposed: label before epoch 2: %w", ErrNotReady)
@@ -172,13 +173,8 @@ func (p *Proposed) Label(scores []float64) ([]bool, float64, error) {
 	if err := checkScores(p.n, scores); err != nil {
 		return nil, 0, err
 	}
-	ranks := Ranks(scores)
-	k := int(math.Ceil(p.DeltaBar()))
-	labels := make([]bool, p.n)
-	for i, r := range ranks {
-		labels[i] = r >= k
-	}
-	return labels, rankCut(scores, ranks, k), nil
+	thr := rankCut(scores, Ranks(scores), int(math.Ceil(p.DeltaBar())))
+	return aboveCut(scores, thr), thr, nil
 }
 
 // DeltaBar returns the running mean δ̄ of Eq. (6) over every δ^{e*} picked so far, in

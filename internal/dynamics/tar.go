@@ -46,19 +46,15 @@ func (t *TAR) Next(e int, scores []float64) ([]bool, Record, error) {
 	return lowestRanks(ranks, t.n-t.k), rec, nil
 }
 
-// Label implements Selector: the k rows of highest rank are anomalous (equal scores
-// ranked by row index, see Ranks). The threshold lies between the scores of ranks n−k
-// and n−k+1, as for Proposed; +Inf when k = 0.
+// Label implements Selector: the k rows of highest rank are anomalous, and the rows
+// that tie with the lowest of them too (rankCut's tie rule). The threshold lies between
+// the scores of ranks n−k and n−k+1, as for Proposed; +Inf when k = 0.
 func (t *TAR) Label(scores []float64) ([]bool, float64, error) {
 	if err := checkScores(t.n, scores); err != nil {
 		return nil, 0, err
 	}
-	ranks := Ranks(scores)
-	labels := make([]bool, t.n)
-	for i, r := range ranks {
-		labels[i] = r > t.n-t.k
-	}
-	return labels, t.threshold(scores, ranks), nil
+	thr := t.threshold(scores, Ranks(scores))
+	return aboveCut(scores, thr), thr, nil
 }
 
 func (t *TAR) threshold(scores []float64, ranks []int) float64 {

@@ -14,6 +14,9 @@ func TestTAR(t *testing.T) {
 		scores []float64
 		labels []bool
 		thr    float64
+		// flagged is how many rows Label flags where a tie at the cut makes it other
+		// than k (-1: none); 0 means k.
+		flagged int
 	}{
 		{
 			// 15 anomalies of 22 rows: (15/22)·22 is 14.999999999999998, so a floor
@@ -27,10 +30,18 @@ func TestTAR(t *testing.T) {
 			thr:    0.6, // between 0.5 (rank 3) and 0.7 (rank 4)
 		},
 		{
-			name: "equal scores on the cut split by row index", n: 4, ratio: 0.25,
+			// Training splits the tie by row index (the next epoch trains on rows 0, 1
+			// and 3); the labels flag the tied block whole, as Predict does with thr.
+			name: "equal scores on the cut flagged whole", n: 4, ratio: 0.25,
 			scores: []float64{1, 2, 2, 0},
-			labels: []bool{false, false, true, false},
-			thr:    2,
+			labels: []bool{false, true, true, false},
+			thr:    1.5, flagged: 2,
+		},
+		{
+			name: "a tie that holds the lowest score is not flagged", n: 4, ratio: 0.5,
+			scores: []float64{3, 3, 3, 3},
+			labels: []bool{false, false, false, false},
+			thr:    3, flagged: -1,
 		},
 		{
 			name: "ratio 0 flags nothing", n: 3, ratio: 0,
@@ -61,10 +72,20 @@ func TestTAR(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := int(math.Round(tt.ratio * float64(tt.n)))
-			if got := count(labels); got != k || rec.NextTrainSize != tt.n-k || rec.SelectedRatio != float64(k)/float64(tt.n) {
-				t.Fatalf("flags %d rows, record %+v; want %d flagged", got, rec, k)
+			want := k
+			switch {
+			case tt.flagged > 0:
+				want = tt.flagged
+			case tt.flagged < 0:
+				want = 0
+			}
+			if got := count(labels); got != want || rec.NextTrainSize != tt.n-k || rec.SelectedRatio != float64(k)/float64(tt.n) {
+				t.Fatalf("flags %d rows, record %+v; want %d flagged", got, rec, want)
 			}
 			for i := range mask {
+				if want != k {
+					break // a tie at the cut: training splits it by row index, the labels do not
+				}
 				if mask[i] == labels[i] {
 					t.Fatalf("row %d: trained on and flagged alike (%v)", i, mask[i])
 				}

@@ -86,7 +86,7 @@ func Fit(x []float64, n, d int, opts Options) (*Forest, error) {
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("iforest: row %d, column %d: %v: %w", i/d, i%d, v, ErrNonFinite)
+			return nil, fmt.Errorf("iforest: row %d, column %d: %v: %w", i/d+1, i%d+1, v, ErrNonFinite)
 		}
 	}
 	t, psi := opts.Trees, opts.Subsample

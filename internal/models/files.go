@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/udocc/udocc/internal/regfile"
 )
 
 // The roles of a saved model's network files.
@@ -32,20 +34,29 @@ type File struct {
 	Seed   uint64 `json:"seed"`
 	Method string `json:"method"`
 	SHA256 string `json:"sha256"` // lower-case hex
+	// Bytes is the file's size as the fit wrote it; 0 in a model.json written before
+	// sizes were recorded. A file of another size is refused before it is read.
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
-// HashFile is the lower-case hex SHA-256 of the file at path.
-func HashFile(path string) (string, error) {
-	f, err := os.Open(path)
+// HashFile is the lower-case hex SHA-256 of the regular file at path and its size;
+// a device, a named pipe or a socket is refused (internal/regfile) before it is read,
+// and so is a file of other than want bytes where want > 0.
+func HashFile(path string, want int64) (string, int64, error) {
+	f, st, err := regfile.Open(path)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	if want > 0 && st.Size() != want {
+		return "", 0, fmt.Errorf("%s: %d bytes, but the model's %s records %d: %w", path, st.Size(), MetaFile, want, ErrChanged)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // roles lists the files the members name, each with its role, member and seed; the
@@ -66,14 +77,37 @@ func (m *Meta) roles() []File {
 func (m *Meta) RecordFiles(dir string) error {
 	files := m.roles()
 	for i := range files {
-		h, err := HashFile(filepath.Join(dir, files[i].Name))
+		h, n, err := HashFile(filepath.Join(dir, files[i].Name), 0)
 		if err != nil {
 			return fmt.Errorf("models: %w", err)
 		}
-		files[i].SHA256 = h
+		files[i].SHA256, files[i].Bytes = h, n
 	}
 	m.Files = files
 	return nil
+}
+
+// fileMismatch is the first field of f, as model.json spells it, that differs from w,
+// the file the members name, with both values; "" where they agree (sha256 and bytes
+// are the file's own, only checked for their form).
+func fileMismatch(f, w File) (field string, got, want any) {
+	switch {
+	case f.Name != w.Name:
+		return "name", fmt.Sprintf("%q", f.Name), fmt.Sprintf("%q", w.Name)
+	case f.Role != w.Role:
+		return "role", f.Role, w.Role
+	case f.Member != w.Member:
+		return "member", f.Member, w.Member
+	case f.Seed != w.Seed:
+		return "seed", f.Seed, w.Seed
+	case f.Method != w.Method:
+		return "method", f.Method, w.Method
+	case len(f.SHA256) != sha256.Size*2:
+		return "sha256", fmt.Sprintf("%q", f.SHA256), fmt.Sprintf("%d hex digits", sha256.Size*2)
+	case f.Bytes < 0:
+		return "bytes", f.Bytes, "a size >= 0"
+	}
+	return "", nil, nil
 }
 
 // CheckFiles checks that m.Files describes every network file the members name, in its
@@ -82,25 +116,29 @@ func (m *Meta) RecordFiles(dir string) error {
 // are.
 func (m *Meta) CheckFiles(dir string) error {
 	want := m.roles()
+	meta := filepath.Join(dir, MetaFile)
 	if len(m.Files) != len(want) {
-		return fmt.Errorf("models: %s: files: %d entries for the %d network files the members name: %w",
-			filepath.Join(dir, MetaFile), len(m.Files), len(want), ErrFormat)
+		return fmt.Errorf("models: %s: files: %d entries, but the %d members name %d network files: %w",
+			meta, len(m.Files), len(m.Members), len(want), ErrFormat)
 	}
 	for i, w := range want {
 		f := m.Files[i]
-		w.SHA256 = f.SHA256
-		if f != w || len(f.SHA256) != sha256.Size*2 {
-			return fmt.Errorf("models: %s: files[%d] is %+v, want %s's %s (member %d, seed %d, method %s) with its sha256: %w",
-				filepath.Join(dir, MetaFile), i, f, w.Name, w.Role, w.Member, w.Seed, w.Method, ErrFormat)
+		if field, got, exp := fileMismatch(f, w); field != "" {
+			return fmt.Errorf("models: %s: files[%d].%s is %v, but members[%d] makes it %v (%s's %s): %w",
+				meta, i, field, got, w.Member, exp, w.Name, w.Role, ErrFormat)
 		}
 	}
-	byHash := map[string]File{}
+	byHash, sizes := map[string]File{}, map[int64]bool{}
 	for _, f := range m.Files {
-		byHash[f.SHA256] = f
+		byHash[f.SHA256], sizes[f.Bytes] = f, true
 	}
 	for _, f := range m.Files {
 		path := filepath.Join(dir, f.Name)
-		h, err := HashFile(path)
+		want := f.Bytes
+		if st, err := os.Stat(path); err == nil && st.Size() != want && sizes[st.Size()] {
+			want = 0 // another recorded file's size: hashed, to name whose file it is
+		}
+		h, _, err := HashFile(path, want)
 		if err != nil {
 			return fmt.Errorf("models: %w", err)
 		}

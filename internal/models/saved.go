@@ -4,14 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/regfile"
 )
 
 // Format is the version of the saved-model folder this build writes and reads: 2 since
@@ -196,8 +194,11 @@ func (m *Meta) Validate() error {
 		}
 		files[mem.Network], seeds[mem.Seed] = true, true
 	}
+	if err := m.validateMemberCount(); err != nil {
+		return err
+	}
 	if err := m.Scaler.Validate(); err != nil {
-		return fmt.Errorf("scaler: %w", err)
+		return fmt.Errorf("scaler: %w: %w", err, ErrFormat)
 	}
 	if m.Normal != nil {
 		if err := m.Normal.validate(m.Sizes[0]); err != nil {
@@ -224,6 +225,24 @@ func (m *Meta) Validate() error {
 		}
 	}
 	return m.validateEnsemble()
+}
+
+// validateMemberCount checks that files, where present, describes the networks of as
+// many members as members lists: a member removed or added by hand is named as such,
+// before the fields that count members disagree one by one.
+func (m *Meta) validateMemberCount() error {
+	if len(m.Files) == 0 {
+		return nil
+	}
+	of := map[int]bool{}
+	for _, f := range m.Files {
+		of[f.Member] = true
+	}
+	if len(of) != len(m.Members) {
+		return fmt.Errorf("members: %d entries, but files describes the network files of %d members: a member was removed or added: %w",
+			len(m.Members), len(of), ErrFormat)
+	}
+	return nil
 }
 
 // validateEnsemble checks the ensemble method's fields: all present or all absent.
@@ -299,31 +318,12 @@ func ReadMeta(dir string) (*Meta, error) {
 const maxMetaBytes = 256 << 20
 
 // readMetaFile reads model.json, refusing a file that is not a regular file (a device,
-// a pipe, a link to one) or is larger than maxMetaBytes, before reading it.
+// a pipe, a link to one: internal/regfile) or is larger than maxMetaBytes, before
+// reading it.
 func readMetaFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	b, err := regfile.ReadFile(path, maxMetaBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", err, ErrFormat)
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		kind := "a device"
-		switch t := st.Mode().Type(); {
-		case t&fs.ModeDir != 0:
-			kind = "a directory"
-		case t&fs.ModeNamedPipe != 0:
-			kind = "a named pipe"
-		case t&fs.ModeSocket != 0:
-			kind = "a socket"
-		}
-		return nil, fmt.Errorf("%s is not a regular file but %s: %w", path, kind, ErrFormat)
-	}
-	if st.Size() > maxMetaBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than a model description holds (%d): %w", path, st.Size(), maxMetaBytes, ErrFormat)
-	}
-	return io.ReadAll(io.LimitReader(f, maxMetaBytes+1))
+	return b, nil
 }

@@ -43,6 +43,11 @@ func TestMetaErrors(t *testing.T) {
 		"a seed twice":       {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}, {"network": "b.pt"}], ` + sc + `}`, "members[1].seed"},
 		"negative threshold": {`{"format": 2, "method": "tar", "sizes": [2, 4], "members": [{"network": "a.pt", "threshold": -1}], ` + sc + `}`, "members[0].threshold"},
 		"scaler too short":   {`{"format": 2, "method": "oc", "sizes": [3, 4], "members": [{"network": "a.pt"}], ` + sc + `}`, "scaler"},
+		// Hand edits (issue 47): each error names the field and what is wrong with its value.
+		"a scale of 0":  {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}], "scaler": {"mean": [0, 0], "scale": [1, 0]}}`, "scale[1] (column 2) is 0: want a number > 0"},
+		"a scale of -1": {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}], "scaler": {"mean": [0, 0], "scale": [-1, 1]}}`, "scale[0] (column 1) is -1: want a number > 0"},
+		"a member removed": {`{"format": 2, "method": "oc", "sizes": [2, 4], "members": [{"network": "a.pt"}], ` + sc +
+			`, "files": [{"name": "a.pt", "role": "encoder", "member": 0}, {"name": "b.pt", "role": "encoder", "member": 1}]}`, "members: 1 entries, but files describes the network files of 2 members"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -51,7 +56,7 @@ func TestMetaErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := ReadMeta(dir)
-			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.field) {
+			if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), MetaFile) {
 				t.Fatalf("error %v, want ErrFormat naming %s", err, c.field)
 			}
 		})

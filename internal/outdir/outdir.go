@@ -70,7 +70,10 @@ func Begin(dir string, owned []string, force bool) (*Tx, error) {
 		t.Abort()
 		return nil, fmt.Errorf("output folder %s: %w", dir, err)
 	}
-	stale, _ := filepath.Glob(filepath.Join(parent, "."+base+".udocc-*.tmp"))
+	stale, err := staleTemps(parent, base)
+	if err != nil {
+		return fail(err)
+	}
 	for _, s := range stale {
 		if err := os.RemoveAll(s); err != nil {
 			return fail(err)
@@ -86,6 +89,33 @@ func Begin(dir string, owned []string, force bool) (*Tx, error) {
 		return fail(err)
 	}
 	return t, nil
+}
+
+// staleTemps are the temporary folders that earlier runs on the target base in parent
+// left when they were killed: the names MkdirTemp gave them (."+base+".udocc-DIGITS.tmp,
+// and Commit's aside name, that with ".old.udocc-x.tmp" added), matched literally, never
+// as a pattern: a target named with glob characters ("a*", "[x]") must not reach the
+// temporaries of another target. Only folders count; only the lock holder calls it, so
+// none of them belongs to a live run.
+func staleTemps(parent, base string) ([]string, error) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	prefix := "." + base + ".udocc-"
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		rest := strings.TrimSuffix(name[len(prefix):], ".old.udocc-x.tmp")
+		digits, ok := strings.CutSuffix(rest, ".tmp")
+		if ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
+			out = append(out, filepath.Join(parent, name))
+		}
+	}
+	return out, nil
 }
 
 // acquire opens and flocks path without waiting. It retries when the file it locked was
@@ -152,7 +182,7 @@ func checkOwned(target string, owned []string, force bool) error {
 	if len(foreign) > 3 {
 		foreign, more = foreign[:3], fmt.Sprintf(" and %d more", len(foreign)-3)
 	}
-	return fmt.Errorf("%w (%s%s); choose another --out, or --force to replace it whole", ErrForeign, strings.Join(foreign, ", "), more)
+	return fmt.Errorf("%w (%s%s)", ErrForeign, strings.Join(foreign, ", "), more)
 }
 
 func matchAny(rel string, patterns []string) bool {

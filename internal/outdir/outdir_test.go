@@ -164,3 +164,41 @@ func TestTransaction(t *testing.T) {
 		}
 	})
 }
+
+// TestGlobTargetSparesOthers: a target named with glob characters removes only its own
+// killed runs' temporaries, never a concurrent run's on a target the pattern would
+// match (filepath.Glob on the name did: `--out 'a*'` deleted `ab`'s folder in progress),
+// and never a file or folder of another name that merely starts like one.
+func TestGlobTargetSparesOthers(t *testing.T) {
+	for _, base := range []string{"a*", "a?", "[a]b", "a"} {
+		t.Run(base, func(t *testing.T) {
+			parent := t.TempDir()
+			other, err := Begin(filepath.Join(parent, "ab"), owned, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Abort()
+			mine := filepath.Join(parent, "."+base+".udocc-12345.tmp") // a killed run's
+			decoy := filepath.Join(parent, "."+base+".udocc-mine.tmp")
+			for _, d := range []string{mine, decoy} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tx, err := Begin(filepath.Join(parent, base), owned, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Abort()
+			if _, err := os.Stat(other.Dir()); err != nil {
+				t.Errorf("the concurrent run's temporary folder %s: %v", other.Dir(), err)
+			}
+			if _, err := os.Stat(decoy); err != nil {
+				t.Errorf("%s, not a name udocc gives: %v", decoy, err)
+			}
+			if _, err := os.Stat(mine); err == nil {
+				t.Errorf("the killed run's %s was left", mine)
+			}
+		})
+	}
+}

@@ -6,19 +6,17 @@ import (
 )
 
 // Contamination is the threshold that flags the round(c·n) highest of the n scores, for
-// a known anomaly ratio c in (0, 1): at least one row, and fewer when rows tie with the
-// last of them, since a row is flagged only above the threshold.
+// a known anomaly ratio c in (0, 1): at least one row, and more where rows tie at the
+// cut (TopCount's tie rule).
 func Contamination(scores []float64, c float64) (float64, error) {
 	if !(c > 0 && c < 1) {
 		return 0, fmt.Errorf("threshold: contamination %g: want a ratio in (0, 1)", c)
 	}
-	s := slices.Clone(scores)
-	slices.Sort(s)
-	k := max(1, int(c*float64(len(s))+0.5))
-	if k >= len(s) {
-		return 0, fmt.Errorf("threshold: contamination %g flags all %d rows", c, len(s))
+	k := max(1, int(c*float64(len(scores))+0.5))
+	if k >= len(scores) {
+		return 0, fmt.Errorf("threshold: contamination %g flags all %d rows", c, len(scores))
 	}
-	return s[len(s)-k-1], nil
+	return TopCount(scores, k)
 }
 
 // ByContamination is the threshold of scores for a known anomaly ratio c > 0
@@ -64,13 +62,25 @@ func Larger(scores []float64, t float64, from []float64, tFrom float64) (float64
 	return TopCount(scores, min(max(Count(scores, t), Count(from, tFrom)), len(scores)-1))
 }
 
-// TopCount is the threshold that flags the k highest of the scores, 0 ≤ k < n: the
-// (k+1)-th highest score (fewer rows are flagged when rows tie with it). k = 0 flags none.
+// TopCount is the threshold that flags the k highest of the scores, 0 ≤ k < n. A row is
+// flagged when its score is above the threshold, so rows of equal scores are always
+// labelled alike; the tie rule decides a count that would cut inside a block of equal
+// scores: the block is flagged whole (more than k rows), unless it holds the lowest
+// score, when none of it is (flagging it would flag every row). k = 0 flags none.
 func TopCount(scores []float64, k int) (float64, error) {
 	if k < 0 || k >= len(scores) {
 		return 0, fmt.Errorf("threshold: cannot flag %d of %d rows", k, len(scores))
 	}
 	s := slices.Clone(scores)
 	slices.Sort(s)
-	return s[len(s)-k-1], nil
+	n := len(s)
+	if k == 0 || s[n-k-1] < s[n-k] {
+		return s[n-k-1], nil
+	}
+	// The k-th highest score ties with the one below it: cut below the tied block.
+	first, _ := slices.BinarySearch(s, s[n-k]) // the block's lowest index
+	if first == 0 {
+		return s[0], nil
+	}
+	return s[first-1], nil
 }

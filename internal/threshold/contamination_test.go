@@ -15,7 +15,7 @@ func TestContamination(t *testing.T) {
 	}{
 		{"a fifth flags the two highest", 0.2, 2, ""},
 		{"a tiny ratio still flags one row", 0.01, 1, ""},
-		{"ties with the last flagged row are not flagged", 0.6, 5, ""},
+		{"ties with the last flagged row are flagged with it", 0.6, 7, ""},
 		{"every row is refused", 0.99, 0, "flags all 10 rows"},
 		{"zero is not a ratio", 0, 0, "want a ratio"},
 	}
@@ -46,12 +46,12 @@ func TestContamination(t *testing.T) {
 
 func TestTopCount(t *testing.T) {
 	scores := []float64{5, 1, 4, 2, 3, 3, 0, 9, 8, 7}
-	for _, c := range []struct{ k, flagged int }{{0, 0}, {1, 1}, {3, 3}, {5, 5}, {6, 5}, {9, 9}} {
+	for _, c := range []struct{ k, flagged int }{{0, 0}, {1, 1}, {3, 3}, {5, 5}, {6, 7}, {7, 7}, {9, 9}} {
 		thr, err := TopCount(scores, c.k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// k = 6 reaches into the tie at 3: both 3s stay unflagged.
+		// k = 6 reaches into the tie at 3: both 3s are flagged (the tie rule).
 		if got := Count(scores, thr); got != c.flagged {
 			t.Errorf("TopCount(%d) = %g flags %d rows, want %d", c.k, thr, got, c.flagged)
 		}
@@ -64,6 +64,49 @@ func TestTopCount(t *testing.T) {
 	if got := Count(scores, 4.5); got != 4 {
 		t.Errorf("Count(> 4.5) = %d, want 4 (5, 7, 8, 9)", got)
 	}
+}
+
+// TestTopCountTies: a count that cuts inside a block of equal scores flags the block
+// whole, whatever its place; one that holds the lowest score flags none of it. Before
+// the rule, 30 equal scores with a count of 20 flagged none (issue 47).
+func TestTopCountTies(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		scores  []float64
+		k, want int
+	}{
+		{"30 tied far rows, 20 counted", append(repeat(9, 30), seq(370)...), 20, 30},
+		{"tied block in the middle", []float64{1, 2, 5, 5, 5, 8, 9}, 3, 5},
+		{"tied block holding the lowest", []float64{4, 4, 4, 4, 7}, 2, 1},
+		{"all tied", repeat(1, 10), 3, 0},
+		{"count ends at the block's edge", []float64{1, 5, 5, 8}, 3, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			thr, err := TopCount(c.scores, c.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Count(c.scores, thr); got != c.want {
+				t.Errorf("TopCount(%d) = %g flags %d rows, want %d", c.k, thr, got, c.want)
+			}
+		})
+	}
+}
+
+func repeat(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func seq(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = float64(i) / float64(n)
+	}
+	return out
 }
 
 func TestTransfer(t *testing.T) {

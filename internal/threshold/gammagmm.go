@@ -105,7 +105,7 @@ func (g GammaGMM) Estimate(cols [][]float64) (Posterior, error) {
 		}
 		for i, v := range c {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return Posterior{}, fmt.Errorf("threshold: gamma-gmm: detector %d row %d = %v: %w", m, i, v, ErrNonFinite)
+				return Posterior{}, fmt.Errorf("threshold: gamma-gmm: detector %d row %d = %v: %w", m, i+1, v, ErrNonFinite)
 			}
 		}
 	}

@@ -8,9 +8,12 @@ import "C"
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/udocc/udocc/internal/regfile"
 )
 
 // Group is K models of one architecture trained in lockstep; a single model is K = 1.
@@ -538,14 +541,42 @@ func (g *Group) Param(k int, name string) ([]float32, error) {
 }
 
 // Save writes member k's whole state (encoder, decoder, BatchNorm buffers, center,
-// radius, sizes) to path.
+// radius, sizes) to path, replacing a file there. A failed write (a full disk) is an
+// error, and removes what was written of the file.
 func (g *Group) Save(k int, path string) error {
-	if g.p == nil {
-		return ErrClosed
+	b, err := g.Marshal(k)
+	if err != nil {
+		return err
 	}
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	return errorOf(C.udocc_group_save(g.p, C.int(k), cpath))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err = f.Write(b); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
+}
+
+// Marshal is member k's whole state as the bytes Save writes and LoadBytes reads.
+func (g *Group) Marshal(k int) ([]byte, error) {
+	if g.p == nil {
+		return nil, ErrClosed
+	}
+	var buf *C.char
+	var n C.int64_t
+	if err := errorOf(C.udocc_group_serialize(g.p, C.int(k), &buf, &n)); err != nil {
+		return nil, err
+	}
+	defer C.udocc_free(buf)
+	return C.GoBytes(unsafe.Pointer(buf), C.int(n)), nil
 }
 
 // Extract makes a new group of one member on g's device holding member k's whole
@@ -562,16 +593,35 @@ func (g *Group) Extract(k int) (*Group, error) {
 	return &Group{p: p, k: 1, sizes: append([]int(nil), g.sizes...)}, nil
 }
 
-// Load reads a file written by Save into a new group of one member on device.
+// MaxFileBytes bounds the network file Load reads: far more than any member holds.
+const MaxFileBytes = 4 << 30
+
+// Load reads a file written by Save into a new group of one member on device. Only a
+// regular file is read (internal/regfile): a device or a named pipe is refused.
 func Load(path, device string) (*Group, error) {
+	b, err := regfile.ReadFile(path, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	return LoadBytes(b, path, device)
+}
+
+// LoadBytes reads the bytes of a file written by Save (path names them in errors) into
+// a new group of one member on device.
+func LoadBytes(b []byte, path, device string) (*Group, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
 	cdev := C.CString(device)
 	defer C.free(unsafe.Pointer(cdev))
 	var p *C.udocc_group
-	if err := errorOf(C.udocc_group_load(cpath, cdev, &p)); err != nil {
+	var data *C.char
+	if len(b) > 0 {
+		data = (*C.char)(unsafe.Pointer(&b[0]))
+	}
+	if err := errorOf(C.udocc_group_load(data, C.int64_t(len(b)), cpath, cdev, &p)); err != nil {
 		return nil, err
 	}
+	runtime.KeepAlive(b)
 	var k, ns C.int
 	sizes := make([]C.int64_t, 64)
 	C.udocc_group_info(p, &k, &ns, &sizes[0], C.int(len(sizes)))

@@ -283,7 +283,7 @@ func checkFit(t table, cfg Config, members []Member) error {
 	t.each(func(i int, row []float32) bool {
 		for j, v := range row {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				bad = fmt.Errorf("training: row %d, column %d is not a finite number", i, j)
+				bad = fmt.Errorf("training: row %d, column %d is not a finite number", i+1, j+1)
 				return false
 			}
 		}
@@ -636,7 +636,7 @@ func (t *tuning) checkFinite(e int, loss []float64) error {
 				continue
 			}
 			if j := firstNonFinite(d[i*n : (i+1)*n]); j >= 0 {
-				return diverged("fine-tuning", e, i, m.Seed, fmt.Sprintf("the score of row %d", j), float64(d[i*n+j]))
+				return diverged("fine-tuning", e, i, m.Seed, fmt.Sprintf("the score of row %d", j+1), float64(d[i*n+j]))
 			}
 		}
 	}

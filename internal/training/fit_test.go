@@ -164,7 +164,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"empty mask", x, 3, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{make([]bool, 100)}}, "has 0 rows"},
 		{"one-row mask", x, 3, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{append([]bool{true}, make([]bool, 99)...)}}, "has 1 rows"},
-		{"NaN in the input", nan, 3, cfg, oc, "row 2, column 1"},
+		{"NaN in the input", nan, 3, cfg, oc, "row 3, column 2"}, // 1-based
 		{"wrong shape", x, 4, cfg, oc, "not 100 x 4"},
 		{"bad device", x, 3, badDevice, oc, "tpu"},
 		{"sb without nu", x, 3, cfg, Member{Seed: 1, Method: "sb"}, "ν"},

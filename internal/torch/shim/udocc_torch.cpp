@@ -53,6 +53,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -1684,7 +1685,7 @@ char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float
   });
 }
 
-char *udocc_group_save(const udocc_group *g, int k, const char *path) {
+char *udocc_group_serialize(const udocc_group *g, int k, char **out, int64_t *len) {
   return guard(g, [&] {
     if (k < 0 || k >= g->K) throw std::runtime_error("member out of range");
     torch::serialize::OutputArchive ar;
@@ -1697,7 +1698,17 @@ char *udocc_group_save(const udocc_group *g, int k, const char *path) {
       ar.write("rec_center", g->rc[k].clone());
       ar.write("rec_scale", g->rs[k].clone());
     }
-    ar.save_to(path);
+    // Into memory, never into a file: libtorch's file writer throws again from its
+    // destructor when a write fails (a full disk), which ends the process. The host
+    // writes the bytes and reports the disk's error.
+    std::ostringstream os;
+    ar.save_to(os);
+    const std::string bytes = os.str();
+    char *p = static_cast<char *>(std::malloc(bytes.empty() ? 1 : bytes.size()));
+    if (p == nullptr) throw std::bad_alloc();
+    std::memcpy(p, bytes.data(), bytes.size());
+    *out = p;
+    *len = static_cast<int64_t>(bytes.size());
   });
 }
 
@@ -1720,11 +1731,13 @@ char *udocc_group_extract(const udocc_group *g, int k, udocc_group **out) {
   });
 }
 
-char *udocc_group_load(const char *path, const char *device, udocc_group **out) {
+char *udocc_group_load(const char *data, int64_t len, const char *path, const char *device,
+                       udocc_group **out) {
   return guard([&] {
     torch::Device dev = parse_device(device);
+    if (len < 0) throw std::runtime_error(std::string(path) + ": negative length");
     torch::serialize::InputArchive ar;
-    ar.load_from(path, torch::kCPU);
+    ar.load_from(data, static_cast<size_t>(len), torch::kCPU);
     at::Tensor fmt, sizes, hasdec;
     ar.read("format", fmt);
     if (fmt.numel() != 1 || (fmt.item<int64_t>() != kFormat && fmt.item<int64_t>() != kFormatRobust)) {

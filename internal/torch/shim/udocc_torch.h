@@ -178,13 +178,16 @@ char *udocc_group_set_radius(udocc_group *g, const float *r, int64_t len);   /* 
 char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float *out,
                             int64_t len, int64_t *n_out);
 
-/* udocc_group_save writes member k's whole state (encoder, decoder if any, BatchNorm
- * buffers, center, radius, sizes) to path; udocc_group_load reads such a file into a new
- * group of one member on device. */
-char *udocc_group_save(const udocc_group *g, int k, const char *path);
-char *udocc_group_load(const char *path, const char *device, udocc_group **out);
+/* udocc_group_serialize puts member k's whole state (encoder, decoder if any, BatchNorm
+ * buffers, center, radius, sizes) into *out, len bytes allocated with malloc, which the
+ * caller frees with udocc_free: the host writes the file, so that a failed write (a full
+ * disk) is the host's error. udocc_group_load reads such bytes (len of them at data;
+ * path names them in errors) into a new group of one member on device. */
+char *udocc_group_serialize(const udocc_group *g, int k, char **out, int64_t *len);
+char *udocc_group_load(const char *data, int64_t len, const char *path, const char *device,
+                       udocc_group **out);
 /* udocc_group_extract makes a group of one member on g's device holding member k's whole
- * state, as udocc_group_load would read it from the file udocc_group_save writes of it,
+ * state, as udocc_group_load would read it from the bytes udocc_group_serialize gives,
  * without the file; it shares nothing with g. */
 char *udocc_group_extract(const udocc_group *g, int k, udocc_group **out);
 
