@@ -178,7 +178,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	report := explainReport(m, ds, atts, *nf)
 	if ds.RowIndex != nil {
 		for i := range report {
-			report[i].Row = ds.RowIndex[report[i].Row] // the file's data row, as scores.csv numbers it
+			report[i].Row = ds.RowIndex[report[i].Row-1] + 1 // the file's 1-based data row, as scores.csv numbers it
 		}
 	}
 	if f.output.out == "" {
@@ -354,7 +354,7 @@ func checkExplain(n int) error {
 	return nil
 }
 
-// fileRowsToTable maps --rows, the file's 0-based data rows as scores.csv numbers them,
+// fileRowsToTable maps --rows, the file's 0-based data rows (scores.csv's numbers less one),
 // to ds's rows where rows were left out on reading (ds.RowIndex); a row left out is an
 // error.
 func fileRowsToTable(rows []int, ds *data.Dataset, path string) ([]int, error) {

@@ -16,7 +16,7 @@ import (
 
 // firstHourCSV writes a table as a user's export has it (issue 42): a header, features
 // a..d, a label Outcome (1 = anomaly, 10 % of rows), the first cell of b "NA", a few
-// blank cells, and row 7 (0-based) with no value at all.
+// blank cells, and data row 8 (1-based, as scores.csv numbers rows) with no value at all.
 func firstHourCSV(t *testing.T, dir string) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(42, 1))
@@ -75,7 +75,7 @@ func TestFirstHour(t *testing.T) {
 		for _, want := range []string{
 			"features (4): a, b, c, d", "left out: Outcome (label)",
 			"missing cells imputed with the training median: 3 (b 1, c 1, d 1)",
-			"1 row with no value at all left out, not scored (data rows 7, 0-based)",
+			"1 row with no value at all left out, not scored (data row 8)",
 		} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("fit's report lacks %q:\n%s", want, r.stdout)
@@ -83,7 +83,7 @@ func TestFirstHour(t *testing.T) {
 		}
 		s := readSummary(t, filepath.Join(out, "summary.json"))
 		cols := s["columns"].(map[string]any)
-		if fmt.Sprint(cols["used"]) != "[a b c d]" || fmt.Sprint(cols["rows_without_values"]) != "[7]" ||
+		if fmt.Sprint(cols["used"]) != "[a b c d]" || fmt.Sprint(cols["rows_without_values"]) != "[8]" ||
 			fmt.Sprint(cols["imputed"]) != "[map[cells:1 name:b] map[cells:1 name:c] map[cells:1 name:d]]" ||
 			fmt.Sprint(cols["dropped"]) != "[map[name:Outcome why:label]]" {
 			t.Errorf("summary.json columns %v", cols)
@@ -95,8 +95,8 @@ func TestFirstHour(t *testing.T) {
 	sc := readCSV(t, filepath.Join(out, "scores.csv"))
 	t.Run("items 7-8: scores.csv", func(t *testing.T) {
 		rows := sc.col(t, "row")
-		if rows[6] != "6" || rows[7] != "8" || len(rows) != 199 {
-			t.Errorf("row column %v…: want the file's data rows, 7 left out", rows[:10])
+		if rows[6] != "7" || rows[7] != "9" || len(rows) != 199 {
+			t.Errorf("row column %v…: want the file's 1-based data rows, 8 left out", rows[:10])
 		}
 		for _, c := range sc.header {
 			if strings.HasPrefix(c, "label_seed") {
@@ -133,13 +133,13 @@ func TestFirstHour(t *testing.T) {
 		if !slices.Equal(got.col(t, "score"), sc.col(t, "score")) || !slices.Equal(got.col(t, "true_label"), sc.col(t, "true_label")) {
 			t.Error("score on the training CSV: scores or true labels differ from fit's")
 		}
-		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "8", "--out", filepath.Join(dir, "ex"), data)
-		if r.code != 0 || !strings.Contains(r.stdout, "row 8: score "+strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", sc.floats(t, "score")[7]), "0"), ".")) {
-			t.Errorf("explain --rows 8 without --label: exit %d: %s%s", r.code, r.stdout, r.stderr)
+		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "9", "--out", filepath.Join(dir, "ex"), data)
+		if r.code != 0 || !strings.Contains(r.stdout, "row 9: score "+strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4g", sc.floats(t, "score")[7]), "0"), ".")) {
+			t.Errorf("explain --rows 9 without --label: exit %d: %s%s", r.code, r.stdout, r.stderr)
 		}
-		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "7", "--out", filepath.Join(dir, "ex7"), data)
-		if r.code == 0 || !strings.Contains(r.stderr, "row 7") {
-			t.Errorf("explain --rows 7, the row without values: exit %d: %s", r.code, r.stderr)
+		r = inProcess("explain", "--model", filepath.Join(out, "model"), "--rows", "8", "--out", filepath.Join(dir, "ex8"), data)
+		if r.code == 0 || !strings.Contains(r.stderr, "row 8") {
+			t.Errorf("explain --rows 8, the row without values: exit %d: %s", r.code, r.stderr)
 		}
 		// Columns in another order, and no label column: matched by name.
 		text, _ := os.ReadFile(data)

@@ -59,8 +59,9 @@ type columnsReport struct {
 	// Constant names the features with one value only, which carry no information (kept,
 	// standardised by 1).
 	Constant []string `json:"constant,omitempty"`
-	// RowsWithoutValues are the 0-based data rows left out because every feature of theirs
-	// is missing; RowsDropped counts those left out under --missing drop-rows.
+	// RowsWithoutValues are the 1-based data rows left out because every feature of theirs
+	// is missing (as scores.csv numbers rows); RowsDropped counts those left out under
+	// --missing drop-rows.
 	RowsWithoutValues []int `json:"rows_without_values,omitempty"`
 	RowsDropped       int   `json:"rows_dropped_missing,omitempty"`
 }
@@ -78,7 +79,10 @@ type imputedColumn struct {
 // columnsOf reports ds's columns; imputed counts each feature's imputed cells (nil for
 // none), constant lists the constant features' indexes.
 func columnsOf(ds *data.Dataset, imputed []int, constant []int) columnsReport {
-	r := columnsReport{Used: ds.Features, RowsWithoutValues: ds.EmptyRows, RowsDropped: ds.RowsDropped}
+	r := columnsReport{Used: ds.Features, RowsDropped: ds.RowsDropped}
+	for _, i := range ds.EmptyRows {
+		r.RowsWithoutValues = append(r.RowsWithoutValues, i+1) // 1-based, as every row number udocc prints
+	}
 	if ds.LabelName != "" {
 		r.Dropped = append(r.Dropped, droppedColumn{ds.LabelName, "label"})
 	}
@@ -139,7 +143,7 @@ func (r columnsReport) print(w io.Writer) {
 		if n > 10 {
 			more = ", …"
 		}
-		fmt.Fprintf(w, "  %d %s with no value at all left out, not scored (data rows %s%s, 0-based)\n", n, plural(n, "row", "rows"), strings.Join(rows, ", "), more)
+		fmt.Fprintf(w, "  %d %s with no value at all left out, not scored (data %s %s%s)\n", n, plural(n, "row", "rows"), plural(n, "row", "rows"), strings.Join(rows, ", "), more)
 	}
 	if r.RowsDropped > 0 {
 		fmt.Fprintf(w, "  %d %s with a missing cell left out (--missing drop-rows)\n", r.RowsDropped, plural(r.RowsDropped, "row", "rows"))
