@@ -120,18 +120,20 @@ func LoadHandler(opts HandlerOptions) (*ModelHandler, error) {
 }
 
 // confidence is each row's probability of being an anomaly as the score endpoint gives
-// it, monotone in the score, 1/2 at the threshold; nil for a model without a threshold
-// (oc). For the ensemble, whose scores are in robust z units, it is the logistic
-// 1/(1+exp(−(s−t))) of the distance above the threshold t; for the paper's methods,
-// whose scores are distances (or, for several members, distances over each member's
-// threshold) that are 0 at best, s²/(s²+t²).
-//
-// It stands in for the per-row confidence of issue 42, and is to be replaced by the
-// library's own once that lands.
+// it: Model.Probabilities, the probability column of scores.csv (monotone in the score,
+// 1/2 at the threshold); nil for a model without a threshold (oc). A model without the
+// training scores' sketch that Probability reads (saved before it was kept) gets a
+// stand-in of the same shape: for the ensemble, whose scores are in robust z units, the
+// logistic 1/(1+exp(−(s−t))) of the distance above the threshold t; for the paper's
+// methods, whose scores are distances (or, for several members, distances over each
+// member's threshold) that are 0 at best, s²/(s²+t²).
 func confidence(m *Model, scores []float64) []float64 {
 	t := m.Threshold()
 	if math.IsInf(t, 1) {
 		return nil
+	}
+	if p := m.Probabilities(scores); len(p) == 0 || !math.IsNaN(p[0]) {
+		return p
 	}
 	out := make([]float64, len(scores))
 	for i, s := range scores {

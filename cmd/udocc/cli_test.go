@@ -174,7 +174,7 @@ func TestHelp(t *testing.T) {
 		`--method string .*ensemble, proposed, oc, sb, otsu or tar .*\(default "ensemble"\)`,
 		`--contamination float `,
 		`--members int .*\(default 5\)`,
-		`--threshold string .*default kmeans\).*default accumulated`,
+		`--threshold string .*default learned\).*default accumulated`,
 		`--ratio float .*sb.*tar`,
 		`--arch string .*32,16,8`,
 		`--pretrain-epochs int .*--preset paper: 100\) \(default 60\)`,

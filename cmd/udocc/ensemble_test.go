@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -34,6 +35,18 @@ func TestEnsembleFit(t *testing.T) {
 	meta := readSummary(t, filepath.Join(model, "model.json"))
 	sc := readCSV(t, filepath.Join(dir, "fit", "scores.csv"))
 
+	t.Run("history.csv writes only the columns that have values", func(t *testing.T) {
+		h := readCSV(t, filepath.Join(dir, "fit", "history.csv"))
+		for c, name := range h.header {
+			empty := true
+			for _, r := range h.rows {
+				empty = empty && r[c] == ""
+			}
+			if empty || name == "delta_star" || name == "ties" {
+				t.Errorf("history.csv has column %s (empty in every row: %v); the ensemble has no δ search", name, empty)
+			}
+		}
+	})
 	t.Run("model/ holds 5 members, their 5 autoencoders and model.json", func(t *testing.T) {
 		want := []string{"model.json"}
 		for _, k := range defaultSeeds {
@@ -55,8 +68,8 @@ func TestEnsembleFit(t *testing.T) {
 	})
 	t.Run("model.json is an ensemble's with a finite threshold and none per member", func(t *testing.T) {
 		thr := number(t, meta, "threshold")
-		if meta["method"] != "ensemble" || math.IsInf(thr, 0) || meta["threshold_rule"] != training.DefaultThresholdRule {
-			t.Errorf("method %v, threshold %v, threshold_rule %v; want ensemble, a finite number, training.DefaultThresholdRule",
+		if meta["method"] != "ensemble" || math.IsInf(thr, 0) || meta["threshold_rule"] != string(lib.DefaultCount) {
+			t.Errorf("method %v, threshold %v, threshold_rule %v; want ensemble, a finite number, the default count",
 				meta["method"], meta["threshold"], meta["threshold_rule"])
 		}
 		if _, ok := meta["ensemble"].(map[string]any); !ok {
@@ -84,7 +97,7 @@ func TestEnsembleFit(t *testing.T) {
 			t.Errorf("method %v, seeds %s; want ensemble, [0,1,2,3,4]", s["method"], got)
 		}
 		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": training.DistanceWeight,
-			"lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": training.DefaultThresholdRule,
+			"lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": string(lib.DefaultCount),
 			"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim})
 		if s["delta_bar"] != nil {
 			t.Errorf("delta_bar %v, want null: the ensemble searches no δ", s["delta_bar"])
@@ -249,7 +262,7 @@ func TestPresets(t *testing.T) {
 		{"default: an ensemble of 5 at lr 1e-4 for 10 epochs", []string{"--pretrain-epochs", "1"}, "ensemble",
 			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "epochs": 10, "pretrain_epochs": 1,
 				"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim,
-				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": training.DefaultThresholdRule}, nil},
+				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": string(lib.DefaultCount)}, nil},
 		{"paper: proposed at lr 1e-3 for 50 epochs", []string{"--preset", "paper", "--pretrain-epochs", "1"}, "proposed",
 			map[string]any{"preset": "paper", "lr": 1e-3, "pretrain_lr": 0, "epochs": 50, "pretrain_epochs": 1,
 				"threshold_rule": "accumulated"}, []string{"members", "distance_weight", "screen_epochs", "trim"}},

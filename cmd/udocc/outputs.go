@@ -195,29 +195,61 @@ func nanEmpty(v float64) string {
 
 // writeHistory writes one row per member and fine-tuning epoch.
 func (f *fitted) writeHistory(path string) error {
+	header := []string{"seed", "epoch", "loss", "train_size", "delta_star", "delta_bar", "selected_ratio", "min_scaled", "ties", "radius", "seconds"}
+	if f.ds.Y != nil {
+		header = append(header, "rocauc", "prauc", "f1")
+	}
+	var rows [][]string
+	for k, hist := range f.m.History() {
+		for j, h := range hist {
+			star, ties := "", ""
+			if h.DeltaStar > 0 {
+				star, ties = strconv.Itoa(h.DeltaStar), strconv.Itoa(h.Ties)
+			}
+			radius := ""
+			if h.Radius != 0 {
+				radius = ftoa(h.Radius)
+			}
+			r := []string{strconv.FormatUint(f.members[k].Seed, 10), strconv.Itoa(h.Epoch), ftoa(h.Loss), strconv.Itoa(h.TrainSize),
+				star, nanEmpty(h.DeltaBar), nanEmpty(h.SelectedRatio), nanEmpty(h.MinScaled), ties, radius, ftoa(h.Seconds)}
+			if f.ds.Y != nil {
+				r = append(r, "", "", "")
+				if j < len(f.epochs[k]) {
+					m := f.epochs[k][j]
+					r[len(r)-3], r[len(r)-2], r[len(r)-1] = nanEmpty(m.rocauc), nanEmpty(m.prauc), nanEmpty(m.f1)
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	// Only the columns with a value: the default ensemble has no δ search, no radius
+	// and no per-epoch labels, and an empty column is noise.
+	var keep []int
+	for c := range header {
+		for _, r := range rows {
+			if r[c] != "" {
+				keep = append(keep, c)
+				break
+			}
+		}
+	}
+	if len(rows) == 0 {
+		keep = []int{0, 1, 2, 3, 10}
+	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
-		bw.WriteString("seed,epoch,loss,train_size,delta_star,delta_bar,selected_ratio,min_scaled,ties,radius,seconds")
-		if f.ds.Y != nil {
-			bw.WriteString(",rocauc,prauc,f1")
-		}
-		bw.WriteString("\n")
-		for k, hist := range f.m.History() {
-			for j, h := range hist {
-				rec := h
-				star := ""
-				if rec.DeltaStar > 0 {
-					star = strconv.Itoa(rec.DeltaStar)
+		line := func(r []string) {
+			for i, c := range keep {
+				if i > 0 {
+					bw.WriteByte(',')
 				}
-				fmt.Fprintf(bw, "%d,%d,%s,%d,%s,%s,%s,%s,%d,%s,%s", f.members[k].Seed, h.Epoch, ftoa(h.Loss), h.TrainSize,
-					star, nanEmpty(rec.DeltaBar), nanEmpty(rec.SelectedRatio), nanEmpty(rec.MinScaled), rec.Ties,
-					ftoa(h.Radius), ftoa(h.Seconds))
-				if f.ds.Y != nil && j < len(f.epochs[k]) {
-					m := f.epochs[k][j]
-					fmt.Fprintf(bw, ",%s,%s,%s", nanEmpty(m.rocauc), nanEmpty(m.prauc), nanEmpty(m.f1))
-				}
-				bw.WriteString("\n")
+				bw.WriteString(r[c])
 			}
+			bw.WriteByte('\n')
+		}
+		line(header)
+		for _, r := range rows {
+			line(r)
 		}
 		return bw.Flush()
 	})

@@ -27,6 +27,9 @@ import (
 // CountReport is the count study's report in the output folder.
 const CountReport = "count.md"
 
+// CountHeldout lists every fit's held-out estimate (JSON lines) in the output folder.
+const CountHeldout = "count-heldout.jsonl"
+
 // countFit is one fit of the corpus with what the count study reads of it.
 type countFit struct {
 	rec      RealRecord
@@ -157,6 +160,17 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	}
 	if progress != nil {
 		fmt.Fprintf(progress, "count study: the %s count written to %s\n", kind, modelPath)
+	}
+	// Every fit's held-out estimate, for comparisons on the same scores (PyThresh's rules).
+	var lines strings.Builder
+	for i, f := range fits {
+		b, _ := json.Marshal(map[string]any{"table": f.rec.Table, "group": f.rec.Group, "seed": f.rec.Seed, "source": f.rec.Source,
+			"n": f.rec.N, "true": f.rec.TrueRatio, "share": held[i].Share, "low": held[i].Low, "high": held[i].High,
+			"reliable": held[i].Reliable, "today": f.rec.Default.Selected, "rocauc": f.rec.Default.ROCAUC})
+		lines.Write(append(b, '\n'))
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, CountHeldout), []byte(lines.String())); err != nil {
+		return err
 	}
 	var sb strings.Builder
 	writeCountReport(&sb, fits, samples, held, model, names, kind, heldRidge, heldGated, ridge, gated)

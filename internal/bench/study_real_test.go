@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	countmodel "github.com/udocc/udocc/internal/count"
+	"github.com/udocc/udocc/internal/threshold"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,12 +58,25 @@ func TestRealOnePipeline(t *testing.T) {
 	if raw.Flagged != int(math.Round(m.Ratio()*float64(ds.N))) || rec.Default.Selected != m.Ratio() {
 		t.Errorf("study flags %d rows (ratio %v), the library %v", raw.Flagged, rec.Default.Selected, m.Ratio())
 	}
-	// The report's default candidate, drawn from the raw scores, is the count the library
-	// flagged, and its share's interval is the library's.
-	c := newRealCase(rec, raw)
-	addDefault([]*realCase{c})
-	if s, ok := c.selected(DefaultCandidate()); !ok || c.flagged(s) != raw.Flagged {
-		t.Errorf("the study's default candidate %s flags %v of %d rows, the library %d", DefaultCandidate(), s*float64(c.n), c.n, raw.Flagged)
+	// The count study's learned count, drawn from the raw scores with the product's own
+	// code, flags the rows the library flagged, with the library's interval.
+	cm, err := countmodel.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, distRec := countmodel.Agreements(raw.Dist, raw.Rec)
+	est, err := cm.Estimate(&countmodel.Inputs{Final: raw.Scores, Screen: raw.Screen, MemberAgreement: members, DistRecAgreement: distRec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := min(max(int(est.Share*float64(ds.N)+0.5), 1), ds.N-1)
+	thr, err := threshold.TopCount(raw.Scores, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := m.RatioInterval()
+	if got := threshold.Count(raw.Scores, thr); got != raw.Flagged || est.Low != lo || est.High != hi {
+		t.Errorf("the study's learned count flags %d rows in [%v, %v], the library %d in [%v, %v]", got, est.Low, est.High, raw.Flagged, lo, hi)
 	}
 	if len(raw.Dist) != training.EnsembleSize || len(raw.Rec) != training.EnsembleSize || len(raw.Screen) != ds.N {
 		t.Fatalf("%d members' distances, %d reconstruction errors, %d screening scores", len(raw.Dist), len(raw.Rec), len(raw.Screen))
