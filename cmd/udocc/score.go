@@ -63,9 +63,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer tx.Abort()
-	s, b, err := writeScored(tx.Dir(), m, f.model, fs.Arg(0), ds, *explain)
+	s, b, err := writeScored(ctx, tx.Dir(), m, f.model, fs.Arg(0), ds, *explain)
 	if err != nil {
-		return err
+		return interrupted(ctx, f.output.out, err)
 	}
 	if err := commit(ctx, tx, f.output.out); err != nil {
 		return err
@@ -94,7 +94,7 @@ type scored struct {
 
 // writeScored scores ds, read from path, with the model saved in dir and writes
 // scores.csv and summary.json into out; it returns the summary and its JSON.
-func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int) (scored, []byte, error) {
+func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int) (scored, []byte, error) {
 	final, dist, err := m.ScoreDataset(ds)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
@@ -110,7 +110,7 @@ func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, e
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
 	}
-	ex, err := explainFlagged(m, ds, labels, explain)
+	ex, err := explainFlagged(ctx, m, ds, labels, explain)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
