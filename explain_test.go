@@ -497,10 +497,22 @@ func TestExplainRefuses(t *testing.T) {
 		want string
 	}{
 		{"width", func() error { _, err := m.Explain([][]float64{{1, 2}}); return err }, "trained on 3"},
-		{"row", func() error { _, err := m.ExplainDataset(context.Background(), ds, []int{100}, udocc.ExplainOptions{}); return err }, "row 100 of a table of 100"},
-		{"steps", func() error { _, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Steps: -1}); return err }, "Steps -1"},
-		{"samples", func() error { _, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Samples: -1}); return err }, "Samples -1"},
-		{"method", func() error { _, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: "shap"}); return err }, `Method "shap"`},
+		{"row", func() error {
+			_, err := m.ExplainDataset(context.Background(), ds, []int{100}, udocc.ExplainOptions{})
+			return err
+		}, "row 100 of a table of 100"},
+		{"steps", func() error {
+			_, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Steps: -1})
+			return err
+		}, "Steps -1"},
+		{"samples", func() error {
+			_, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Samples: -1})
+			return err
+		}, "Samples -1"},
+		{"method", func() error {
+			_, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: "shap"})
+			return err
+		}, `Method "shap"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
