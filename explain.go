@@ -67,9 +67,9 @@ const explainChunk = 1024
 
 // explainBudget (a variable for the tests) bounds the memory of an explanation, in float32 values: the largest
 // tensor of the shim's calls that run at once, summed over the networks that run at
-// once (explainChunkOf), and the rows Shapley values score at a time (8 MB). A block
+// once (explainChunkOf), and the rows Shapley values score at a time (4 MB). A block
 // takes well under a second, so that a cancelled context stops an explanation soon.
-var explainBudget = 1 << 21
+var explainBudget = 1 << 20
 
 // normalRows is the most unflagged training rows whose per-feature median and spread the
 // fit keeps for explanations (Model.Normal), at an even stride: a median of 10^5 values
@@ -226,10 +226,11 @@ func (m *Model) Explain(rows [][]float64) ([]Attribution, error) {
 
 // ExplainDataset is Explain for the rows rows of a table read with package data (nil:
 // every row), in that order; ds must have the training table's columns, in its order.
-// Attribution.Row is the row's index in ds. The rows are explained in blocks of bounded
-// memory, whatever their number and the thread count, and ctx is checked between
-// blocks: a cancelled ctx stops the explanation within a block (well under a second) and
-// its error is returned.
+// Attribution.Row is the row's index in ds. Beside the attributions it returns (d values
+// a row; a caller with many rows explains them a slice at a time, as udocc fit does), the
+// rows are explained in blocks of bounded memory (explainBudget), whatever their number
+// and the thread count, and ctx is checked between blocks: a cancelled ctx stops the
+// explanation within a block (well under a second) and its error is returned.
 func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int, o ExplainOptions) ([]Attribution, error) {
 	torch.SetNumThreads(workers(m.threads))
 	if m.nets == nil {

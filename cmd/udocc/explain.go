@@ -41,9 +41,10 @@ type explainColumns struct {
 	share []float64 // and their shares
 }
 
-// explainValues bounds the attributions held at a time (d float64 values a row, and as
-// many for their errors): 16 MB, whatever the number of flagged rows.
-const explainValues = 1 << 20
+// explainValues bounds the attributions held at a time, whatever the number of flagged
+// rows: d float64 values a row for the parts, and as many for their errors and, while
+// they are estimated, their sums of squares (12 MB in all).
+const explainValues = 1 << 19
 
 // explainFlagged explains the rows that labels flag, naming n features each; nil where n
 // is 0 or there are no labels. A cancelled ctx stops it between blocks of rows.
