@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/count"
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/threshold"
@@ -139,14 +140,28 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	seeds := opts.seeds()
 	torch.SetNumThreads(workers(opts.Threads))
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
+	if rec := fitrecord.From(ctx); rec != nil && meth.Ensemble {
+		hooks.ScreenEpoch = func(k, e int, scores []float64) {
+			for len(rec.ScreenEpochs) <= k {
+				rec.ScreenEpochs = append(rec.ScreenEpochs, nil)
+			}
+			row := make([]float32, len(scores))
+			for i, v := range scores {
+				row[i] = float32(v)
+			}
+			rec.ScreenEpochs[k] = append(rec.ScreenEpochs[k], row)
+		}
+	}
 	cfg := opts.config(hidden)
 	cfg.Scaler = scaler
 	var (
 		run    *training.Run
 		screen []float64 // the shares the threshold's rules flag on the screening's scores
+		// the screening's scores, kept for the learned count (count.Inputs)
+		screenScores []float64
 	)
 	if meth.Ensemble {
-		run, screen, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
+		run, screen, screenScores, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
 	} else {
 		members := make([]training.Member, len(seeds))
 		for i, s := range seeds {
@@ -191,7 +206,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(ds, opts, rk, screen, fitrecord.From(ctx)); err != nil {
+	if err := m.finish(ds, opts, rk, screen, screenScores, fitrecord.From(ctx)); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -205,19 +220,25 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 // it (8 bytes a row). The shares are nil where there is no screening or
 // Options.Contamination sets the threshold. A non-nil record keeps the screening's
 // scores.
-func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, []float64, error) {
+//
+// With the learned count (Options.Count LearnedCount) there are no rule shares: the
+// screening's scores themselves are returned, which the count reads (count.Inputs).
+func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, []float64, []float64, error) {
 	if cfg.ScreenEpochs == 0 {
 		run, _, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
-		return run, nil, err
+		return run, nil, nil, err
 	}
 	sc, err := training.Screen(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var screen []float64
-	if opts.Contamination == 0 {
+	var screen, kept []float64
+	switch {
+	case opts.learnedCount():
+		kept = sc.Scores
+	case opts.Contamination == 0:
 		if screen, err = ruleShares(sc.Scores, opts); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if record != nil {
@@ -225,7 +246,7 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 	}
 	sc.Scores = nil
 	run, err := training.FitKept(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, sc, hooks)
-	return run, screen, err
+	return run, screen, kept, err
 }
 
 // ruleShares are the shares of scores that each rule of opts.Count flags
@@ -293,6 +314,28 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 	return t, defaultInterval(share), nil
 }
 
+// learnedThreshold is the learned count's threshold on in.Final (count.Default): the
+// top share it estimates, and its 80 % interval; meta records whether the count is to
+// be trusted and the model's version.
+func learnedThreshold(in *count.Inputs, meta *models.Meta) (float64, []float64, error) {
+	cm, err := count.Default()
+	if err != nil {
+		return 0, nil, err
+	}
+	est, err := cm.Estimate(in)
+	if err != nil {
+		return 0, nil, err
+	}
+	n := len(in.Final)
+	t, err := threshold.TopCount(in.Final, min(max(int(est.Share*float64(n)+0.5), 1), n-1))
+	if err != nil {
+		return 0, nil, err
+	}
+	reliable := est.Reliable
+	meta.CountReliable, meta.CountModel = &reliable, cm.Version
+	return t, []float64{est.Low, est.High}, nil
+}
+
 // defaultInterval is the 80 % interval training.DefaultInterval gives around the default
 // count's share.
 func defaultInterval(share float64) []float64 {
@@ -347,7 +390,7 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 // method learns the combination and the threshold from those scores. In a data-parallel
 // fit ds is this rank's block and the scores of every block are gathered. A non-nil
 // record keeps every member's distances and reconstruction errors.
-func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float64, record *fitrecord.Record) error {
+func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen, screenScores []float64, record *fitrecord.Record) error {
 	dist, rec, err := m.memberScores(ds)
 	if err != nil {
 		return err
@@ -369,13 +412,28 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen []float
 		record.Dist, record.Rec = slices.Clone(dist), slices.Clone(rec)
 	}
 	if m.Method() == Ensemble {
+		var in *count.Inputs
+		if opts.learnedCount() {
+			// The agreements read the members' scores, which the combination takes.
+			in = &count.Inputs{Screen: screenScores}
+			in.MemberAgreement, in.DistRecAgreement = count.Agreements(dist, rec)
+		}
 		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
 		ens, scores, err := models.FitEnsembleTaking(dist, rec, training.DistanceWeight)
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
 		m.meta.Ensemble = ens
-		thr, interval, err := ensembleThreshold(scores, screen, opts)
+		var (
+			thr      float64
+			interval []float64
+		)
+		if in != nil {
+			in.Final = scores
+			thr, interval, err = learnedThreshold(in, m.meta)
+		} else {
+			thr, interval, err = ensembleThreshold(scores, screen, opts)
+		}
 		if err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
@@ -428,6 +486,16 @@ func (m *Model) RatioInterval() (low, high float64) {
 		return iv[0], iv[1]
 	}
 	return math.NaN(), math.NaN()
+}
+
+// CountReliable says whether the learned count (LearnedCount) trusts its count: false
+// where the scores do not separate and the interval is the prior's. ok is false for
+// another count, a given Options.Contamination and the paper's methods.
+func (m *Model) CountReliable() (reliable, ok bool) {
+	if m.meta.CountReliable == nil {
+		return false, false
+	}
+	return *m.meta.CountReliable, true
 }
 
 // Ratio is the selected anomaly ratio: the share of the training rows labelled

@@ -3,6 +3,7 @@ package udocc
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,7 +209,11 @@ func (o Options) validateRules() error {
 	if o.Count != nil && o.Method != Ensemble {
 		return badOption("Count", "only for method ensemble")
 	}
-	if _, err := o.count(); err != nil && o.Method == Ensemble {
+	if slices.Contains(o.Count, LearnedCount) {
+		if len(o.Count) > 1 {
+			return badOption("Count", "%q is not a rule of the scores: it cannot be joined with %v", LearnedCount, o.Count)
+		}
+	} else if _, err := o.count(); err != nil && o.Method == Ensemble {
 		return badOption("Count", "%v", err)
 	}
 	switch {

@@ -46,6 +46,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	realGroup := fs.Bool("real", false, "--study: the real group instead: the default fit (the library's own) on the paper sets and the\n"+
 		"tables of --extra, one fit at a time (OUT/"+bench.RealFile+", raw scores in OUT/"+bench.RealRaw+"/, OUT/"+bench.RealReport+"; default --out bench/study-real)")
 	extra := fs.String("extra", "", "--study --real: folder of the other real tables, NAME.npz or NAME.mat (default: adbench beside --data's folder)")
+	corpus := fs.String("corpus", "", "--study --real: a data folder with GROUPS.csv (odds/, adbench/, real/): every table it lists, by source group,\n"+
+		"instead of the paper sets and --extra")
+	learnCount := fs.String("learn-count", "", "--study --real: fit nothing; learn the default count from the fits in --out and write its model to\n"+
+		"this path (internal/count/model.json ships in the binary), with the leave-one-group-out report OUT/"+bench.CountReport)
+	copies := fs.Int("copies", 0, "--study --real --corpus: resampled copies of every table, its anomalies subsampled to shares drawn\n"+
+		"log-uniformly from 0.2 % to 40 % (fitted at the first seed)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -68,9 +74,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study && *realGroup {
-		return runStudyReal(ctx, fs, o, seeds, *extra, *reportOnly, *quiet, stdout, stderr)
+		if *learnCount != "" {
+			out := o.Out
+			if !fs.Changed("out") {
+				out = "bench/study-real"
+			}
+			if err := bench.LearnCount(out, *learnCount, stderr); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "udocc bench --study --real --learn-count: model in %s, report in %s\n", *learnCount, filepath.Join(out, bench.CountReport))
+			return nil
+		}
+		if *copies < 0 {
+			return usagef("--copies %d < 0", *copies)
+		}
+		if fs.Changed("copies") && *corpus == "" {
+			return usagef("--copies applies only with --corpus")
+		}
+		return runStudyReal(ctx, fs, o, seeds, *extra, *corpus, *copies, *reportOnly, *quiet, stdout, stderr)
 	}
-	for _, name := range []string{"real", "extra"} {
+	for _, name := range []string{"real", "extra", "corpus", "copies", "learn-count"} {
 		if fs.Changed(name) && !*study {
 			return usagef("--%s applies only with --study", name)
 		}
@@ -148,8 +171,9 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.
 }
 
 // runStudyReal runs `udocc bench --study --real`.
-func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra string, reportOnly, quiet bool, stdout, stderr io.Writer) error {
-	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly}
+func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra, corpus string, copies int, reportOnly, quiet bool, stdout, stderr io.Writer) error {
+	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly,
+		Corpus: corpus, Copies: copies}
 	if !fs.Changed("out") {
 		ro.Out = "bench/study-real"
 	}

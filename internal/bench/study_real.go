@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/udocc/udocc"
@@ -51,6 +52,15 @@ type RealOptions struct {
 	Seeds    []uint64
 	Out      string
 	Device   string
+	// Corpus, when set, is a data folder holding GROUPS.csv (odds/, adbench/, real/):
+	// every table it lists is fitted, named by its path without the extension and
+	// grouped by its source group, instead of Paper, Datasets, Extra and Tables.
+	Corpus string
+	// Copies resampled copies of every table are fitted beside it (corpusCopies), at
+	// seed CopySeed alone: its anomalies, or above its share its normal rows, subsampled
+	// to shares drawn log-uniformly from CopyLow to CopyHigh; each copy keeps its
+	// table's group. A copy has at most CopyMaxRows rows.
+	Copies int
 	// ReportOnly fits nothing: the report from the records and raw files there.
 	ReportOnly bool
 	Progress   func(done, total int, name string)
@@ -58,9 +68,11 @@ type RealOptions struct {
 
 // RealRecord is one fit of the real group.
 type RealRecord struct {
-	Table     string  `json:"table"`
-	Group     string  `json:"group"` // "paper" or "extra"
-	Seed      uint64  `json:"seed"`
+	Table string `json:"table"`
+	Group string `json:"group"` // "paper" or "extra"
+	Seed  uint64 `json:"seed"`
+	// Source is the table a resampled copy was drawn from ("" for a table itself).
+	Source    string  `json:"source,omitempty"`
 	N         int     `json:"n"`      // rows fitted
 	FullN     int     `json:"full_n"` // rows of the table
 	TrueRatio float64 `json:"true_ratio"`
@@ -85,15 +97,26 @@ type realRaw struct {
 	Dist, Rec [][]float32 // each member's distances and reconstruction errors
 	Y         []int8
 	Flagged   int // rows the default flags
+	// ScreenEpochs are each member's distances after each screening fine-tuning epoch
+	// ([k][e][row]).
+	ScreenEpochs [][][]float32
 }
 
-// realTable is one table of the real group.
-type realTable struct{ name, group, path string }
+// realTable is one table of the real group; a resampled copy has its source's path and
+// share > 0, the share of anomalies it is drawn to.
+type realTable struct {
+	name, group, path string
+	source            string
+	share             float64
+}
 
 // realTables lists the tables of o: the paper sets, then the other folder's files by
 // name. A missing paper set is an error; a missing or empty other folder is one too, as
 // the group would silently be the paper sets alone.
 func realTables(o RealOptions) ([]realTable, error) {
+	if o.Corpus != "" {
+		return corpusTables(o)
+	}
 	var out []realTable
 	sets := o.Datasets
 	if sets == nil {
@@ -174,7 +197,11 @@ func StudyReal(ctx context.Context, o RealOptions) error {
 	}
 	var todo []job
 	for _, t := range tables {
-		for _, s := range o.Seeds {
+		seeds := o.Seeds
+		if t.source != "" {
+			seeds = o.Seeds[:1] // a copy is fitted at the first seed alone
+		}
+		for _, s := range seeds {
 			if !have[fmt.Sprintf("%s/%d", t.name, s)] {
 				todo = append(todo, job{t, s})
 			}
@@ -222,18 +249,23 @@ func loadReal(t realTable, seed uint64) (*data.Dataset, int, error) {
 		return nil, 0, fmt.Errorf("%s: want labels of both classes", t.path)
 	}
 	full := ds.N
-	if ds.N <= RealMaxRows {
-		return ds, full, nil
+	var rows []int
+	if t.share > 0 {
+		rows = copyRows(ds.Y, t.share, CopyMaxRows, seed)
+	} else {
+		if ds.N <= RealMaxRows {
+			return ds, full, nil
+		}
+		rows = rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:RealMaxRows]
 	}
-	rows := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:RealMaxRows]
 	slices.Sort(rows)
-	x := make([]float32, 0, RealMaxRows*ds.D)
-	y := make([]int, 0, RealMaxRows)
+	x := make([]float32, 0, len(rows)*ds.D)
+	y := make([]int, 0, len(rows))
 	for _, i := range rows {
 		x = append(x, ds.Row(i)...)
 		y = append(y, ds.Y[i])
 	}
-	ds.X, ds.Y, ds.N = x, y, RealMaxRows
+	ds.X, ds.Y, ds.N = x, y, len(rows)
 	return ds, full, nil
 }
 
@@ -245,7 +277,7 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string) (Real
 		return RealRecord{}, realRaw{}, err
 	}
 	rec := RealRecord{Table: t.name, Group: t.group, Seed: seed, N: ds.N, FullN: full,
-		TrueRatio: float64(ds.Anomalies()) / float64(ds.N)}
+		TrueRatio: float64(ds.Anomalies()) / float64(ds.N), Source: t.source}
 	opts := udocc.DefaultOptions()
 	opts.Seed, opts.Device = seed, device
 	var fr fitrecord.Record
@@ -255,7 +287,8 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string) (Real
 		return rec, realRaw{}, err
 	}
 	rec.Seconds = time.Since(t0).Seconds()
-	raw := realRaw{Scores: m.Scores(), Screen: fr.Screen, Dist: fr.Dist, Rec: fr.Rec, Y: make([]int8, ds.N)}
+	raw := realRaw{Scores: m.Scores(), Screen: fr.Screen, Dist: fr.Dist, Rec: fr.Rec, Y: make([]int8, ds.N),
+		ScreenEpochs: fr.ScreenEpochs}
 	for i, l := range m.Labels() {
 		if l {
 			raw.Flagged++
@@ -293,7 +326,7 @@ func realEval(y []int, scores []float64) (RealEval, error) {
 }
 
 func rawPath(dir, table string, seed uint64) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%d.gob", table, seed))
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.gob", strings.ReplaceAll(table, "/", "_"), seed))
 }
 
 func writeRaw(dir string, r RealRecord, raw realRaw) error {

@@ -17,6 +17,10 @@ type Record struct {
 	// Dist and Rec are member k's distances and reconstruction errors of every row
 	// under the final networks, as the model scores them.
 	Dist, Rec [][]float32
+	// ScreenEpochs are member k's eval-mode distances of every row after each of the
+	// screening fit's fine-tuning epochs, [k][epoch-1][row] (nil without a screening
+	// fit): the training dynamics the count study ranks.
+	ScreenEpochs [][][]float32
 }
 
 type key struct{}

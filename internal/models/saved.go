@@ -54,6 +54,11 @@ type Meta struct {
 	// default count gives beside the selected ratio; absent for another rule or a given
 	// contamination.
 	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
+	// CountReliable says, for the learned count, whether its interval is narrow enough to
+	// trust the count (false: the scores do not separate; the interval is the prior's),
+	// and CountModel is the version of the count's model (internal/count).
+	CountReliable *bool `json:"count_reliable,omitempty"`
+	CountModel    int   `json:"count_model,omitempty"`
 	// Selection is how the training table's columns were chosen (--id, --columns,
 	// --drop, --drop-text), for score to apply again; absent when every column was taken.
 	Selection *data.Selection `json:"selection,omitempty"`

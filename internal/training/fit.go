@@ -68,6 +68,10 @@ type Hooks struct {
 	// Epoch sees member k's eval-mode scores after fine-tuning epoch e and the labels its
 	// selector would give them now (nil for OC). The slices are the hook's to keep.
 	Epoch func(k, e int, scores []float64, labels []bool)
+	// ScreenEpoch, for a screened fit (FitScreened), sees member k's eval-mode scores of
+	// every row after the screening fit's fine-tuning epoch e (the count study reads its
+	// training dynamics from them). The slice is the hook's to keep.
+	ScreenEpoch func(k, e int, scores []float64)
 	// Network sees the group in training after every epoch (stage "pretrain": the
 	// autoencoders, one per seed; "finetune": the members' encoders), to read its
 	// weights with Param, Center and Radius; it must not train or close it.

@@ -249,14 +249,17 @@ func KeepBelow(scores []float64, trim float64) []bool {
 }
 
 // screening returns the hooks of a screening fit: its epochs are reported as stage
-// "screen" (pretraining then fine-tuning, one count), and it has no Epoch or Network
-// callbacks, which belong to the final fit.
+// "screen" (pretraining then fine-tuning, one count), its Epoch callback is ScreenEpoch,
+// and it has no Network callback, which belongs to the final fit.
 func (h *Hooks) screening(cfg Config) *Hooks {
 	if h == nil {
 		return nil
 	}
 	total := cfg.PretrainEpochs + cfg.Epochs
 	out := &Hooks{Stop: h.Stop}
+	if h.ScreenEpoch != nil {
+		out.Epoch = func(k, e int, scores []float64, _ []bool) { h.ScreenEpoch(k, e, scores) }
+	}
 	if h.Progress != nil {
 		out.Progress = func(stage string, e, _ int) {
 			if stage == "finetune" {

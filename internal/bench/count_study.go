@@ -1,0 +1,588 @@
+package bench
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/udocc/udocc/internal/atomicfile"
+	countmodel "github.com/udocc/udocc/internal/count"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/stats"
+)
+
+// The count study (`udocc bench --study --real --corpus DIR --learn-count`) learns the
+// default count (package count) from the corpus fits of the real group: every fit's
+// features are drawn from its raw scores, the model is learned with every source group
+// weighing alike, and every figure of the report is leave-one-group-out: each table is
+// judged by a model (penalty and interval bands included) learned without its group.
+
+// CountReport is the count study's report in the output folder.
+const CountReport = "count.md"
+
+// countFit is one fit of the corpus with what the count study reads of it.
+type countFit struct {
+	rec      RealRecord
+	feats    []float64 // every count feature (countmodel.Names)
+	scores   []float64
+	y        []int
+	original bool
+	// dynamics is the paper's count (Algorithm 1's δ search, udocc's accumulated rule)
+	// over the screening fit's fine-tuning epochs, the median over the members of
+	// (n − δ̄ + 1)/n; NaN without the epochs.
+	dynamics float64
+}
+
+// dynamicsShare is the paper's training-dynamics count on a fit's screening epochs: for
+// each member, the accumulated δ rule over its epoch-to-epoch rank changes, averaged
+// into δ̄ (Eq. (6)) over the search epochs; the median over the members of the share of
+// rows ranked at or above δ̄.
+func dynamicsShare(epochs [][][]float32) float64 {
+	var shares []float64
+	for _, member := range epochs {
+		if len(member) < 2 {
+			continue
+		}
+		rule := &dynamics.Accumulated{}
+		var prev []int
+		sum, k := 0.0, 0
+		n := len(member[0])
+		for e, d := range member {
+			cur := dynamics.Ranks(stats.Widen(nil, d))
+			if prev != nil {
+				res, err := rule.Pick(dynamics.Dynamics{Epoch: e + 1, Prev: prev, Cur: cur, Counts: dynamics.Crossings(prev, cur)})
+				if err != nil {
+					return math.NaN()
+				}
+				sum += float64(res.Delta)
+				k++
+			}
+			prev = cur
+		}
+		if k > 0 {
+			shares = append(shares, max(float64(n)-sum/float64(k)+1, 1)/float64(n))
+		}
+	}
+	if len(shares) == 0 {
+		return math.NaN()
+	}
+	return medianOf(shares)
+}
+
+// LearnCount learns the count from the fits in dir (real.jsonl and raw/), writes the
+// model to modelPath and the report to dir/count.md.
+func LearnCount(dir, modelPath string, progress io.Writer) error {
+	recs, err := readReal(filepath.Join(dir, RealFile))
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("bench: count study: no fits in %s", dir)
+	}
+	names := countmodel.Names()
+	var fits []countFit
+	for i, r := range recs {
+		raw, err := readRaw(filepath.Join(dir, RealRaw), r)
+		if err != nil {
+			return err
+		}
+		members, distRec := countmodel.Agreements(raw.Dist, raw.Rec)
+		f, err := countmodel.Compute(&countmodel.Inputs{Final: raw.Scores, Screen: raw.Screen, MemberAgreement: members, DistRecAgreement: distRec}, names)
+		if err != nil {
+			return fmt.Errorf("bench: count study: %s seed %d: %w", r.Table, r.Seed, err)
+		}
+		y := make([]int, len(raw.Y))
+		for j, v := range raw.Y {
+			y[j] = int(v)
+		}
+		fits = append(fits, countFit{rec: r, feats: f, scores: raw.Scores, y: y, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs)})
+		if progress != nil && (i+1)%50 == 0 {
+			fmt.Fprintf(progress, "count study: features of %d/%d fits\n", i+1, len(recs))
+		}
+	}
+	opts := countmodel.LearnOptions{
+		Features: names, Reliability: "agree_members", Version: 1,
+		Trained: fmt.Sprintf("udocc bench --study --real --corpus --learn-count: %d fits of %d tables and their resampled copies in %d source groups",
+			len(fits), countOriginals(fits), len(groupNames(fits))),
+	}
+	samples := make([]countmodel.Sample, len(fits))
+	for i, f := range fits {
+		samples[i] = countmodel.Sample{Table: f.rec.Table, Group: f.rec.Group, Features: f.feats,
+			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, N: f.rec.N, Original: f.original}
+	}
+	model, err := countmodel.Learn(samples, opts)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(model, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(modelPath, append(b, '\n')); err != nil {
+		return err
+	}
+	if progress != nil {
+		fmt.Fprintf(progress, "count study: model written to %s; held-out estimates next\n", modelPath)
+	}
+	held, err := countmodel.Heldout(samples, opts)
+	if err != nil {
+		return err
+	}
+	var sb strings.Builder
+	writeCountReport(&sb, fits, samples, held, model, names)
+	return atomicfile.WriteBytes(filepath.Join(dir, CountReport), []byte(sb.String()))
+}
+
+func countOriginals(fits []countFit) int {
+	seen := map[string]bool{}
+	for _, f := range fits {
+		if f.original {
+			seen[f.rec.Table] = true
+		}
+	}
+	return len(seen)
+}
+
+func groupNames(fits []countFit) []string {
+	var gs []string
+	for _, f := range fits {
+		if !slices.Contains(gs, f.rec.Group) {
+			gs = append(gs, f.rec.Group)
+		}
+	}
+	slices.Sort(gs)
+	return gs
+}
+
+// countRow is one fit's figures under one count.
+type countRow struct {
+	absLn, f1ratio float64
+	within15       bool
+	beyond10       bool
+	covered        bool
+	width          float64 // high/low, NaN without an interval
+}
+
+func countFigures(f countFit, share, lo, hi float64) countRow {
+	n := float64(len(f.scores))
+	share = max(share, 1/n)
+	e := math.Abs(math.Log(share / f.rec.TrueRatio))
+	r := countRow{absLn: e, within15: e <= math.Log(1.5)+1e-12, beyond10: e > math.Log(10), width: math.NaN()}
+	if !math.IsNaN(lo) {
+		r.covered = lo <= f.rec.TrueRatio && f.rec.TrueRatio <= hi
+		r.width = hi / max(lo, 1/n)
+	}
+	k := min(int(share*n+0.5), len(f.scores))
+	if best := bestF1(f.scores, f.y); best > 0 {
+		r.f1ratio = topF1(f.scores, f.y, k) / best
+	}
+	return r
+}
+
+// bestF1 is the oracle F1 of the scores: the best F1 of flagging the k highest, over k.
+func bestF1(scores []float64, y []int) float64 {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	pos := 0
+	for _, v := range y {
+		pos += v
+	}
+	best, tp := 0.0, 0
+	for k, i := range idx {
+		tp += y[i]
+		best = max(best, 2*float64(tp)/float64(k+1+pos))
+	}
+	return best
+}
+
+// topF1 is the F1 of flagging the k highest scores.
+func topF1(scores []float64, y []int, k int) float64 {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	tp, pos := 0, 0
+	for _, v := range y {
+		pos += v
+	}
+	for _, i := range idx[:k] {
+		tp += y[i]
+	}
+	if tp == 0 {
+		return 0
+	}
+	return 2 * float64(tp) / float64(k+pos)
+}
+
+// slopeOf is the least-squares slope of ln(est) on ln(true), clipped to [0, 1]; NaN
+// where the true shares span less than 0.5 in ln.
+func slopeOf(truth, est []float64) float64 {
+	var mx, my float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range truth {
+		x := math.Log(truth[i])
+		mx += x
+		my += math.Log(est[i])
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if hi-lo < 0.5 || len(truth) < 3 {
+		return math.NaN()
+	}
+	mx /= float64(len(truth))
+	my /= float64(len(truth))
+	var sxy, sxx float64
+	for i := range truth {
+		dx := math.Log(truth[i]) - mx
+		sxy += dx * (math.Log(est[i]) - my)
+		sxx += dx * dx
+	}
+	return min(max(sxy/sxx, 0), 1)
+}
+
+// estimator is one count under study: each fit's share and interval (NaN bounds without).
+type estimator struct {
+	name  string
+	share func(i int) float64
+	lo    func(i int) float64
+	hi    func(i int) float64
+}
+
+func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample, held []countmodel.Estimate, model *countmodel.Model, names []string) {
+	nan := func(int) float64 { return math.NaN() }
+	groups := groupNames(fits)
+	// The best constant, learned leave-one-group-out: the group-weighted mean of ln(true
+	// share) over the other groups' fits.
+	logoConst := map[string]float64{}
+	for _, g := range groups {
+		var s, wsum float64
+		size := map[string]int{}
+		for _, f := range fits {
+			size[f.rec.Group]++
+		}
+		for _, f := range fits {
+			if f.rec.Group != g {
+				w := 1 / float64(size[f.rec.Group])
+				s += w * math.Log(f.rec.TrueRatio)
+				wsum += w
+			}
+		}
+		logoConst[g] = math.Exp(s / wsum)
+	}
+	ests := []estimator{
+		{"learned count (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
+		{"today's default (larger/kmeans)", func(i int) float64 { return fits[i].rec.Default.Selected }, nan, nan},
+		{"constant 5 %", func(int) float64 { return 0.05 }, nan, nan},
+		{"constant 10 %", func(int) float64 { return 0.10 }, nan, nan},
+		{"best constant (leave-one-group-out)", func(i int) float64 { return logoConst[fits[i].rec.Group] }, nan, nan},
+		{"the paper's dynamics count on the members (accumulated δ̄)", func(i int) float64 { return fits[i].dynamics }, nan, nan},
+	}
+	fmt.Fprintf(w, "# The count, learned on the corpus and judged leave-one-group-out\n\n")
+	fmt.Fprintf(w, "Generated by `udocc bench --study --real --corpus DIR --learn-count` from %d fits: %d original tables "+
+		"(each at its seeds) and their resampled copies, %d source groups. Every figure of the learned count is "+
+		"**held out by source group**: each fit is judged by a model learned (penalty and interval bands "+
+		"included) without any fit of its group. Averages are taken per group first, then over groups.\n\n",
+		len(fits), countOriginals(fits), len(groups))
+	fmt.Fprintf(w, "Model (shipped as internal/count/model.json): ridge penalty %g, features %s; reliability feature %s; bands:",
+		model.Lambda, strings.Join(model.Features, ", "), model.Reliability)
+	for _, b := range model.Bands {
+		fmt.Fprintf(w, " [≤ %.3f: ×%.2f to ×%.2f, reliable %v]", b.Upto, math.Exp(b.Low), math.Exp(b.High), b.Reliable)
+	}
+	fmt.Fprintf(w, "\n\nCoefficients (standardised features): ")
+	for j, f := range model.Features {
+		fmt.Fprintf(w, "%s %+.3f; ", f, model.Coef[j])
+	}
+	fmt.Fprintf(w, "intercept %.3f (share %.4f).\n\n", model.Intercept, math.Exp(model.Intercept))
+
+	// Criteria on the original tables.
+	type agg struct{ absLn, w15, f1, cov, beyond float64 }
+	perGroup := func(e estimator, keep func(f countFit) bool) (agg, map[string]agg, []float64) {
+		sums := map[string]*agg{}
+		cnt := map[string]int{}
+		var widths []float64
+		for i, f := range fits {
+			if !f.original || !keep(f) {
+				continue
+			}
+			r := countFigures(f, e.share(i), e.lo(i), e.hi(i))
+			a := sums[f.rec.Group]
+			if a == nil {
+				a = &agg{}
+				sums[f.rec.Group] = a
+			}
+			a.absLn += r.absLn
+			a.f1 += r.f1ratio
+			if r.within15 {
+				a.w15++
+			}
+			if r.covered {
+				a.cov++
+			}
+			if r.beyond10 {
+				a.beyond++
+			}
+			if !math.IsNaN(r.width) {
+				widths = append(widths, r.width)
+			}
+			cnt[f.rec.Group]++
+		}
+		out := map[string]agg{}
+		var tot agg
+		for g, a := range sums {
+			c := float64(cnt[g])
+			ga := agg{a.absLn / c, a.w15 / c, a.f1 / c, a.cov / c, a.beyond / c}
+			out[g] = ga
+			tot.absLn += ga.absLn
+			tot.w15 += ga.w15
+			tot.f1 += ga.f1
+			tot.cov += ga.cov
+			tot.beyond += ga.beyond
+		}
+		k := float64(len(out))
+		tot = agg{tot.absLn / k, tot.w15 / k, tot.f1 / k, tot.cov / k, tot.beyond / k}
+		return tot, out, widths
+	}
+	aucOf := map[string]float64{}
+	for _, f := range fits {
+		if f.original && f.rec.Seed == 0 {
+			aucOf[f.rec.Table] = f.rec.Default.ROCAUC
+		}
+	}
+	all := func(countFit) bool { return true }
+	sep := func(f countFit) bool { return f.rec.Default.ROCAUC >= 0.9 }
+	fmt.Fprintf(w, "## Criteria on the original tables (every seed), per group then over groups\n\n")
+	fmt.Fprintf(w, "| count | mean \\|ln\\| | within ×1.5 | beyond ×10 | F1 / oracle F1 | ROCAUC ≥ 0.9: \\|ln\\| / within ×1.5 | 80 %% interval: coverage, median width |\n|---|---|---|---|---|---|---|\n")
+	for _, e := range ests {
+		t, _, widths := perGroup(e, all)
+		ts, _, _ := perGroup(e, sep)
+		iv := "—"
+		if len(widths) > 0 {
+			iv = fmt.Sprintf("%.0f %%, ×%.1f", 100*t.cov, medianOf(widths))
+		}
+		fmt.Fprintf(w, "| %s | %.3f | %.0f %% | %.0f %% | %.2f | %.3f / %.0f %% | %s |\n", e.name, t.absLn, 100*t.w15, 100*t.beyond, t.f1, ts.absLn, 100*ts.w15, iv)
+	}
+	// Paired bootstrap over groups of the difference in per-group |ln|.
+	_, gl, _ := perGroup(ests[0], all)
+	fmt.Fprintf(w, "\nPaired bootstrap over the %d groups (10,000 resamples) of the difference in mean |ln| (learned − other; negative: the learned count is better), 95 %% interval:\n\n", len(gl))
+	for _, e := range ests[1:] {
+		_, go_, _ := perGroup(e, all)
+		var diffs []float64
+		for _, g := range groups {
+			if a, ok := gl[g]; ok {
+				diffs = append(diffs, a.absLn-go_[g].absLn)
+			}
+		}
+		lo, mid, hi := bootstrapMean(diffs, 10000)
+		fmt.Fprintf(w, "- vs %s: %+.3f [%+.3f, %+.3f]\n", e.name, mid, lo, hi)
+	}
+	// Interval: width against separability.
+	var ws, as []float64
+	for i, f := range fits {
+		if f.original {
+			ws = append(ws, held[i].High/max(held[i].Low, 1/float64(f.rec.N)))
+			as = append(as, f.rec.Default.ROCAUC)
+		}
+	}
+	_, _, wsep := perGroup(ests[0], sep)
+	fmt.Fprintf(w, "\nInterval width on tables of ROCAUC ≥ 0.9: median ×%.1f; Spearman of width with ROCAUC over original fits: %.2f.\n\n",
+		medianOf(wsep), spearmanOf(ws, as))
+
+	// Response to resampling.
+	fmt.Fprintf(w, "## Response: slope of ln(selected) on ln(true) over each table's resampled copies (and the table), seed 0, clipped to [0, 1]\n\n")
+	fmt.Fprintf(w, "A count that does not respond can only guess a prior. Each candidate signal is read as a count (the shares, e^feature) where it is one.\n\n")
+	fmt.Fprintf(w, "| signal | mean slope, all tables | ROCAUC ≥ 0.9 | tables |\n|---|---|---|---|\n")
+	type respEst struct {
+		name string
+		v    func(i int) float64
+	}
+	resp := []respEst{{"learned count (held out)", func(i int) float64 { return held[i].Share }},
+		{"today's default (larger/kmeans)", func(i int) float64 { return max(fits[i].rec.Default.Selected, 1/float64(fits[i].rec.N)) }},
+		{"the paper's dynamics count (accumulated δ̄, median of members)", func(i int) float64 { return fits[i].dynamics }}}
+	for j, nm := range names {
+		if strings.HasPrefix(nm, "kmeans") || strings.HasPrefix(nm, "mad") || strings.HasPrefix(nm, "iqr") {
+			jj := j
+			resp = append(resp, respEst{"share: " + nm, func(i int) float64 { return math.Exp(fits[i].feats[jj]) }})
+		} else {
+			jj := j
+			resp = append(resp, respEst{"measure: " + nm + " (e^value)", func(i int) float64 { return math.Exp(fits[i].feats[jj]) }})
+		}
+	}
+	bySource := map[string][]int{}
+	for i, f := range fits {
+		if f.rec.Seed != fits[0].rec.Seed {
+			continue
+		}
+		src := f.rec.Source
+		if src == "" {
+			src = f.rec.Table
+		}
+		bySource[src] = append(bySource[src], i)
+	}
+	for _, r := range resp {
+		var all, hi []float64
+		for src, ii := range bySource {
+			var tr, es []float64
+			for _, i := range ii {
+				tr = append(tr, fits[i].rec.TrueRatio)
+				es = append(es, r.v(i))
+			}
+			s := slopeOf(tr, es)
+			if math.IsNaN(s) {
+				continue
+			}
+			all = append(all, s)
+			if aucOf[src] >= 0.9 {
+				hi = append(hi, s)
+			}
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %d (%d) |\n", r.name, meanOf(all), meanOf(hi), len(all), len(hi))
+	}
+
+	// Per group.
+	fmt.Fprintf(w, "\n## Per group: mean |ln(selected/true)| on the original tables\n\n| group | tables | learned | today | 5 %% | 10 %% | LOGO constant | dynamics |\n|---|---|---|---|---|---|---|---|\n")
+	gAgg := make([]map[string]agg, len(ests))
+	for k, e := range ests {
+		_, gAgg[k], _ = perGroup(e, all)
+	}
+	for _, g := range groups {
+		tabs := map[string]bool{}
+		for _, f := range fits {
+			if f.original && f.rec.Group == g {
+				tabs[f.rec.Table] = true
+			}
+		}
+		fmt.Fprintf(w, "| %s | %d |", g, len(tabs))
+		for k := range ests {
+			fmt.Fprintf(w, " %.2f |", gAgg[k][g].absLn)
+		}
+		fmt.Fprintln(w)
+	}
+	// Per table.
+	fmt.Fprintf(w, "\n## Per table (original tables, mean over seeds)\n\n| table | group | n | true share | ROCAUC | learned share [80 %% interval] | reliable | \\|ln\\| learned | today | 5 %% | 10 %% | LOGO const | dynamics |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	type tabAcc struct {
+		f                  countFit
+		k                  int
+		share, lo, hi, auc float64
+		ln                 [5]float64
+		reliable           int
+	}
+	tabs := map[string]*tabAcc{}
+	var order []string
+	for i, f := range fits {
+		if !f.original {
+			continue
+		}
+		t := tabs[f.rec.Table]
+		if t == nil {
+			t = &tabAcc{f: f}
+			tabs[f.rec.Table] = t
+			order = append(order, f.rec.Table)
+		}
+		t.k++
+		t.share += math.Log(held[i].Share)
+		t.lo += math.Log(held[i].Low)
+		t.hi += math.Log(held[i].High)
+		t.auc += f.rec.Default.ROCAUC
+		if held[i].Reliable {
+			t.reliable++
+		}
+		for k, e := range ests {
+			t.ln[k] += countFigures(f, e.share(i), math.NaN(), math.NaN()).absLn
+		}
+	}
+	sort.Slice(order, func(a, b int) bool {
+		ta, tb := tabs[order[a]], tabs[order[b]]
+		if ta.f.rec.Group != tb.f.rec.Group {
+			return ta.f.rec.Group < tb.f.rec.Group
+		}
+		return order[a] < order[b]
+	})
+	for _, name := range order {
+		t := tabs[name]
+		k := float64(t.k)
+		fmt.Fprintf(w, "| %s | %s | %d | %.4f | %.3f | %.4f [%.4f, %.4f] | %d of %d |", name, t.f.rec.Group, t.f.rec.N, t.f.rec.TrueRatio, t.auc/k,
+			math.Exp(t.share/k), math.Exp(t.lo/k), math.Exp(t.hi/k), t.reliable, t.k)
+		for j := range ests {
+			fmt.Fprintf(w, " %.2f |", t.ln[j]/k)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func meanOf(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func medianOf(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	y := slices.Clone(x)
+	slices.Sort(y)
+	n := len(y)
+	if n%2 == 1 {
+		return y[n/2]
+	}
+	return (y[n/2-1] + y[n/2]) / 2
+}
+
+// bootstrapMean is the 2.5th percentile, the mean and the 97.5th percentile of the mean
+// of x over B resamples (fixed seed).
+func bootstrapMean(x []float64, b int) (lo, mean, hi float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	ms := make([]float64, b)
+	for i := range ms {
+		s := 0.0
+		for range x {
+			s += x[rng.IntN(len(x))]
+		}
+		ms[i] = s / float64(len(x))
+	}
+	slices.Sort(ms)
+	return ms[int(0.025*float64(b))], meanOf(x), ms[int(0.975*float64(b))-1]
+}
+
+func spearmanOf(a, b []float64) float64 {
+	ra, rb := rankOf(a), rankOf(b)
+	ma, mb := meanOf(ra), meanOf(rb)
+	var sab, saa, sbb float64
+	for i := range ra {
+		sab += (ra[i] - ma) * (rb[i] - mb)
+		saa += (ra[i] - ma) * (ra[i] - ma)
+		sbb += (rb[i] - mb) * (rb[i] - mb)
+	}
+	return sab / math.Sqrt(saa*sbb)
+}
+
+func rankOf(x []float64) []float64 {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
+	r := make([]float64, len(x))
+	for k, i := range idx {
+		r[i] = float64(k)
+	}
+	return r
+}

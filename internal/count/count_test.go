@@ -1,0 +1,135 @@
+package count
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLearnRecoversALinearCount: samples whose ln(share) is a known linear function of
+// one feature, the other feature noise: the learned model weighs the informative feature
+// and its held-out estimates land near the truth.
+func TestLearnRecoversALinearCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var samples []Sample
+	for g := 0; g < 8; g++ {
+		for i := 0; i < 20; i++ {
+			x := rng.Float64()*4 - 6 // ln share in [-6, -2]
+			truth := math.Exp(x)
+			samples = append(samples, Sample{
+				Table: "t", Group: string(rune('a' + g)), Features: []float64{x + 0.05*rng.NormFloat64(), rng.NormFloat64()},
+				Reliability: rng.Float64(), TrueShare: truth, N: 1000, Original: i == 0,
+			})
+		}
+	}
+	o := LearnOptions{Features: []string{"kmeans_final", "tail_final"}, Reliability: "agree_members", MinShare: 0.001, MaxShare: 0.3}
+	m, err := Learn(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(math.Abs(m.Coef[0]) > 10*math.Abs(m.Coef[1])) {
+		t.Errorf("coefficients %v: the informative feature should dominate", m.Coef)
+	}
+	held, err := Heldout(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e float64
+	for i, s := range samples {
+		e += math.Abs(math.Log(held[i].Share / s.TrueShare))
+	}
+	if e /= float64(len(samples)); e > 0.2 {
+		t.Errorf("held-out mean |ln| %.3f, want below 0.2", e)
+	}
+	for i, h := range held {
+		if !(h.Low <= h.Share && h.Share <= h.High) {
+			t.Fatalf("sample %d: share %g outside its interval [%g, %g]", i, h.Share, h.Low, h.High)
+		}
+	}
+}
+
+// TestEstimateClipped: a model whose regression says 90 % flags at most MaxShare, and
+// one that says 1e-6 at least MinShare.
+func TestEstimateClipped(t *testing.T) {
+	m := &Model{Features: []string{"kmeans_final"}, Mean: []float64{0}, Scale: []float64{1}, Coef: []float64{1},
+		MinShare: 0.001, MaxShare: 0.3, Reliability: "agree_members", Bands: []Band{{Upto: 1, Low: -1, High: 1}}}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if e := m.estimate([]float64{math.Log(0.9)}, 0, 100); e.Share != 0.3 {
+		t.Errorf("share %g, want 0.3", e.Share)
+	}
+	if e := m.estimate([]float64{math.Log(1e-6)}, 0, 100); math.Abs(e.Share-0.001) > 1e-12 {
+		t.Errorf("share %g, want 0.001", e.Share)
+	}
+}
+
+// TestValidateRejects: each broken model file names what is wrong.
+func TestValidateRejects(t *testing.T) {
+	good := func() *Model {
+		return &Model{Features: []string{"kmeans_final"}, Mean: []float64{0}, Scale: []float64{1}, Coef: []float64{1},
+			MinShare: 0.001, MaxShare: 0.3, Reliability: "agree_members", Bands: []Band{{Upto: 1, Low: -1, High: 1}}}
+	}
+	for name, broken := range map[string]func(m *Model){
+		"unknown feature": func(m *Model) { m.Features[0] = "nope" },
+		"zero scale":      func(m *Model) { m.Scale[0] = 0 },
+		"short means":     func(m *Model) { m.Mean = nil },
+		"no bands":        func(m *Model) { m.Bands = nil },
+		"bad shares":      func(m *Model) { m.MinShare = 0.5 },
+		"band low > high": func(m *Model) { m.Bands[0].Low = 2 },
+		"bad reliability": func(m *Model) { m.Reliability = "x" },
+	} {
+		m := good()
+		broken(m)
+		if err := m.Validate(); !errors.Is(err, ErrModel) {
+			t.Errorf("%s: err %v, want ErrModel", name, err)
+		}
+	}
+}
+
+// TestDefaultLoads: the shipped model is whole and names only known features.
+func TestDefaultLoads(t *testing.T) {
+	m, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Version < 1 {
+		t.Errorf("shipped model version %d", m.Version)
+	}
+}
+
+// TestComputeFeatures: on scores with a planted upper cluster of 5 %, two-means on the
+// final and the screening scores flags it, and the agreements of identical members are 1.
+func TestComputeFeatures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 2000
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = rng.NormFloat64()
+		if i < n/20 {
+			s[i] += 20
+		}
+	}
+	d := make([]float32, n)
+	for i, v := range s {
+		d[i] = float32(v)
+	}
+	members, distRec := Agreements([][]float32{d, d, d}, [][]float32{d, d, d})
+	if members != 1 || math.Abs(distRec-1) > 1e-12 {
+		t.Errorf("agreements %g, %g of identical members, want 1, 1", members, distRec)
+	}
+	f, err := Compute(&Inputs{Final: s, Screen: s, MemberAgreement: members, DistRecAgreement: distRec}, []string{"kmeans_final", "kmeans_screen", "agree_screen_final"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f[0]-math.Log(0.05)) > 1e-9 || math.Abs(f[1]-math.Log(0.05)) > 1e-9 {
+		t.Errorf("ln shares %v, want ln 0.05", f[:2])
+	}
+	if f[2] != 1 {
+		t.Errorf("overlap of a ranking with itself %g, want 1", f[2])
+	}
+	if _, err := Compute(&Inputs{Final: s}, []string{"nope"}); err == nil {
+		t.Error("an unknown feature gave no error")
+	}
+}

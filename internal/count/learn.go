@@ -1,0 +1,264 @@
+package count
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Sample is one fit of the corpus: its features (in the order of the learner's names),
+// its reliability feature, its source group, its true share and whether it is an
+// original table (a resampled copy otherwise).
+type Sample struct {
+	Table, Group string
+	Features     []float64
+	Reliability  float64
+	TrueShare    float64
+	N            int
+	Original     bool
+}
+
+// Lambdas are the ridge penalties the learner chooses among, leave-one-group-out.
+var Lambdas = []float64{0.01, 0.03, 0.1, 0.3, 1, 3, 10, 100}
+
+// LearnOptions are the learner's settings.
+type LearnOptions struct {
+	Features    []string // the model's inputs
+	Reliability string   // the feature that orders the interval's bands
+	Bands       int      // bands of equal weight (0: 3)
+	MinShare    float64  // 0: 0.001
+	MaxShare    float64  // 0: 0.30
+	Trained     string
+	Version     int
+}
+
+// Learn fits a Model on every sample, each source group weighing as much as any other
+// (a group's samples share weight 1): the ridge penalty is chosen by leave-one-group-out
+// error, and the interval's bands come from the leave-one-group-out residuals.
+// Heldout returns, for every sample, the estimate of a model learned without its group
+// (penalty and bands chosen without it too): the figures a table the model never saw
+// would get.
+func Learn(samples []Sample, o LearnOptions) (*Model, error) {
+	o = o.defaults()
+	if len(samples) < 10 {
+		return nil, fmt.Errorf("count: learn from %d samples: too few", len(samples))
+	}
+	groups := groupsOf(samples)
+	if len(groups) < 3 {
+		return nil, fmt.Errorf("count: learn from %d groups: too few", len(groups))
+	}
+	lambda := chooseLambda(samples, groups)
+	m := fitRidge(samples, lambda, o)
+	// Bands from the leave-one-group-out residuals at that penalty.
+	var res []residual
+	for _, g := range groups {
+		tr, te := split(samples, g)
+		mg := fitRidge(tr, lambda, o)
+		for _, s := range te {
+			res = append(res, residual{rel: s.Reliability, r: math.Log(s.TrueShare) - mg.clip(mg.predictLn(s.Features)), w: 1 / float64(groupSize(samples, s.Group))})
+		}
+	}
+	m.Bands = bands(res, o.Bands)
+	return m, m.Validate()
+}
+
+// Heldout is each sample's estimate from a model learned without the sample's group.
+func Heldout(samples []Sample, o LearnOptions) ([]Estimate, error) {
+	o = o.defaults()
+	out := make([]Estimate, len(samples))
+	groups := groupsOf(samples)
+	for _, g := range groups {
+		tr, _ := split(samples, g)
+		m, err := Learn(tr, o)
+		if err != nil {
+			return nil, fmt.Errorf("count: without group %s: %w", g, err)
+		}
+		for i, s := range samples {
+			if s.Group == g {
+				out[i] = m.estimate(s.Features, s.Reliability, s.N)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (o LearnOptions) defaults() LearnOptions {
+	if o.Bands == 0 {
+		o.Bands = 3
+	}
+	if o.MinShare == 0 {
+		o.MinShare = 0.001
+	}
+	if o.MaxShare == 0 {
+		o.MaxShare = 0.30
+	}
+	return o
+}
+
+func groupsOf(samples []Sample) []string {
+	var gs []string
+	for _, s := range samples {
+		if !slices.Contains(gs, s.Group) {
+			gs = append(gs, s.Group)
+		}
+	}
+	slices.Sort(gs)
+	return gs
+}
+
+func groupSize(samples []Sample, g string) int {
+	c := 0
+	for _, s := range samples {
+		if s.Group == g {
+			c++
+		}
+	}
+	return c
+}
+
+func split(samples []Sample, g string) (train, test []Sample) {
+	for _, s := range samples {
+		if s.Group == g {
+			test = append(test, s)
+		} else {
+			train = append(train, s)
+		}
+	}
+	return train, test
+}
+
+// chooseLambda is the penalty of least group-weighted mean |ln(estimate/true)| over the
+// held-out groups.
+func chooseLambda(samples []Sample, groups []string) float64 {
+	best, bestErr := Lambdas[0], math.Inf(1)
+	for _, lam := range Lambdas {
+		e := 0.0
+		for _, g := range groups {
+			tr, te := split(samples, g)
+			m := fitRidge(tr, lam, LearnOptions{}.defaults())
+			s := 0.0
+			for _, x := range te {
+				s += math.Abs(m.clip(m.predictLn(x.Features)) - math.Log(x.TrueShare))
+			}
+			e += s / float64(len(te))
+		}
+		if e < bestErr {
+			best, bestErr = lam, e
+		}
+	}
+	return best
+}
+
+// fitRidge is weighted ridge regression of ln(true share) on the standardised features,
+// every group weighing 1: minimise Σ w_i (y_i − b − z_i·β)² + λ·W·|β|², W = Σ w_i.
+func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
+	p := len(samples[0].Features)
+	size := map[string]int{}
+	for _, s := range samples {
+		size[s.Group]++
+	}
+	w := make([]float64, len(samples))
+	var W float64
+	for i, s := range samples {
+		w[i] = 1 / float64(size[s.Group])
+		W += w[i]
+	}
+	mean, scale := make([]float64, p), make([]float64, p)
+	for j := 0; j < p; j++ {
+		for i, s := range samples {
+			mean[j] += w[i] * s.Features[j]
+		}
+		mean[j] /= W
+		for i, s := range samples {
+			d := s.Features[j] - mean[j]
+			scale[j] += w[i] * d * d
+		}
+		scale[j] = math.Sqrt(scale[j] / W)
+		if !(scale[j] > 1e-12) {
+			scale[j] = 1
+		}
+	}
+	var ym float64
+	for i, s := range samples {
+		ym += w[i] * math.Log(s.TrueShare)
+	}
+	ym /= W
+	a := mat.NewDense(p, p, nil)
+	b := mat.NewVecDense(p, nil)
+	z := make([]float64, p)
+	for i, s := range samples {
+		for j := range z {
+			z[j] = (s.Features[j] - mean[j]) / scale[j]
+		}
+		y := math.Log(s.TrueShare) - ym
+		for j := 0; j < p; j++ {
+			b.SetVec(j, b.AtVec(j)+w[i]*z[j]*y)
+			for k := 0; k < p; k++ {
+				a.Set(j, k, a.At(j, k)+w[i]*z[j]*z[k])
+			}
+		}
+	}
+	for j := 0; j < p; j++ {
+		a.Set(j, j, a.At(j, j)+lambda*W)
+	}
+	var beta mat.VecDense
+	if err := beta.SolveVec(a, b); err != nil {
+		beta = *mat.NewVecDense(p, nil) // singular even with the penalty: the constant
+	}
+	m := &Model{
+		Version: o.Version, Trained: o.Trained, Features: o.Features, Mean: mean, Scale: scale,
+		Coef: make([]float64, p), Intercept: ym, Lambda: lambda,
+		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
+	}
+	for j := range m.Coef {
+		m.Coef[j] = beta.AtVec(j)
+	}
+	return m
+}
+
+type residual struct{ rel, r, w float64 }
+
+// bands cuts the residuals into k bands of equal weight by reliability, each with the
+// weighted 10th and 90th percentiles of its residuals.
+func bands(res []residual, k int) []Band {
+	sort.Slice(res, func(i, j int) bool { return res[i].rel < res[j].rel })
+	var W float64
+	for _, r := range res {
+		W += r.w
+	}
+	var out []Band
+	start, acc := 0, 0.0
+	for i, r := range res {
+		acc += r.w
+		if acc >= W*float64(len(out)+1)/float64(k) || i == len(res)-1 {
+			part := res[start : i+1]
+			lo, hi := wquantile(part, 0.1), wquantile(part, 0.9)
+			out = append(out, Band{Upto: r.rel, Low: lo, High: hi, Reliable: math.Exp(hi-lo) <= UnreliableWidth})
+			start = i + 1
+			if len(out) == k {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func wquantile(res []residual, q float64) float64 {
+	x := slices.Clone(res)
+	sort.Slice(x, func(i, j int) bool { return x[i].r < x[j].r })
+	var W float64
+	for _, r := range x {
+		W += r.w
+	}
+	acc := 0.0
+	for _, r := range x {
+		acc += r.w
+		if acc >= q*W {
+			return r.r
+		}
+	}
+	return x[len(x)-1].r
+}
