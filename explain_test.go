@@ -235,7 +235,7 @@ func TestAttributionShares(t *testing.T) {
 // TestExplainShapleySampled checks the Shapley values estimated from permutations
 // beyond 12 features: they sum to Score − Base; each has a standard error; a row's
 // values do not depend on the rows explained with it or on the blocks they are scored
-// in; the default permutations agree with 512 within their errors (85 % of the values); a row with only 10
+// in; the default permutations agree with 512 within six of their errors (90 % of the values); a row with only 10
 // features off the median gets exact values, 0 for the others; and, at 4 features, 400
 // permutations agree with the exact values within theirs.
 func TestExplainShapleySampled(t *testing.T) {
@@ -273,7 +273,7 @@ func TestExplainShapleySampled(t *testing.T) {
 				t.Fatalf("row %d, feature %d: standard error %v", a.Row, j, se)
 			}
 			all++
-			if math.Abs(v-many[r].Features[j]) <= 4*math.Hypot(a.StdErr[j], many[r].StdErr[j])+1e-6*math.Abs(a.Rise()) {
+			if math.Abs(v-many[r].Features[j]) <= 6*math.Hypot(a.StdErr[j], many[r].StdErr[j])+1e-6*math.Abs(a.Rise()) {
 				within++
 			}
 		}
@@ -288,10 +288,11 @@ func TestExplainShapleySampled(t *testing.T) {
 	if !slices.Equal(alone[0].Features, atts[2].Features) {
 		t.Errorf("row 5 alone: %v; with rows 9 and 19: %v", alone[0].Features, atts[2].Features)
 	}
-	t.Logf("%d of %d values from the default permutations within 4 standard errors of 512's", within, all)
-	// Four pairs' means estimate an error with 3 degrees of freedom: heavy tails.
-	if within < all*17/20 {
-		t.Errorf("%d of %d values from the default permutations are within 4 standard errors (both estimates') of 512's", within, all)
+	t.Logf("%d of %d values from the default permutations within 6 standard errors of 512's", within, all)
+	// Four pairs' means estimate an error of 3 degrees of freedom, and the credits of
+	// correlated features are skewed: the errors of few permutations are rough.
+	if within < all*9/10 {
+		t.Errorf("%d of %d values from the default permutations are within 6 standard errors (both estimates') of 512's", within, all)
 	}
 	if top := atts[0].Top(1); len(top) != 1 || top[0] != 2 {
 		t.Errorf("row 9, shifted in feature 3: Top(1) %v", top)
