@@ -448,7 +448,12 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen, screen
 	wide := widenEach(dist)
 	if m.Method() != Ensemble {
 		m.thr = models.CombinedThreshold(m.meta.Thresholds())
-		m.scores, _ = models.CombineMembers(wide, m.meta.Thresholds())
+		if len(wide) > 1 {
+			for k, div := range models.MemberScales(wide, m.meta.Thresholds()) {
+				m.meta.Members[k].Scale = &div
+			}
+		}
+		m.scores, _ = models.CombineMembers(wide, m.meta.Thresholds(), m.meta.Scales())
 	}
 	if err := m.checkScored(ds, rk == nil, nil, nil, m.scores); err != nil {
 		return err

@@ -63,7 +63,7 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 		return s, widenEach(dist), nil
 	}
 	wide := widenEach(dist)
-	s, _ := models.CombineMembers(wide, m.meta.Thresholds())
+	s, _ := models.CombineMembers(wide, m.meta.Thresholds(), m.meta.Scales())
 	if err := m.checkScored(ds, true, nil, nil, s); err != nil {
 		return nil, nil, err
 	}

@@ -275,3 +275,35 @@ func TestClose(t *testing.T) {
 		t.Error("Save of a closed model: no error")
 	}
 }
+
+// TestRowScoredAlone checks, for every method with two members, that a row scored alone,
+// in a batch of 10 and in the whole table gets the same score (relative 1e-6): every
+// scale a score uses is fitted at training time (multi-member oc once divided by the
+// median of the rows being scored, so a row alone always got 1).
+func TestRowScoredAlone(t *testing.T) {
+	rows := table(120, 3, 1)
+	for _, method := range udocc.Methods() {
+		t.Run(string(method), func(t *testing.T) {
+			m := fitted(t, method, rows)
+			whole, err := m.Score(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, err := m.Score(rows[20:30])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 20; i < 30; i++ {
+				alone, err := m.Score(rows[i : i+1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, got := range []float64{alone[0], batch[i-20]} {
+					if math.Abs(got-whole[i]) > 1e-6*math.Abs(whole[i]) {
+						t.Fatalf("row %d: %g alone or in a batch of 10, %g in the table", i+1, got, whole[i])
+					}
+				}
+			}
+		})
+	}
+}

@@ -319,6 +319,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			fmt.Fprintf(stdout, ", 80 %% interval %.4f to %.4f", iv[0], iv[1])
 		}
 		fmt.Fprintln(stdout)
+		if s.CountReliable != nil && !*s.CountReliable {
+			fmt.Fprintf(stdout, "  count unreliable: the scores do not separate; the interval is the prior's (--contamination sets the share)\n")
+		}
 	}
 	if s.Threshold != nil {
 		fmt.Fprintf(stdout, "  threshold %.6g (score units): %d of %d rows flagged\n", *s.Threshold, s.Flagged, s.N)

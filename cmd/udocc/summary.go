@@ -29,10 +29,13 @@ type summary struct {
 	// RatioInterval is the 80 % interval (low, high) of the share of anomalies that the
 	// ensemble's default count gives; absent for another rule or --contamination.
 	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
-	RatioEpochs   *spread   `json:"selected_ratio_epochs"`
-	Threshold     *float64  `json:"threshold"`
-	Flagged       int       `json:"flagged"`
-	Timings       timings   `json:"timings"`
+	// CountReliable is the learned count's flag (--threshold learned): false where the
+	// scores do not separate and the interval is the prior's; absent for other counts.
+	CountReliable *bool    `json:"count_reliable,omitempty"`
+	RatioEpochs   *spread  `json:"selected_ratio_epochs"`
+	Threshold     *float64 `json:"threshold"`
+	Flagged       int      `json:"flagged"`
+	Timings       timings  `json:"timings"`
 	labelMetrics
 	Constant []int `json:"constant_columns,omitempty"`
 	// Features are the columns trained on, in order; Selection how they were chosen.
@@ -176,6 +179,9 @@ func (f *fitted) summarise(total float64) summary {
 		s.SelectedRatio = &r
 		if lo, hi := m.RatioInterval(); !math.IsNaN(lo) {
 			s.RatioInterval = []float64{lo, hi}
+		}
+		if rel, ok := m.CountReliable(); ok {
+			s.CountReliable = &rel
 		}
 		for _, mem := range f.members {
 			ms := memberSummary{Seed: mem.Seed}

@@ -117,9 +117,31 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 		samples[i] = countmodel.Sample{Table: f.rec.Table, Group: f.rec.Group, Features: f.feats,
 			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, N: f.rec.N, Original: f.original}
 	}
-	model, err := countmodel.Learn(samples, opts)
+	ridgeOpts := opts.ChooseReliability()
+	ridge, err := countmodel.Learn(samples, ridgeOpts)
 	if err != nil {
 		return err
+	}
+	gated, err := countmodel.LearnGated(samples, opts)
+	if err != nil {
+		return err
+	}
+	if progress != nil {
+		fmt.Fprintf(progress, "count study: models learned; held-out estimates next\n")
+	}
+	heldRidge, err := countmodel.Heldout(samples, ridgeOpts)
+	if err != nil {
+		return err
+	}
+	heldGated, err := countmodel.HeldoutGated(samples, opts)
+	if err != nil {
+		return err
+	}
+	// The model shipped is the one of least held-out mean |ln| over the groups'
+	// original tables (the study's first criterion).
+	model, held, kind := gated, heldGated, "gated"
+	if groupMeanAbsLn(fits, heldRidge) < groupMeanAbsLn(fits, heldGated) {
+		model, held, kind = ridge, heldRidge, "ridge"
 	}
 	b, err := json.MarshalIndent(model, "", "  ")
 	if err != nil {
@@ -129,14 +151,10 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 		return err
 	}
 	if progress != nil {
-		fmt.Fprintf(progress, "count study: model written to %s; held-out estimates next\n", modelPath)
-	}
-	held, err := countmodel.Heldout(samples, opts)
-	if err != nil {
-		return err
+		fmt.Fprintf(progress, "count study: the %s count written to %s\n", kind, modelPath)
 	}
 	var sb strings.Builder
-	writeCountReport(&sb, fits, samples, held, model, names)
+	writeCountReport(&sb, fits, samples, held, model, names, kind, heldRidge, heldGated, ridge, gated)
 	return atomicfile.WriteBytes(filepath.Join(dir, CountReport), []byte(sb.String()))
 }
 
@@ -258,34 +276,63 @@ type estimator struct {
 	hi    func(i int) float64
 }
 
-func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample, held []countmodel.Estimate, model *countmodel.Model, names []string) {
+// groupMeanAbsLn is the mean over groups of the mean |ln(estimate/true)| over a group's
+// original tables.
+func groupMeanAbsLn(fits []countFit, est []countmodel.Estimate) float64 {
+	sum, cnt := map[string]float64{}, map[string]int{}
+	for i, f := range fits {
+		if f.original {
+			sum[f.rec.Group] += math.Abs(math.Log(max(est[i].Share, 1/float64(f.rec.N)) / f.rec.TrueRatio))
+			cnt[f.rec.Group]++
+		}
+	}
+	t := 0.0
+	for g, s := range sum {
+		t += s / float64(cnt[g])
+	}
+	return t / float64(len(sum))
+}
+
+func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample, held []countmodel.Estimate, model *countmodel.Model, names []string,
+	kind string, heldRidge, heldGated []countmodel.Estimate, ridge, gated *countmodel.Model) {
 	nan := func(int) float64 { return math.NaN() }
 	groups := groupNames(fits)
-	// The best constant, learned leave-one-group-out: the group-weighted mean of ln(true
-	// share) over the other groups' fits.
+	// The best constant, learned leave-one-group-out: the share of least group-weighted
+	// mean |ln(share/true)| over the other groups' fits (a weighted median of ln(true)).
+	size := map[string]int{}
+	for _, f := range fits {
+		size[f.rec.Group]++
+	}
 	logoConst := map[string]float64{}
 	for _, g := range groups {
-		var s, wsum float64
-		size := map[string]int{}
-		for _, f := range fits {
-			size[f.rec.Group]++
-		}
+		type wy struct{ y, w float64 }
+		var xs []wy
+		var wsum float64
 		for _, f := range fits {
 			if f.rec.Group != g {
 				w := 1 / float64(size[f.rec.Group])
-				s += w * math.Log(f.rec.TrueRatio)
+				xs = append(xs, wy{math.Log(f.rec.TrueRatio), w})
 				wsum += w
 			}
 		}
-		logoConst[g] = math.Exp(s / wsum)
+		slices.SortFunc(xs, func(a, b wy) int { return cmp.Compare(a.y, b.y) })
+		acc := 0.0
+		for _, x := range xs {
+			if acc += x.w; acc >= wsum/2 {
+				logoConst[g] = math.Exp(x.y)
+				break
+			}
+		}
 	}
 	ests := []estimator{
-		{"learned count (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
+		{"shipped count: " + kind + " (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
 		{"today's default (larger/kmeans)", func(i int) float64 { return fits[i].rec.Default.Selected }, nan, nan},
 		{"constant 5 %", func(int) float64 { return 0.05 }, nan, nan},
 		{"constant 10 %", func(int) float64 { return 0.10 }, nan, nan},
 		{"best constant (leave-one-group-out)", func(i int) float64 { return logoConst[fits[i].rec.Group] }, nan, nan},
 		{"the paper's dynamics count on the members (accumulated δ̄)", func(i int) float64 { return fits[i].dynamics }, nan, nan},
+		{"ridge count (held out)", func(i int) float64 { return heldRidge[i].Share }, func(i int) float64 { return heldRidge[i].Low }, func(i int) float64 { return heldRidge[i].High }},
+		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }, func(i int) float64 { return heldGated[i].Low }, func(i int) float64 { return heldGated[i].High }},
 	}
 	fmt.Fprintf(w, "# The count, learned on the corpus and judged leave-one-group-out\n\n")
 	fmt.Fprintf(w, "Generated by `udocc bench --study --real --corpus DIR --learn-count` from %d fits: %d original tables "+
@@ -293,16 +340,29 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 		"**held out by source group**: each fit is judged by a model learned (penalty and interval bands "+
 		"included) without any fit of its group. Averages are taken per group first, then over groups.\n\n",
 		len(fits), countOriginals(fits), len(groups))
-	fmt.Fprintf(w, "Model (shipped as internal/count/model.json): ridge penalty %g, features %s; reliability feature %s; bands:",
-		model.Lambda, strings.Join(model.Features, ", "), model.Reliability)
-	for _, b := range model.Bands {
+	fmt.Fprintf(w, "Two learned counts were fitted and judged alike; the one of least held-out mean |ln| over the groups is shipped "+
+		"(internal/count/model.json): **%s**.\n\n", kind)
+	fmt.Fprintf(w, "- Ridge count (least absolute deviations, ridge penalty %g chosen leave-one-group-out) on %s; reliability feature %s; bands:",
+		ridge.Lambda, strings.Join(ridge.Features, ", "), ridge.Reliability)
+	for _, b := range ridge.Bands {
 		fmt.Fprintf(w, " [≤ %.3f: ×%.2f to ×%.2f, reliable %v]", b.Upto, math.Exp(b.Low), math.Exp(b.High), b.Reliable)
 	}
-	fmt.Fprintf(w, "\n\nCoefficients (standardised features): ")
-	for j, f := range model.Features {
-		fmt.Fprintf(w, "%s %+.3f; ", f, model.Coef[j])
+	fmt.Fprintf(w, "; coefficients (standardised): ")
+	for j, f := range ridge.Features {
+		fmt.Fprintf(w, "%s %+.3f; ", f, ridge.Coef[j])
 	}
-	fmt.Fprintf(w, "intercept %.3f (share %.4f).\n\n", model.Intercept, math.Exp(model.Intercept))
+	fmt.Fprintf(w, "intercept %.3f (share %.4f).\n", ridge.Intercept, math.Exp(ridge.Intercept))
+	if g := gated.Gate; g != nil {
+		side := "≤"
+		if g.Above {
+			side = "≥"
+		}
+		fmt.Fprintf(w, "- Gated count: where %s %s %.4g, the share %s flags (as it is); elsewhere the prior %.4f. Intervals: rule ×%.2f to ×%.2f (reliable %v), prior ×%.2f to ×%.2f (reliable %v).\n\n",
+			g.On, side, g.Upto, g.Use, math.Exp(gated.Intercept), math.Exp(gated.Bands[1].Low), math.Exp(gated.Bands[1].High), gated.Bands[1].Reliable,
+			math.Exp(gated.Bands[0].Low), math.Exp(gated.Bands[0].High), gated.Bands[0].Reliable)
+	} else {
+		fmt.Fprintf(w, "- Gated count: no gate beat the prior alone, %.4f.\n\n", math.Exp(gated.Intercept))
+	}
 
 	// Criteria on the original tables.
 	type agg struct{ absLn, w15, f1, cov, beyond float64 }
@@ -405,7 +465,9 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 		name string
 		v    func(i int) float64
 	}
-	resp := []respEst{{"learned count (held out)", func(i int) float64 { return held[i].Share }},
+	resp := []respEst{{"shipped count (held out)", func(i int) float64 { return held[i].Share }},
+		{"ridge count (held out)", func(i int) float64 { return heldRidge[i].Share }},
+		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }},
 		{"today's default (larger/kmeans)", func(i int) float64 { return max(fits[i].rec.Default.Selected, 1/float64(fits[i].rec.N)) }},
 		{"the paper's dynamics count (accumulated δ̄, median of members)", func(i int) float64 { return fits[i].dynamics }}}
 	for j, nm := range names {
@@ -449,7 +511,7 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 	}
 
 	// Per group.
-	fmt.Fprintf(w, "\n## Per group: mean |ln(selected/true)| on the original tables\n\n| group | tables | learned | today | 5 %% | 10 %% | LOGO constant | dynamics |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n## Per group: mean |ln(selected/true)| on the original tables\n\n| group | tables | shipped | today | 5 %% | 10 %% | LOGO constant | dynamics | ridge | gated |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	gAgg := make([]map[string]agg, len(ests))
 	for k, e := range ests {
 		_, gAgg[k], _ = perGroup(e, all)
@@ -468,12 +530,12 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 		fmt.Fprintln(w)
 	}
 	// Per table.
-	fmt.Fprintf(w, "\n## Per table (original tables, mean over seeds)\n\n| table | group | n | true share | ROCAUC | learned share [80 %% interval] | reliable | \\|ln\\| learned | today | 5 %% | 10 %% | LOGO const | dynamics |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n## Per table (original tables, mean over seeds)\n\n| table | group | n | true share | ROCAUC | learned share [80 %% interval] | reliable | \\|ln\\| shipped | today | 5 %% | 10 %% | LOGO const | dynamics | ridge | gated |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	type tabAcc struct {
 		f                  countFit
 		k                  int
 		share, lo, hi, auc float64
-		ln                 [5]float64
+		ln                 [8]float64
 		reliable           int
 	}
 	tabs := map[string]*tabAcc{}

@@ -144,6 +144,13 @@ var features = []feature{
 		}
 		return tailRatio(sample(in.Screen)), nil
 	}},
+	{"gap_final", func(in *Inputs, _ *cache) (float64, error) { return gapRatio(sample(in.Final)), nil }},
+	{"gap_screen", func(in *Inputs, _ *cache) (float64, error) {
+		if in.Screen == nil {
+			return gapRatio(sample(in.Final)), nil
+		}
+		return gapRatio(sample(in.Screen)), nil
+	}},
 	{"agree_screen_final", func(in *Inputs, c *cache) (float64, error) {
 		if in.Screen == nil {
 			return 1, nil
@@ -220,6 +227,20 @@ func tailRatio(s []float64) float64 {
 		return 0
 	}
 	return math.Log(a / b)
+}
+
+// gapRatio is ln(1 + (max − q99) / (q99 − q50)) of the scores: how far the few most
+// extreme rows lie beyond the top percent. Two-means splits off just those rows where it
+// is large (docs/threshold.md A.0).
+func gapRatio(s []float64) float64 {
+	x := slices.Clone(s)
+	slices.Sort(x)
+	q := func(p float64) float64 { return x[min(len(x)-1, int(p*float64(len(x))))] }
+	a, b := x[len(x)-1]-q(0.99), q(0.99)-q(0.5)
+	if !(b > 0) || !(a >= 0) {
+		return 0
+	}
+	return math.Log1p(a / b)
 }
 
 func median(s []float64) float64 {

@@ -33,6 +33,16 @@ type LearnOptions struct {
 	MaxShare    float64  // 0: 0.30
 	Trained     string
 	Version     int
+	// chooseReliability: the reliability feature is chosen among Features (Learn) and
+	// read from there; Reliability only names the default.
+	chooseReliability bool
+}
+
+// ChooseReliability returns o with the reliability feature chosen among its features by
+// the narrowest held-out intervals.
+func (o LearnOptions) ChooseReliability() LearnOptions {
+	o.chooseReliability = true
+	return o
 }
 
 // Learn fits a Model on every sample, each source group weighing as much as any other
@@ -52,17 +62,78 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 	}
 	lambda := chooseLambda(samples, groups)
 	m := fitRidge(samples, lambda, o)
-	// Bands from the leave-one-group-out residuals at that penalty.
-	var res []residual
+	// The leave-one-group-out residuals at that penalty.
+	type held struct {
+		s Sample
+		r float64
+	}
+	var hs []held
 	for _, g := range groups {
 		tr, te := split(samples, g)
 		mg := fitRidge(tr, lambda, o)
 		for _, s := range te {
-			res = append(res, residual{rel: s.Reliability, r: math.Log(s.TrueShare) - mg.clip(mg.predictLn(s.Features)), w: 1 / float64(groupSize(samples, s.Group))})
+			hs = append(hs, held{s, math.Log(s.TrueShare) - mg.clip(mg.predictLn(s.Features))})
 		}
+	}
+	// The reliability feature: among the model's features (o.Reliability where the
+	// samples carry only that one), the one whose bands give the narrowest intervals on
+	// average, the bands learned on the residuals of the other groups.
+	best, bestW := -1, math.Inf(1)
+	cands := []int{-1}
+	if o.chooseReliability {
+		cands = cands[:0]
+		for j := range o.Features {
+			cands = append(cands, j)
+		}
+	}
+	relOf := func(s Sample, j int) float64 {
+		if j < 0 {
+			return s.Reliability
+		}
+		return s.Features[j]
+	}
+	for _, j := range cands {
+		var width, wsum float64
+		for _, g := range groups {
+			var res []residual
+			for _, h := range hs {
+				if h.s.Group != g {
+					res = append(res, residual{rel: relOf(h.s, j), r: h.r, w: 1 / float64(groupSize(samples, h.s.Group))})
+				}
+			}
+			bs := bands(res, o.Bands)
+			for _, h := range hs {
+				if h.s.Group == g {
+					b := bandOf(bs, relOf(h.s, j))
+					w := 1 / float64(groupSize(samples, g))
+					width += w * (b.High - b.Low)
+					wsum += w
+				}
+			}
+		}
+		if width /= wsum; width < bestW {
+			best, bestW = j, width
+		}
+	}
+	var res []residual
+	for _, h := range hs {
+		res = append(res, residual{rel: relOf(h.s, best), r: h.r, w: 1 / float64(groupSize(samples, h.s.Group))})
+	}
+	if best >= 0 {
+		m.Reliability = o.Features[best]
 	}
 	m.Bands = bands(res, o.Bands)
 	return m, m.Validate()
+}
+
+// bandOf is the band a reliability value falls in.
+func bandOf(bs []Band, r float64) Band {
+	for _, b := range bs[:len(bs)-1] {
+		if r <= b.Upto {
+			return b
+		}
+	}
+	return bs[len(bs)-1]
 }
 
 // Heldout is each sample's estimate from a model learned without the sample's group.
@@ -76,9 +147,14 @@ func Heldout(samples []Sample, o LearnOptions) ([]Estimate, error) {
 		if err != nil {
 			return nil, fmt.Errorf("count: without group %s: %w", g, err)
 		}
+		j := slices.Index(o.Features, m.Reliability)
 		for i, s := range samples {
 			if s.Group == g {
-				out[i] = m.estimate(s.Features, s.Reliability, s.N)
+				rel := s.Reliability
+				if j >= 0 && o.chooseReliability {
+					rel = s.Features[j]
+				}
+				out[i] = m.estimate(s.Features, rel, s.N)
 			}
 		}
 	}
@@ -152,9 +228,30 @@ func chooseLambda(samples []Sample, groups []string) float64 {
 	return best
 }
 
-// fitRidge is weighted ridge regression of ln(true share) on the standardised features,
-// every group weighing 1: minimise Σ w_i (y_i − b − z_i·β)² + λ·W·|β|², W = Σ w_i.
+// fitRidge is regression of ln(true share) on the standardised features by least
+// absolute deviations with a ridge penalty, every group weighing 1: minimise
+// Σ w_i |y_i − b − z_i·β| + λ·|β|² (scaled by the weights' sum).
 func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
+	// Least absolute deviations by iteratively reweighted least squares: the criterion
+	// the count is judged by is mean |ln(estimate/true)|, whose best constant is the
+	// median of ln(true), not the mean.
+	extra := make([]float64, len(samples))
+	for i := range extra {
+		extra[i] = 1
+	}
+	var m *Model
+	for it := 0; it < 15; it++ {
+		m = fitWeighted(samples, lambda, o, extra)
+		for i, s := range samples {
+			r := math.Abs(math.Log(s.TrueShare) - m.predictLn(s.Features))
+			extra[i] = 1 / max(r, 0.05)
+		}
+	}
+	return m
+}
+
+// fitWeighted is one weighted ridge solve: group weights times extra.
+func fitWeighted(samples []Sample, lambda float64, o LearnOptions, extra []float64) *Model {
 	p := len(samples[0].Features)
 	size := map[string]int{}
 	for _, s := range samples {
@@ -163,7 +260,7 @@ func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
 	w := make([]float64, len(samples))
 	var W float64
 	for i, s := range samples {
-		w[i] = 1 / float64(size[s.Group])
+		w[i] = extra[i] / float64(size[s.Group])
 		W += w[i]
 	}
 	mean, scale := make([]float64, p), make([]float64, p)

@@ -33,6 +33,9 @@ type Model struct {
 	// more cleanly); Bands are ascending by their upper edge, the last one open.
 	Reliability string `json:"reliability"`
 	Bands       []Band `json:"bands"`
+	// Gate, when set, makes this a gated count (LearnGated): the regression's
+	// coefficients are then 0 and Bands are the prior's and the rule's intervals.
+	Gate *Gate `json:"gate,omitempty"`
 }
 
 // Band is the interval of fits whose reliability feature is at most Upto: the 10th and
@@ -93,6 +96,9 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("%w: unknown feature %q", ErrModel, f)
 		}
 	}
+	if g := m.Gate; g != nil && (!slices.Contains(m.Features, g.Use) || !slices.Contains(m.Features, g.On) || len(m.Bands) != 2) {
+		return fmt.Errorf("%w: gate %+v over features %v with %d bands", ErrModel, *g, m.Features, len(m.Bands))
+	}
 	for i, s := range m.Scale {
 		if !(s > 0) {
 			return fmt.Errorf("%w: feature %s: scale %g", ErrModel, m.Features[i], s)
@@ -121,14 +127,7 @@ func (m *Model) clip(ln float64) float64 {
 }
 
 // band is the band a reliability value falls in.
-func (m *Model) band(r float64) Band {
-	for _, b := range m.Bands[:len(m.Bands)-1] {
-		if r <= b.Upto {
-			return b
-		}
-	}
-	return m.Bands[len(m.Bands)-1]
-}
+func (m *Model) band(r float64) Band { return bandOf(m.Bands, r) }
 
 // Estimate is the model's count for a fit's inputs.
 func (m *Model) Estimate(in *Inputs) (Estimate, error) {
@@ -136,6 +135,9 @@ func (m *Model) Estimate(in *Inputs) (Estimate, error) {
 	f, err := Compute(in, names)
 	if err != nil {
 		return Estimate{}, err
+	}
+	if m.Gate != nil {
+		return m.estimateGated(f[:len(m.Features)]), nil
 	}
 	return m.estimate(f[:len(m.Features)], f[len(m.Features)], len(in.Final)), nil
 }

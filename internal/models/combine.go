@@ -7,13 +7,14 @@ import (
 )
 
 // CombineMembers combines the final scores of the paper's methods' members (the
-// per-member scores scores[k] and thresholds thr[k], +Inf for a member without one, as
-// OC). One member is returned as it is. With several, each member's score is divided by
-// its own threshold (by its median score when some member has none), so that 1 is every
-// member's boundary, and the quotients are averaged; a row is anomalous when that average
-// is above 1. Rows are labelled only when every member has a threshold; labels are nil
-// otherwise. CombinedThreshold is the threshold of the result.
-func CombineMembers(scores [][]float64, thr []float64) ([]float64, []bool) {
+// per-member scores scores[k] and scales div[k], MemberScales). One member is returned
+// as it is. With several, each member's score is divided by its scale, so that 1 is
+// every member's boundary (or its median training score), and the quotients are
+// averaged; a row is anomalous when that average is above 1. Rows are labelled only when
+// every member has a threshold (thr[k] finite); labels are nil otherwise.
+// CombinedThreshold is the threshold of the result. A row's combined score depends on
+// that row alone: the scales are fitted on the training rows and saved with the model.
+func CombineMembers(scores [][]float64, thr, div []float64) ([]float64, []bool) {
 	labelled := true
 	for _, t := range thr {
 		labelled = labelled && !math.IsInf(t, 0)
@@ -33,18 +34,34 @@ func CombineMembers(scores [][]float64, thr []float64) ([]float64, []bool) {
 	}
 	out := make([]float64, len(scores[0]))
 	for k, s := range scores {
+		for i, v := range s {
+			out[i] += v / div[k] / float64(len(scores))
+		}
+	}
+	return out, label(out, 1)
+}
+
+// MemberScales are the divisors CombineMembers scales the members' scores by, fitted on
+// the training rows' scores: each member's own threshold where every member has one,
+// else its median training score (1 where that is not positive: scores all 0, or most
+// of them, have nothing to scale by).
+func MemberScales(scores [][]float64, thr []float64) []float64 {
+	labelled := true
+	for _, t := range thr {
+		labelled = labelled && !math.IsInf(t, 0)
+	}
+	out := make([]float64, len(scores))
+	for k, s := range scores {
 		div := thr[k]
 		if !labelled || !(div > 0) {
 			div, _ = dynamics.Quantile(s, 0.5)
 		}
 		if !(div > 0) {
-			div = 1 // scores all 0 or most of them: nothing to scale by
+			div = 1
 		}
-		for i, v := range s {
-			out[i] += v / div / float64(len(scores))
-		}
+		out[k] = div
 	}
-	return out, label(out, 1)
+	return out
 }
 
 // CombinedThreshold is the threshold of CombineMembers' scores in their own units: the

@@ -26,7 +26,7 @@ func TestCombineMembers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, labels := CombineMembers(c.scores, c.thr)
+			got, labels := CombineMembers(c.scores, c.thr, MemberScales(c.scores, c.thr))
 			for i := range c.want {
 				if math.Abs(got[i]-c.want[i]) > 1e-12 {
 					t.Fatalf("scores %v, want %v", got, c.want)
@@ -39,5 +39,26 @@ func TestCombineMembers(t *testing.T) {
 				t.Errorf("CombinedThreshold %v, want 1", thr)
 			}
 		})
+	}
+}
+
+// TestCombineMembersRowByRow: with scales fitted on the training rows, a row's combined
+// score is the same scored alone, in a batch of others, or in the whole table (the
+// scale once came from the median of the rows being scored: a row alone always got 1).
+func TestCombineMembersRowByRow(t *testing.T) {
+	inf := math.Inf(1)
+	train := [][]float64{{1, 2, 4, 8, 3}, {3, 6, 3, 1, 2}}
+	thr := []float64{inf, inf}
+	div := MemberScales(train, thr)
+	whole, _ := CombineMembers(train, thr, div)
+	for i := range train[0] {
+		alone, _ := CombineMembers([][]float64{{train[0][i]}, {train[1][i]}}, thr, div)
+		if math.Abs(alone[0]-whole[i]) > 1e-12*math.Abs(whole[i]) {
+			t.Errorf("row %d: %g alone, %g in the table", i+1, alone[0], whole[i])
+		}
+	}
+	pair, _ := CombineMembers([][]float64{{train[0][1], train[0][3]}, {train[1][1], train[1][3]}}, thr, div)
+	if pair[0] != whole[1] || pair[1] != whole[3] {
+		t.Errorf("rows 2 and 4 in a batch of two: %v, in the table %g, %g", pair, whole[1], whole[3])
 	}
 }

@@ -77,6 +77,23 @@ type Member struct {
 	// Autoencoder is the file of the member's pretrained autoencoder, which the ensemble
 	// method scores new rows with; empty for the paper's methods.
 	Autoencoder string `json:"autoencoder,omitempty"`
+	// Scale is the divisor of the member's scores when several of the paper's members
+	// are combined (CombineMembers, MemberScales), fitted on the training rows; absent
+	// for one member and for the ensemble method.
+	Scale *float64 `json:"scale,omitempty"`
+}
+
+// Scales are the members' Scale values, 1 where a member has none (one member, whose
+// scores CombineMembers returns as they are).
+func (m *Meta) Scales() []float64 {
+	out := make([]float64, len(m.Members))
+	for i, mem := range m.Members {
+		out[i] = 1
+		if mem.Scale != nil {
+			out[i] = *mem.Scale
+		}
+	}
+	return out
 }
 
 // HasThreshold reports whether every member has a threshold, so rows can be labelled.
@@ -145,8 +162,16 @@ func (m *Meta) Validate() error {
 		case mem.Threshold != nil && !(*mem.Threshold >= 0 && !math.IsInf(*mem.Threshold, 0)):
 			// scores are squared distances, so a threshold is a finite number >= 0
 			return fmt.Errorf("members[%d].threshold %v: want a finite number >= 0: %w", i, *mem.Threshold, ErrFormat)
+		case mem.Scale != nil && !(*mem.Scale > 0 && !math.IsInf(*mem.Scale, 0)):
+			return fmt.Errorf("members[%d].scale %v: want a finite number > 0: %w", i, *mem.Scale, ErrFormat)
 		}
 		files[mem.Network], seeds[mem.Seed] = true, true
+	}
+	for i, mem := range m.Members {
+		if mem.Scale == nil && m.Ensemble == nil && len(m.Members) > 1 {
+			// Without it the combination would scale by the rows being scored.
+			return fmt.Errorf("members[%d].scale is missing: a model of several members combines their scores by it (a model saved before udocc kept it: fit again): %w", i, ErrFormat)
+		}
 	}
 	if err := m.Scaler.Validate(); err != nil {
 		return fmt.Errorf("scaler: %w", err)
