@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/udocc/udocc/data"
@@ -110,10 +109,8 @@ type ExplainOptions struct {
 // inputs (they sum to D_k(row) − D_k(baseline) up to the quadrature), so Σ_j Features[j]
 // is Score − Base to within the quadrature; GradientInput's distance parts do not sum
 // to anything. The paper's methods' scores are attributed the same way through their
-// combination: member k's distance divided by its threshold, averaged; with several
-// members of which some have no threshold, each member's distance counts 1/K (the
-// combination then divides by the median score of the rows it is given, which is not the
-// model's).
+// combination (models.CombineMembers): member k's distance divided by its scale (its
+// threshold, or its median training score where some member has none), averaged.
 type Attribution struct {
 	// Row is the row's index in the rows explained.
 	Row int
@@ -502,17 +499,12 @@ func (m *Model) partWeights() (cD, cR []float64) {
 		}
 		return cD, cR
 	}
-	thr := m.meta.Thresholds()
-	if len(thr) == 1 {
+	if len(m.nets) == 1 {
 		cD[0] = 1
 		return cD, nil
 	}
-	labelled := !math.IsInf(models.CombinedThreshold(thr), 1)
-	for i, t := range thr {
-		cD[i] = 1 / k
-		if labelled && t > 0 {
-			cD[i] = 1 / (k * t)
-		}
+	for i, div := range m.meta.Scales() { // models.CombineMembers
+		cD[i] = 1 / (k * div)
 	}
 	return cD, nil
 }
