@@ -17,13 +17,16 @@ import (
 // baseline row (ExplainOptions.Steps).
 const DefaultExplainSteps = 16
 
-// ExactShapleyFeatures is the most features whose Shapley values Explain computes
-// exactly, over all 2^d coalitions; beyond, it samples permutations
-// (ExplainOptions.Samples).
+// ExactShapleyFeatures is the most active features (those off the baseline's value)
+// whose Shapley values Explain computes exactly, over all 2^k coalitions; beyond, it
+// samples permutations (ExplainOptions.Samples).
 const ExactShapleyFeatures = 12
 
 // DefaultShapleySamples are the permutations, in antithetic pairs, from which the Shapley
-// method estimates a row's values beyond ExactShapleyFeatures: (d−1)·16 scored rows a row.
+// method estimates a row's values beyond ExactShapleyFeatures active features: 8·(k−1)
+// scored rows a row of k. On the paper sets of at most 12 features, 8 name exact
+// Shapley's top feature on 96.5 % of flagged rows, 16 on 97.9 % (docs/explain.md), at
+// twice the cost.
 const DefaultShapleySamples = 8
 
 // InteractionShare is the part of a row's rise over the baseline at which the
@@ -41,7 +44,8 @@ const (
 	// players are the features and whose value of a coalition S is the score of the row
 	// with the features outside S set to the baseline's: the mean, over the orders in
 	// which the features can move from the baseline to the row, of what feature j's move
-	// adds to the score. Exact over the 2^d coalitions for d ≤ ExactShapleyFeatures,
+	// adds to the score. Exact over the 2^k coalitions of a row's k active features (off
+	// the baseline's value; the others' values are 0) for k ≤ ExactShapleyFeatures,
 	// estimated from ExplainOptions.Samples permutations beyond (Attribution.StdErr).
 	// The parts sum to Score − Base.
 	Shapley ExplainMethod = "shapley"
@@ -83,10 +87,11 @@ type ExplainOptions struct {
 	// the distance's gradient from the baseline row to the row; 0 means
 	// DefaultExplainSteps.
 	Steps int
-	// Samples are, for Shapley, the permutations of the features from which the values
-	// are estimated, in antithetic pairs (an odd count is rounded up): (d−1) scored rows
-	// each. 0 means exact values for d ≤ ExactShapleyFeatures and DefaultShapleySamples
-	// beyond; a positive count estimates whatever d is.
+	// Samples are, for Shapley, the permutations of a row's active features (those off
+	// the baseline's value) from which the values are estimated, in antithetic pairs (an
+	// odd count is rounded up, and 4 is the least): k−1 scored rows each, for k active
+	// features. 0 means exact values for k ≤ ExactShapleyFeatures and
+	// DefaultShapleySamples beyond; a positive count estimates whatever k is.
 	Samples int
 }
 

@@ -162,7 +162,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rowsFlag := fs.String("rows", "", "rows to explain, 0-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
 	nf := fs.Int("features", 5, "features shown per row: those that raise its score the most, with their shares ("+sharesDefinition+"), and as many that lower it the most")
-	method := fs.String("method", string(lib.Shapley), "attribution: "+string(lib.Shapley)+" (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact for up to 12 features, estimated from 16 permutations with a standard error beyond; the parts sum to the score less the median row's), "+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
+	method := fs.String("method", string(lib.Shapley), fmt.Sprintf("attribution: %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, lib.ExactShapleyFeatures, lib.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -192,14 +192,14 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		rows = topRows(scores, *top)
 	}
+	if f.output.out == "" {
+		f.output.out = filepath.Join("udocc-out", ds.Name+"-explained")
+	}
 	atts, err := m.ExplainDataset(ctx, ds, rows, lib.ExplainOptions{Method: lib.ExplainMethod(*method)})
 	if err != nil {
 		return interrupted(ctx, f.output.out, fmt.Errorf("%s: %w", path, libError(err)))
 	}
 	report := explainReport(m, ds, atts, *nf)
-	if f.output.out == "" {
-		f.output.out = filepath.Join("udocc-out", ds.Name+"-explained")
-	}
 	tx, err := beginOutputs(f.output, explainOutputs)
 	if err != nil {
 		return err
