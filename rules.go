@@ -75,9 +75,10 @@ const LearnedCount CountRule = "learned"
 // scores, applied to the screening fit's and the final fit's, the larger share flagged.
 const KMeansCount CountRule = "kmeans"
 
-// DefaultCount is the ensemble's count where Options.Count is nil; it comes with an 80 %
-// interval for the share (Model.RatioInterval; docs/threshold.md A.0).
-const DefaultCount = KMeansCount
+// DefaultCount is the ensemble's count where Options.Count is nil: the learned count,
+// with its 80 % interval for the share (Model.RatioInterval) and its reliability flag
+// (Model.CountReliable); docs/threshold.md A.0.
+const DefaultCount = LearnedCount
 
 // CountRules lists the count rules: learned, then the rules of the scores (mad, iqr,
 // modz, zscore, chauvenet, gesd, gmm, gmm-log, gmm-bic, kmeans, otsu and comb).
@@ -153,9 +154,10 @@ func (o Options) count() (threshold.Combination, error) {
 	return c, nil
 }
 
-// defaultCount says whether o counts by DefaultCount alone, which gives an interval.
+// defaultCount says whether o counts by KMeansCount alone, which gives an interval
+// around its share (training.DefaultInterval, udocc's earlier default count).
 func (o Options) defaultCount() bool {
-	return o.Contamination == 0 && (len(o.Count) == 0 || len(o.Count) == 1 && o.Count[0] == DefaultCount)
+	return o.Contamination == 0 && len(o.Count) == 1 && o.Count[0] == KMeansCount
 }
 
 // learnedCount says whether o counts by LearnedCount.

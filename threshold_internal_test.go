@@ -48,7 +48,8 @@ func TestEnsembleThreshold(t *testing.T) {
 	}
 }
 
-// TestDefaultCount checks the default count: two-means' share, the larger of the
+// TestDefaultCount checks that the default count is the learned one, and the earlier
+// default, kmeans alone: two-means' share, the larger of the
 // screening's and the final scores' (its own threshold without a screening), with the
 // interval training.DefaultInterval gives around it; a contamination still overrides it,
 // without an interval; another rule or combination has no interval.
@@ -62,9 +63,10 @@ func TestDefaultCount(t *testing.T) {
 		scores[i] = 10 + float64(i) // ten far rows
 	}
 	opts := DefaultOptions()
-	if opts.Count != nil || DefaultCount != training.DefaultThresholdRule || opts.Rule() != training.DefaultThresholdRule {
-		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), training.DefaultThresholdRule)
+	if opts.Count != nil || DefaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
+		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), LearnedCount)
 	}
+	opts.Count = []CountRule{KMeansCount} // the earlier default, with its interval
 	own, err := ruleShares(scores, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@
 //
 //	udocc fit [flags] DATA        train, score and label DATA (.mat, .csv, .npy, .npz)
 //	udocc score --model DIR DATA  apply a saved model to new rows
+//	udocc serve --model DIR       serve a saved model over HTTP
 //	udocc demo                    the whole job on a built-in synthetic table
 //	udocc bench [flags]           the paper's benchmark grid and its report
 //	udocc datasets list|fetch     the ten ODDS benchmark files
@@ -54,6 +55,7 @@ func commands() []command {
 		{"fit", "[flags] DATA", "train, score and label a table", runFit},
 		{"score", "--model DIR [flags] DATA", "apply a saved model to new rows", runScore},
 		{"explain", "--model DIR [flags] DATA", "say which features drive rows' scores", runExplain},
+		{"serve", "--model DIR [flags]", "serve a saved model over HTTP (docs/serve.md)", runServe},
 		{"demo", "[flags]", "fit a built-in synthetic table and compare with the truth", runDemo},
 		{"bench", "[flags]", "run the paper's benchmark grid and write its report", runBench},
 		{"datasets", "list|fetch [flags]", "list or download the ten ODDS benchmark files", runDatasets},

@@ -31,9 +31,12 @@ const CountReport = "count.md"
 type countFit struct {
 	rec      RealRecord
 	feats    []float64 // every count feature (countmodel.Names)
-	scores   []float64
-	y        []int
 	original bool
+	// cumTP[k] is the number of anomalies among the k highest scores, pos their number,
+	// best the oracle F1 (the best over k): F1 of any count in O(1).
+	cumTP []int32
+	pos   int
+	best  float64
 	// dynamics is the paper's count (Algorithm 1's δ search, udocc's accumulated rule)
 	// over the screening fit's fine-tuning epochs, the median over the members of
 	// (n − δ̄ + 1)/n; NaN without the epochs.
@@ -102,7 +105,9 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 		for j, v := range raw.Y {
 			y[j] = int(v)
 		}
-		fits = append(fits, countFit{rec: r, feats: f, scores: raw.Scores, y: y, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs)})
+		cf := countFit{rec: r, feats: f, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs)}
+		cf.rankLabels(raw.Scores, y)
+		fits = append(fits, cf)
 		if progress != nil && (i+1)%50 == 0 {
 			fmt.Fprintf(progress, "count study: features of %d/%d fits\n", i+1, len(recs))
 		}
@@ -189,7 +194,7 @@ type countRow struct {
 }
 
 func countFigures(f countFit, share, lo, hi float64) countRow {
-	n := float64(len(f.scores))
+	n := float64(len(f.cumTP) - 1)
 	share = max(share, 1/n)
 	e := math.Abs(math.Log(share / f.rec.TrueRatio))
 	r := countRow{absLn: e, within15: e <= math.Log(1.5)+1e-12, beyond10: e > math.Log(10), width: math.NaN()}
@@ -197,50 +202,37 @@ func countFigures(f countFit, share, lo, hi float64) countRow {
 		r.covered = lo <= f.rec.TrueRatio && f.rec.TrueRatio <= hi
 		r.width = hi / max(lo, 1/n)
 	}
-	k := min(int(share*n+0.5), len(f.scores))
-	if best := bestF1(f.scores, f.y); best > 0 {
-		r.f1ratio = topF1(f.scores, f.y, k) / best
+	k := min(int(share*n+0.5), len(f.cumTP)-1)
+	if f.best > 0 {
+		r.f1ratio = f.f1(k) / f.best
 	}
 	return r
 }
 
-// bestF1 is the oracle F1 of the scores: the best F1 of flagging the k highest, over k.
-func bestF1(scores []float64, y []int) float64 {
+// rankLabels fills cumTP, pos and best from the fit's scores and labels.
+func (f *countFit) rankLabels(scores []float64, y []int) {
 	idx := make([]int, len(scores))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
-	pos := 0
-	for _, v := range y {
-		pos += v
-	}
-	best, tp := 0.0, 0
+	f.cumTP = make([]int32, len(scores)+1)
 	for k, i := range idx {
-		tp += y[i]
-		best = max(best, 2*float64(tp)/float64(k+1+pos))
+		f.cumTP[k+1] = f.cumTP[k] + int32(y[i])
 	}
-	return best
+	f.pos = int(f.cumTP[len(scores)])
+	for k := 1; k <= len(scores); k++ {
+		f.best = max(f.best, f.f1(k))
+	}
 }
 
-// topF1 is the F1 of flagging the k highest scores.
-func topF1(scores []float64, y []int, k int) float64 {
-	idx := make([]int, len(scores))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
-	tp, pos := 0, 0
-	for _, v := range y {
-		pos += v
-	}
-	for _, i := range idx[:k] {
-		tp += y[i]
-	}
+// f1 is the F1 of flagging the k highest scores.
+func (f *countFit) f1(k int) float64 {
+	tp := f.cumTP[k]
 	if tp == 0 {
 		return 0
 	}
-	return 2 * float64(tp) / float64(k+pos)
+	return 2 * float64(tp) / float64(k+f.pos)
 }
 
 // slopeOf is the least-squares slope of ln(est) on ln(true), clipped to [0, 1]; NaN

@@ -131,13 +131,21 @@ func (m *Model) band(r float64) Band { return bandOf(m.Bands, r) }
 
 // Estimate is the model's count for a fit's inputs.
 func (m *Model) Estimate(in *Inputs) (Estimate, error) {
+	if m.Gate != nil {
+		// Only the gate's two features are read.
+		f, err := Compute(in, []string{m.Gate.Use, m.Gate.On})
+		if err != nil {
+			return Estimate{}, err
+		}
+		full := make([]float64, len(m.Features))
+		full[slices.Index(m.Features, m.Gate.Use)] = f[0]
+		full[slices.Index(m.Features, m.Gate.On)] = f[1]
+		return m.estimateGated(full), nil
+	}
 	names := append(slices.Clone(m.Features), m.Reliability)
 	f, err := Compute(in, names)
 	if err != nil {
 		return Estimate{}, err
-	}
-	if m.Gate != nil {
-		return m.estimateGated(f[:len(m.Features)]), nil
 	}
 	return m.estimate(f[:len(m.Features)], f[len(m.Features)], len(in.Final)), nil
 }

@@ -167,12 +167,6 @@ func (m *Meta) Validate() error {
 		}
 		files[mem.Network], seeds[mem.Seed] = true, true
 	}
-	for i, mem := range m.Members {
-		if mem.Scale == nil && m.Ensemble == nil && len(m.Members) > 1 {
-			// Without it the combination would scale by the rows being scored.
-			return fmt.Errorf("members[%d].scale is missing: a model of several members combines their scores by it (a model saved before udocc kept it: fit again): %w", i, ErrFormat)
-		}
-	}
 	if err := m.Scaler.Validate(); err != nil {
 		return fmt.Errorf("scaler: %w", err)
 	}

@@ -35,6 +35,10 @@ func CheckMeta(m *models.Meta) error {
 			}
 			return fmt.Errorf("members[%d].threshold: method %s wants %s", i, m.Method, want)
 		}
+		if mem.Scale == nil && len(m.Members) > 1 {
+			// Without it the combination would scale by the rows being scored.
+			return fmt.Errorf("members[%d].scale is missing: a model of several members combines their scores by it (a model saved before udocc kept it: fit again)", i)
+		}
 	}
 	return nil
 }

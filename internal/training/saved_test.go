@@ -33,3 +33,17 @@ func TestCheckMeta(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckMetaScale: a paper-method model of several members without the scales its
+// combination divides by is refused, naming the member's field; one member needs none.
+func TestCheckMetaScale(t *testing.T) {
+	one := 1.0
+	m := &models.Meta{Method: "oc", Members: []models.Member{{Seed: 0, Scale: &one}, {Seed: 1}}}
+	if err := CheckMeta(m); err == nil || !strings.Contains(err.Error(), "members[1].scale") {
+		t.Errorf("a member without its scale: %v, want an error naming members[1].scale", err)
+	}
+	m.Members = m.Members[1:]
+	if err := CheckMeta(m); err != nil {
+		t.Errorf("one member without a scale: %v", err)
+	}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServe runs udocc serve on a fitted model: a CSV body scores exactly as udocc score
+// scores the file, the token is required, SIGHUP reloads (a JSON log line says so) and
+// SIGTERM drains and exits 0.
+func TestServe(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 5)
+	writeTable(t, filepath.Join(dir, "new.csv"), 37, 3, false, 6)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "scored", "--quiet", "new.csv")
+	want := readCSV(t, filepath.Join(dir, "scored", "scores.csv")).col(t, "score")
+	os.WriteFile(filepath.Join(dir, "token"), []byte("t0ken\n"), 0o600)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(udoccBin, "serve", "--model", "fit/model", "--addr", addr, "--token-file", "token", "--log-format", "json")
+	cmd.Dir = dir
+	logs := &syncBuffer{mu: make(chan struct{}, 1)}
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	url := "http://" + addr
+	for i := 0; ; i++ {
+		resp, err := http.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i == 300 {
+			t.Fatalf("the server did not come up: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	body, _ := os.ReadFile(filepath.Join(dir, "new.csv"))
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/score", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "text/csv")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %v %v", resp, err)
+	}
+	req, _ = http.NewRequest(http.MethodPost, url+"/v1/score", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "text/csv")
+	req.Header.Set("Authorization", "Bearer t0ken")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var out struct {
+		Results []struct{ Score float64 }
+	}
+	if err := json.Unmarshal(b, &out); err != nil || resp.StatusCode != 200 || len(out.Results) != len(want) {
+		t.Fatalf("status %d, %v: %s", resp.StatusCode, err, b)
+	}
+	for i, r := range out.Results {
+		if w, _ := strconv.ParseFloat(want[i], 64); r.Score != w {
+			t.Fatalf("row %d: served score %v, udocc score %v", i+1, r.Score, w)
+		}
+	}
+
+	cmd.Process.Signal(syscall.SIGHUP)
+	for i := 0; !strings.Contains(logs.String(), `"msg":"model reloaded"`); i++ {
+		if i == 200 {
+			t.Fatalf("no reload logged after SIGHUP: %s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after SIGTERM: %v\n%s", err, logs.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a log line that is not JSON: %q", line)
+		}
+	}
+	if !strings.Contains(logs.String(), `"msg":"stopped"`) {
+		t.Errorf("no stopped line: %s", logs.String())
+	}
+}
+
+// TestServeUsage checks serve's usage errors: exit 2, one line naming the flag.
+func TestServeUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve"}, "--model"},
+		{[]string{"serve", "--model", "m", "--tls-cert", "c"}, "--tls-key"},
+		{[]string{"serve", "--model", "m", "--max-rows", "0"}, "--max-rows"},
+		{[]string{"serve", "--model", "m", "--timeout", "-1s"}, "--timeout"},
+		{[]string{"serve", "--model", "m", "--log-format", "xml"}, "--log-format"},
+		{[]string{"serve", "--model", "m", "extra"}, "no arguments"},
+	} {
+		oneErrorLine(t, inProcess(c.args...), 2, c.want)
+	}
+	oneErrorLine(t, inProcess("serve", "--model", filepath.Join(t.TempDir(), "none")), 1, "model.json")
+}
+
+// TestServeTLS serves HTTPS with --tls-cert and --tls-key in process, and checks that
+// cancelling the context (what SIGTERM does) drains and returns exit status 0.
+func TestServeTLS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 5)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	code := make(chan int)
+	go func() {
+		code <- runContext(ctx, []string{"serve", "--model", filepath.Join(dir, "fit", "model"), "--addr", addr,
+			"--tls-cert", certFile, "--tls-key", keyFile, "--log-level", "error"}, io.Discard, io.Discard)
+	}()
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	for i := 0; ; i++ {
+		resp, err := c.Get("https://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("/readyz over HTTPS: %d", resp.StatusCode)
+			}
+			break
+		}
+		if i == 300 {
+			cancel()
+			t.Fatalf("no HTTPS server: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if resp, err := http.Get("http://" + addr + "/readyz"); err == nil && resp.StatusCode == 200 {
+		t.Error("plain HTTP was answered by the HTTPS server")
+	}
+	cancel()
+	if got := <-code; got != 0 {
+		t.Fatalf("exit status %d after the context ended, want 0", got)
+	}
+}

@@ -1,0 +1,73 @@
+package udocc
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// handlerMetrics are a ModelHandler's Prometheus metrics, in a registry of its own (so
+// that several handlers, or a host's own metrics, never collide), with the Go runtime's
+// and the process's collectors beside them.
+type handlerMetrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec   // by route and status code
+	latency  *prometheus.HistogramVec // by route
+	rows     prometheus.Counter
+	inFlight prometheus.Gauge
+	model    *prometheus.GaugeVec // 1 for the version served
+	reloads  *prometheus.CounterVec
+	handler  http.Handler
+}
+
+func newHandlerMetrics() *handlerMetrics {
+	m := &handlerMetrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "udocc_http_requests_total", Help: "HTTP requests answered, by route and status code.",
+		}, []string{"route", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "udocc_http_request_duration_seconds", Help: "Time from a request's arrival to its answer, by route.",
+			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}, []string{"route"}),
+		rows: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "udocc_rows_scored_total", Help: "Rows scored and answered.",
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "udocc_http_requests_in_flight", Help: "Requests being served.",
+		}),
+		model: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "udocc_model_info", Help: "1 for the model served: its version (ModelInfo.Version), method and udocc.",
+		}, []string{"version", "method", "udocc"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "udocc_model_reloads_total", Help: "Model reloads, by result (ok, refused).",
+		}, []string{"result"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.rows, m.inFlight, m.model, m.reloads,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, r := range []string{"ok", "refused"} {
+		m.reloads.WithLabelValues(r)
+	}
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return m
+}
+
+// observe counts a request of route answered with code after d.
+func (m *handlerMetrics) observe(route string, code int, d time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(code)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// setModel marks info's model as the one served, old's (when not nil) as no longer.
+func (m *handlerMetrics) setModel(old *ModelInfo, info ModelInfo) {
+	if old != nil {
+		m.model.DeleteLabelValues(old.Version, string(old.Method), old.Udocc)
+	}
+	m.model.WithLabelValues(info.Version, string(info.Method), info.Udocc).Set(1)
+}
+
+func (m *handlerMetrics) serve(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }

@@ -1,0 +1,154 @@
+package rowbody
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// csvReader reads a CSV body whose first line is a header.
+type csvReader struct {
+	cr  *csv.Reader
+	c   Columns
+	pos []int // the record's cell of input j; nil before the header
+	row int
+	err error
+}
+
+// NewCSV reads the CSV body r, whose first line names its columns. Where the model
+// names its columns (c.Names), the header must hold each of them once, in any order,
+// and may hold the names of c.Ignore beside them; where it does not, the header must
+// have c.D cells, matched by position.
+func NewCSV(r io.Reader, c Columns) Reader {
+	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
+	cr.ReuseRecord = true
+	return &csvReader{cr: cr, c: c}
+}
+
+func (r *csvReader) Next(x []float32) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n, err := r.next(x)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+func (r *csvReader) next(x []float32) (int, error) {
+	d := r.c.D
+	if d < 1 || len(x) < d {
+		panic("rowbody: a buffer smaller than one row")
+	}
+	if r.pos == nil {
+		if err := r.header(); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for (n+1)*d <= len(x) {
+		rec, err := r.cr.Read()
+		if err == io.EOF {
+			if r.row == 0 {
+				return 0, &Error{Msg: "a header but no rows", Kind: ErrEmpty}
+			}
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+		r.row++
+		if err != nil {
+			return n, r.readError(err)
+		}
+		row := x[n*d : (n+1)*d]
+		for j, p := range r.pos {
+			s := strings.TrimSpace(rec[p])
+			if s == "" {
+				return n, &Error{Row: r.row, Column: r.c.column(j), Msg: "an empty cell (missing values are not imputed)", Kind: ErrValue}
+			}
+			v, msg := parseValue(s)
+			if msg != "" {
+				return n, &Error{Row: r.row, Column: r.c.column(j), Msg: msg, Kind: ErrValue}
+			}
+			row[j] = v
+		}
+		n++
+	}
+	return n, nil
+}
+
+// header reads the first line and matches its names to the model's columns.
+func (r *csvReader) header() error {
+	rec, err := r.cr.Read()
+	if err == io.EOF {
+		return &Error{Msg: "empty body: want a header line and rows", Kind: ErrEmpty}
+	}
+	if err != nil {
+		return r.readError(err)
+	}
+	names := make([]string, len(rec))
+	for i, s := range rec {
+		names[i] = strings.TrimSpace(s)
+	}
+	names[0] = strings.TrimPrefix(names[0], "\ufeff")
+	r.cr.FieldsPerRecord = len(names)
+	if r.c.Names == nil {
+		if len(names) != r.c.D {
+			return &Error{Msg: fmt.Sprintf("the header has %d columns; the model was trained on %d unnamed columns, matched by position", len(names), r.c.D), Kind: ErrColumns}
+		}
+		r.pos = make([]int, r.c.D)
+		for j := range r.pos {
+			r.pos[j] = j
+		}
+		return nil
+	}
+	idx := r.c.index()
+	r.pos = make([]int, r.c.D)
+	for j := range r.pos {
+		r.pos[j] = -1
+	}
+	var unknown []string
+	for i, s := range names {
+		p, ok := idx[s]
+		switch {
+		case !ok:
+			unknown = append(unknown, s)
+		case p < 0:
+		case r.pos[p] >= 0:
+			return &Error{Column: fmt.Sprintf("%q", s), Msg: "named twice in the header", Kind: ErrColumns}
+		default:
+			r.pos[p] = i
+		}
+	}
+	var missing []string
+	for j, p := range r.pos {
+		if p < 0 {
+			missing = append(missing, r.c.Names[j])
+		}
+	}
+	switch {
+	case len(unknown) > 0:
+		return &Error{Msg: fmt.Sprintf("the header names column(s) the model does not have: %s", quoteList(unknown, 5)), Kind: ErrColumns}
+	case len(missing) > 0:
+		return &Error{Msg: fmt.Sprintf("the header lacks column(s) %s", quoteList(missing, 5)), Kind: ErrColumns}
+	}
+	return nil
+}
+
+// readError is the error of a failed read: a CSV error at r.row, or the body's own.
+func (r *csvReader) readError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		kind := ErrSyntax
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			kind = ErrColumns
+		}
+		return &Error{Row: r.row, Msg: fmt.Sprintf("line %d: %v", pe.Line, pe.Err), Kind: kind}
+	}
+	return fmt.Errorf("reading the body: %w", err)
+}

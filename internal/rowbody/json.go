@@ -1,0 +1,535 @@
+package rowbody
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unsafe"
+)
+
+// maxToken bounds a number's bytes and maxString a string's (a key, an ignored id): a
+// longer one is refused rather than buffered.
+const (
+	maxToken  = 128
+	maxString = 4096
+)
+
+// jsonReader reads {"rows": [row, …]} where a row is [v1, …, vD] or {"name": v, …}.
+type jsonReader struct {
+	r     *bufio.Reader
+	c     Columns
+	idx   map[string]int // objects' keys; built at the first object
+	seen  []bool
+	state int // 0 before "rows", 1 in it, 2 after it
+	row   int // rows read
+	tok   []byte
+	err   error // the first error, returned again by every later call
+}
+
+// NewJSON reads the JSON body r: an object whose one field "rows" is an array of rows,
+// each an array of c.D numbers or an object with a number for each of c.Names (and any
+// value for a name in c.Ignore).
+func NewJSON(r io.Reader, c Columns) Reader {
+	return &jsonReader{r: bufio.NewReaderSize(r, 64<<10), c: c, tok: make([]byte, 0, maxToken)}
+}
+
+func (j *jsonReader) Next(x []float32) (int, error) {
+	if j.err != nil {
+		return 0, j.err
+	}
+	n, err := j.next(x)
+	if err != nil && err != io.EOF {
+		j.err = err
+	}
+	return n, err
+}
+
+func (j *jsonReader) next(x []float32) (int, error) {
+	d := j.c.D
+	if d < 1 || len(x) < d {
+		panic("rowbody: a buffer smaller than one row")
+	}
+	if j.state == 0 {
+		if err := j.open(); err != nil {
+			return 0, err
+		}
+		j.state = 1
+	}
+	if j.state == 2 {
+		return 0, io.EOF
+	}
+	n := 0
+	for (n+1)*d <= len(x) {
+		b, err := j.skip()
+		if err != nil {
+			return n, j.cut(err)
+		}
+		if b == ']' {
+			j.state = 2
+			if err := j.close(); err != nil {
+				return n, err
+			}
+			if j.row == 0 {
+				return 0, &Error{Msg: `"rows" is an empty array`, Kind: ErrEmpty}
+			}
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+		if j.row > 0 {
+			if b != ',' {
+				return n, j.syntax(fmt.Sprintf("after row %d: want , or ] but found %s", j.row, show(b)))
+			}
+			if b, err = j.skip(); err != nil {
+				return n, j.cut(err)
+			}
+		}
+		j.row++
+		row := x[n*d : (n+1)*d]
+		switch b {
+		case '[':
+			err = j.array(row)
+		case '{':
+			err = j.object(row)
+		default:
+			err = &Error{Row: j.row, Msg: fmt.Sprintf("want an array or an object, found %s", show(b)), Kind: ErrSyntax}
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// open reads up to the "rows" array's '['.
+func (j *jsonReader) open() error {
+	b, err := j.skip()
+	if err == io.EOF {
+		return &Error{Msg: `empty body: want {"rows": [[…], …]}`, Kind: ErrEmpty}
+	}
+	if err != nil {
+		return j.cut(err)
+	}
+	if b != '{' {
+		return j.syntax(fmt.Sprintf(`want an object {"rows": […]}, found %s`, show(b)))
+	}
+	if b, err = j.skip(); err != nil {
+		return j.cut(err)
+	}
+	if b == '}' {
+		return &Error{Msg: `no "rows" in the body`, Kind: ErrEmpty}
+	}
+	if err := j.key(b, "rows"); err != nil {
+		return err
+	}
+	if b, err = j.skip(); err != nil {
+		return j.cut(err)
+	}
+	if b != '[' {
+		return j.syntax(fmt.Sprintf(`"rows" must be an array, found %s`, show(b)))
+	}
+	return nil
+}
+
+// key reads the field name that starts with b and its ':', refusing any other name
+// than want.
+func (j *jsonReader) key(b byte, want string) error {
+	if b != '"' {
+		return j.syntax(fmt.Sprintf("want a field name, found %s", show(b)))
+	}
+	k, err := j.str()
+	if err != nil {
+		return err
+	}
+	if k != want {
+		return j.syntax(fmt.Sprintf("unknown field %.60q: the body's one field is %q", k, want))
+	}
+	if b, err = j.skip(); err != nil {
+		return j.cut(err)
+	}
+	if b != ':' {
+		return j.syntax(fmt.Sprintf("want : after %q, found %s", k, show(b)))
+	}
+	return nil
+}
+
+// close reads what follows the rows' ']': the object's '}' and the end of the body.
+func (j *jsonReader) close() error {
+	b, err := j.skip()
+	if err != nil {
+		return j.cut(err)
+	}
+	if b == ',' {
+		if b, err = j.skip(); err != nil {
+			return j.cut(err)
+		}
+		if err := j.key(b, ""); err != nil {
+			return err
+		}
+	}
+	if b != '}' {
+		return j.syntax(fmt.Sprintf("want } after the rows, found %s", show(b)))
+	}
+	if b, err = j.skip(); err != io.EOF {
+		if err != nil {
+			return j.cut(err)
+		}
+		return j.syntax(fmt.Sprintf("%s after the body's object", show(b)))
+	}
+	return nil
+}
+
+// array reads a row's values after its '['.
+func (j *jsonReader) array(row []float32) error {
+	d := len(row)
+	b, err := j.skip()
+	for k := 0; ; k++ {
+		if err != nil {
+			return j.cut(err)
+		}
+		if b == ']' {
+			if k == d {
+				return nil
+			}
+			return &Error{Row: j.row, Msg: fmt.Sprintf("%d values: the model takes %d columns", k, d), Kind: ErrColumns}
+		}
+		if k > 0 {
+			if b != ',' {
+				return &Error{Row: j.row, Msg: fmt.Sprintf("want , or ] after value %d, found %s", k, show(b)), Kind: ErrSyntax}
+			}
+			if b, err = j.skip(); err != nil {
+				return j.cut(err)
+			}
+		}
+		if k == d {
+			return &Error{Row: j.row, Msg: fmt.Sprintf("more than %d values: the model takes %d columns", d, d), Kind: ErrColumns}
+		}
+		if row[k], err = j.value(b, k); err != nil {
+			return err
+		}
+		b, err = j.skip()
+	}
+}
+
+// object reads a row's fields after its '{'.
+func (j *jsonReader) object(row []float32) error {
+	if j.c.Names == nil {
+		return &Error{Row: j.row, Msg: "the model was trained on unnamed columns: send each row as an array of numbers", Kind: ErrColumns}
+	}
+	if j.idx == nil {
+		j.idx, j.seen = j.c.index(), make([]bool, j.c.D)
+	}
+	clear(j.seen)
+	b, err := j.skip()
+	for k := 0; ; k++ {
+		if err != nil {
+			return j.cut(err)
+		}
+		if b == '}' {
+			break
+		}
+		if k > 0 {
+			if b != ',' {
+				return &Error{Row: j.row, Msg: fmt.Sprintf("want , or } after field %d, found %s", k, show(b)), Kind: ErrSyntax}
+			}
+			if b, err = j.skip(); err != nil {
+				return j.cut(err)
+			}
+		}
+		if err := j.field(b, row); err != nil {
+			return err
+		}
+		b, err = j.skip()
+	}
+	var missing []string
+	for p, ok := range j.seen {
+		if !ok {
+			missing = append(missing, j.c.Names[p])
+		}
+	}
+	if len(missing) > 0 {
+		return &Error{Row: j.row, Msg: fmt.Sprintf("missing column(s) %s", quoteList(missing, 5)), Kind: ErrColumns}
+	}
+	return nil
+}
+
+// field reads one field of an object row, whose first byte b was read, into row.
+func (j *jsonReader) field(b byte, row []float32) error {
+	if b != '"' {
+		return &Error{Row: j.row, Msg: fmt.Sprintf("want a column name, found %s", show(b)), Kind: ErrSyntax}
+	}
+	name, err := j.str()
+	if err != nil {
+		return err
+	}
+	if b, err = j.skip(); err != nil {
+		return j.cut(err)
+	}
+	if b != ':' {
+		return &Error{Row: j.row, Msg: fmt.Sprintf("want : after %.60q, found %s", name, show(b)), Kind: ErrSyntax}
+	}
+	if b, err = j.skip(); err != nil {
+		return j.cut(err)
+	}
+	pos, ok := j.idx[name]
+	switch {
+	case !ok:
+		return &Error{Row: j.row, Column: fmt.Sprintf("%.60q", name), Msg: "the model has no such column", Kind: ErrColumns}
+	case pos < 0:
+		return j.scalar(b)
+	case j.seen[pos]:
+		return &Error{Row: j.row, Column: fmt.Sprintf("%q", name), Msg: "named twice", Kind: ErrColumns}
+	}
+	j.seen[pos] = true
+	row[pos], err = j.value(b, pos)
+	return err
+}
+
+// value reads the number that starts with b, in input col (-1: an ignored column).
+func (j *jsonReader) value(b byte, col int) (float32, error) {
+	name := func() string {
+		if col < 0 {
+			return ""
+		}
+		return j.c.column(col)
+	}
+	bad := func(msg string) (float32, error) {
+		return 0, &Error{Row: j.row, Column: name(), Msg: msg, Kind: ErrValue}
+	}
+	switch {
+	case b == '-' || (b >= '0' && b <= '9'):
+		tok, err := j.number(b)
+		if err != nil {
+			return 0, err
+		}
+		if len(tok) > maxToken {
+			return bad(fmt.Sprintf("a number longer than %d bytes", maxToken))
+		}
+		if !jsonNumber(tok) {
+			return bad(fmt.Sprintf("%.40q is not a JSON number", tok))
+		}
+		v, msg := parseValue(unsafe.String(&tok[0], len(tok)))
+		if msg != "" {
+			return bad(msg)
+		}
+		return v, nil
+	case b == '"':
+		s, err := j.str()
+		if err != nil {
+			return 0, err
+		}
+		return bad(fmt.Sprintf("the string %.40q is not a number", s))
+	case b == 'n' || b == 't' || b == 'f':
+		w, err := j.literal(b)
+		if err != nil {
+			return 0, err
+		}
+		if w == "null" {
+			return bad("null is not a number (missing values are not imputed)")
+		}
+		return bad(w + " is not a number")
+	case b == '[' || b == '{':
+		return bad("a nested array or object is not a number")
+	}
+	return 0, &Error{Row: j.row, Column: name(), Msg: fmt.Sprintf("want a number, found %s", show(b)), Kind: ErrSyntax}
+}
+
+// number reads the bytes of a number whose first byte b was read: from the reader's
+// buffer where the number ends within it (the bytes are valid until the next read),
+// else copied into j.tok, at most maxToken+1 of them.
+func (j *jsonReader) number(b byte) ([]byte, error) {
+	if buf, _ := j.r.Peek(j.r.Buffered()); len(buf) > 0 {
+		k := 0
+		for k < len(buf) && numberByte(buf[k]) {
+			k++
+		}
+		if k < len(buf) {
+			// j.r.UnreadByte puts b back in front of buf: the token is contiguous.
+			if err := j.r.UnreadByte(); err == nil {
+				tok, _ := j.r.Peek(k + 1)
+				j.r.Discard(k + 1)
+				return tok, nil
+			}
+		}
+	}
+	j.tok = append(j.tok[:0], b)
+	for len(j.tok) <= maxToken {
+		c, err := j.r.ReadByte()
+		if err != nil {
+			return nil, j.cut(err)
+		}
+		if !numberByte(c) {
+			j.r.UnreadByte()
+			break
+		}
+		j.tok = append(j.tok, c)
+	}
+	return j.tok, nil
+}
+
+// numberByte reports whether c may be part of a JSON number.
+func numberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'
+}
+
+// jsonNumber reports whether b follows JSON's number grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func jsonNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		k := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - k
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// scalar skips an ignored column's value, a number, string or literal.
+func (j *jsonReader) scalar(b byte) error {
+	switch {
+	case b == '"':
+		_, err := j.str()
+		return err
+	case b == 'n' || b == 't' || b == 'f':
+		_, err := j.literal(b)
+		return err
+	case b == '-' || (b >= '0' && b <= '9'):
+		_, err := j.value(b, -1)
+		return err
+	}
+	return &Error{Row: j.row, Msg: fmt.Sprintf("an ignored column holds %s: want a number, a string or a literal", show(b)), Kind: ErrSyntax}
+}
+
+// literal reads null, true or false, whose first byte b was read.
+func (j *jsonReader) literal(b byte) (string, error) {
+	want := map[byte]string{'n': "null", 't': "true", 'f': "false"}[b]
+	for i := 1; i < len(want); i++ {
+		c, err := j.r.ReadByte()
+		if err != nil {
+			return "", j.cut(err)
+		}
+		if c != want[i] {
+			return "", j.syntax(fmt.Sprintf("want %s, found %s", want, show(c)))
+		}
+	}
+	return want, nil
+}
+
+// str reads a string after its opening quote and decodes its escapes.
+func (j *jsonReader) str() (string, error) {
+	buf := []byte{'"'}
+	escaped := false
+	for {
+		c, err := j.r.ReadByte()
+		if err != nil {
+			return "", j.cut(err)
+		}
+		if len(buf) > maxString {
+			return "", j.syntax(fmt.Sprintf("a string longer than %d bytes", maxString))
+		}
+		buf = append(buf, c)
+		switch {
+		case c < 0x20:
+			return "", j.syntax("a control character in a string")
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			if !bytes.Contains(buf, []byte{'\\'}) {
+				return string(buf[1 : len(buf)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(buf, &s); err != nil {
+				return "", j.syntax(fmt.Sprintf("a string: %v", err))
+			}
+			return s, nil
+		}
+	}
+}
+
+// skip returns the next byte that is not white space.
+func (j *jsonReader) skip() (byte, error) {
+	for {
+		b, err := j.r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b != ' ' && b != '\n' && b != '\r' && b != '\t' {
+			return b, nil
+		}
+	}
+}
+
+// at is the row a syntax error is in: the row being read, 0 outside the rows.
+func (j *jsonReader) at() int {
+	if j.state == 1 {
+		return j.row
+	}
+	return 0
+}
+
+func (j *jsonReader) syntax(msg string) error {
+	return &Error{Row: j.at(), Msg: msg, Kind: ErrSyntax}
+}
+
+// cut is the error of a read that failed: the body's end where more was due, or the
+// body's own error (a size limit, a deadline) wrapped.
+func (j *jsonReader) cut(err error) error {
+	if errors.Is(err, io.EOF) {
+		return &Error{Row: j.at(), Msg: "the body ends before its JSON does", Kind: ErrSyntax}
+	}
+	return fmt.Errorf("reading the body: %w", err)
+}
+
+// show quotes a byte found where another was wanted.
+func show(b byte) string {
+	if b >= 0x20 && b < 0x7f {
+		return fmt.Sprintf("%q", rune(b))
+	}
+	return fmt.Sprintf("byte 0x%02x", b)
+}
+
+// quoteList quotes up to n names, saying how many more there are.
+func quoteList(names []string, n int) string {
+	q := make([]string, 0, n)
+	for _, s := range names[:min(n, len(names))] {
+		q = append(q, fmt.Sprintf("%q", s))
+	}
+	out := strings.Join(q, ", ")
+	if len(names) > n {
+		out += fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return out
+}

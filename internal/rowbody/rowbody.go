@@ -1,0 +1,103 @@
+package rowbody
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The kinds of bad input; every *Error wraps one of them.
+var (
+	// ErrSyntax reports a body that is not the JSON or CSV it says it is.
+	ErrSyntax = errors.New("malformed body")
+	// ErrColumns reports a row or header whose columns are not the model's: a count or a
+	// name that differs, a name twice, names where the model has none.
+	ErrColumns = errors.New("columns do not match the model's")
+	// ErrValue reports a cell that is not a finite float32 number: text, null, an empty
+	// cell, NaN, ±Inf, or beyond ±3.4e38.
+	ErrValue = errors.New("not a finite number")
+	// ErrEmpty reports a body without rows.
+	ErrEmpty = errors.New("no rows")
+)
+
+// Error is bad input at a place in the body.
+type Error struct {
+	Row    int    // 1-based data row; 0 for the body as a whole or the CSV header
+	Column string // the column's name, or "column N" (1-based); "" where none applies
+	Msg    string
+	Kind   error // ErrSyntax, ErrColumns, ErrValue or ErrEmpty
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Row > 0 {
+		fmt.Fprintf(&b, "row %d: ", e.Row)
+	}
+	if e.Column != "" {
+		fmt.Fprintf(&b, "%s: ", e.Column)
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap returns the kind.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Columns are what a model takes: D inputs, named Names in order (nil: matched by
+// position). Ignore names columns a CSV header or a JSON object may carry beside them
+// that are not inputs (the model's id column, the columns its fit dropped).
+type Columns struct {
+	D      int
+	Names  []string
+	Ignore []string
+}
+
+// index maps each name of c to its input position, and each ignored name to -1.
+func (c Columns) index() map[string]int {
+	idx := make(map[string]int, len(c.Names)+len(c.Ignore))
+	for _, n := range c.Ignore {
+		idx[n] = -1
+	}
+	for j, n := range c.Names {
+		idx[n] = j
+	}
+	return idx
+}
+
+// column names input j for an error.
+func (c Columns) column(j int) string {
+	if j < len(c.Names) {
+		return strconv.Quote(c.Names[j])
+	}
+	return fmt.Sprintf("column %d", j+1)
+}
+
+// Reader gives a body's rows a chunk at a time.
+type Reader interface {
+	// Next fills x, room for len(x)/D rows of D values, with the next rows of the body
+	// and returns how many it filled; 0 and io.EOF after the last. A body without rows
+	// is an *Error of ErrEmpty at the first call.
+	Next(x []float32) (int, error)
+}
+
+// parseValue is a cell's number as package data reads it: strconv.ParseFloat, then
+// float32; NaN, ±Inf and values beyond float32's range are refused.
+func parseValue(s string) (float32, string) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return 0, fmt.Sprintf("%.40q is beyond float32's range (±3.4e38)", s)
+		}
+		return 0, fmt.Sprintf("%.40q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Sprintf("%q is not a finite number", s)
+	}
+	f := float32(v)
+	if math.IsInf(float64(f), 0) {
+		return 0, fmt.Sprintf("%.40q is beyond float32's range (±3.4e38)", s)
+	}
+	return f, ""
+}

@@ -1,0 +1,231 @@
+package rowbody
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var named = Columns{D: 2, Names: []string{"a", "b"}, Ignore: []string{"id"}}
+
+// readAll reads every row of r, chunk rows at a time.
+func readAll(r Reader, d, chunk int) ([]float32, error) {
+	var out []float32
+	buf := make([]float32, chunk*d)
+	for {
+		n, err := r.Next(buf)
+		out = append(out, buf[:n*d]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// TestGoodBodies checks that each accepted form gives the rows it holds, in the model's
+// column order, whatever the chunk size.
+func TestGoodBodies(t *testing.T) {
+	want := []float32{1, 2, 3.5, -4e-3}
+	for _, c := range []struct {
+		name, body string
+		csv        bool
+		cols       Columns
+	}{
+		{"json arrays", `{"rows": [[1, 2], [3.5, -4e-3]]}`, false, named},
+		{"json arrays unnamed", "{\"rows\":[[1,2],\n[3.5,-0.004]]}\n", false, Columns{D: 2}},
+		{"json objects in any order with an id", `{"rows":[{"b":2,"a":1,"id":"x\"y"},{"a":3.5,"id":7,"b":-4e-3}]}`, false, named},
+		{"json escaped key", `{"rows":[{"\u0061":1,"b":2},{"a":3.5,"b":-4e-3}]}`, false, named},
+		{"csv reordered with an id", "id,b,a\nx,2,1\ny, -4e-3 ,3.5\n", true, named},
+		{"csv unnamed by position", "p,q\n1,2\n3.5,-0.004\n", true, Columns{D: 2}},
+		{"csv with BOM and CRLF", "\ufeffa,b\r\n1,2\r\n3.5,-4e-3\r\n", true, named},
+	} {
+		for _, chunk := range []int{1, 2, 7} {
+			t.Run(fmt.Sprintf("%s/chunk%d", c.name, chunk), func(t *testing.T) {
+				var r Reader
+				if c.csv {
+					r = NewCSV(strings.NewReader(c.body), c.cols)
+				} else {
+					r = NewJSON(strings.NewReader(c.body), c.cols)
+				}
+				got, err := readAll(r, 2, chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("got %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestBadBodies checks that every class of bad input is an *Error of its kind naming
+// the row and column where there is one.
+func TestBadBodies(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		csv        bool
+		cols       Columns
+		kind       error
+		row        int
+		col        string
+	}{
+		{"empty json", "", false, named, ErrEmpty, 0, ""},
+		{"no rows field", `{}`, false, named, ErrEmpty, 0, ""},
+		{"empty rows", `{"rows": []}`, false, named, ErrEmpty, 0, ""},
+		{"not an object", `[[1,2]]`, false, named, ErrSyntax, 0, ""},
+		{"unknown field", `{"rows":[[1,2]],"x":1}`, false, named, ErrSyntax, 0, ""},
+		{"other field first", `{"data":[[1,2]]}`, false, named, ErrSyntax, 0, ""},
+		{"truncated", `{"rows":[[1,2],[3`, false, named, ErrSyntax, 2, ""},
+		{"trailing garbage", `{"rows":[[1,2]]}x`, false, named, ErrSyntax, 0, ""},
+		{"too few values", `{"rows":[[1,2],[3]]}`, false, named, ErrColumns, 2, ""},
+		{"too many values", `{"rows":[[1,2,3]]}`, false, named, ErrColumns, 1, ""},
+		{"null", `{"rows":[[1,null]]}`, false, named, ErrValue, 1, `"b"`},
+		{"string", `{"rows":[["1",2]]}`, false, named, ErrValue, 1, `"a"`},
+		{"NaN", `{"rows":[[NaN,2]]}`, false, named, ErrSyntax, 1, `"a"`},
+		{"beyond float64", `{"rows":[[1,1e999]]}`, false, named, ErrValue, 1, `"b"`},
+		{"beyond float32", `{"rows":[[1,1e39]]}`, false, named, ErrValue, 1, `"b"`},
+		{"nested", `{"rows":[[1,[2]]]}`, false, named, ErrValue, 1, `"b"`},
+		{"unknown name", `{"rows":[{"a":1,"b":2,"c":3}]}`, false, named, ErrColumns, 1, `"c"`},
+		{"missing name", `{"rows":[{"a":1}]}`, false, named, ErrColumns, 1, ""},
+		{"name twice", `{"rows":[{"a":1,"a":2,"b":3}]}`, false, named, ErrColumns, 1, `"a"`},
+		{"objects for an unnamed model", `{"rows":[{"a":1,"b":2}]}`, false, Columns{D: 2}, ErrColumns, 1, ""},
+		{"empty csv", "", true, named, ErrEmpty, 0, ""},
+		{"header only", "a,b\n", true, named, ErrEmpty, 0, ""},
+		{"header lacks a column", "a,id\n1,2\n", true, named, ErrColumns, 0, ""},
+		{"header with an unknown column", "a,b,c\n1,2,3\n", true, named, ErrColumns, 0, ""},
+		{"header names twice", "a,b,a\n1,2,3\n", true, named, ErrColumns, 0, `"a"`},
+		{"unnamed width", "p,q,r\n1,2,3\n", true, Columns{D: 2}, ErrColumns, 0, ""},
+		{"ragged row", "a,b\n1,2\n3\n", true, named, ErrColumns, 2, ""},
+		{"empty cell", "a,b\n1,\n", true, named, ErrValue, 1, `"b"`},
+		{"text cell", "a,b\n1,2\nx,4\n", true, named, ErrValue, 2, `"a"`},
+		{"NaN cell", "a,b\nNaN,2\n", true, named, ErrValue, 1, `"a"`},
+		{"Inf cell", "a,b\n1,-Inf\n", true, named, ErrValue, 1, `"b"`},
+		{"bad quote", "a,b\n1,\"2\n", true, named, ErrSyntax, 1, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var r Reader
+			if c.csv {
+				r = NewCSV(strings.NewReader(c.body), c.cols)
+			} else {
+				r = NewJSON(strings.NewReader(c.body), c.cols)
+			}
+			_, err := readAll(r, 2, 4)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %v, want an *Error", err)
+			}
+			if !errors.Is(err, c.kind) || e.Row != c.row || e.Column != c.col {
+				t.Fatalf("%v: kind %v row %d column %q, want %v row %d column %q", err, e.Kind, e.Row, e.Column, c.kind, c.row, c.col)
+			}
+			if _, again := r.Next(make([]float32, 2)); again != err {
+				t.Errorf("a second Next gave %v, want the same error", again)
+			}
+		})
+	}
+}
+
+// TestReadError checks that the body's own error is returned wrapped, not as bad input.
+func TestReadError(t *testing.T) {
+	cut := errors.New("the limit")
+	for _, r := range []Reader{
+		NewJSON(io.MultiReader(strings.NewReader(`{"rows":[[1,2],`), errReader{cut}), named),
+		NewCSV(io.MultiReader(strings.NewReader("a,b\n1,2\n"), errReader{cut}), named),
+	} {
+		_, err := readAll(r, 2, 1)
+		var e *Error
+		if !errors.Is(err, cut) || errors.As(err, &e) {
+			t.Errorf("got %v, want the reader's error", err)
+		}
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// TestAgainstEncodingJSON checks random array bodies against encoding/json's reading of
+// them, each value narrowed to float32 as package data does.
+func TestAgainstEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		d, n := 1+rng.IntN(6), 1+rng.IntN(20)
+		var b strings.Builder
+		b.WriteString(`{ "rows" : [`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(" ,\n")
+			}
+			b.WriteByte('[')
+			for j := range d {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				v := rng.NormFloat64() * float64(rng.IntN(1e6))
+				b.WriteString(strconv.FormatFloat(v, "gefb"[rng.IntN(3)], -1, 64))
+			}
+			b.WriteByte(']')
+		}
+		b.WriteString("] }")
+		var ref struct{ Rows [][]float64 }
+		if err := json.Unmarshal([]byte(b.String()), &ref); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readAll(NewJSON(strings.NewReader(b.String()), Columns{D: d}), d, 1+rng.IntN(5))
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		var want []float32
+		for _, r := range ref.Rows {
+			for _, v := range r {
+				want = append(want, float32(v))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: got %v, want %v", trial, got, want)
+		}
+	}
+}
+
+// FuzzJSON feeds arbitrary bodies to the JSON reader: it must return rows or an error,
+// never panic, and accept only bodies that encoding/json accepts.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"rows":[[1,2]]}`, `{"rows":[{"a":1,"b":2,"id":"x"}]}`, `{"rows":[[1,null]]}`, `{"rows":[`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		_, err := readAll(NewJSON(strings.NewReader(body), named), 2, 3)
+		if err == nil && !json.Valid([]byte(body)) {
+			t.Fatalf("accepted %q, which is not JSON", body)
+		}
+	})
+}
+
+// FuzzCSV feeds arbitrary bodies to the CSV reader: rows or an error, never a panic.
+func FuzzCSV(f *testing.F) {
+	for _, s := range []string{"a,b\n1,2\n", "id,b,a\nx,1,2\n", "a,b\n\"1\",2\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		readAll(NewCSV(strings.NewReader(body), named), 2, 3)
+	})
+}
+
+// TestJSONNumbers checks the number grammar against encoding/json's.
+func TestJSONNumbers(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "10", "1.5", "-1.5e3", "1E+2", "1e-2", "01", "1.", ".5", "-", "1e", "1e+", "+1", "1.2.3", "--1", "0x1", "1e5e5"} {
+		var v float64
+		want := json.Unmarshal([]byte(s), &v) == nil
+		if got := jsonNumber([]byte(s)); got != want {
+			t.Errorf("jsonNumber(%q) = %v, encoding/json says %v", s, got, want)
+		}
+	}
+}
