@@ -27,7 +27,11 @@ func ExampleModel_Explain() {
 		if !m.Labels()[i] {
 			continue
 		}
-		j := a.Top(1)[0]
+		top := a.Top(1)
+		if len(top) == 0 {
+			continue
+		}
+		j := top[0]
 		fmt.Printf("row %d: score %.3g; feature %d (%.3g, normally %.3g ± %.3g) has %.0f %% of it\n",
 			i, a.Score, j+1, rows[i][j], median[j], spread[j], 100*a.Shares()[j])
 	}

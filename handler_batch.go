@@ -117,7 +117,7 @@ func (s *served) runOne(j *scoreJob) {
 		return
 	}
 	if j.err == nil && j.explain {
-		j.att, j.err = s.m.ExplainDataset(ds, nil, ExplainOptions{})
+		j.att, j.err = s.m.ExplainDataset(j.ctx, ds, nil, ExplainOptions{})
 	}
 }
 

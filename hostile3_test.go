@@ -183,12 +183,12 @@ func TestExplainStepsCap(t *testing.T) {
 	rows := table(2, 3, 2)
 	ds := dataset(t, rows)
 	for _, steps := range []int{-1, udocc.MaxExplainSteps + 1, math.MaxInt} {
-		_, err := m.ExplainDataset(ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: steps})
+		_, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: steps})
 		if err == nil || !strings.Contains(err.Error(), "ExplainOptions.Steps") {
 			t.Errorf("Steps %d: %v, want an error naming ExplainOptions.Steps", steps, err)
 		}
 	}
-	if _, err := m.ExplainDataset(ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: udocc.MaxExplainSteps}); err != nil {
+	if _, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: udocc.MaxExplainSteps}); err != nil {
 		t.Errorf("Steps %d: %v", udocc.MaxExplainSteps, err)
 	}
 }

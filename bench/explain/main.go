@@ -46,7 +46,21 @@ func main() {
 	threads := flag.Int("threads", 1, "libtorch threads")
 	ratio := flag.Float64("ratio", 0.05, "anomaly ratio of the shifted tables")
 	cost := flag.Int("cost", 0, "instead: this many default fits of each set back to back, each timed with and without explaining its flagged rows")
+	planted := flag.String("planted", "", "instead: write the planted table (-rows x -features, -anomalies of them shifted) to this CSV file, and its truth beside it")
+	rows := flag.Int("rows", 10000, "rows of the planted table")
+	features := flag.Int("features", 50, "features of the planted table")
+	anomalies := flag.Int("anomalies", 50, "shifted rows of the planted table")
+	shares := flag.Bool("shares", false, "instead: the shares' figures of the default fit's flagged rows on each set")
+	agree := flag.Bool("agree", false, "instead: agreement of each method's top feature with exact Shapley values' on the sets named (at most 12 features) and planted tables")
+	samples := flag.Int("samples", 0, "ExplainOptions.Samples of -shares (0: the default)")
 	flag.Parse()
+	if *planted != "" {
+		if err := writePlanted(*planted, *rows, *features, *anomalies, 0); err != nil {
+			fmt.Fprintln(os.Stderr, "explain:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	dir := data.FindDataDir()
 	if dir == "" {
 		fmt.Fprintln(os.Stderr, "explain: no ODDS data (set UDOCC_DATA or put the files in ../shared/data/odds)")
@@ -61,9 +75,14 @@ func main() {
 		}
 	}
 	var err error
-	if *cost > 0 {
+	switch {
+	case *shares:
+		err = sharesReport(dir, names, *threads, *samples)
+	case *agree:
+		err = agreementReport(dir, names, *threads, *seeds)
+	case *cost > 0:
 		err = costs(dir, names, *cost, *threads)
-	} else {
+	default:
 		err = run(dir, names, *seeds, *threads, *ratio)
 	}
 	if err != nil {
@@ -73,17 +92,17 @@ func main() {
 }
 
 // methods are the attributions compared, in the report's order.
-var methods = []string{"udocc occlusion", "udocc IG", "udocc grad×input", "COPOD-style", "random"}
+var methods = []string{"udocc Shapley", "udocc occlusion", "udocc IG", "udocc grad×input", "COPOD-style", "random"}
 
 // ours are udocc's methods, in methods' order.
-var ours = []udocc.ExplainMethod{udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
+var ours = []udocc.ExplainMethod{udocc.Shapley, udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
 
 // explainAll is every one of ours' attributions of rows.
 func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribution, error) {
 	out := make([][]udocc.Attribution, len(ours))
 	for k, meth := range ours {
 		var err error
-		if out[k], err = m.ExplainDataset(ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
+		if out[k], err = m.ExplainDataset(context.Background(), ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
 			return nil, err
 		}
 	}
@@ -110,7 +129,7 @@ func run(dir string, names []string, seeds, threads int, ratio float64) error {
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
 	total := make([]tally, len(methods))
-	var dels [4]deletion
+	dels := make([]deletion, len(ours)+1)
 	fmt.Println("## Faithfulness on shifted tables")
 	fmt.Println()
 	fmt.Printf("| set | tables | flagged anomalies | %s |\n", strings.Join(methods, " | "))
@@ -180,8 +199,8 @@ func run(dir string, names []string, seeds, threads int, ratio float64) error {
 	fmt.Println()
 	fmt.Println("## Deletion check on the paper sets")
 	fmt.Println()
-	fmt.Println("| set | flagged rows | occlusion: beats random, % | mean drop | IG: beats random, % | mean drop | grad×input: beats random, % | mean drop | COPOD-style: beats random, % | mean drop | random: mean drop |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| set | flagged rows | Shapley: beats random, % | mean drop | occlusion: beats random, % | mean drop | IG: beats random, % | mean drop | grad×input: beats random, % | mean drop | COPOD-style: beats random, % | mean drop | random: mean drop |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range delRows {
 		fmt.Println(r)
 	}
@@ -304,8 +323,8 @@ type deletion struct {
 
 // deletionCheck is the deletion check of ours and the COPOD-style ranking on the
 // flagged rows of ds.
-func deletionCheck(m *udocc.Model, ds *data.Dataset) ([4]deletion, error) {
-	var out [4]deletion
+func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
+	out := make([]deletion, len(ours)+1)
 	var rows []int
 	for i, l := range m.Labels() {
 		if l {
@@ -323,12 +342,16 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([4]deletion, error) {
 	median, _ := m.Normal()
 	d := ds.D
 	rng := rand.New(rand.NewPCG(7, uint64(len(rows))))
-	// Five altered copies of each row: each of ours' top three, COPOD's, and three random
+	// Altered copies of each row: each of ours' top three, COPOD's, and three random
 	// features, all set to the median.
-	const c = 5
+	c := len(ours) + 2
 	alt := &data.Dataset{Name: ds.Name, N: c * len(rows), D: d, X: make([]float32, c*len(rows)*d)}
 	for r, i := range rows {
-		tops := [][]int{atts[0][r].Top(3), atts[1][r].Top(3), atts[2][r].Top(3), topOf(tl.row(i), 3), rng.Perm(d)[:min(3, d)]}
+		var tops [][]int
+		for k := range ours {
+			tops = append(tops, atts[k][r].Top(3))
+		}
+		tops = append(tops, topOf(tl.row(i), 3), rng.Perm(d)[:min(3, d)])
 		for k, top := range tops {
 			row := alt.X[(c*r+k)*d : (c*r+k+1)*d]
 			copy(row, ds.Row(i))
@@ -362,8 +385,8 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([4]deletion, error) {
 func costs(dir string, names []string, n, threads int) error {
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
-	fmt.Println("| set | run | fit s | flagged | occlusion s | IG s | grad×input s |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| set | run | fit s | flagged | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
 		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
 		if err != nil {
@@ -385,11 +408,26 @@ func costs(dir string, names []string, n, threads int) error {
 			line := fmt.Sprintf("| %s | %d | %.2f | %d |", name, r, fit, len(rows))
 			for _, meth := range ours {
 				start = time.Now()
-				if _, err := m.ExplainDataset(ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
+				if _, err := m.ExplainDataset(context.Background(), ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
 					return err
 				}
 				line += fmt.Sprintf(" %.2f (%.1f %%) |", time.Since(start).Seconds(), 100*time.Since(start).Seconds()/fit)
 			}
+			// The rows the default Shapley values score, scored at once: the floor of
+			// what they cost through Model.ScoreDataset.
+			k := len(rows) * udocc.DefaultShapleySamples * (ds.D - 1)
+			if ds.D <= udocc.ExactShapleyFeatures {
+				k = len(rows) << ds.D
+			}
+			same := &data.Dataset{Name: ds.Name, N: k, D: ds.D, X: make([]float32, 0, k*ds.D)}
+			for len(same.X) < k*ds.D {
+				same.X = append(same.X, ds.Row(rows[(len(same.X)/ds.D)%len(rows)])...)
+			}
+			start = time.Now()
+			if _, _, err := m.ScoreDataset(same); err != nil {
+				return err
+			}
+			line += fmt.Sprintf(" %.2f |", time.Since(start).Seconds())
 			m.Close()
 			fmt.Println(line)
 		}

@@ -24,10 +24,15 @@ import (
 // defaultExplain is how many features of each flagged row scores.csv names.
 const defaultExplain = 3
 
+// sharesDefinition is the one sentence that says what a share is, in --help and the
+// README.
+const sharesDefinition = "a feature's share is its part of the row's rise in score over the normal rows' median row, divided by the sum of the parts of the features that raise the score, so the raising features' shares sum to 1; features that lower the score have no share and are listed apart"
+
 // explainColumns are the scores.csv columns that name the features driving each
-// flagged row's score: feature_i and share_i for i = 1..n (Attribution.Top and Shares),
-// empty for the rows not explained. Only those numbers are kept, n a row: a large
-// table's attributions (d a row) are never all held at once.
+// flagged row's score: feature_i and share_i for i = 1..n (Attribution.Top and Shares:
+// only features that raise the score, the cells empty beyond them), empty for the rows
+// not explained. Only those numbers are kept, n a row: a large table's attributions (d
+// a row) are never all held at once.
 type explainColumns struct {
 	n     int
 	names []string
@@ -36,12 +41,14 @@ type explainColumns struct {
 	share []float64 // and their shares
 }
 
-// explainChunk is the most rows explained at a time.
-const explainChunk = 4096
+// explainValues bounds the attributions held at a time, whatever the number of flagged
+// rows: d float64 values a row for the parts, and as many for their errors and, while
+// they are estimated, their sums of squares (12 MB in all).
+const explainValues = 1 << 19
 
 // explainFlagged explains the rows that labels flag, naming n features each; nil where n
-// is 0 or there are no labels.
-func explainFlagged(m *lib.Model, ds *data.Dataset, labels []bool, n int) (*explainColumns, error) {
+// is 0 or there are no labels. A cancelled ctx stops it between blocks of rows.
+func explainFlagged(ctx context.Context, m *lib.Model, ds *data.Dataset, labels []bool, n int) (*explainColumns, error) {
 	if n == 0 || labels == nil {
 		return nil, nil
 	}
@@ -52,9 +59,13 @@ func explainFlagged(m *lib.Model, ds *data.Dataset, labels []bool, n int) (*expl
 		}
 	}
 	ex.top, ex.share = make([]int32, len(ex.rows)*ex.n), make([]float64, len(ex.rows)*ex.n)
+	for i := range ex.top {
+		ex.top[i] = -1
+	}
 	threads := runtime.GOMAXPROCS(0)
-	for lo := 0; lo < len(ex.rows); lo += explainChunk {
-		atts, err := m.ExplainDataset(ds, ex.rows[lo:min(lo+explainChunk, len(ex.rows))], lib.ExplainOptions{})
+	chunk := max(1, explainValues/ds.D)
+	for lo := 0; lo < len(ex.rows); lo += chunk {
+		atts, err := m.ExplainDataset(ctx, ds, ex.rows[lo:min(lo+chunk, len(ex.rows))], lib.ExplainOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("explaining the flagged rows: %w", libError(err))
 		}
@@ -93,6 +104,10 @@ func (ex *explainColumns) cells(b []byte, i int) []byte {
 		return b
 	}
 	for k := r * ex.n; k < (r+1)*ex.n; k++ {
+		if ex.top[k] < 0 { // fewer features raise the row's score
+			b = append(b, ',', ',')
+			continue
+		}
 		b = append(append(b, ','), csvField(featureName(ex.names, int(ex.top[k])))...)
 		b = strconv.AppendFloat(append(b, ','), ex.share[k], 'f', 4, 64)
 	}
@@ -110,22 +125,34 @@ func featureName(names []string, j int) string {
 // explainOutputs are the paths udocc explain writes into --out.
 var explainOutputs = []string{"explain.png", "explanations.csv"}
 
-// explainedRow is one row of udocc explain's report (and of its --json).
+// explainedRow is one row of udocc explain's report (and of its --json): the features
+// that raise its score, with their shares; those that lower it, apart; and the
+// interaction of its two leading features where it carries a large part of the rise.
 type explainedRow struct {
-	Row      int                `json:"row"`
-	Score    float64            `json:"score"`
-	Flagged  *bool              `json:"flagged"`
-	Base     float64            `json:"baseline_score"`
-	Features []explainedFeature `json:"features"`
+	Row         int                   `json:"row"`
+	Score       float64               `json:"score"`
+	Flagged     *bool                 `json:"flagged"`
+	Base        float64               `json:"baseline_score"`
+	Features    []explainedFeature    `json:"features"`
+	Lowering    []explainedFeature    `json:"lowering"`
+	Interaction *explainedInteraction `json:"interaction,omitempty"`
 }
 
 type explainedFeature struct {
-	Name   string  `json:"name"`
-	Value  float64 `json:"value"`
-	Median float64 `json:"normal_median"`
-	Spread float64 `json:"normal_spread"`
-	Part   float64 `json:"part"`
-	Share  float64 `json:"share"`
+	Name   string   `json:"name"`
+	Value  float64  `json:"value"`
+	Median float64  `json:"normal_median"`
+	Spread float64  `json:"normal_spread"`
+	Part   float64  `json:"part"`
+	StdErr *float64 `json:"std_err,omitempty"`
+	Share  *float64 `json:"share,omitempty"`
+}
+
+// explainedInteraction is Attribution.Interaction where Attribution.Interacts.
+type explainedInteraction struct {
+	Features [2]string `json:"features"`
+	Part     float64   `json:"part"`
+	OfRise   float64   `json:"share_of_rise"`
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -134,8 +161,8 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	addModelFlags(fs, &f, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
 	rowsFlag := fs.String("rows", "", "rows to explain, 1-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
-	nf := fs.Int("features", 5, "features shown per row, those that raise its score the most")
-	method := fs.String("method", string(lib.Occlusion), "attribution: "+string(lib.Occlusion)+" (a feature's part is the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
+	nf := fs.Int("features", 5, "features shown per row: those that raise its score the most, with their shares ("+sharesDefinition+"), and as many that lower it the most")
+	method := fs.String("method", string(lib.Shapley), fmt.Sprintf("attribution: %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, lib.ExactShapleyFeatures, lib.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -171,18 +198,18 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		rows = topRows(scores, *top)
 	}
-	atts, err := m.ExplainDataset(ds, rows, lib.ExplainOptions{Method: lib.ExplainMethod(*method)})
+	if f.output.out == "" {
+		f.output.out = filepath.Join("udocc-out", ds.Name+"-explained")
+	}
+	atts, err := m.ExplainDataset(ctx, ds, rows, lib.ExplainOptions{Method: lib.ExplainMethod(*method)})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, libError(err))
+		return interrupted(ctx, f.output.out, fmt.Errorf("%s: %w", path, libError(err)))
 	}
 	report := explainReport(m, ds, atts, *nf)
 	if ds.RowIndex != nil {
 		for i := range report {
 			report[i].Row = ds.RowIndex[report[i].Row-1] + 1 // the file's 1-based data row, as scores.csv numbers it
 		}
-	}
-	if f.output.out == "" {
-		f.output.out = filepath.Join("udocc-out", ds.Name+"-explained")
 	}
 	tx, err := beginOutputs(f.output, explainOutputs)
 	if err != nil {
@@ -218,10 +245,8 @@ func explainRows(fs *pflag.FlagSet, rowsFlag string, top, nf int, method string)
 	case nf < 1:
 		return nil, usagef("--features %d: want at least 1", nf)
 	}
-	switch lib.ExplainMethod(method) {
-	case lib.Occlusion, lib.IntegratedGradients, lib.GradientInput:
-	default:
-		return nil, usagef("--method %q: want %s, %s or %s", method, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
+	if !slices.Contains(lib.ExplainMethods(), lib.ExplainMethod(method)) {
+		return nil, usagef("--method %q: want %s, %s, %s or %s", method, lib.Shapley, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
 	}
 	if rowsFlag == "" {
 		return nil, nil
@@ -266,27 +291,45 @@ func topRows(scores []float64, n int) []int {
 	return idx[:min(n, len(idx))]
 }
 
-// explainReport is each attribution with its nf top features, their values and the
-// normal rows' median and spread.
+// explainReport is each attribution with its nf top raising features, their values, the
+// normal rows' median and spread, parts and shares; its nf features that lower the score
+// most; and its interaction where Attribution.Interacts.
 func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
 	median, spread := m.Normal()
 	out := make([]explainedRow, len(atts))
 	for r, a := range atts {
-		er := explainedRow{Row: a.Row + 1, Score: a.Score, Base: a.Base} // 1-based, as scores.csv
+		er := explainedRow{Row: a.Row + 1, Score: a.Score, Base: a.Base, Features: []explainedFeature{}, Lowering: []explainedFeature{}} // 1-based, as scores.csv
 		if l := m.Label([]float64{a.Score}); l != nil {
 			er.Flagged = &l[0]
 		}
+		feature := func(j int) explainedFeature {
+			f := explainedFeature{Name: featureName(ds.Features, j), Value: float64(ds.Row(a.Row)[j]),
+				Median: median[j], Spread: spread[j], Part: a.Features[j]}
+			if a.StdErr != nil {
+				f.StdErr = &a.StdErr[j]
+			}
+			return f
+		}
 		shares := a.Shares()
 		for _, j := range a.Top(nf) {
-			er.Features = append(er.Features, explainedFeature{Name: featureName(ds.Features, j), Value: float64(ds.Row(a.Row)[j]),
-				Median: median[j], Spread: spread[j], Part: a.Features[j], Share: shares[j]})
+			f := feature(j)
+			f.Share = &shares[j]
+			er.Features = append(er.Features, f)
+		}
+		for _, j := range a.Lowering(nf) {
+			er.Lowering = append(er.Lowering, feature(j))
+		}
+		if a.Interacts() {
+			er.Interaction = &explainedInteraction{Features: [2]string{featureName(ds.Features, a.Pair[0]), featureName(ds.Features, a.Pair[1])},
+				Part: a.Interaction, OfRise: a.Interaction / a.Rise()}
 		}
 		out[r] = er
 	}
 	return out
 }
 
-// printExplanations prints a table per row.
+// printExplanations prints a table per row: the raising features with their shares,
+// then the lowering ones, then the interaction where it is reported.
 func printExplanations(w io.Writer, thr float64, report []explainedRow) {
 	for _, r := range report {
 		state := ""
@@ -296,28 +339,67 @@ func printExplanations(w io.Writer, thr float64, report []explainedRow) {
 				state = fmt.Sprintf(", threshold %.4g: flagged", thr)
 			}
 		}
-		fmt.Fprintf(w, "row %d: score %.4g%s (the normal rows' median row scores %.4g)\n", r.Row, r.Score, state, r.Base)
+		fmt.Fprintf(w, "row %d: score %.4g%s (the normal rows' median row scores %.4g: a rise of %.4g)\n", r.Row, r.Score, state, r.Base, r.Score-r.Base)
 		width := len("feature")
-		for _, f := range r.Features {
+		for _, f := range slices.Concat(r.Features, r.Lowering) {
 			width = max(width, len(f.Name))
 		}
-		fmt.Fprintf(w, "  %-*s %12s %12s %12s %8s\n", width, "feature", "value", "normal med.", "normal MAD", "share")
+		line := func(f explainedFeature) {
+			part := fmt.Sprintf("%+.4g", f.Part)
+			if f.StdErr != nil {
+				part += fmt.Sprintf(" ± %.2g", *f.StdErr)
+			}
+			share := ""
+			if f.Share != nil {
+				share = fmt.Sprintf("%5.1f %%", 100**f.Share)
+			}
+			fmt.Fprintf(w, "  %-*s %12.5g %12.5g %12.5g %18s %8s\n", width, f.Name, f.Value, f.Median, f.Spread, part, share)
+		}
+		fmt.Fprintf(w, "  %-*s %12s %12s %12s %18s %8s\n", width, "raises", "value", "normal med.", "normal MAD", "part", "share")
+		if len(r.Features) == 0 {
+			fmt.Fprintf(w, "  (no feature raises the score)\n")
+		}
 		for _, f := range r.Features {
-			fmt.Fprintf(w, "  %-*s %12.5g %12.5g %12.5g %+8.3f\n", width, f.Name, f.Value, f.Median, f.Spread, f.Share)
+			line(f)
+		}
+		if len(r.Lowering) > 0 {
+			fmt.Fprintf(w, "  lowers\n")
+			for _, f := range r.Lowering {
+				line(f)
+			}
+		}
+		if in := r.Interaction; in != nil {
+			fmt.Fprintf(w, "  together, %s and %s add %+.4g beyond their single parts: %.0f %% of the rise\n", in.Features[0], in.Features[1], in.Part, 100*in.OfRise)
 		}
 		fmt.Fprintln(w)
 	}
 }
 
-// writeExplanations writes one line per row and feature shown.
+// writeExplanations writes one line per row and feature shown: effect "raises" (with a
+// share), "lowers" (none), or "interaction" (the two leading features, joined by " & ").
 func writeExplanations(path string, report []explainedRow) error {
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return ftoa(*v)
+	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
-		bw.WriteString("row,score,baseline_score,rank,feature,value,normal_median,normal_spread,part,share\n")
+		bw.WriteString("row,score,baseline_score,effect,rank,feature,value,normal_median,normal_spread,part,std_err,share\n")
 		for _, r := range report {
-			for i, f := range r.Features {
-				fmt.Fprintf(bw, "%d,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", r.Row, ftoa(r.Score), ftoa(r.Base), i+1, csvField(f.Name),
-					ftoa(f.Value), ftoa(f.Median), ftoa(f.Spread), ftoa(f.Part), ftoa(f.Share))
+			for _, g := range []struct {
+				effect string
+				fs     []explainedFeature
+			}{{"raises", r.Features}, {"lowers", r.Lowering}} {
+				for i, f := range g.fs {
+					fmt.Fprintf(bw, "%d,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", r.Row, ftoa(r.Score), ftoa(r.Base), g.effect, i+1, csvField(f.Name),
+						ftoa(f.Value), ftoa(f.Median), ftoa(f.Spread), ftoa(f.Part), opt(f.StdErr), opt(f.Share))
+				}
+			}
+			if in := r.Interaction; in != nil {
+				fmt.Fprintf(bw, "%d,%s,%s,interaction,1,%s,,,,%s,,\n", r.Row, ftoa(r.Score), ftoa(r.Base),
+					csvField(in.Features[0]+" & "+in.Features[1]), ftoa(in.Part))
 			}
 		}
 		return bw.Flush()
@@ -330,11 +412,11 @@ func explainFigure(path, name string, report []explainedRow) error {
 	palette := []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Red, plots.Purple, plots.Grey}
 	var b plots.Bars
 	b.Title = fmt.Sprintf("%s: the features driving each row's score", name)
-	b.XLabel = "share of the row's attribution (magnitudes sum to 1 over its features)"
+	b.XLabel = "share of the row's rise among the features that raise it (they sum to 1)"
 	for r, row := range report[:min(8, len(report))] {
 		for _, f := range row.Features {
 			b.Labels = append(b.Labels, fmt.Sprintf("row %d: %s", row.Row, f.Name))
-			b.Values = append(b.Values, f.Share)
+			b.Values = append(b.Values, *f.Share)
 			b.Colors = append(b.Colors, palette[r%len(palette)])
 		}
 	}
@@ -343,7 +425,7 @@ func explainFigure(path, name string, report []explainedRow) error {
 
 // addExplainFlag declares --explain for score (fit's is among its training flags).
 func addExplainFlag(fs *pflag.FlagSet) *int {
-	return fs.Int("explain", defaultExplain, "name this many features driving each flagged row's score in scores.csv (feature_i, share_i); 0: none")
+	return fs.Int("explain", defaultExplain, "name at most this many features raising each flagged row's score in scores.csv (feature_i, share_i: "+sharesDefinition+"); 0: none")
 }
 
 // checkExplain checks --explain.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,13 +12,16 @@ import (
 )
 
 // TestExplainColumns checks fit's --explain: feature_i and share_i for i up to N, filled
-// for exactly the flagged rows with the table's feature names and shares in [-1, 1]; and
-// no such columns with --explain 0.
+// for exactly the flagged rows with the table's feature names and positive shares, the
+// largest first, summing to at most 1 (the features that raise the score; the cells
+// empty beyond them); and no such columns with --explain 0.
 func TestExplainColumns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, true, 8)
 	mustUdocc(t, dir, fitArgs("--label", "y", "--explain", "2", "--out", "two", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--label", "y", "--explain", "3", "--out", "three", "table.csv")...)
+	all := readCSV(t, filepath.Join(dir, "three", "scores.csv"))
 	sc := readCSV(t, filepath.Join(dir, "two", "scores.csv"))
 	if got := sc.header[len(sc.header)-4:]; !slices.Equal(got, []string{"feature_1", "share_1", "feature_2", "share_2"}) {
 		t.Fatalf("header ends %v, want feature_1, share_1, feature_2, share_2", got)
@@ -37,9 +41,23 @@ func TestExplainColumns(t *testing.T) {
 			t.Fatalf("row %d: feature_1 %q, want one of the table's columns a, b, c", i, names[i])
 		}
 		s1, err1 := strconv.ParseFloat(shares[i], 64)
-		s2, err2 := strconv.ParseFloat(second[i], 64)
-		if err1 != nil || err2 != nil || !(s1 >= -1 && s1 <= 1) || !(s1 >= s2) {
-			t.Fatalf("row %d: shares %q, %q: want numbers in [-1, 1], the first the larger", i, shares[i], second[i])
+		if err1 != nil || !(s1 > 0 && s1 <= 1) {
+			t.Fatalf("row %d: first share %q: want a number in (0, 1]", i, shares[i])
+		}
+		if second[i] != "" {
+			if s2, err := strconv.ParseFloat(second[i], 64); err != nil || !(s2 > 0 && s2 <= s1 && s1+s2 <= 1+1e-3) {
+				t.Fatalf("row %d: shares %q, %q: want positive numbers, the first the larger, summing to at most 1", i, shares[i], second[i])
+			}
+		}
+		sum := 0.0
+		for k := 1; k <= 3; k++ {
+			if c := all.col(t, "share_"+strconv.Itoa(k))[i]; c != "" {
+				v, _ := strconv.ParseFloat(c, 64)
+				sum += v
+			}
+		}
+		if math.Abs(sum-1) > 2e-4 {
+			t.Fatalf("row %d: the shares of a 3-feature table's raising features sum to %v, want 1", i, sum)
 		}
 	}
 	if flagged == 0 {
@@ -76,7 +94,7 @@ func TestExplainCommand(t *testing.T) {
 			t.Errorf("stdout lacks row %s's table:\n%s", row, r.stdout)
 		}
 	}
-	for _, want := range []string{"feature", "value", "normal med.", "normal MAD", "share", "flagged"} {
+	for _, want := range []string{"raises", "value", "normal med.", "normal MAD", "part", "share", "flagged", "a rise of"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
@@ -85,18 +103,43 @@ func TestExplainCommand(t *testing.T) {
 		t.Error(err)
 	}
 	ex := readCSV(t, filepath.Join(dir, "ex", "explanations.csv"))
-	if len(ex.rows) != 2*3 {
-		t.Fatalf("explanations.csv has %d lines, want 3 features for each of 2 rows", len(ex.rows))
-	}
-	exRow, exRank, exName, exShare := ex.col(t, "row"), ex.col(t, "rank"), ex.col(t, "feature"), ex.floats(t, "share")
+	exRow, exEffect, exRank, exName := ex.col(t, "row"), ex.col(t, "effect"), ex.col(t, "rank"), ex.col(t, "feature")
+	exShare, exPart := ex.col(t, "share"), ex.floats(t, "part")
+	lines := map[string]int{}
 	for i := range ex.rows {
 		row, _ := strconv.Atoi(exRow[i])
 		k := exRank[i]
-		if got, want := exName[i], sc.col(t, "feature_"+k)[row-1]; got != want {
-			t.Errorf("row %d, feature %s: explain names %q, fit named %q", row, k, got, want)
+		lines[exRow[i]]++
+		switch exEffect[i] {
+		case "raises":
+			if exPart[i] <= 0 {
+				t.Errorf("row %d: raising feature %s has part %v", row, exName[i], exPart[i])
+			}
+			if k > "2" { // fit named 2 features a row (--explain's default is 3; this table has 3)
+				continue
+			}
+			if got, want := exName[i], sc.col(t, "feature_"+k)[row-1]; got != want {
+				t.Errorf("row %d, feature %s: explain names %q, fit named %q", row, k, got, want)
+			}
+			v, _ := strconv.ParseFloat(exShare[i], 64)
+			if got, want := strconv.FormatFloat(v, 'f', 4, 64), sc.col(t, "share_"+k)[row-1]; got != want {
+				t.Errorf("row %d, feature %s: explain's share %s, fit's %s", row, k, got, want)
+			}
+		case "lowers":
+			if exPart[i] >= 0 || exShare[i] != "" {
+				t.Errorf("row %d: lowering feature %s has part %v and share %q: want a negative part and no share", row, exName[i], exPart[i], exShare[i])
+			}
+		case "interaction":
+			if !strings.Contains(exName[i], " & ") || exShare[i] != "" {
+				t.Errorf("row %d: interaction line names %q, share %q", row, exName[i], exShare[i])
+			}
+		default:
+			t.Errorf("row %d: effect %q", row, exEffect[i])
 		}
-		if got, want := strconv.FormatFloat(exShare[i], 'f', 4, 64), sc.col(t, "share_"+k)[row-1]; got != want {
-			t.Errorf("row %d, feature %s: explain's share %s, fit's %s", row, k, got, want)
+	}
+	for _, row := range rows {
+		if n := lines[row]; n < 1 || n > 4 {
+			t.Errorf("row %s: %d lines in explanations.csv, want the 3 features (raising or lowering) and at most an interaction", row, n)
 		}
 	}
 
@@ -105,9 +148,14 @@ func TestExplainCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(j.stdout), &report); err != nil {
 		t.Fatalf("--json stdout %q: %v", j.stdout, err)
 	}
-	if len(report) != 4 || len(report[0].Features) != 3 || report[0].Score < report[3].Score {
-		t.Errorf("--top 4 --json: %d rows, %d features, scores %v then %v: want 4 rows highest first, 3 features (the default)",
-			len(report), len(report[0].Features), report[0].Score, report[len(report)-1].Score)
+	if len(report) != 4 || len(report[0].Features)+len(report[0].Lowering) != 3 || report[0].Score < report[3].Score {
+		t.Errorf("--top 4 --json: %d rows, %d+%d features, scores %v then %v: want 4 rows highest first, the 3 features raising or lowering",
+			len(report), len(report[0].Features), len(report[0].Lowering), report[0].Score, report[len(report)-1].Score)
+	}
+	for _, r := range report {
+		if len(r.Features) == 0 || r.Features[0].Share == nil || *r.Features[0].Share <= 0 {
+			t.Errorf("row %d (score %v, baseline %v): no raising feature with a positive share: %+v", r.Row, r.Score, r.Base, r.Features)
+		}
 	}
 }
 
@@ -129,6 +177,7 @@ func TestExplainUsage(t *testing.T) {
 		{[]string{"explain", "--model", "m", "--append-to", "a.csv", "x.csv"}, "unknown flag: --append-to"},
 		{[]string{"explain", "--model", "m", "--top", "0", "x.csv"}, "--top 0"},
 		{[]string{"explain", "--model", "m", "--method", "shap", "x.csv"}, `--method "shap"`},
+		{[]string{"explain", "--model", "m", "--method", "shap", "x.csv"}, "want shapley, occlusion"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -67,7 +67,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.Float64Var(&o.WeightDecay, "weight-decay", o.WeightDecay, "Adam L2 weight decay")
 	addSeedFlags(fs, &o.seeds, "0", "random seed (ensemble: members seed, seed+1, ...); a list or range such as 0-9 names every member's seed (trained in lockstep)")
 	addDeviceFlags(fs, &o.Device, &o.Threads, usableCores())
-	fs.IntVar(&o.explain, "explain", defaultExplain, "name this many features driving each flagged row's score in scores.csv (feature_i, share_i); 0: none")
+	fs.IntVar(&o.explain, "explain", defaultExplain, "name at most this many features raising each flagged row's score in scores.csv (feature_i, share_i: "+sharesDefinition+"); 0: none")
 }
 
 // check validates the flags that do not depend on the data and fills in the Options
@@ -292,8 +292,8 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 		return summary{}, interrupted(ctx, o.output.out, err)
 	}
 	defer f.m.Close()
-	if err := f.write(tx.Dir()); err != nil {
-		return summary{}, err
+	if err := f.write(ctx, tx.Dir()); err != nil {
+		return summary{}, interrupted(ctx, o.output.out, err)
 	}
 	if err := commit(ctx, tx, o.output.out); err != nil {
 		return summary{}, err

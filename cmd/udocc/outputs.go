@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,14 +17,14 @@ import (
 )
 
 // write puts every output of a fit into dir, the transaction's fresh folder.
-func (f *fitted) write(dir string) error {
+func (f *fitted) write(ctx context.Context, dir string) error {
 	var cols []scoreColumn
 	if len(f.members) > 1 {
 		for _, m := range f.members {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), m.Scores, m.Labels})
 		}
 	}
-	ex, err := explainFlagged(f.m, f.ds, f.m.Labels(), f.o.explain)
+	ex, err := explainFlagged(ctx, f.m, f.ds, f.m.Labels(), f.o.explain)
 	if err != nil {
 		return err
 	}

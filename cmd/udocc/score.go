@@ -74,9 +74,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer tx.Abort()
-	s, b, err := writeScored(tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, cut)
+	s, b, err := writeScored(ctx, tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, cut)
 	if err != nil {
-		return err
+		return interrupted(ctx, f.output.out, err)
 	}
 	if err := commit(ctx, tx, f.output.out); err != nil {
 		return err
@@ -111,7 +111,7 @@ type scored struct {
 // scores.csv and summary.json into out; it returns the summary and its JSON.
 // A cut, when not nil, draws the threshold anew on these rows' scores (Model.Recut on
 // the loaded model; the saved one is untouched).
-func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *lib.Cut) (scored, []byte, error) {
+func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *lib.Cut) (scored, []byte, error) {
 	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
 	final, dist, err := m.ScoreDataset(ds)
 	if err != nil {
@@ -137,7 +137,7 @@ func writeScored(out string, m *lib.Model, dir, path string, ds *data.Dataset, e
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
 	}
-	ex, err := explainFlagged(m, ds, labels, explain)
+	ex, err := explainFlagged(ctx, m, ds, labels, explain)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
