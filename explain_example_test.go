@@ -7,10 +7,11 @@ import (
 	"github.com/udocc/udocc"
 )
 
-// ExampleModel_Explain names the features that drive the score of each flagged row,
-// with their shares, against the normal rows' median.
+// ExampleModel_Explain names the feature that raises each planted row's score most. Every
+// tenth row of the table departs from the bulk by +8 in its third feature alone, so the
+// third is the feature that leads on every one of them.
 func ExampleModel_Explain() {
-	rows := shiftedTable(200, 4, 3) // every tenth row departs in its third feature
+	rows := shiftedTable(200, 4, 3)
 	m, err := udocc.Fit(context.Background(), rows, quick())
 	if err != nil {
 		fmt.Println(err)
@@ -22,17 +23,17 @@ func ExampleModel_Explain() {
 		fmt.Println(err)
 		return
 	}
-	median, spread := m.Normal()
+	planted, third := 0, 0
 	for i, a := range atts {
-		if !m.Labels()[i] {
+		if i%10 != 9 {
 			continue
 		}
-		top := a.Top(1)
-		if len(top) == 0 {
-			continue
+		planted++
+		if top := a.Top(1); len(top) == 1 && top[0] == 2 {
+			third++
 		}
-		j := top[0]
-		fmt.Printf("row %d: score %.3g; feature %d (%.3g, normally %.3g ± %.3g) has %.0f %% of it\n",
-			i, a.Score, j+1, rows[i][j], median[j], spread[j], 100*a.Shares()[j])
 	}
+	fmt.Printf("%d planted rows; the third feature leads on %d of them\n", planted, third)
+	// Output:
+	// 20 planted rows; the third feature leads on 20 of them
 }
