@@ -4,7 +4,8 @@
 #   ./build.sh          build the shim (only when its sources changed) and bin/udocc
 #   ./build.sh test     build (and the shim's pin test, lib/udocc_pin_test), then go vet ./...
 #                       (also with -tags cuda), the whole test suite, and the root, torch,
-#                       training and models packages again under DNNL_MAX_CPU_ISA=AVX2
+#                       training and models packages again under DNNL_MAX_CPU_ISA=AVX2,
+#                       and the root package with the packages it leans on under -race
 #   ./build.sh shim     build only lib/libudocc_torch.so
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
 #
@@ -220,6 +221,9 @@ case "${1:-build}" in
     # no AVX-512), whose sgemm kernels round differently for different shapes of work: a
     # row's score must not depend on the rows scored with it on any CPU.
     DNNL_MAX_CPU_ISA=AVX2 UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m . ./internal/torch ./internal/training ./internal/models
+    # The library's concurrent use (Score, Explain, Save, Close and the HTTP handler from
+    # many goroutines) and the packages it leans on, under the race detector.
+    UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -race -count=1 -timeout 20m . ./internal/outdir ./internal/regfile ./internal/rowbody ./internal/count ./internal/models
     ;;
   *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;
 esac
