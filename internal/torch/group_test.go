@@ -75,14 +75,56 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// TestVersion checks Version against the libtorch this process loaded: the version its
+// CMake package file declares (TorchConfigVersion.cmake, found beside the libtorch.so in
+// /proc/self/maps: a system install's lib/…/cmake/Torch, a wheel's share/cmake/Torch).
+// Where no such file is found, only the form major.minor.patch is checked.
 func TestVersion(t *testing.T) {
 	v := Version()
-	if !strings.Contains(v, ".") {
-		t.Fatalf("Version() = %q", v)
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		t.Fatalf("Version() = %q, want major.minor.patch", v)
+	}
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			t.Fatalf("Version() = %q, want numbers", v)
+		}
 	}
 	if CUDADeviceCount() > 0 && !CUDACompiled() {
 		t.Fatal("devices without CUDA support")
 	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps to find the loaded libtorch: %v", err)
+	}
+	var lib string
+	for _, line := range strings.Split(string(maps), "\n") {
+		if f := strings.Fields(line); len(f) >= 6 && strings.HasSuffix(f[5], "/libtorch.so") || len(f) >= 6 && strings.Contains(f[5], "/libtorch.so.") {
+			lib = f[5]
+			break
+		}
+	}
+	if lib == "" {
+		t.Skip("libtorch.so is not among the loaded libraries")
+	}
+	dir := filepath.Dir(lib)
+	for _, c := range []string{filepath.Join(dir, "cmake", "Torch"), filepath.Join(dir, "..", "share", "cmake", "Torch")} {
+		b, err := os.ReadFile(filepath.Join(c, "TorchConfigVersion.cmake"))
+		if err != nil {
+			continue
+		}
+		_, rest, ok := strings.Cut(string(b), `set(PACKAGE_VERSION "`)
+		declared, _, ok2 := strings.Cut(rest, `"`)
+		if !ok || !ok2 {
+			t.Fatalf("%s: no PACKAGE_VERSION", c)
+		}
+		declared, _, _ = strings.Cut(declared, "+") // a wheel's "2.11.0+cu130"
+		if declared != v {
+			t.Errorf("Version() = %q, but the loaded %s declares %q", v, lib, declared)
+		}
+		return
+	}
+	t.Logf("no TorchConfigVersion.cmake beside %s: only the form checked", lib)
 }
 
 func TestTrainingLowersLoss(t *testing.T) {

@@ -79,9 +79,29 @@ func TestSoftBoundaryLabels(t *testing.T) {
 			flagged++
 		}
 	}
-	// The (1−ν) quantile leaves ν of the rows outside, up to interpolation.
-	if flagged < 38 || flagged > 42 {
-		t.Errorf("sb with ν = 0.1 flagged %d of 400 rows", flagged)
+	// The labels leave about ν of the training rows outside; that they do is the
+	// threshold's definition (the (1−ν) quantile), so what is checked is that the sphere
+	// the network learned holds for rows it never saw: fresh rows of the same table fall
+	// outside it about as often (a loose band: 2,000 rows, a network trained for a few
+	// epochs on 400).
+	if flagged == 0 || flagged == len(r.Labels) {
+		t.Fatalf("sb with ν = 0.1 flagged %d of 400 rows", flagged)
+	}
+	fresh, _ := blobs(2000, 5, 0.1, 99)
+	dist, err := run.group.DistancesOf(fresh, 2000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := 0
+	for _, v := range dist {
+		if float64(v) > r.Threshold {
+			out++
+		}
+	}
+	share := float64(out) / 2000
+	t.Logf("outside the sphere: %.3f of fresh rows, %.3f of training rows", share, float64(flagged)/400)
+	if share < 0.03 || share > 0.3 {
+		t.Errorf("sb with ν = 0.1: %.3f of 2,000 fresh rows fall outside the learned sphere (training rows: %.3f)", share, float64(flagged)/400)
 	}
 	last := r.History[len(r.History)-1]
 	if last.Radius <= 0 {
