@@ -242,7 +242,8 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 // scores.
 //
 // With the learned count (Options.Count LearnedCount) there are no rule shares: the
-// screening's scores themselves are returned, which the count reads (count.Inputs).
+// screening's scores themselves are returned where the count's model reads them
+// (count.Inputs).
 func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, []float64, []float64, error) {
 	if cfg.ScreenEpochs == 0 {
 		run, _, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
@@ -255,7 +256,13 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 	var screen, kept []float64
 	switch {
 	case opts.learnedCount():
-		kept = sc.Scores
+		cm, err := count.Default()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if cm.Reads(count.Screen) {
+			kept = sc.Scores
+		}
 	case opts.Contamination == 0:
 		if screen, err = ruleShares(sc.Scores, opts); err != nil {
 			return nil, nil, nil, err
@@ -307,7 +314,7 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 	n := len(scores)
 	if len(c) == 1 && screen == nil {
 		t, err := c[0].Threshold(scores)
-		if err != nil || !opts.defaultCount() {
+		if err != nil || !opts.kmeansCount() {
 			return t, nil, err
 		}
 		return t, defaultInterval(float64(threshold.Count(scores, t)) / float64(n)), nil
@@ -328,20 +335,16 @@ func ensembleThreshold(scores []float64, screen []float64, opts Options) (float6
 		}
 	}
 	t, err := threshold.TopCount(scores, min(int(share*float64(n)+0.5), n-1))
-	if err != nil || !opts.defaultCount() {
+	if err != nil || !opts.kmeansCount() {
 		return t, nil, err
 	}
 	return t, defaultInterval(share), nil
 }
 
-// learnedThreshold is the learned count's threshold on in.Final (count.Default): the
+// learnedThreshold is the learned count cm's threshold on in.Final: the
 // top share it estimates, and its 80 % interval; meta records whether the count is to
 // be trusted and the model's version.
-func learnedThreshold(in *count.Inputs, meta *models.Meta) (float64, []float64, error) {
-	cm, err := count.Default()
-	if err != nil {
-		return 0, nil, err
-	}
+func learnedThreshold(cm *count.Model, in *count.Inputs, meta *models.Meta) (float64, []float64, error) {
 	est, err := cm.Estimate(in)
 	if err != nil {
 		return 0, nil, err
@@ -432,11 +435,19 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen, screen
 		record.Dist, record.Rec = slices.Clone(dist), slices.Clone(rec)
 	}
 	if m.Method() == Ensemble {
-		var in *count.Inputs
+		var (
+			in *count.Inputs
+			cm *count.Model
+		)
 		if opts.learnedCount() {
-			// The agreements read the members' scores, which the combination takes.
+			if cm, err = count.Default(); err != nil {
+				return fmt.Errorf("udocc: %w", err)
+			}
 			in = &count.Inputs{Screen: screenScores}
-			in.MemberAgreement, in.DistRecAgreement = count.Agreements(dist, rec)
+			if cm.Reads(count.Agreement) {
+				// They read the members' scores, which the combination takes.
+				in.MemberAgreement, in.DistRecAgreement = count.Agreements(dist, rec)
+			}
 		}
 		// FitEnsemble's scores are ens.Score(dist, rec), computed once.
 		ens, scores, err := models.FitEnsembleTaking(dist, rec, training.DistanceWeight)
@@ -450,7 +461,7 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen, screen
 		)
 		if in != nil {
 			in.Final = scores
-			thr, interval, err = learnedThreshold(in, m.meta)
+			thr, interval, err = learnedThreshold(cm, in, m.meta)
 		} else {
 			thr, interval, err = ensembleThreshold(scores, screen, opts)
 		}

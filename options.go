@@ -209,9 +209,9 @@ func (o Options) validateRules() error {
 	if o.Count != nil && o.Method != Ensemble {
 		return badOption("Count", "only for method ensemble")
 	}
-	if slices.Contains(o.Count, LearnedCount) || len(o.Count) == 0 && DefaultCount == LearnedCount {
-		if len(o.Count) > 1 {
-			return badOption("Count", "%q is not a rule of the scores: it cannot be joined with %v", LearnedCount, o.Count)
+	if names := o.countNames(); slices.Contains(names, LearnedCount) {
+		if len(names) > 1 {
+			return badOption("Count", "%q is not a rule of the scores: it cannot be joined with %v", LearnedCount, names)
 		}
 	} else if _, err := o.count(); err != nil && o.Method == Ensemble {
 		return badOption("Count", "%v", err)

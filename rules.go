@@ -2,6 +2,7 @@ package udocc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/udocc/udocc/internal/dynamics"
@@ -62,13 +63,12 @@ func (m Method) internal() training.Method {
 type CountRule string
 
 // LearnedCount is the count learned on the corpus of real tables (package
-// internal/count, docs/threshold.md A.0): a regularised regression of ln(share) on
-// label-free features of the fit — the shares rules flag on the screening's and the
-// final scores, how far the members, the screening and the final fit, and the distances
-// and reconstruction errors agree — bounded to [0.1 %, 30 %], with an 80 % interval
-// from held-out residuals of fits like it and a flag where the count is not to be
-// trusted (Model.CountReliable). It is not a rule of the scores alone, and cannot be
-// joined with others by "+".
+// internal/count, its model.json; docs/threshold.md A.0): from label-free features of
+// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: two-means'
+// share of the final scores where they have no isolated extremes, a prior elsewhere —
+// with an 80 % interval from held-out residuals of fits like it and a flag where the
+// count is not to be trusted (Model.CountReliable). It is not a rule of the scores
+// alone, and cannot be joined with others by "+".
 const LearnedCount CountRule = "learned"
 
 // KMeansCount is udocc's earlier default count: the exact two-means split of the
@@ -136,10 +136,7 @@ const (
 
 // count is the ensemble's rules of o, the default for none.
 func (o Options) count() (threshold.Combination, error) {
-	names := o.Count
-	if len(names) == 0 {
-		names = []CountRule{DefaultCount}
-	}
+	names := o.countNames()
 	c := make(threshold.Combination, len(names))
 	for i, name := range names {
 		if name == LearnedCount {
@@ -154,19 +151,23 @@ func (o Options) count() (threshold.Combination, error) {
 	return c, nil
 }
 
-// defaultCount says whether o counts by KMeansCount alone, which gives an interval
+// countNames are the count rules o names: Count, or DefaultCount where it is nil.
+func (o Options) countNames() []CountRule {
+	if len(o.Count) == 0 {
+		return []CountRule{DefaultCount}
+	}
+	return o.Count
+}
+
+// kmeansCount says whether o counts by KMeansCount alone, which gives an interval
 // around its share (training.DefaultInterval, udocc's earlier default count).
-func (o Options) defaultCount() bool {
-	return o.Contamination == 0 && len(o.Count) == 1 && o.Count[0] == KMeansCount
+func (o Options) kmeansCount() bool {
+	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{KMeansCount})
 }
 
 // learnedCount says whether o counts by LearnedCount.
 func (o Options) learnedCount() bool {
-	c := o.Count
-	if len(c) == 0 {
-		c = []CountRule{DefaultCount}
-	}
-	return o.Contamination == 0 && len(c) == 1 && c[0] == LearnedCount
+	return o.Contamination == 0 && slices.Equal(o.countNames(), []CountRule{LearnedCount})
 }
 
 // delta is the proposed method's δ rule of o: a new one each call, since a rule may keep

@@ -122,8 +122,8 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	}
 	samples := make([]countmodel.Sample, len(fits))
 	for i, f := range fits {
-		samples[i] = countmodel.Sample{Table: f.rec.Table, Group: f.rec.Group, Features: f.feats,
-			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, N: f.rec.N, Original: f.original}
+		samples[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats,
+			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio}
 	}
 	ridgeOpts := opts.ChooseReliability()
 	ridge, err := countmodel.Learn(samples, ridgeOpts)
@@ -173,7 +173,7 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 		return err
 	}
 	var sb strings.Builder
-	writeCountReport(&sb, fits, samples, held, model, names, kind, heldRidge, heldGated, ridge, gated)
+	writeCountReport(&sb, fits, held, names, kind, heldRidge, heldGated, ridge, gated)
 	return atomicfile.WriteBytes(filepath.Join(dir, CountReport), []byte(sb.String()))
 }
 
@@ -299,8 +299,7 @@ func groupMeanAbsLn(fits []countFit, est []countmodel.Estimate) float64 {
 	return t / float64(len(sum))
 }
 
-func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample, held []countmodel.Estimate, model *countmodel.Model, names []string,
-	kind string, heldRidge, heldGated []countmodel.Estimate, ridge, gated *countmodel.Model) {
+func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, names []string, kind string, heldRidge, heldGated []countmodel.Estimate, ridge, gated *countmodel.Model) {
 	nan := func(int) float64 { return math.NaN() }
 	groups := groupNames(fits)
 	// The best constant, learned leave-one-group-out: the share of least group-weighted
@@ -311,24 +310,14 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 	}
 	logoConst := map[string]float64{}
 	for _, g := range groups {
-		type wy struct{ y, w float64 }
-		var xs []wy
-		var wsum float64
+		var ys, ws []float64
 		for _, f := range fits {
 			if f.rec.Group != g {
-				w := 1 / float64(size[f.rec.Group])
-				xs = append(xs, wy{math.Log(f.rec.TrueRatio), w})
-				wsum += w
+				ys = append(ys, math.Log(f.rec.TrueRatio))
+				ws = append(ws, 1/float64(size[f.rec.Group]))
 			}
 		}
-		slices.SortFunc(xs, func(a, b wy) int { return cmp.Compare(a.y, b.y) })
-		acc := 0.0
-		for _, x := range xs {
-			if acc += x.w; acc >= wsum/2 {
-				logoConst[g] = math.Exp(x.y)
-				break
-			}
-		}
+		logoConst[g] = math.Exp(countmodel.WeightedQuantile(ys, ws, 0.5))
 	}
 	ests := []estimator{
 		{"shipped count: " + kind + " (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
@@ -461,7 +450,7 @@ func writeCountReport(w io.Writer, fits []countFit, samples []countmodel.Sample,
 	}
 	_, _, wsep := perGroup(ests[0], sep)
 	fmt.Fprintf(w, "\nInterval width on tables of ROCAUC ≥ 0.9: median ×%.1f; Spearman of width with ROCAUC over original fits: %.2f.\n\n",
-		medianOf(wsep), spearmanOf(ws, as))
+		medianOf(wsep), countmodel.Spearman(ws, as))
 
 	// Response to resampling.
 	fmt.Fprintf(w, "## Response: slope of ln(selected) on ln(true) over each table's resampled copies (and the table), seed 0, clipped to [0, 1]\n\n")
@@ -598,18 +587,7 @@ func meanOf(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-func medianOf(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	y := slices.Clone(x)
-	slices.Sort(y)
-	n := len(y)
-	if n%2 == 1 {
-		return y[n/2]
-	}
-	return (y[n/2-1] + y[n/2]) / 2
-}
+func medianOf(x []float64) float64 { return stats.Median(slices.Clone(x)) }
 
 // bootstrapMean is the 2.5th percentile, the mean and the 97.5th percentile of the mean
 // of x over B resamples (fixed seed).
@@ -628,29 +606,4 @@ func bootstrapMean(x []float64, b int) (lo, mean, hi float64) {
 	}
 	slices.Sort(ms)
 	return ms[int(0.025*float64(b))], meanOf(x), ms[int(0.975*float64(b))-1]
-}
-
-func spearmanOf(a, b []float64) float64 {
-	ra, rb := rankOf(a), rankOf(b)
-	ma, mb := meanOf(ra), meanOf(rb)
-	var sab, saa, sbb float64
-	for i := range ra {
-		sab += (ra[i] - ma) * (rb[i] - mb)
-		saa += (ra[i] - ma) * (ra[i] - ma)
-		sbb += (rb[i] - mb) * (rb[i] - mb)
-	}
-	return sab / math.Sqrt(saa*sbb)
-}
-
-func rankOf(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for k, i := range idx {
-		r[i] = float64(k)
-	}
-	return r
 }

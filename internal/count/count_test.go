@@ -18,8 +18,8 @@ func TestLearnRecoversALinearCount(t *testing.T) {
 			x := rng.Float64()*4 - 6 // ln share in [-6, -2]
 			truth := math.Exp(x)
 			samples = append(samples, Sample{
-				Table: "t", Group: string(rune('a' + g)), Features: []float64{x + 0.05*rng.NormFloat64(), rng.NormFloat64()},
-				Reliability: rng.Float64(), TrueShare: truth, N: 1000, Original: i == 0,
+				Group: string(rune('a' + g)), Features: []float64{x + 0.05*rng.NormFloat64(), rng.NormFloat64()},
+				Reliability: rng.Float64(), TrueShare: truth,
 			})
 		}
 	}
@@ -57,10 +57,10 @@ func TestEstimateClipped(t *testing.T) {
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if e := m.estimate([]float64{math.Log(0.9)}, 0, 100); e.Share != 0.3 {
+	if e := m.estimate([]float64{math.Log(0.9)}, 0); e.Share != 0.3 {
 		t.Errorf("share %g, want 0.3", e.Share)
 	}
-	if e := m.estimate([]float64{math.Log(1e-6)}, 0, 100); math.Abs(e.Share-0.001) > 1e-12 {
+	if e := m.estimate([]float64{math.Log(1e-6)}, 0); math.Abs(e.Share-0.001) > 1e-12 {
 		t.Errorf("share %g, want 0.001", e.Share)
 	}
 }
@@ -131,5 +131,24 @@ func TestComputeFeatures(t *testing.T) {
 	}
 	if _, err := Compute(&Inputs{Final: s}, []string{"nope"}); err == nil {
 		t.Error("an unknown feature gave no error")
+	}
+}
+
+// TestReads: a model reads the screening's scores or the agreements exactly when one of
+// the features it uses does, so a fit keeps or computes them only then.
+func TestReads(t *testing.T) {
+	bands := []Band{{Upto: 0, Low: -1, High: 1}, {Upto: 1, Low: -1, High: 1}}
+	gated := &Model{Features: Names(), Reliability: "agree_members", Bands: bands,
+		Gate: &Gate{Use: "kmeans_final", On: "gap_final"}}
+	if gated.Reads(Screen) || gated.Reads(Agreement) {
+		t.Error("a gate on final-score features reads the screening's scores or the agreements")
+	}
+	gated.Gate.On = "gap_screen"
+	if !gated.Reads(Screen) || gated.Reads(Agreement) {
+		t.Error("a gate on gap_screen: want the screening's scores read, the agreements not")
+	}
+	ridge := &Model{Features: []string{"kmeans_final"}, Reliability: "agree_members"}
+	if ridge.Reads(Screen) || !ridge.Reads(Agreement) {
+		t.Error("a regression with an agreement as reliability: want the agreements read, the screening's scores not")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
 )
 
@@ -96,7 +97,20 @@ func sample(s []float64) []float64 {
 type feature struct {
 	name string
 	of   func(in *Inputs, c *cache) (float64, error)
+	// reads says which inputs beside Final the feature reads.
+	reads inputs
 }
+
+// inputs are the parts of Inputs beside Final, which a fit keeps or computes only for a
+// model whose features read them (Model.Reads).
+type inputs int
+
+const (
+	// Screen: Inputs.Screen, the screening's scores, kept through the final fit.
+	Screen inputs = 1 << iota
+	// Agreement: Inputs.MemberAgreement and DistRecAgreement (Agreements).
+	Agreement
+)
 
 // cache holds what several features read: sorted copies and ranks.
 type cache struct {
@@ -115,13 +129,13 @@ func (c *cache) ranksOf(in *Inputs) {
 // Features are the features the study measures, by name. The learned model reads the ones
 // its file lists.
 var features = []feature{
-	{"kmeans_final", func(in *Inputs, _ *cache) (float64, error) { return lnShare(threshold.KMeans{}, in.Final) }},
+	{"kmeans_final", func(in *Inputs, _ *cache) (float64, error) { return lnShare(threshold.KMeans{}, in.Final) }, 0},
 	{"kmeans_screen", func(in *Inputs, _ *cache) (float64, error) {
 		if in.Screen == nil {
 			return lnShare(threshold.KMeans{}, in.Final)
 		}
 		return lnShare(threshold.KMeans{}, in.Screen)
-	}},
+	}, Screen},
 	{"larger_kmeans", func(in *Inputs, _ *cache) (float64, error) {
 		// udocc 0.x's default count: two-means on the screening's and the final scores, the
 		// larger share (docs/threshold.md A.0).
@@ -131,35 +145,46 @@ var features = []feature{
 		}
 		s, err := lnShare(threshold.KMeans{}, in.Screen)
 		return max(f, s), err
-	}},
+	}, Screen},
 	{"kmeans_logfinal", func(in *Inputs, _ *cache) (float64, error) {
 		return lnShare(threshold.KMeans{}, logPositive(in.Final))
-	}},
-	{"mad_final", func(in *Inputs, _ *cache) (float64, error) { return lnShare(threshold.MAD{}, in.Final) }},
-	{"iqr_final", func(in *Inputs, _ *cache) (float64, error) { return lnShare(threshold.IQR{}, in.Final) }},
-	{"tail_final", func(in *Inputs, _ *cache) (float64, error) { return tailRatio(sample(in.Final)), nil }},
+	}, 0},
+	{"mad_final", func(in *Inputs, _ *cache) (float64, error) { return lnShare(threshold.MAD{}, in.Final) }, 0},
+	{"iqr_final", func(in *Inputs, _ *cache) (float64, error) { return lnShare(threshold.IQR{}, in.Final) }, 0},
+	{"tail_final", func(in *Inputs, _ *cache) (float64, error) { return tailRatio(sample(in.Final)), nil }, 0},
 	{"tail_screen", func(in *Inputs, _ *cache) (float64, error) {
 		if in.Screen == nil {
 			return tailRatio(sample(in.Final)), nil
 		}
 		return tailRatio(sample(in.Screen)), nil
-	}},
-	{"gap_final", func(in *Inputs, _ *cache) (float64, error) { return gapRatio(sample(in.Final)), nil }},
+	}, Screen},
+	{"gap_final", func(in *Inputs, _ *cache) (float64, error) { return gapRatio(sample(in.Final)), nil }, 0},
 	{"gap_screen", func(in *Inputs, _ *cache) (float64, error) {
 		if in.Screen == nil {
 			return gapRatio(sample(in.Final)), nil
 		}
 		return gapRatio(sample(in.Screen)), nil
-	}},
+	}, Screen},
 	{"agree_screen_final", func(in *Inputs, c *cache) (float64, error) {
 		if in.Screen == nil {
 			return 1, nil
 		}
 		c.ranksOf(in)
 		return topOverlap(c.finalRanks, c.screenRanks, 0.1), nil
-	}},
-	{"agree_members", func(in *Inputs, _ *cache) (float64, error) { return in.MemberAgreement, nil }},
-	{"agree_dist_rec", func(in *Inputs, _ *cache) (float64, error) { return in.DistRecAgreement, nil }},
+	}, Screen},
+	{"agree_members", func(in *Inputs, _ *cache) (float64, error) { return in.MemberAgreement, nil }, Agreement},
+	{"agree_dist_rec", func(in *Inputs, _ *cache) (float64, error) { return in.DistRecAgreement, nil }, Agreement},
+}
+
+// readsOf are the inputs beside Final that the named features read.
+func readsOf(names []string) inputs {
+	var r inputs
+	for _, f := range features {
+		if slices.Contains(names, f.name) {
+			r |= f.reads
+		}
+	}
+	return r
 }
 
 // Names lists every feature the study measures.
@@ -207,7 +232,7 @@ func lnShare(r threshold.Rule, scores []float64) (float64, error) {
 // logPositive is ln(1 + max(s − median, 0)) of every score: the upper tail on a log
 // scale, the bulk at 0.
 func logPositive(s []float64) []float64 {
-	med := median(s)
+	med := stats.Median(slices.Clone(s))
 	out := make([]float64, len(s))
 	for i, v := range s {
 		out[i] = math.Log1p(max(v-med, 0))
@@ -241,16 +266,6 @@ func gapRatio(s []float64) float64 {
 		return 0
 	}
 	return math.Log1p(a / b)
-}
-
-func median(s []float64) float64 {
-	x := slices.Clone(s)
-	slices.Sort(x)
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
 }
 
 // ranks are the ranks of s, 0 for the lowest, ties by index (a stable order).
@@ -290,7 +305,10 @@ func topOverlap(a, b []float64, share float64) float64 {
 	return float64(both) / float64(k)
 }
 
-// spearman is the rank correlation of two rank vectors.
+// Spearman is the rank correlation of x and y (ranks by value, ties by index).
+func Spearman(x, y []float64) float64 { return spearman(ranks(x), ranks(y)) }
+
+// spearman is the rank correlation of two rank vectors, each a permutation of 0..n−1.
 func spearman(a, b []float64) float64 {
 	n := float64(len(a))
 	m := (n - 1) / 2

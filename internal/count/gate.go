@@ -1,6 +1,7 @@
 package count
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -105,7 +106,7 @@ func fitGate(samples []Sample, o LearnOptions) *Model {
 		Mean: make([]float64, len(o.Features)), Scale: ones(len(o.Features)), Coef: make([]float64, len(o.Features)),
 		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
 	}
-	m.Intercept = weightedMedian(y, w)
+	m.Intercept = WeightedQuantile(y, w, 0.5)
 	loss := func(pred func(i int) float64) float64 {
 		var e float64
 		for i := range samples {
@@ -154,27 +155,21 @@ func ones(n int) []float64 {
 	return out
 }
 
-func weightedMedian(y, w []float64) float64 {
+// WeightedQuantile is the q-quantile of the values y with weights w: the smallest y
+// at which the weights of the values up to it reach q of their sum.
+func WeightedQuantile(y, w []float64, q float64) float64 {
 	idx := make([]int, len(y))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int {
-		switch {
-		case y[a] < y[b]:
-			return -1
-		case y[a] > y[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(y[a], y[b]) })
 	var W float64
-	for _, v := range w {
-		W += v
+	for _, i := range idx {
+		W += w[i]
 	}
 	acc := 0.0
 	for _, i := range idx {
-		if acc += w[i]; acc >= W/2 {
+		if acc += w[i]; acc >= q*W {
 			return y[i]
 		}
 	}

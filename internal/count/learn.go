@@ -10,15 +10,12 @@ import (
 )
 
 // Sample is one fit of the corpus: its features (in the order of the learner's names),
-// its reliability feature, its source group, its true share and whether it is an
-// original table (a resampled copy otherwise).
+// its reliability feature, its source group and its true share.
 type Sample struct {
-	Table, Group string
-	Features     []float64
-	Reliability  float64
-	TrueShare    float64
-	N            int
-	Original     bool
+	Group       string
+	Features    []float64
+	Reliability float64
+	TrueShare   float64
 }
 
 // Lambdas are the ridge penalties the learner chooses among, leave-one-group-out.
@@ -154,7 +151,7 @@ func Heldout(samples []Sample, o LearnOptions) ([]Estimate, error) {
 				if j >= 0 && o.chooseReliability {
 					rel = s.Features[j]
 				}
-				out[i] = m.estimate(s.Features, rel, s.N)
+				out[i] = m.estimate(s.Features, rel)
 			}
 		}
 	}
@@ -344,18 +341,9 @@ func bands(res []residual, k int) []Band {
 }
 
 func wquantile(res []residual, q float64) float64 {
-	x := slices.Clone(res)
-	sort.Slice(x, func(i, j int) bool { return x[i].r < x[j].r })
-	var W float64
-	for _, r := range x {
-		W += r.w
+	y, w := make([]float64, len(res)), make([]float64, len(res))
+	for i, r := range res {
+		y[i], w[i] = r.r, r.w
 	}
-	acc := 0.0
-	for _, r := range x {
-		acc += r.w
-		if acc >= q*W {
-			return r.r
-		}
-	}
-	return x[len(x)-1].r
+	return WeightedQuantile(y, w, q)
 }
