@@ -36,8 +36,8 @@ type Tx struct {
 	done   bool
 }
 
-// Begin locks the output folder dir, removes the temporaries of earlier killed runs on
-// it, checks that what dir holds now is the command's own (every path inside, relative
+// Begin locks the output folder dir, finishes a Commit that a crash cut short (finishSwap),
+// removes the temporaries of earlier killed runs on it, checks that what dir holds now is the command's own (every path inside, relative
 // and slash-separated, matches one of owned, as path.Match reads it) unless force, and
 // makes the temporary folder the run writes into. Because it creates files beside dir,
 // it also proves that dir's parent can be written, before any work is done.
@@ -69,6 +69,9 @@ func Begin(dir string, owned []string, force bool) (*Tx, error) {
 	fail := func(err error) (*Tx, error) {
 		t.Abort()
 		return nil, fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	if err := finishSwap(parent, base); err != nil {
+		return fail(err)
 	}
 	stale, err := staleTemps(parent, base)
 	if err != nil {
@@ -109,7 +112,7 @@ func staleTemps(parent, base string) ([]string, error) {
 		if !e.IsDir() || !strings.HasPrefix(name, prefix) {
 			continue
 		}
-		rest := strings.TrimSuffix(name[len(prefix):], ".old.udocc-x.tmp")
+		rest := strings.TrimSuffix(name[len(prefix):], asideSuffix)
 		digits, ok := strings.CutSuffix(rest, ".tmp")
 		if ok && digits != "" && strings.Trim(digits, "0123456789") == "" {
 			out = append(out, filepath.Join(parent, name))
@@ -199,8 +202,14 @@ func (t *Tx) Dir() string { return t.tmp }
 
 // Commit syncs what was written and swaps it in for the output folder in one atomic
 // exchange of the two folders (renameat2 RENAME_EXCHANGE); the previous result, now at
-// the temporary name, is then removed. On a file system without the exchange the
-// previous result is first renamed aside, which leaves a moment without the folder.
+// the temporary name, is then removed. On a file system without the exchange it takes
+// the steps of swapSteps: the previous result is renamed aside, then the new one into
+// place, then the previous one removed. Between the first two renames no folder stands
+// at the target's name, but the disk holds both results whole (the new one synced before
+// the first rename): a crash there leaves the target missing, the new result complete in
+// the temporary folder and the previous one aside, and the next Begin on the target
+// renames the new one into place (finishSwap). A failed second rename puts the previous
+// result back.
 func (t *Tx) Commit() error {
 	if t.done {
 		return errors.New("outdir: transaction already ended")
@@ -209,15 +218,16 @@ func (t *Tx) Commit() error {
 	if err := syncTree(t.tmp); err != nil {
 		return fmt.Errorf("output folder %s: %w", t.target, err)
 	}
-	err := unix.Renameat2(unix.AT_FDCWD, t.tmp, unix.AT_FDCWD, t.target, unix.RENAME_EXCHANGE)
+	err := exchange(t.tmp, t.target)
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		err = os.Rename(t.tmp, t.target)
 	case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP):
-		aside := t.tmp + ".old.udocc-x.tmp"
-		if err = os.Rename(t.target, aside); err == nil {
-			err = os.Rename(t.tmp, t.target)
-			os.RemoveAll(aside)
+		err = nil
+		for _, step := range swapSteps(t.tmp, t.target) {
+			if err = step(); err != nil {
+				break
+			}
 		}
 	}
 	if err != nil {
@@ -225,6 +235,62 @@ func (t *Tx) Commit() error {
 	}
 	t.made = nil
 	return syncDir(filepath.Dir(t.target))
+}
+
+// exchange swaps the folders a and b in one atomic rename; a variable so that a test can
+// take the path of a file system without the exchange.
+var exchange = func(a, b string) error {
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+}
+
+// asideSuffix names the previous result while swapSteps replace it: tmp + asideSuffix.
+const asideSuffix = ".old.udocc-x.tmp"
+
+// swapSteps are Commit's renames where the file system cannot exchange two folders, in
+// order; after any prefix of them has run (a crash), the disk holds a whole result, and
+// Begin's finishSwap puts the new one at target where the crash left none there. A failed
+// second step puts the previous result back before it reports.
+func swapSteps(tmp, target string) []func() error {
+	aside := tmp + asideSuffix
+	return []func() error{
+		func() error { return os.Rename(target, aside) },
+		func() error {
+			err := os.Rename(tmp, target)
+			if err != nil {
+				if back := os.Rename(aside, target); back != nil {
+					return fmt.Errorf("%w; and the previous result could not be put back from %s: %w", err, aside, back)
+				}
+			}
+			return err
+		},
+		func() error { return os.RemoveAll(aside) },
+	}
+}
+
+// finishSwap finishes a Commit that a crash cut between swapSteps' first two renames: where
+// target is missing and a previous result stands aside, the new result (synced before
+// the previous one went aside) is renamed into place, or, where it is gone, the previous
+// one is put back. Only the lock holder calls it.
+func finishSwap(parent, base string) error {
+	target := filepath.Join(parent, base)
+	if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+		return nil // a result stands at target: the asides are stale temporaries
+	}
+	stale, err := staleTemps(parent, base)
+	if err != nil {
+		return err
+	}
+	for _, s := range stale {
+		tmp, ok := strings.CutSuffix(s, asideSuffix)
+		if !ok {
+			continue
+		}
+		if _, err := os.Lstat(tmp); err == nil {
+			return os.Rename(tmp, target)
+		}
+		return os.Rename(s, target)
+	}
+	return nil
 }
 
 // Abort removes the temporary folder (after Commit: the previous result) and releases

@@ -2,10 +2,13 @@ package outdir
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 var owned = []string{"summary.json", "model", "model/*.pt"}
@@ -201,4 +204,122 @@ func TestGlobTargetSparesOthers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// result reads the result a folder holds: "old" or "new" when its two files both say
+// so, "" when it is missing or not whole.
+func result(dir string) string {
+	a, err1 := os.ReadFile(filepath.Join(dir, "summary.json"))
+	b, err2 := os.ReadFile(filepath.Join(dir, "model", "a.pt"))
+	if err1 != nil || err2 != nil || string(a) != string(b) {
+		return ""
+	}
+	return string(a)
+}
+
+// writeResult makes a whole result, both files saying which.
+func writeResult(t *testing.T, dir, which string) {
+	t.Helper()
+	for _, r := range []string{"summary.json", "model/a.pt"} {
+		p := filepath.Join(dir, filepath.FromSlash(r))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(which), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCrashWithoutExchange cuts Commit's renames on a file system without
+// RENAME_EXCHANGE after each of them, as a crash would, and checks that the disk holds a
+// whole result at every point, and that the next Begin on the folder leaves a whole one
+// at its name: the new one once the previous one went aside, the previous one before.
+func TestCrashWithoutExchange(t *testing.T) {
+	steps := len(swapSteps("tmp", "target"))
+	for done := 0; done <= steps; done++ {
+		t.Run(fmt.Sprintf("crash after %d of %d renames", done, steps), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			writeResult(t, out, "old")
+			tx, err := Begin(out, owned, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeResult(t, tx.Dir(), "new")
+			for _, step := range swapSteps(tx.Dir(), out)[:done] {
+				if err := step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The crash: the lock goes with the process, nothing else is cleaned.
+			tx.lock.Close()
+			os.Remove(tx.lock.Name())
+			var whole []string
+			for _, d := range []string{out, tx.Dir(), tx.Dir() + asideSuffix} {
+				if r := result(d); r != "" {
+					whole = append(whole, r)
+				}
+			}
+			if len(whole) == 0 {
+				t.Fatalf("no whole result on disk after %d renames", done)
+			}
+			next, err := Begin(out, owned, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			next.Abort()
+			want := "new"
+			if done == 0 {
+				want = "old"
+			}
+			if got := result(out); got != want {
+				t.Errorf("after the next Begin the folder holds %q, want %q", got, want)
+			}
+			if _, beside := tree(t, out); !slices.Equal(beside, []string{"out"}) {
+				t.Errorf("left beside the folder: %v", beside)
+			}
+		})
+	}
+	t.Run("Commit without the exchange", func(t *testing.T) {
+		defer func(f func(a, b string) error) { exchange = f }(exchange)
+		exchange = func(a, b string) error { return unix.EINVAL }
+		out := filepath.Join(t.TempDir(), "out")
+		writeResult(t, out, "old")
+		tx, err := Begin(out, owned, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeResult(t, tx.Dir(), "new")
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := result(out); got != "new" {
+			t.Errorf("the folder holds %q, want new", got)
+		}
+		if _, beside := tree(t, out); !slices.Equal(beside, []string{"out"}) {
+			t.Errorf("left beside the folder: %v", beside)
+		}
+	})
+	t.Run("a failed second rename puts the previous result back", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out")
+		writeResult(t, out, "old")
+		tx, err := Begin(out, owned, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := swapSteps(tx.Dir(), out)
+		if err := os.RemoveAll(tx.Dir()); err != nil { // the second rename then fails
+			t.Fatal(err)
+		}
+		if err := s[0](); err != nil {
+			t.Fatal(err)
+		}
+		if err := s[1](); err == nil {
+			t.Fatal("the second rename of a missing folder succeeded")
+		}
+		if got := result(out); got != "old" {
+			t.Errorf("the folder holds %q, want the previous result", got)
+		}
+		tx.Abort()
+	})
 }
