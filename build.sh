@@ -5,8 +5,11 @@
 #   ./build.sh test     build (and the shim's pin test, lib/udocc_pin_test), then go vet ./...
 #                       (also with -tags cuda), the whole test suite, and the root, torch,
 #                       training and models packages again under DNNL_MAX_CPU_ISA=AVX2,
-#                       and the root package with the packages it leans on under -race
+#                       and the root package with the packages it leans on under -race,
+#                       then the gobuild check below
 #   ./build.sh shim     build only lib/libudocc_torch.so
+#   ./build.sh gobuild  go build ./cmd/udocc as a Go user does (go get, go install: the
+#                       shim compiled by cgo from internal/torch/shim, no lib/); a check
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
 #
 # libtorch is looked for in this order: $LIBTORCH (an official libtorch folder, a pip
@@ -142,21 +145,15 @@ shim_flags() {
     fi
   fi
   LDFLAGS_T+=(-Wl,--no-as-needed "${cuda[@]}" -ltorch -ltorch_cpu -lc10 -Wl,--as-needed)
-  # A libtorch that calls an outside BLAS's sgemm_ (Debian's: the reference BLAS) beside
-  # a shared oneDNN gets the shim's sgemm_, which runs on oneDNN (see the shim's end).
-  # (grep reads nm's whole output: with pipefail, grep -q's early exit fails the pipe.)
-  if command -v nm >/dev/null && [ -e "$libdir/libdnnl.so.2" ] &&
-    [ "$(nm -D --undefined-only "$libdir/libtorch_cpu.so" 2>/dev/null | grep -cw sgemm_)" -gt 0 ]; then
-    CXXFLAGS_T+=(-DUDOCC_DNNL_SGEMM)
-    LDFLAGS_T+=(-l:libdnnl.so.2)
-  fi
+  # (The fast path finds a shared oneDNN's dnnl_sgemm at run time, by name: the shim
+  # links no BLAS and defines no BLAS symbol.)
 }
 
 build_shim() {
   local lt out=lib/libudocc_torch.so stamp=lib/.shim-stamp key
   lt=$(find_libtorch)
   shim_flags "$lt"
-  key=$(cat internal/torch/shim/*.cpp internal/torch/shim/*.h build.sh | sha256sum | cut -c1-16)
+  key=$(cat internal/torch/shim/*.cpp internal/torch/shim/fast/*.cpp internal/torch/shim/*.h build.sh | sha256sum | cut -c1-16)
   key="$key $lt ${CXXFLAGS_T[*]}"
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
@@ -166,9 +163,11 @@ build_shim() {
   # udocc_fast.cpp (the CPU fast path's loops, no libtorch) is compiled apart with -O3,
   # -fno-trapping-math and -fno-math-errno, which let gcc vectorise its loops over
   # features (LeakyReLU's select, Adam's square root); none of them changes a result.
-  local obj=lib/.udocc_fast.o
-  g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 internal/torch/shim/udocc_fast.cpp -o "$obj"
-  g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${CXXFLAGS_T[@]}" \
+  # Hidden visibility: the library exports its udocc_ C ABI (udocc_torch.h) and nothing
+  # else of its own (a guest in its host's process).
+  local obj=lib/.udocc_fast.o vis=(-fvisibility=hidden -fvisibility-inlines-hidden)
+  g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 "${vis[@]}" internal/torch/shim/fast/udocc_fast.cpp -o "$obj"
+  g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" \
     internal/torch/shim/udocc_torch.cpp internal/torch/shim/udocc_dist.cpp "$obj" -o "$out.tmp" "${LDFLAGS_T[@]}"
   rm -f "$obj"
   mv "$out.tmp" "$out"
@@ -200,6 +199,27 @@ build_go() {
   go build -trimpath -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o bin/udocc ./cmd/udocc
 }
 
+# build_gobuild builds ./cmd/udocc as `go build` (or `go install`) does for a Go user,
+# without the tag udocc_shimlib: cgo compiles the shim into the binary from
+# internal/torch/shim (a few minutes the first time, cached by Go after), with this
+# libtorch's flags in CGO_CXXFLAGS and CGO_LDFLAGS (which Debian's libtorch-dev needs
+# none of). It checks that path, then throws the binary away.
+build_gobuild() {
+  local lt
+  lt=$(find_libtorch)
+  shim_flags "$lt"
+  log "go build ./cmd/udocc as a Go user builds it (the shim compiled by cgo)"
+  if [ "$lt" = system ]; then
+    env GOFLAGS= go build -o /dev/null ./cmd/udocc
+  else
+    env GOFLAGS= CGO_CXXFLAGS="-O2 ${CXXFLAGS_T[*]}" CGO_LDFLAGS="${LDFLAGS_T[*]}" go build -o /dev/null ./cmd/udocc
+  fi
+}
+
+# Every Go command here links lib/libudocc_torch.so (the build tag udocc_shimlib, see
+# internal/torch/link_shimlib.go), and so do the go commands the tests start.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=udocc_shimlib"
+
 case "${1:-build}" in
   build) build_shim; build_go ;;
   shim) build_shim ;;
@@ -215,7 +235,7 @@ case "${1:-build}" in
     go vet ./...
     # The CUDA tests and benchmarks run only on a GPU machine (docs/cuda.md), but they
     # compile everywhere: vetting them here keeps them in step with the code they test.
-    go vet -tags cuda ./...
+    go vet -tags cuda,udocc_shimlib ./...
     UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m ./...
     # The numerically sensitive packages once more with oneDNN held to AVX2 (an AMD EPYC,
     # no AVX-512), whose sgemm kernels round differently for different shapes of work: a
@@ -224,6 +244,9 @@ case "${1:-build}" in
     # The library's concurrent use (Score, Explain, Save, Close and the HTTP handler from
     # many goroutines) and the packages it leans on, under the race detector.
     UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -race -count=1 -timeout 20m . ./internal/outdir ./internal/regfile ./internal/rowbody ./internal/count ./internal/models
+    # The Go user's path (go get, go install): the shim compiled by cgo, no lib/.
+    build_gobuild
     ;;
+  gobuild) build_gobuild ;;
   *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;
 esac

@@ -240,7 +240,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 		return nil, err
 	}
 	defer m.calls.leave()
-	torch.SetNumThreads(workers(m.threads))
+	defer torch.WithThreads(workers(m.threads))()
 	d := m.meta.Sizes[0]
 	if ds.D != d || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), d)

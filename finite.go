@@ -1,6 +1,7 @@
 package udocc
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -32,7 +33,7 @@ func (m *Model) checkFinite() error {
 		for _, name := range names {
 			xs, err := g.Param(0, name)
 			if err != nil {
-				if strings.Contains(err.Error(), "no tensor named") && !strings.HasSuffix(name, ".weight") {
+				if errors.Is(err, torch.ErrNoTensor) && !strings.HasSuffix(name, ".weight") {
 					continue // a layer without BatchNorm
 				}
 				return fmt.Errorf("udocc: member %d's %s: %w", k, role, err)

@@ -156,7 +156,8 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		mo.CurveEpochs = []int{opts.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
 	seeds := opts.seeds()
-	torch.SetNumThreads(workers(opts.Threads))
+	// The thread count is this fit's, and back to what it was when it returns (torch.WithThreads).
+	defer torch.WithThreads(workers(opts.Threads))()
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
 	if rec := fitrecord.From(ctx); rec != nil && meth.Ensemble {
 		hooks.ScreenEpoch = func(k, e int, scores []float64) {
@@ -637,5 +638,5 @@ func (mem Member) Label(dist []float64) []bool {
 
 // SetThreads sets the CPU threads on which the model scores and explains rows: n, or
 // every core the process may use for 0 (the default). Results are the same bits for any
-// count.
+// count. The count holds during the model's calls only (Options.Threads).
 func (m *Model) SetThreads(n int) { m.threads = n }

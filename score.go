@@ -105,7 +105,7 @@ const scoreChunk = 1 << 16
 // and float32 copies never all stand at once (at 10^7 rows and five members, 400 MB of
 // float64 distances beside the combination's work).
 func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error) {
-	torch.SetNumThreads(workers(m.threads))
+	defer torch.WithThreads(workers(m.threads))()
 	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {
 		dist[k] = make([]float32, ds.N)

@@ -38,9 +38,13 @@ import (
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/synth"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 func main() {
+	// A program owns its process: it keeps the pages its fits free (the library never
+	// sets malloc by itself; see torch.KeepFreedPages).
+	torch.KeepFreedPages()
 	sets := flag.String("sets", "", "comma-separated ODDS sets (default: the paper's ten)")
 	seeds := flag.Int("seeds", 3, "shifted tables per set (table seeds 0..seeds-1)")
 	threads := flag.Int("threads", 1, "libtorch threads")

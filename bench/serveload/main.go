@@ -31,9 +31,13 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 func main() {
+	// A program owns its process: it keeps the pages its fits free (the library never
+	// sets malloc by itself; see torch.KeepFreedPages).
+	torch.KeepFreedPages()
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: serveload load|check|reload|hostile [flags] (see the package comment)")
 		os.Exit(2)

@@ -29,6 +29,7 @@ import (
 	"github.com/spf13/pflag"
 
 	lib "github.com/udocc/udocc"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // Version is udocc's version, the library's.
@@ -73,6 +74,9 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	// A program owns its process: it keeps the pages its fits free (the library never
+	// sets malloc by itself; see torch.KeepFreedPages).
+	torch.KeepFreedPages()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

@@ -229,7 +229,7 @@ func (g *Group) BorrowData(x []float32, nx, d int, rows []int32, mean, scale []f
 	g.n = 0
 	if err != nil {
 		l.pin.Unpin()
-		C.udocc_free(C.udocc_group_drop_data(g.p))
+		C.udocc_error_free(C.udocc_group_drop_data(g.p))
 		return err
 	}
 	if kept != 0 {

@@ -364,3 +364,35 @@ func TestPassengers(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorCodes checks that the shim's errors carry the code callers branch on, not
+// only a text: a missing tensor is ErrNoTensor, libtorch's own errors (c10::Error: a
+// malformed device, a file that is no model) are ErrLibtorch, and the shim's checks are
+// plain *Error values of UDOCC_ERR_FAILED.
+func TestErrorCodes(t *testing.T) {
+	d := 3
+	g, err := NewGroup([]int{d, 4, 2}, 1, false, "cpu", []uint64{0})
+	must(t, err)
+	defer g.Close()
+	_, err = g.Param(0, "enc.1.running_mean") // the bare last layer has no BatchNorm
+	if !errors.Is(err, ErrNoTensor) {
+		t.Errorf("Param of a missing tensor: %v, want ErrNoTensor", err)
+	}
+	if _, err := g.Param(0, "enc.0.running_mean"); err != nil {
+		t.Errorf("Param of a BatchNorm buffer: %v", err)
+	}
+	_, err = NewGroup([]int{d, 4}, 1, false, "gpu:x", []uint64{0})
+	if !errors.Is(err, ErrLibtorch) {
+		t.Errorf("a malformed device: %v, want ErrLibtorch", err)
+	}
+	path := filepath.Join(t.TempDir(), "bad.pt")
+	must(t, os.WriteFile(path, []byte("not a model"), 0o644))
+	if _, err := Load(path, "cpu"); !errors.Is(err, ErrLibtorch) {
+		t.Errorf("loading a file that is no model: %v, want ErrLibtorch", err)
+	}
+	err = g.SetData(synth(5, d+1, 1), 5, d+1)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != 1 || errors.Is(err, ErrNoTensor) || errors.Is(err, ErrLibtorch) {
+		t.Errorf("a shim check: %#v, want an *Error of code 1 (UDOCC_ERR_FAILED) and no sentinel", err)
+	}
+}

@@ -49,3 +49,33 @@ func TestThreadCountsBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestWithThreadsScoped checks that a call's thread count holds during the call only:
+// overlapping scopes run on the largest count among them, and when the last ends the
+// count is the one from before the first began, whatever order they end in.
+func TestWithThreadsScoped(t *testing.T) {
+	SetNumThreads(3)
+	defer SetNumThreads(1)
+	endA := WithThreads(2)
+	if got := NumThreads(); got != 2 {
+		t.Errorf("in one scope of 2: %d threads", got)
+	}
+	endB := WithThreads(5)
+	if got := NumThreads(); got != 5 {
+		t.Errorf("in scopes of 2 and 5: %d threads, want 5", got)
+	}
+	endB()
+	endB() // ending twice ends once
+	if got := NumThreads(); got != 2 {
+		t.Errorf("after the scope of 5 ended: %d threads, want 2", got)
+	}
+	endC := WithThreads(4)
+	endA()
+	if got := NumThreads(); got != 4 {
+		t.Errorf("the scope of 4 alone: %d threads, want 4", got)
+	}
+	endC()
+	if got := NumThreads(); got != 3 {
+		t.Errorf("after every scope: %d threads, want the 3 set before them", got)
+	}
+}

@@ -2,7 +2,6 @@ package torch
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/shim
-#cgo LDFLAGS: -L${SRCDIR}/../../lib -ludocc_torch -Wl,-rpath,${SRCDIR}/../../lib
 #include <stdlib.h>
 #include "udocc_torch.h"
 */
@@ -11,6 +10,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -18,14 +18,55 @@ import (
 // ErrClosed is returned by the methods of a Group after Close.
 var ErrClosed = errors.New("torch: group is closed")
 
-// errorOf turns the shim's status into a Go error and frees the message.
+// Errors of the shim that callers branch on, by the code the shim gives its error
+// (udocc_torch.h's UDOCC_ERR_...), never by its text: errors.Is(err, ErrNoTensor).
+var (
+	// ErrNoTensor: Group.Param was asked for a tensor the group does not have (a layer
+	// without BatchNorm has no running statistics).
+	ErrNoTensor = errors.New("torch: no such tensor")
+	// ErrOutOfMemory: an allocation in the shim or in libtorch failed.
+	ErrOutOfMemory = errors.New("torch: out of memory")
+	// ErrLibtorch: libtorch raised an error (c10::Error), a failed write or read included.
+	ErrLibtorch = errors.New("torch: libtorch error")
+)
+
+// Error is an error of the shim: every C++ exception an entry point meets, whatever
+// threw it, becomes one (none crosses into Go, none aborts the process).
+type Error struct {
+	Code int    // the shim's code, udocc_torch.h's UDOCC_ERR_...
+	Msg  string // the exception's message
+}
+
+func (e *Error) Error() string { return "torch: " + e.Msg }
+
+// Unwrap gives the sentinel error of the code, if it has one.
+func (e *Error) Unwrap() error {
+	switch e.Code {
+	case C.UDOCC_ERR_NO_TENSOR:
+		return ErrNoTensor
+	case C.UDOCC_ERR_NO_MEMORY:
+		return ErrOutOfMemory
+	case C.UDOCC_ERR_TORCH:
+		return ErrLibtorch
+	}
+	return nil
+}
+
+// errorOf turns the shim's status into a Go error (an *Error) and frees it.
 func errorOf(msg *C.char) error {
 	if msg == nil {
 		return nil
 	}
-	defer C.udocc_free(msg)
-	return fmt.Errorf("torch: %s", C.GoString(msg))
+	defer C.udocc_error_free(msg)
+	return &Error{Code: int(C.udocc_error_code(msg)), Msg: C.GoString(msg)}
 }
+
+// KeepFreedPages sets glibc's malloc, for the whole process, to keep the pages a fit
+// frees instead of handing them back to the kernel (udocc_keep_freed_pages): faster
+// epochs (an epoch frees and allocates the same large buffers thousands of times) for
+// memory that stays with the process. It is the host's choice, made once: the udocc CLI
+// and the benches make it; the library never does by itself.
+func KeepFreedPages() { C.udocc_keep_freed_pages() }
 
 // Version is the version of the linked libtorch, such as "1.13.0".
 func Version() string {
@@ -49,9 +90,10 @@ func CheckDevice(device string) error {
 	return errorOf(C.udocc_check_device(cs))
 }
 
-// SetNumThreads sets the number of threads the CPU fast path runs on, for the whole
-// process, and the count of the fit's host work (NumThreads); n < 1 leaves it as it is
-// (one thread until set). A group's members train on the threads, each member's steps in
+// SetNumThreads sets the number of threads the CPU fast path runs on, for every group in
+// the process, and the count of the fit's host work (NumThreads); n < 1 leaves it as it is
+// (one thread until set). It is udocc's own count: libtorch's, OpenMP's and Go's are not
+// touched. A group's members train on the threads, each member's steps in
 // order (dealt out by McNaughton's wrap-around rule: where the threads do not divide the
 // members, a member is cut between two threads once, so that five members on two threads
 // take two and a half members' time), and eval-mode passes run as tasks of one member and
@@ -70,6 +112,54 @@ func SetNumThreads(n int) {
 var numThreads atomic.Int32
 
 func init() { numThreads.Store(1) }
+
+// scopes are the thread counts of the calls in a WithThreads scope now, by scope, and
+// outside the count to restore when the last of them ends.
+var scopes struct {
+	sync.Mutex
+	next    int
+	counts  map[int]int
+	outside int
+}
+
+// WithThreads sets the thread count for one call of the library (a fit, a scoring) and
+// returns the function that ends its scope: while scopes overlap (calls from several
+// goroutines) the count is the largest they asked for, and when the last one ends it is
+// the count from before the first began (1 unless SetNumThreads set another). Results do
+// not depend on the count, only the speed. n < 1 is 1.
+func WithThreads(n int) (end func()) {
+	n = max(n, 1)
+	scopes.Lock()
+	defer scopes.Unlock()
+	if len(scopes.counts) == 0 {
+		scopes.counts = map[int]int{}
+		scopes.outside = NumThreads()
+	}
+	id := scopes.next
+	scopes.next++
+	scopes.counts[id] = n
+	applyScopes()
+	return sync.OnceFunc(func() {
+		scopes.Lock()
+		defer scopes.Unlock()
+		delete(scopes.counts, id)
+		applyScopes()
+	})
+}
+
+// applyScopes sets the count the scopes ask for; the caller holds scopes.
+func applyScopes() {
+	n := scopes.outside
+	if len(scopes.counts) > 0 {
+		n = 0
+		for _, c := range scopes.counts {
+			n = max(n, c)
+		}
+	}
+	if int(numThreads.Load()) != n {
+		SetNumThreads(n)
+	}
+}
 
 // NumThreads is the thread count SetNumThreads last set (1 until set): the count of the
 // shim's workers, and the one a fit's host work (package parallel) runs on.

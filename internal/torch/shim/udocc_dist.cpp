@@ -39,18 +39,12 @@
 
 namespace {
 
+// dist_guard runs f as every entry point of udocc_torch.cpp runs its work: on one of the
+// shim's own threads (not the Go thread that called), with its exceptions caught and
+// turned into the call's error.
 template <typename F>
 char *dist_guard(F &&f) {
-  try {
-    f();
-    return nullptr;
-  } catch (const c10::Error &e) {
-    return udocc::error(e.what_without_backtrace());
-  } catch (const std::exception &e) {
-    return udocc::error(e.what());
-  } catch (...) {
-    return udocc::error("unknown C++ exception");
-  }
+  return udocc::guarded([&] { f(); });
 }
 
 bool loopback(const std::string &addr) {

@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -56,7 +57,9 @@ inline void check_len(int64_t have, int64_t need, const char *what) {
 }
 
 // Implemented in udocc_torch.cpp, which owns the group's layout and its errors.
-char *error(const std::string &msg);  // a message for udocc_free, never NULL
+// guarded runs f as every entry point's work runs (on one of the shim's threads, its
+// exceptions caught) and returns its error of the C ABI, or NULL.
+char *guarded(const std::function<void()> &f);
 void set_reducer(udocc_group *g, std::shared_ptr<Reducer> r);
 std::vector<at::Tensor> state(udocc_group *g);  // every tensor of the state, saved names' order
 

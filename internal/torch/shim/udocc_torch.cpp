@@ -44,6 +44,7 @@
 #include <condition_variable>
 #include <cmath>
 #include <cstdio>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -71,16 +72,58 @@ constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kAdamEps = 1e-8;  // torch.optim.
 constexpr int64_t kFormat = 1;
 constexpr int64_t kFormatRobust = 2;
 
-// out_of_memory is the error returned when even the error message cannot be allocated:
-// a static string, so that a failed malloc never reads as success (NULL) in Go;
-// udocc_free knows not to free it.
-char out_of_memory[] = "out of memory (while reporting an error)";
+// Errors cross the C ABI as a message with a code in front of it (udocc_torch.h): an
+// ErrorBlock's msg is what an entry point returns, udocc_error_code reads the code before
+// it and udocc_error_free frees the block.
+struct ErrorBlock {
+  int code;
+  char msg[1];  // the message, NUL-terminated, allocated past the struct's end
+};
 
-char *dup_error(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (p == nullptr) return out_of_memory;
-  std::memcpy(p, s.c_str(), s.size() + 1);
-  return p;
+// out_of_memory is the error returned when even the error message cannot be allocated:
+// a static block laid out as an ErrorBlock, so that a failed malloc never reads as
+// success (NULL) in Go; udocc_error_free knows not to free it.
+struct {
+  int code;
+  char msg[sizeof "out of memory (while reporting an error)"];
+} out_of_memory = {UDOCC_ERR_NO_MEMORY, "out of memory (while reporting an error)"};
+static_assert(offsetof(decltype(out_of_memory), msg) == offsetof(ErrorBlock, msg), "one layout");
+
+ErrorBlock *block_of(const char *msg) {
+  return reinterpret_cast<ErrorBlock *>(const_cast<char *>(msg) - offsetof(ErrorBlock, msg));
+}
+
+// dup_error makes an error of code with message s; it never throws.
+char *dup_error(int code, const char *s) noexcept {
+  const size_t n = std::strlen(s);
+  auto *b = static_cast<ErrorBlock *>(std::malloc(offsetof(ErrorBlock, msg) + n + 1));
+  if (b == nullptr) return out_of_memory.msg;
+  b->code = code;
+  std::memcpy(b->msg, s, n + 1);
+  return b->msg;
+}
+
+// coded_error is an exception the Go side branches on: its code crosses the ABI.
+struct coded_error : std::runtime_error {
+  coded_error(int code, const std::string &what) : std::runtime_error(what), code(code) {}
+  int code;
+};
+
+// error_of turns the exception e into an error of the C ABI; it never throws.
+char *error_of(std::exception_ptr e) noexcept {
+  try {
+    std::rethrow_exception(e);
+  } catch (const coded_error &x) {
+    return dup_error(x.code, x.what());
+  } catch (const std::bad_alloc &x) {
+    return dup_error(UDOCC_ERR_NO_MEMORY, x.what());
+  } catch (const c10::Error &x) {
+    return dup_error(UDOCC_ERR_TORCH, x.what_without_backtrace());
+  } catch (const std::exception &x) {
+    return dup_error(UDOCC_ERR_FAILED, x.what());
+  } catch (...) {
+    return dup_error(UDOCC_ERR_UNKNOWN, "unknown C++ exception");
+  }
 }
 
 // workers is the number of threads the fast path's tasks run on (udocc_set_num_threads,
@@ -181,7 +224,14 @@ class Pool {
       idle_.pop_back();
     }
     // Workers are never destroyed: their threads wait for work until the process exits.
-    while (static_cast<int64_t>(ws.size()) < n) ws.push_back(new Worker);
+    // Where one cannot be started (no thread, no memory), the idle ones taken go back.
+    try {
+      ws.reserve(n);
+      while (static_cast<int64_t>(ws.size()) < n) ws.push_back(new Worker);
+    } catch (...) {
+      idle_.insert(idle_.end(), ws.rbegin(), ws.rend());
+      throw;
+    }
     return ws;
   }
   void give(const std::vector<Worker *> &ws) {
@@ -223,26 +273,28 @@ Pool &pool() {
 }
 
 // guard runs f on a pool thread (inline when already on one: a guard within a guard) and
-// returns its exception's message as a malloc'd string, or null.
+// returns its exception as an error of the C ABI (error_of), or null. The hop to the pool
+// (which may start a thread, and allocates) is inside a try of its own: when it fails, f
+// has not run and its failure is the entry point's error.
 template <typename F>
-char *guard(F &&f) {
+char *guard(F &&f) noexcept {
   char *err = nullptr;
-  auto run = [&] {
+  auto run = [&]() noexcept {
     try {
       single_threaded();
       f();
-    } catch (const c10::Error &e) {
-      err = dup_error(e.what_without_backtrace());
-    } catch (const std::exception &e) {
-      err = dup_error(e.what());
     } catch (...) {
-      err = dup_error("unknown C++ exception");
+      err = error_of(std::current_exception());
     }
   };
   if (on_pool) {
     run();
-  } else {
+    return err;
+  }
+  try {
     pool().run(1, false, [&](int64_t) { run(); });
+  } catch (...) {
+    return error_of(std::current_exception());
   }
   return err;
 }
@@ -312,8 +364,10 @@ torch::Device parse_device(const std::string &s) {
 // one is a fresh mmap whose pages fault in again (at 10^5 rows this was 40 % of a
 // fine-tuning epoch). 32 MiB is the largest mmap threshold mallopt accepts on 64 bits.
 // Kept pages are kept per arena: the shim's work runs on its own long-lived threads
-// (Pool), each with an arena of its own, one call after another on the same one.
-__attribute__((constructor)) void keep_pages() {
+// (Pool), each with an arena of its own, one call after another on the same one. It is
+// the host's choice, since it holds for every allocation in the process:
+// udocc_keep_freed_pages applies it, and nothing here does unasked.
+void keep_pages() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
@@ -461,6 +515,23 @@ at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
   return h;
 }
 
+// mm_eval is a.mm(b) for float matrices on the CPU outside autograd, run by the fast
+// path's gemm: oneDNN's sgemm where the process has it, which is where libtorch's own
+// product ran while the shim still interposed BLAS's sgemm_ (it no longer defines any
+// BLAS symbol), so that scoring rows on the libtorch path gives the same bits as before
+// and as the fast path. Elsewhere (autograd, CUDA) it is libtorch's mm.
+at::Tensor mm_eval(const at::Tensor &a, const at::Tensor &b) {
+  if (at::GradMode::is_enabled() || !a.is_cpu() || a.scalar_type() != at::kFloat || a.dim() != 2 ||
+      b.dim() != 2 || a.size(0) == 0 || a.size(1) == 0 || b.size(1) == 0) {
+    return a.mm(b);
+  }
+  at::Tensor A = a.contiguous(), B = b.contiguous();
+  at::Tensor C = torch::empty({A.size(0), B.size(1)}, A.options());
+  udocc::fast::gemm(false, false, A.size(0), B.size(1), A.size(1), A.data_ptr<float>(), A.size(1),
+                    B.data_ptr<float>(), B.size(1), C.data_ptr<float>(), B.size(1));
+  return C;
+}
+
 // forward_rows is forward_eval through each of stages (the encoder; the encoder and
 // then the decoder) over the rows of x (m x in, shared by all members): K x m x out. On
 // the CPU it runs the shape of work of the fast path (udocc_fast.h, kEvalRows): member by
@@ -484,7 +555,7 @@ at::Tensor forward_rows(std::initializer_list<const std::vector<Layer> *> stages
       at::Tensor h = b;
       for (const auto *layers : stages) {
         for (const auto &l : *layers) {
-          h = h.mm(l.w[k]);
+          h = mm_eval(h, l.w[k]);
           if (l.bn()) h = normalise_eval(h, l.rm[k], l.rv[k]);
         }
       }
@@ -971,7 +1042,7 @@ void fast_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts
 
 namespace udocc {
 
-char *error(const std::string &msg) { return dup_error(msg); }
+char *guarded(const std::function<void()> &f) { return guard(f); }
 
 void set_reducer(udocc_group *g, std::shared_ptr<Reducer> r) {
   g->reducer = std::move(r);
@@ -988,9 +1059,19 @@ std::vector<at::Tensor> state(udocc_group *g) {
 
 extern "C" {
 
-void udocc_free(char *p) {
-  if (p != out_of_memory) std::free(p);
+void udocc_free(char *p) { std::free(p); }
+
+int udocc_error_code(const char *err) {
+  if (err == nullptr) return UDOCC_OK;
+  return block_of(err)->code;
 }
+
+void udocc_error_free(char *err) {
+  if (err == nullptr) return;
+  if (err != out_of_memory.msg) std::free(block_of(err));
+}
+
+void udocc_keep_freed_pages(void) { keep_pages(); }
 
 void udocc_version(char *buf, size_t len) {
   std::snprintf(buf, len, "%d.%d.%d", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
@@ -1681,7 +1762,7 @@ char *udocc_group_get_param(const udocc_group *g, int k, const char *name, float
       std::memcpy(out, h.data_ptr<float>(), sizeof(float) * h.numel());
       return;
     }
-    throw std::runtime_error(std::string("no tensor named ") + name);
+    throw coded_error(UDOCC_ERR_NO_TENSOR, std::string("no tensor named ") + name);
   });
 }
 
@@ -1791,32 +1872,18 @@ void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes,
 
 }  // extern "C"
 
-#ifdef UDOCC_DNNL_SGEMM
-// sgemm_ is the Fortran BLAS single-precision GEMM that libtorch calls for every matrix
-// product on the CPU (mm, addmm and bmm, forward and backward). Debian's libtorch links
-// the reference BLAS, whose sgemm runs at about 4 GFLOP/s on one core; this definition,
-// found before libblas in the process's symbol lookup order, runs the same product with
-// oneDNN's JIT sgemm (libdnnl, which libtorch already loads) at about 20 times that.
-// Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T, hence the swap. Where
-// oneDNN refuses a call, the next sgemm_ in lookup order (libblas) runs it.
-extern "C" int dnnl_sgemm(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
-                          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                          float *c, int64_t ldc);
-
-extern "C" void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
-                       const int *k, const float *alpha, const float *a, const int *lda,
-                       const float *b, const int *ldb, const float *beta, float *c, const int *ldc) {
-  if (*m > 0 && *n > 0 && *k > 0 &&
-      dnnl_sgemm(*transb, *transa, *n, *m, *k, *alpha, b, *ldb, a, *lda, *beta, c, *ldc) == 0) {
-    return;
-  }
-  using fn = void (*)(const char *, const char *, const int *, const int *, const int *, const float *,
-                      const float *, const int *, const float *, const int *, const float *, float *,
-                      const int *, size_t, size_t);
-  static const fn next = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "sgemm_"));
-  if (next != nullptr) next(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+// dnnl_sgemm is oneDNN's row-major single-precision GEMM, looked up by name in the
+// process (null where no oneDNN exports it): Debian's libtorch links a shared libdnnl
+// beside an outside BLAS, and its sgemm runs the fast path's products about 20 times
+// faster than the reference BLAS. The shim defines no BLAS symbol of its own (no sgemm_):
+// what libtorch and the host call is theirs to choose.
+using dnnl_sgemm_fn = int (*)(char transa, char transb, int64_t m, int64_t n, int64_t k, float alpha,
+                              const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                              float *c, int64_t ldc);
+dnnl_sgemm_fn dnnl_sgemm() {
+  static const dnnl_sgemm_fn f = reinterpret_cast<dnnl_sgemm_fn>(dlsym(RTLD_DEFAULT, "dnnl_sgemm"));
+  return f;
 }
-#endif  // UDOCC_DNNL_SGEMM
 
 namespace {
 
@@ -1953,16 +2020,15 @@ void udocc::fast::parallel_chains(const std::vector<int64_t> &len, int64_t S,
 }
 
 // gemm is the fast path's matrix product (udocc_fast.h): oneDNN's sgemm called directly
-// where the shim has it (row-major, as udocc_fast.cpp lays its buffers out), else
+// where the process has it (dnnl_sgemm) (row-major, as udocc_fast.cpp lays its buffers out), else
 // libtorch's mm over the same memory.
 void udocc::fast::gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
                        const float *b, int64_t ldb, float *c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-#ifdef UDOCC_DNNL_SGEMM
-  if (k > 0 && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc) == 0) {
+  if (k > 0 && dnnl_sgemm() != nullptr &&
+      dnnl_sgemm()(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc) == 0) {
     return;
   }
-#endif
   auto opt = at::TensorOptions().dtype(at::kFloat);
   float *pa = const_cast<float *>(a), *pb = const_cast<float *>(b);
   at::Tensor A = ta ? torch::from_blob(pa, {k, m}, {lda, 1}, opt).t() : torch::from_blob(pa, {m, k}, {lda, 1}, opt);

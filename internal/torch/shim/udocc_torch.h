@@ -7,10 +7,15 @@
  * rows each member trains on, in which order, which loss); the shim only runs the tensor
  * work of whole epochs.
  *
- * Every function that can fail returns NULL on success or an error message allocated
- * with malloc, which the caller frees with udocc_free. No C++ exception crosses this
- * boundary. Host buffers are only read or written during the call, but for the matrix
- * of udocc_group_borrow_data.
+ * Every function that can fail returns NULL on success or an error: a message, whose
+ * code (UDOCC_ERR_...) udocc_error_code reads and which the caller frees with
+ * udocc_error_free. Every C++ exception, from the shim or from libtorch, becomes such an
+ * error; none crosses this boundary. Host buffers are only read or written during the
+ * call, but for the matrix of udocc_group_borrow_data.
+ *
+ * Only these udocc_ functions are exported (the shim is built with -fvisibility=hidden):
+ * no other symbol of the shim, no BLAS symbol, and nothing is done to the process at load
+ * time (udocc_keep_freed_pages is the host's choice).
  *
  * Epoch plans: an epoch is S steps; at step s member k processes the rows
  * plan[(k*S + s)*P + 0 .. counts[k*S + s]) of the data, then (fine-tuning only) the
@@ -31,9 +36,33 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)
+
 typedef struct udocc_group udocc_group;
 
+/* Error codes, udocc_error_code's. */
+enum {
+  UDOCC_OK = 0,            /* no error (a NULL error) */
+  UDOCC_ERR_FAILED = 1,    /* the call cannot be done: a bad argument, length or state */
+  UDOCC_ERR_TORCH = 2,     /* libtorch raised an error (c10::Error) */
+  UDOCC_ERR_NO_MEMORY = 3, /* an allocation failed */
+  UDOCC_ERR_NO_TENSOR = 4, /* udocc_group_get_param: the group has no tensor of that name */
+  UDOCC_ERR_UNKNOWN = 5    /* an exception that is not a std::exception */
+};
+/* udocc_error_code is the code of err, an error an entry point returned (UDOCC_OK for
+ * NULL). */
+int udocc_error_code(const char *err);
+/* udocc_error_free frees err, an error an entry point returned (NULL: nothing). */
+void udocc_error_free(char *err);
+/* udocc_free frees a buffer the shim allocated for the caller (udocc_group_serialize's). */
 void udocc_free(char *p);
+
+/* udocc_keep_freed_pages sets glibc's malloc, for the whole process, to keep freed
+ * pages rather than hand them back to the kernel (M_MMAP_THRESHOLD 32 MiB,
+ * M_TRIM_THRESHOLD unlimited): an epoch frees and allocates the same large buffers
+ * thousands of times, which otherwise fault their pages in again each time. It is the
+ * host's choice (the udocc CLI makes it); the shim never applies it by itself. */
+void udocc_keep_freed_pages(void);
 
 /* Every call that fills (or reads) a caller's buffer of values takes its length, the
  * number of values it holds, after it, and fails without touching it unless the length
@@ -48,7 +77,10 @@ int udocc_cuda_device_count(void);
 /* udocc_check_device says whether device ("cpu", "cuda", "cuda:N") can be used here: NULL,
  * or why not, in the words every other entry point uses for it. */
 char *udocc_check_device(const char *device);
-/* udocc_set_num_threads sets libtorch's intra-op thread count. */
+/* udocc_set_num_threads sets the number of threads the CPU fast path's tasks run on (the
+ * shim's own threads; n < 1: no change), for every group in the process; results do not
+ * depend on it. libtorch's intra-op thread count is not touched: the shim's calls run on
+ * threads whose OpenMP teams it holds to one thread. */
 void udocc_set_num_threads(int n);
 
 /* udocc_group_new makes K models with layer sizes sizes[0..nsizes) (input first), an
@@ -229,6 +261,8 @@ void udocc_group_set_reference(udocc_group *g, int on);
 
 /* udocc_group_info reports K, the number of layer sizes and the sizes (up to cap). */
 void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

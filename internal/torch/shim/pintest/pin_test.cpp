@@ -254,7 +254,7 @@ int main() {
     // A buffer of another length is refused and left as it was.
     std::vector<float> short_buf(kK * kN - 1, -7.0f);
     if (char *err = udocc_group_distances(g, short_buf.data(), kK * kN - 1)) {
-      udocc_free(err);
+      udocc_error_free(err);
     } else {
       std::printf("FAIL distances took a buffer one value short\n");
       ++failures;

@@ -1,4 +1,5 @@
-// udocc_fast.cpp: the CPU fast path (see udocc_fast.h).
+// udocc_fast.cpp: the CPU fast path (see ../udocc_fast.h). It lives in a folder of its own,
+// package fast, so that go build compiles it with the flags of fast.go (-O3 and friends).
 //
 // Backward of a BatchNorm layer over its c valid rows, with y = (h - mean) s and
 // s = 1/sqrt(var + eps): dh_i = s (dy_i - (sum_j dy_j + y_i sum_j dy_j y_j) / c). Rows
@@ -6,7 +7,15 @@
 // terms only reach valid rows, so their gradient is zero all the way down: backward
 // works on the first c rows only. The forward products run over all P rows, as the
 // libtorch path does, so a row's numbers do not depend on how many passengers ride along.
-#include "udocc_fast.h"
+#include "../udocc_fast.h"
+
+// -fno-trapping-math and -fno-math-errno let gcc vectorise the loops over features
+// (LeakyReLU's select, Adam's square root); neither changes a result. They are set here,
+// not only on build.sh's command line, because go build (package fast) accepts neither
+// as a #cgo flag.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math", "no-math-errno")
+#endif
 
 #include <algorithm>
 #include <cmath>
