@@ -41,6 +41,13 @@
 // networks: Close it. The udocc command is this package with flags, file formats and
 // printing around it.
 //
+// The package is a guest in its host's process: importing it installs nothing (no
+// allocator policy, no BLAS symbol: the shim exports only its udocc_ C functions), a
+// call's thread count (Options.Threads, Model.SetThreads) holds for that call only, and
+// a fit forces a garbage collection at three points only, each measured to lower its
+// peak memory. Go's `go build` compiles the shim with cgo; libtorch is all it needs
+// (the README's library section).
+//
 // Start from Fit (or FitDataset for a table read with package data) with
 // DefaultOptions, and Load for a saved model.
 package udocc

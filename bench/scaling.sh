@@ -27,7 +27,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 ./build.sh
-go test -c -o "$tmp/training.test" ./internal/training
+go test -c -tags udocc_shimlib -o "$tmp/training.test" ./internal/training
 mkdir -p "$outdir"
 tsv=$outdir/scaling.tsv
 printf 'n\tthreads\tfit_s\tidentical\tpretrain_ms\tfinetune_ms\teager_pretrain_ms\teager_finetune_ms\tpeak_rss_mb\n' >"$tsv"

@@ -41,9 +41,9 @@ pkgs=$({ diff <(list) <(list -tags cuda) || true; } | sed -n 's/^> \([^|]*\)|.*/
 for abs in $pkgs; do
   rel=${abs#"$(pwd)/"}
   name=${rel//\//-}
-  log "go test -c -tags cuda ./$rel -> test/$name.test"
+  log "go test -c -tags cuda,udocc_shimlib ./$rel -> test/$name.test"
   # RUNPATH $ORIGIN/../lib after cgo's absolute one; cuda-run.sh also sets LD_LIBRARY_PATH.
-  go test -c -tags cuda -ldflags "-s -w -extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/test/$name.test" "./$rel"
+  go test -c -tags cuda,udocc_shimlib -ldflags "-s -w -extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/test/$name.test" "./$rel"
   echo "$rel" > "$dir/test/$name.dir"  # the folder cuda-run.sh runs it in: pkg/$rel
   mkdir -p "$dir/pkg/$rel"
   if [ -d "$rel/testdata" ]; then cp -r "$rel/testdata" "$dir/pkg/$rel/"; fi

@@ -13,8 +13,10 @@
 // and which is the reference the fast one is tested against; Group.SetReference or
 // UDOCC_REFERENCE=1 selects it on the CPU.
 //
-// Threads: the fast path's thread count is process-wide and is set here only, with
-// SetNumThreads; results do not depend on it. Calls on different Groups may run
+// Threads: the fast path's thread count is udocc's own (libtorch's, OpenMP's and Go's are
+// not touched) and is set here only: WithThreads for one call of the library (the root
+// package's Fit, Score and Explain, which put back the count from before when they
+// return), SetNumThreads for a program; results do not depend on it. Calls on different Groups may run
 // concurrently from different goroutines; a Group itself is not safe for concurrent use.
 // The shim runs each call on one of its own threads, kept for the life of the process
 // (the calling goroutine's thread waits), and the call's parallel tasks on more of them:
@@ -33,5 +35,13 @@
 // the last group sharing them lets go (DropData, Close). It is the one place where C
 // keeps a Go buffer after a call; everywhere else buffers are only used during the call.
 //
-// Every C handle has one owner and an explicit, idempotent Close.
+// Every C handle has one owner and an explicit, idempotent Close. Every C++ exception in
+// the shim becomes an *Error with the shim's code (ErrNoTensor, ErrLibtorch,
+// ErrOutOfMemory by errors.Is), never an abort.
+//
+// A guest in its host's process: the shim exports only its udocc_ C ABI (built with
+// -fvisibility=hidden), defines no BLAS symbol, installs nothing at load time, and the
+// one process-wide setting it offers, KeepFreedPages (glibc's malloc thresholds), is the
+// host's to make. A plain go build compiles the shim from package shim; build.sh links
+// lib/libudocc_torch.so instead (the build tag udocc_shimlib).
 package torch

@@ -227,7 +227,6 @@ func fitRows(t table, cfg Config, members []Member, hooks *Hooks) (*Run, error) 
 	// fine-tuning, which leaves the autoencoders as pretraining did; their time counts as
 	// pretraining's.
 	t2 := time.Now()
-	runtime.GC() // fine-tuning's eval distances are dead: the errors take their memory (see finetune)
 	recon, err := reconstructions(pre, run.Results, cfg, sh, n, len(seeds), seedOf)
 	if err != nil {
 		run.Close()
@@ -488,8 +487,9 @@ func finetune(g *torch.Group, run *Run, cfg Config, members []Member, hooks *Hoo
 	// The epochs' buffers (the train distances, the plan, the masks: several n-sized
 	// slices a member) are dead from here on. A collection now lets the members' final
 	// scores, widened in finish, take their memory; left to the pacer, the collection runs
-	// while those are allocated, and the two add up in the peak. A heap of a few large
-	// slices without pointers is collected in about a millisecond.
+	// while those are allocated, and the two add up in the peak (campaign's fit: 278 MB
+	// with it, 292 MB without). A heap of a few large slices without pointers is collected
+	// in about a millisecond.
 	t.pl, t.masks, t.trainDist, t.localDist = nil, nil, nil, nil
 	runtime.GC()
 	return t.finish(run)

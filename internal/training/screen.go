@@ -129,7 +129,7 @@ func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo 
 	if err != nil {
 		return nil, err
 	}
-	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (see finetune)
+	runtime.GC() // the screening fit's results are dead: the final fit takes their memory (campaign: 278 MB peak with it, 297 MB without)
 
 	cfg.rescored = true // the caller scores every row with Run.Score (Config.rescored)
 	t := table{x: x, d: d, n: len(rows), rows: rows}

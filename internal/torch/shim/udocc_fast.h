@@ -25,7 +25,7 @@ constexpr float kBNMomentum = 0.1f;  // running-statistics momentum
 constexpr float kLeaky = 0.01f;      // LeakyReLU slope
 
 // gemm is the row-major product C (m x n) = op(A) op(B), op(X) = X^T when t is set;
-// defined in udocc_torch.cpp (oneDNN's sgemm where the shim has it, else libtorch's mm).
+// defined in udocc_torch.cpp (oneDNN's sgemm where the process has it, else libtorch's mm).
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
           const float *b, int64_t ldb, float *c, int64_t ldc);
 

@@ -499,22 +499,6 @@ at::Tensor forward_train(std::vector<Layer> &layers, at::Tensor h, const Batch &
   return h;
 }
 
-// forward_eval applies layers in eval mode to x (m x in, shared by all members) or to
-// K x m x in, giving K x m x out.
-// normalise_eval is BatchNorm in eval mode with the running mean rm and variance rv,
-// then LeakyReLU.
-at::Tensor normalise_eval(const at::Tensor &h, const at::Tensor &rm, const at::Tensor &rv) {
-  return torch::leaky_relu((h - rm) * torch::rsqrt(rv + kBNEps), kLeaky);
-}
-
-at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
-  for (const auto &l : layers) {
-    h = torch::matmul(h, l.w);
-    if (l.bn()) h = normalise_eval(h, l.rm.unsqueeze(1), l.rv.unsqueeze(1));
-  }
-  return h;
-}
-
 // mm_eval is a.mm(b) for float matrices on the CPU outside autograd, run by the fast
 // path's gemm: oneDNN's sgemm where the process has it, which is where libtorch's own
 // product ran while the shim still interposed BLAS's sgemm_ (it no longer defines any
@@ -530,6 +514,35 @@ at::Tensor mm_eval(const at::Tensor &a, const at::Tensor &b) {
   udocc::fast::gemm(false, false, A.size(0), B.size(1), A.size(1), A.data_ptr<float>(), A.size(1),
                     B.data_ptr<float>(), B.size(1), C.data_ptr<float>(), B.size(1));
   return C;
+}
+
+// matmul_eval is torch::matmul(h, w) of h (m x in, or K x m x in) and the stacked
+// weights w (K x in x out): K x m x out, member by member through mm_eval outside
+// autograd on the CPU, so that no eval-mode product reaches the process's BLAS.
+at::Tensor matmul_eval(const at::Tensor &h, const at::Tensor &w) {
+  if (at::GradMode::is_enabled() || !h.is_cpu() || h.scalar_type() != at::kFloat || w.dim() != 3 ||
+      (h.dim() != 2 && h.dim() != 3)) {
+    return torch::matmul(h, w);
+  }
+  std::vector<at::Tensor> out;
+  for (int64_t k = 0; k < w.size(0); ++k) out.push_back(mm_eval(h.dim() == 2 ? h : h[k], w[k]));
+  return torch::stack(out, 0);
+}
+
+// forward_eval applies layers in eval mode to x (m x in, shared by all members) or to
+// K x m x in, giving K x m x out.
+// normalise_eval is BatchNorm in eval mode with the running mean rm and variance rv,
+// then LeakyReLU.
+at::Tensor normalise_eval(const at::Tensor &h, const at::Tensor &rm, const at::Tensor &rv) {
+  return torch::leaky_relu((h - rm) * torch::rsqrt(rv + kBNEps), kLeaky);
+}
+
+at::Tensor forward_eval(const std::vector<Layer> &layers, at::Tensor h) {
+  for (const auto &l : layers) {
+    h = matmul_eval(h, l.w);
+    if (l.bn()) h = normalise_eval(h, l.rm.unsqueeze(1), l.rv.unsqueeze(1));
+  }
+  return h;
 }
 
 // forward_rows is forward_eval through each of stages (the encoder; the encoder and
@@ -1476,6 +1489,12 @@ char *udocc_group_distances(udocc_group *g, float *out, int64_t len) {
   });
 }
 
+}  // extern "C"
+
+// The helpers below have internal linkage: inside the extern "C" block they were global
+// C names (reconstruction, occlusions, ...) that a host's own could clash with.
+namespace {
+
 // rec_center and rec_scale are member k's robust reconstruction center and scale on the
 // CPU (d each), or null when its error is the squared one.
 const float *rec_center(const udocc_group *g, int64_t k) {
@@ -1530,6 +1549,10 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * m);
 }
 
+}  // namespace
+
+extern "C" {
+
 char *udocc_group_reconstruction(udocc_group *g, float *out, int64_t len) {
   return guard(g, [&] {
     udocc::check_len(len, g->K * g->n, "reconstruction");
@@ -1567,6 +1590,8 @@ char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, i
     reconstruction(g, xt, out);
   });
 }
+
+}  // extern "C"
 
 namespace {
 
@@ -1643,7 +1668,7 @@ void occlusions(udocc_group *g, const at::Tensor &xt, const at::Tensor &bt, bool
   for (int64_t i = 0; i < m; i += chunk) {
     const int64_t len = std::min(chunk, m - i);
     at::Tensor x = xt.narrow(0, i, len);
-    at::Tensor p = torch::matmul(x, w0);  // K x len x out
+    at::Tensor p = matmul_eval(x, w0);  // K x len x out
     at::Tensor pj = (p.unsqueeze(2) + (bt - x).unsqueeze(0).unsqueeze(3) * w0.unsqueeze(1)).view({K, len * d, -1});
     at::Tensor full, part;  // K x len, K x len x d
     if (rec) {
@@ -1666,6 +1691,8 @@ void occlusions(udocc_group *g, const at::Tensor &xt, const at::Tensor &bt, bool
 }
 
 }  // namespace
+
+extern "C" {
 
 char *udocc_group_attributions_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                   const float *b, const float *alphas, int64_t steps, int part,
