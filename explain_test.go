@@ -298,16 +298,21 @@ func TestExplainShapleySampled(t *testing.T) {
 		t.Errorf("row 9, shifted in feature 3: Top(1) %v", top)
 	}
 
-	// Row 19 with 4 of its features at the median: 10 active features, exact values, 0
-	// for the 4.
+	// Row 19 with 4 of its features at the median: 10 active features, exact values when
+	// asked (sampled by default, beyond CheapExactShapleyFeatures), 0 for the 4.
 	median, _ := m.Normal()
 	part := slices.Clone(rows[19])
 	for j := 0; j < 4; j++ {
 		part[j] = float64(float32(median[j]))
 	}
-	ten, err := m.Explain([][]float64{part})
+	ten, err := m.ExplainDataset(ctx, dataset(t, [][]float64{part}), nil, udocc.ExplainOptions{Exact: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if def, err := m.Explain([][]float64{part}); err != nil {
+		t.Fatal(err)
+	} else if def[0].StdErr == nil {
+		t.Error("10 active features by default: exact values (no standard errors); want sampled ones")
 	}
 	tenEst, err := m.ExplainDataset(ctx, dataset(t, [][]float64{part}), nil, udocc.ExplainOptions{Samples: 512})
 	if err != nil {
