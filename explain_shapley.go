@@ -13,7 +13,8 @@ import (
 // the score of the row with the features outside S set to median, the normal rows'. A
 // feature whose value is the median's changes no coalition's score, so its value is 0
 // and the game is played by the row's other features, its active ones. For at most
-// ExactShapleyFeatures active features and samples 0 the values are exact, from the 2^k
+// CheapExactShapleyFeatures active features (ExactShapleyFeatures where exact) and
+// samples 0 the values are exact, from the 2^k
 // coalitions' scores; otherwise they are estimated from samples permutations
 // (DefaultShapleySamples for 0), in antithetic pairs (a permutation and its reverse), each
 // of which walks the row's active features from the baseline to the row one at a time
@@ -23,8 +24,12 @@ import (
 // row's coalitions or pair of walks), ctx checked between blocks; the permutations are
 // drawn from the row's index in the table, so that a row's values do not depend on the
 // other rows explained with it.
-func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32, samples int) error {
+func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32, samples int, exact bool) error {
 	d := sub.D
+	exactUpTo := CheapExactShapleyFeatures
+	if exact {
+		exactUpTo = ExactShapleyFeatures
+	}
 	pairs := DefaultShapleySamples / 2
 	if samples > 0 {
 		pairs = max(2, (samples+1)/2)
@@ -56,7 +61,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 		for r < len(out) && (len(units) == 0 || len(x) < explainBudget) {
 			row := sub.X[r*d : (r+1)*d]
 			k := len(act)
-			if samples == 0 && k <= ExactShapleyFeatures {
+			if samples == 0 && k <= exactUpTo {
 				units = append(units, unit{r: r, q: -1, active: act, rows: 1 << k})
 				x = appendCoalitions(x, row, median, act)
 			} else {

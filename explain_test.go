@@ -298,16 +298,21 @@ func TestExplainShapleySampled(t *testing.T) {
 		t.Errorf("row 9, shifted in feature 3: Top(1) %v", top)
 	}
 
-	// Row 19 with 4 of its features at the median: 10 active features, exact values, 0
-	// for the 4.
+	// Row 19 with 4 of its features at the median: 10 active features, exact values when
+	// asked (sampled by default, beyond CheapExactShapleyFeatures), 0 for the 4.
 	median, _ := m.Normal()
 	part := slices.Clone(rows[19])
 	for j := 0; j < 4; j++ {
 		part[j] = float64(float32(median[j]))
 	}
-	ten, err := m.Explain([][]float64{part})
+	ten, err := m.ExplainDataset(ctx, dataset(t, [][]float64{part}), nil, udocc.ExplainOptions{Exact: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if def, err := m.Explain([][]float64{part}); err != nil {
+		t.Fatal(err)
+	} else if def[0].StdErr == nil {
+		t.Error("10 active features by default: exact values (no standard errors); want sampled ones")
 	}
 	tenEst, err := m.ExplainDataset(ctx, dataset(t, [][]float64{part}), nil, udocc.ExplainOptions{Samples: 512})
 	if err != nil {
@@ -540,4 +545,36 @@ func dataset(t *testing.T, rows [][]float64) *data.Dataset {
 		}
 	}
 	return ds
+}
+
+// TestExplainDefaultMethod checks the default explanation (ExplainOptions.Method ""):
+// Shapley values for a model of at most ShapleyMaxFeatures features, integrated
+// gradients for a wider one, the very values each method gives when named.
+func TestExplainDefaultMethod(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range []int{udocc.ShapleyMaxFeatures, udocc.ShapleyMaxFeatures + 1} {
+		rows := shiftedTable(150, d, 7)
+		m := fitted(t, udocc.Ensemble, rows)
+		ds := dataset(t, rows)
+		want := udocc.Shapley
+		if d > udocc.ShapleyMaxFeatures {
+			want = udocc.IntegratedGradients
+		}
+		if got := m.DefaultExplainMethod(); got != want {
+			t.Errorf("%d features: DefaultExplainMethod() = %s, want %s", d, got, want)
+		}
+		def, err := m.ExplainDataset(ctx, ds, []int{3, 9}, udocc.ExplainOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		named, err := m.ExplainDataset(ctx, ds, []int{3, 9}, udocc.ExplainOptions{Method: want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range def {
+			if !slices.Equal(def[r].Features, named[r].Features) {
+				t.Errorf("%d features, row %d: the default's parts are not %s's", d, def[r].Row, want)
+			}
+		}
+	}
 }

@@ -30,6 +30,12 @@ type Options struct {
 	// row, as the other methods always do (they ignore both).
 	ScreenEpochs int
 	Trim         float64
+	// TrainRows, for the ensemble, is the most rows its networks train on: a table of
+	// more rows trains both fits on a sample of TrainRows rows drawn from Seed, and every
+	// row is scored, as an isolation forest grows its trees on samples
+	// (training.EnsembleTrainRows; docs/cost.md). 0: every row. A data-parallel rank
+	// trains on its whole block; the other methods ignore it and train on every row.
+	TrainRows int
 	// LR is Adam's learning rate of fine-tuning (ensemble 1e-4, paper 1e-3), PretrainLR
 	// that of pretraining (ensemble 3e-3; 0 means LR).
 	LR, PretrainLR float64
@@ -95,6 +101,7 @@ func DefaultOptions() Options {
 	o := fromConfig(training.EnsembleConfig())
 	o.Method = Ensemble
 	o.Members = training.EnsembleSize
+	o.TrainRows = training.EnsembleTrainRows
 	return o
 }
 
@@ -140,6 +147,10 @@ func (o Options) Validate() error {
 		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.PretrainEpochs < 0:
 		return badOption("PretrainEpochs", "%d < 0", o.PretrainEpochs)
+	case o.TrainRows < 0:
+		return badOption("TrainRows", "%d < 0 (0: every row)", o.TrainRows)
+	case o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
+		return badOption("TrainRows", "%d: want 0 (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
 	case o.ScreenEpochs < 0:
 		return badOption("ScreenEpochs", "%d < 0", o.ScreenEpochs)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):

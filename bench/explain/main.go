@@ -420,7 +420,7 @@ func costs(dir string, names []string, n, threads int) error {
 			// The rows the default Shapley values score, scored at once: the floor of
 			// what they cost through Model.ScoreDataset.
 			k := len(rows) * udocc.DefaultShapleySamples * (ds.D - 1)
-			if ds.D <= udocc.ExactShapleyFeatures {
+			if ds.D <= udocc.CheapExactShapleyFeatures {
 				k = len(rows) << ds.D
 			}
 			same := &data.Dataset{Name: ds.Name, N: k, D: ds.D, X: make([]float32, 0, k*ds.D)}

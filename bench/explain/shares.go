@@ -192,7 +192,7 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 				rows = append(rows, i)
 			}
 		}
-		exact, err := m.ExplainDataset(context.Background(), tb.ds, rows, udocc.ExplainOptions{})
+		exact, err := m.ExplainDataset(context.Background(), tb.ds, rows, udocc.ExplainOptions{Exact: true})
 		if err != nil {
 			m.Close()
 			return err

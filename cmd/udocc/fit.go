@@ -59,6 +59,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
 	fs.IntVar(&o.ScreenEpochs, "screen-epochs", o.ScreenEpochs, "ensemble: autoencoder epochs of the screening fit on every row, whose scores choose the rows the final fit leaves out and the threshold's count; 0: one fit on every row")
+	fs.IntVar(&o.TrainRows, "train-rows", o.TrainRows, "ensemble: the most rows the networks train on; a larger table trains on a sample of this many rows drawn from --seed, and every row is scored; 0: every row")
 	fs.Float64Var(&o.Trim, "trim", o.Trim, "ensemble: share of rows, those the screening fit scored highest, that the final fit leaves out")
 	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "fine-tuning epochs (--preset paper: 50)")
 	fs.IntVar(&o.BatchSize, "batch-size", o.BatchSize, "minibatch rows")
