@@ -35,6 +35,7 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"
 )
 
@@ -60,6 +61,9 @@ type variant struct {
 }
 
 func main() {
+	// A program owns its process: it keeps the pages its fits free (the library never
+	// sets malloc by itself; see torch.KeepFreedPages).
+	torch.KeepFreedPages()
 	corpus := flag.String("corpus", "../shared/data", "data folder with GROUPS.csv")
 	out := flag.String("out", "cost.jsonl", "JSON lines written (appended) here")
 	spec := flag.String("variants", "default", "variants: NAME=KEY:VALUE,... joined by ';' (\"default\": the defaults)")
