@@ -291,10 +291,10 @@ func parseCell(cell string) (float32, error) {
 // csvLabelColumn resolves the label column to a 0-based index, -1 for none.
 func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 	if opts.LabelColumn == "" {
-		if opts.LabelIndex >= len(header) {
-			return 0, fmt.Errorf("label column index %d (0-based), but the header has %d columns: %w", opts.LabelIndex, len(header), ErrMissingVariable)
+		if opts.LabelNumber > len(header) {
+			return 0, fmt.Errorf("label column %d (1-based), but the header has %d columns: %w", opts.LabelNumber, len(header), ErrMissingVariable)
 		}
-		return opts.LabelIndex, nil
+		return opts.LabelNumber - 1, nil
 	}
 	found := -1
 	for j, h := range header {

@@ -157,9 +157,9 @@ func (ds *Dataset) Validate() error {
 	return nil
 }
 
-// LoadOptions selects what Load reads from a file. The zero value is not
-// the default for CSV (it takes column 0 as the label); start from
-// DefaultLoadOptions.
+// LoadOptions selects what Load reads from a file. The zero value is the default:
+// every field left zero is documented below; no label column is read from a CSV
+// file unless one is named (LabelColumn) or numbered (LabelNumber).
 type LoadOptions struct {
 	// XVar names the data matrix in a MAT or NPZ file; "" means "X".
 	XVar string
@@ -169,9 +169,10 @@ type LoadOptions struct {
 	YVar string
 	// LabelColumn names the CSV label column by its header; "" means none.
 	LabelColumn string
-	// LabelIndex is the 0-based index of the CSV label column; -1 means
-	// none. At most one of LabelColumn and LabelIndex may be set.
-	LabelIndex int
+	// LabelNumber is the 1-based number of the CSV label column (1 the first);
+	// 0, the zero value, means none. At most one of LabelColumn and LabelNumber
+	// may be set.
+	LabelNumber int
 	// Delimiter separates CSV cells: ',', ';', '\t', or ' ' for runs of spaces and tabs
 	// (whitespace-separated text, as np.savetxt writes by default); 0 detects it from
 	// the first line.
@@ -267,18 +268,13 @@ func ParseHeader(s string) (Header, error) {
 	return "", fmt.Errorf("data: header %q (want yes, no or auto): %w", s, ErrOptions)
 }
 
-// DefaultLoadOptions returns options that read X and the optional y from
-// MAT and NPZ files and no label column from CSV files, detecting the CSV
-// delimiter.
-func DefaultLoadOptions() LoadOptions { return LoadOptions{LabelIndex: -1} }
-
 // Validate reports contradictory or out-of-range options.
 func (o LoadOptions) Validate() error {
 	switch {
-	case o.LabelColumn != "" && o.LabelIndex >= 0:
-		return fmt.Errorf("data: both LabelColumn %q and LabelIndex %d set: %w", o.LabelColumn, o.LabelIndex, ErrOptions)
-	case o.LabelIndex < -1:
-		return fmt.Errorf("data: LabelIndex %d (want -1 or a 0-based column): %w", o.LabelIndex, ErrOptions)
+	case o.LabelColumn != "" && o.LabelNumber != 0:
+		return fmt.Errorf("data: both LabelColumn %q and LabelNumber %d set: %w", o.LabelColumn, o.LabelNumber, ErrOptions)
+	case o.LabelNumber < 0:
+		return fmt.Errorf("data: LabelNumber %d (want 0 for none or a 1-based column): %w", o.LabelNumber, ErrOptions)
 	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t' && o.Delimiter != whitespace:
 		return fmt.Errorf("data: delimiter %q (want ',', ';', tab or ' ' for whitespace): %w", o.Delimiter, ErrOptions)
 	case o.Header != HeaderAuto && o.Header != HeaderYes && o.Header != HeaderNo:

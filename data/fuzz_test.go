@@ -32,7 +32,7 @@ func FuzzMAT(f *testing.F) {
 		MATVar{Name: "X", Rows: 3, Cols: 2, Data: smallX, Class: MATClassSingle},
 		MATVar{Name: "y", Rows: 1, Cols: 3, Data: smallY, Storage: MATInt16}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ds, err := decodeMAT(b, DefaultLoadOptions())
+		ds, err := decodeMAT(b, LoadOptions{})
 		if err != nil {
 			return
 		}
@@ -46,7 +46,7 @@ func FuzzMAT(f *testing.F) {
 		if ds.Y != nil {
 			vars = append(vars, MATVar{Name: "y", Rows: ds.N, Cols: 1, Data: y})
 		}
-		again, err := decodeMAT(matBytes(t, MATWriteOptions{Compress: true}, vars...), DefaultLoadOptions())
+		again, err := decodeMAT(matBytes(t, MATWriteOptions{Compress: true}, vars...), LoadOptions{})
 		if err != nil {
 			t.Fatalf("re-read: %v", err)
 		}
@@ -64,8 +64,8 @@ func FuzzCSV(f *testing.F) {
 	f.Add([]byte("\"a\"\t\"b\"\n1\t2\n"), int8(-1))
 	f.Add([]byte("x\n1\n\n2\n"), int8(0))
 	f.Fuzz(func(t *testing.T, b []byte, label int8) {
-		opts := DefaultLoadOptions()
-		opts.LabelIndex = max(int(label), -1)
+		opts := LoadOptions{}
+		opts.LabelNumber = max(int(label)+1, 0)
 		ds, err := decodeCSV(b, opts)
 		if err != nil {
 			return
@@ -86,11 +86,11 @@ func FuzzNPZ(f *testing.F) {
 		// The raw archive exercises the zip layer; archives built from the
 		// two payloads reach the .npy parser with valid zip checksums.
 		for _, b := range [][]byte{raw, npzBytes(t, false, []string{"X", "y"}, [][]byte{xnpy, ynpy})} {
-			if ds, err := decodeNPZ(b, DefaultLoadOptions()); err == nil {
+			if ds, err := decodeNPZ(b, LoadOptions{}); err == nil {
 				checkDecoded(t, ds)
 			}
 		}
-		if ds, err := decodeNPY(bytes.NewReader(xnpy), int64(len(xnpy)), DefaultLoadOptions()); err == nil {
+		if ds, err := decodeNPY(bytes.NewReader(xnpy), int64(len(xnpy)), LoadOptions{}); err == nil {
 			checkDecoded(t, ds)
 		}
 	})
@@ -114,7 +114,7 @@ func FuzzParquet(f *testing.F) {
 		f.Add(b, "label", "ok", true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, label, positive string, dropText bool) {
-		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Positive: positive, Selection: Selection{DropText: dropText}}
+		opts := LoadOptions{LabelColumn: label, Positive: positive, Selection: Selection{DropText: dropText}}
 		ds, err := decodeParquet(bytes.NewReader(b), int64(len(b)), opts, fuzzLimits)
 		if err != nil {
 			return
@@ -132,7 +132,7 @@ func FuzzGzipCSV(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Selection: Selection{DropText: dropText}}
+		opts := LoadOptions{LabelColumn: label, Selection: Selection{DropText: dropText}}
 		if ds, err := decodeCSV(text, opts); err == nil {
 			checkDecoded(t, ds)
 		}

@@ -85,7 +85,7 @@ func TestMATRoundTrip(t *testing.T) {
 					MATVar{Name: "other", Rows: 1, Cols: 1, Data: []float64{7}},
 					MATVar{Name: "data", Rows: n, Cols: d, Data: x, Class: tc.class, Storage: tc.storage},
 					MATVar{Name: "y", Rows: n, Cols: 1, Data: y, Class: MATClassUint8, Logical: true})
-				ds, err := Load(writeTemp(t, "rt.mat", b), LoadOptions{XVar: "data", LabelIndex: -1})
+				ds, err := Load(writeTemp(t, "rt.mat", b), LoadOptions{XVar: "data"})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -206,7 +206,7 @@ func TestMATSkipsOtherElements(t *testing.T) {
 	extra = binary.LittleEndian.AppendUint32(extra, 3)
 	extra = append(extra, 1, 2, 3, 0, 0, 0, 0, 0)
 	b = slices.Concat(b[:128], extra, b[128:])
-	ds, err := Load(writeTemp(t, "skip.mat", b), DefaultLoadOptions())
+	ds, err := Load(writeTemp(t, "skip.mat", b), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

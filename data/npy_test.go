@@ -42,7 +42,7 @@ func TestNPZRoundTripNpyio(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := Load(writeTemp(t, "rt.npz", b.Bytes()), DefaultLoadOptions())
+			ds, err := Load(writeTemp(t, "rt.npz", b.Bytes()), LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func TestNPZRoundTripNpyio(t *testing.T) {
 		if err := npy.Write(&b, mat.NewDense(2, 3, x)); err != nil {
 			t.Fatal(err)
 		}
-		ds, err := Load(writeTemp(t, "rt.npy", b.Bytes()), DefaultLoadOptions())
+		ds, err := Load(writeTemp(t, "rt.npy", b.Bytes()), LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestNPYDtypes(t *testing.T) {
 				for _, v := range vals {
 					raw = appendNPYValue(raw, order, dtype[1:], v)
 				}
-				ds, err := Load(writeTemp(t, "x.npy", npyBytes(dtype, fortran, []int{2, 3}, raw)), DefaultLoadOptions())
+				ds, err := Load(writeTemp(t, "x.npy", npyBytes(dtype, fortran, []int{2, 3}, raw)), LoadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -192,7 +192,7 @@ func TestNPYInt64IDs(t *testing.T) {
 		raw = binary.LittleEndian.AppendUint64(raw, uint64(id))
 		raw = binary.LittleEndian.AppendUint64(raw, uint64(i))
 	}
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.Selection.ID = "x1"
 	ds, err := Load(writeTemp(t, "x.npy", npyBytes("<i8", false, []int{3, 2}, raw)), opts)
 	if err != nil {

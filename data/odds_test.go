@@ -37,7 +37,7 @@ func TestLoadODDS(t *testing.T) {
 			if err := verifyFile(path, s); err != nil {
 				t.Fatalf("verify: %v", err)
 			}
-			ds, err := Load(path, DefaultLoadOptions())
+			ds, err := Load(path, LoadOptions{})
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -101,7 +101,7 @@ func BenchmarkLoadMNIST(b *testing.B) {
 	}
 	path := filepath.Join(dir, "mnist.mat")
 	for i := 0; i < b.N; i++ {
-		if _, err := Load(path, DefaultLoadOptions()); err != nil {
+		if _, err := Load(path, LoadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

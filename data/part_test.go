@@ -36,9 +36,9 @@ func TestLoadPart(t *testing.T) {
 		path string
 		opts LoadOptions
 	}{
-		{"npy", writeTemp(t, "c.npy", npyBytes("<f4", false, []int{n, d}, raw)), DefaultLoadOptions()},
-		{"npy fortran", writeTemp(t, "f.npy", npyBytes("<f4", true, []int{n, d}, rawF)), DefaultLoadOptions()},
-		{"csv", writeTemp(t, "t.csv", []byte(csv.String())), LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id"}}},
+		{"npy", writeTemp(t, "c.npy", npyBytes("<f4", false, []int{n, d}, raw)), LoadOptions{}},
+		{"npy fortran", writeTemp(t, "f.npy", npyBytes("<f4", true, []int{n, d}, rawF)), LoadOptions{}},
+		{"csv", writeTemp(t, "t.csv", []byte(csv.String())), LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			whole, err := Load(c.path, c.opts)

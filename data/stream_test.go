@@ -37,7 +37,7 @@ func TestLoadFromPipe(t *testing.T) {
 				f.Write(c.b)
 				f.Close()
 			}()
-			ds, err := Load(path, DefaultLoadOptions())
+			ds, err := Load(path, LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

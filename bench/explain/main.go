@@ -136,7 +136,7 @@ func run(dir string, names []string, seeds, threads int, ratio float64) error {
 	fmt.Printf("|---|---|---|%s\n", strings.Repeat("---|", len(methods)))
 	var delRows []string
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
 			return err
 		}
@@ -360,7 +360,7 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 			}
 		}
 	}
-	s, _, err := m.ScoreDataset(alt)
+	s, _, err := m.ScoreDataset(context.Background(), alt)
 	if err != nil {
 		return out, err
 	}
@@ -388,7 +388,7 @@ func costs(dir string, names []string, n, threads int) error {
 	fmt.Println("| set | run | fit s | flagged | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
 			return err
 		}
@@ -424,7 +424,7 @@ func costs(dir string, names []string, n, threads int) error {
 				same.X = append(same.X, ds.Row(rows[(len(same.X)/ds.D)%len(rows)])...)
 			}
 			start = time.Now()
-			if _, _, err := m.ScoreDataset(same); err != nil {
+			if _, _, err := m.ScoreDataset(context.Background(), same); err != nil {
 				return err
 			}
 			line += fmt.Sprintf(" %.2f |", time.Since(start).Seconds())

@@ -16,7 +16,7 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 80, 3, false, 3)
-	ds, err := data.Load(filepath.Join(dir, "table.csv"), data.DefaultLoadOptions())
+	ds, err := data.Load(filepath.Join(dir, "table.csv"), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestFitIsTheLibrarysFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		t.Skipf("glass.mat: %v (set UDOCC_DATA)", err)
 	}

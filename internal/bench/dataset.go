@@ -59,7 +59,7 @@ func loadDataset(dir, name string, train training.Config) (*dataset, error) {
 		return nil, fmt.Errorf("bench: data set %q: %w", name, err)
 	}
 	sum := sha256.Sum256(raw)
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -279,7 +279,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		ds, err := data.Load(path, data.DefaultLoadOptions())
+		ds, err := data.Load(path, data.LoadOptions{})
 		if err != nil {
 			return nil, err
 		}

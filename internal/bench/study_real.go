@@ -18,6 +18,7 @@ import (
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/iforest"
+	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/metrics"
 )
 
@@ -241,7 +242,7 @@ func StudyReal(ctx context.Context, o RealOptions) error {
 // loadReal reads a real table with its labels, sampled to RealMaxRows rows from seed
 // when larger (the sampled rows keep their order).
 func loadReal(t realTable, seed uint64) (*data.Dataset, int, error) {
-	ds, err := data.Load(t.path, data.DefaultLoadOptions())
+	ds, err := data.Load(t.path, data.LoadOptions{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -280,6 +281,9 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string) (Real
 		TrueRatio: float64(ds.Anomalies()) / float64(ds.N), Source: t.source}
 	opts := udocc.DefaultOptions()
 	opts.Seed, opts.Device = seed, device
+	// The widths the corpus fits were made with (the learned count is fitted on them):
+	// the paper's for a paper set's name, which the library no longer picks by name.
+	opts.Hidden, _ = models.Preset(ds.Name)
 	var fr fitrecord.Record
 	t0 := time.Now()
 	m, err := udocc.FitDataset(fitrecord.With(ctx, &fr), ds, opts)

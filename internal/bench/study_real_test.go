@@ -35,7 +35,7 @@ func TestRealOnePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

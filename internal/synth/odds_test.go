@@ -16,7 +16,7 @@ func loadODDS(tb testing.TB, name string) *data.Dataset {
 	if dir == "" {
 		tb.Skip("no ODDS folder: set UDOCC_DATA or put the files in ../shared/data/odds")
 	}
-	ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+	ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 	if err != nil {
 		tb.Skipf("%s not readable: %v", name, err)
 	}

@@ -51,7 +51,7 @@ func (c distCase) table(t testing.TB) *data.Dataset {
 		if dir == "" {
 			t.Skip("no ODDS folder: set UDOCC_DATA or put the files in ../shared/data/odds")
 		}
-		ds, err := data.Load(filepath.Join(dir, "thyroid.mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, "thyroid.mat"), data.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func TestSelectorsOnODDS(t *testing.T) {
 	if dir == "" {
 		t.Skip("no ODDS folder: set UDOCC_DATA or put the files in ../shared/data/odds")
 	}
-	ds, err := data.Load(filepath.Join(dir, "glass.mat"), data.DefaultLoadOptions())
+	ds, err := data.Load(filepath.Join(dir, "glass.mat"), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
