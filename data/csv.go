@@ -370,3 +370,34 @@ func csvParseError(err error) error {
 	}
 	return fmt.Errorf("%v: %w", err, ErrFormat)
 }
+
+// ReadCSV reads a table of delimited text (CSV, TSV, whitespace-separated) from r in
+// one streamed pass, as Load reads such a file: the same options (opts.Format, if set,
+// must be "csv", "tsv" or "txt"; gzip is the caller's to undo), the same checks, and
+// errors that start with "data: csv stream:". Its bytes are never held whole; the
+// table grows as its rows come. The table's Name is "stream" and its Path "", for the
+// caller to set.
+func ReadCSV(r io.Reader, opts LoadOptions) (*Dataset, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Format != "" && opts.Format != "csv" && opts.Format != "tsv" && opts.Format != "txt" {
+		return nil, fmt.Errorf("data: csv stream: format %q: want csv, tsv or txt: %w", opts.Format, ErrOptions)
+	}
+	ds, err := readCSV(r, nil, opts)
+	if err == nil && opts.Part.Of > 1 {
+		ds, err = cutPart(ds, opts.Part)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data: csv stream: %w", err)
+	}
+	ds.Name = "stream"
+	ds.Selection = opts.Selection
+	if ds.LabelName != "" {
+		ds.Positive = opts.Positive
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
