@@ -12,6 +12,7 @@ import (
 	"github.com/udocc/udocc/internal/count"
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
@@ -143,11 +144,11 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if hidden == nil {
 		hidden = slices.Clone(models.DefaultHidden)
 	}
-	var scaler *data.Scaler
+	var scaler *scale.Scaler
 	if rk == nil {
-		scaler, err = data.FitScaler(ds)
+		scaler, err = scale.Fit(ds)
 	} else {
-		scaler, err = data.FitScalerParts(ds, rk.d.Rank() == 0, rk.d.AllReduce)
+		scaler, err = scale.FitParts(ds, rk.d.Rank() == 0, rk.d.AllReduce)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)

@@ -68,8 +68,8 @@ func TestWriteAppended(t *testing.T) {
 	t.Run("a row count that differs", func(t *testing.T) {
 		short := []Appended{{Name: "s", Values: []float64{1}}}
 		dst := filepath.Join(t.TempDir(), "o.parquet")
-		if err := WriteAppended(pqPath, opts, dst, short); !errors.Is(err, ErrLengthMismatch) {
-			t.Errorf("error %v, want ErrLengthMismatch", err)
+		if err := WriteAppended(pqPath, opts, dst, short); !errors.Is(err, errLengthMismatch) {
+			t.Errorf("error %v, want errLengthMismatch", err)
 		}
 		if _, err := os.Stat(dst); err == nil {
 			t.Error("a failed write left its file")

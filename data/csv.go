@@ -170,7 +170,7 @@ type csvHeader struct {
 func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 	first, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return csvHeader{}, fmt.Errorf("no header line: %w", ErrEmpty)
+		return csvHeader{}, fmt.Errorf("no header line: %w", errEmpty)
 	}
 	if err != nil {
 		return csvHeader{}, csvParseError(err)
@@ -185,7 +185,7 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 		h.names = defaultFeatures(len(first))
 	}
 	if h.label, err = csvLabelColumn(h.names, opts); err != nil {
-		if opts.LabelOptional && errors.Is(err, ErrMissingVariable) && opts.LabelColumn != "" {
+		if opts.LabelOptional && errors.Is(err, errMissingVariable) && opts.LabelColumn != "" {
 			h.label = -1 // a remembered label that this table does not have
 			err = nil
 		} else if !h.named && opts.LabelColumn != "" {
@@ -205,7 +205,7 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 		}
 	}
 	if len(h.names) == 1 && h.label == 0 {
-		return csvHeader{}, fmt.Errorf("line 1: no feature columns: %w", ErrEmpty)
+		return csvHeader{}, fmt.Errorf("line 1: no feature columns: %w", errEmpty)
 	}
 	return h, nil
 }
@@ -218,14 +218,14 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 	if h.named {
 		var err error
 		if rec, err = r.Read(); errors.Is(err, io.EOF) {
-			return nil, 0, roles{}, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
+			return nil, 0, roles{}, fmt.Errorf("no data rows after the header: %w", errEmpty)
 		} else if err != nil {
 			return nil, 0, roles{}, csvParseError(err)
 		}
 		line1, _ = r.FieldPos(0)
 	}
 	if len(rec) != len(h.names) {
-		return nil, 0, roles{}, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(h.names), ErrRagged)
+		return nil, 0, roles{}, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(h.names), errRagged)
 	}
 	numeric := make([]bool, len(rec))
 	for j, c := range rec {
@@ -268,7 +268,7 @@ func allNumbers(cells []string) bool {
 func parseCell(cell string) (float32, error) {
 	s := strings.TrimSpace(cell)
 	if s == "" {
-		return 0, ErrEmptyCell
+		return 0, errEmptyCell
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && isMissingCell(s) {
@@ -276,14 +276,14 @@ func parseCell(cell string) (float32, error) {
 	}
 	if err != nil {
 		// ParseFloat returns ±Inf with a range error for "1e999".
-		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNotNumeric)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), errNotNumeric)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNonFinite)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), errNonFinite)
 	}
 	f, err := toFloat32(v)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrRange)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), errRange)
 	}
 	return f, nil
 }
@@ -292,7 +292,7 @@ func parseCell(cell string) (float32, error) {
 func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 	if opts.LabelColumn == "" {
 		if opts.LabelNumber > len(header) {
-			return 0, fmt.Errorf("label column %d (1-based), but the header has %d columns: %w", opts.LabelNumber, len(header), ErrMissingVariable)
+			return 0, fmt.Errorf("label column %d (1-based), but the header has %d columns: %w", opts.LabelNumber, len(header), errMissingVariable)
 		}
 		return opts.LabelNumber - 1, nil
 	}
@@ -307,7 +307,7 @@ func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 		found = j
 	}
 	if found < 0 {
-		return 0, fmt.Errorf("line 1: no column named %q: %w", opts.LabelColumn, ErrMissingVariable)
+		return 0, fmt.Errorf("line 1: no column named %q: %w", opts.LabelColumn, errMissingVariable)
 	}
 	return found, nil
 }
@@ -361,7 +361,7 @@ func detectDelimiter(b []byte) (rune, error) {
 // csvParseError turns an encoding/csv syntax error into this package's
 // form; its "column" is a character position, so it is named so.
 func csvParseError(err error) error {
-	if errors.Is(err, ErrLongRow) || errors.Is(err, ErrFormat) {
+	if errors.Is(err, errLongRow) || errors.Is(err, ErrFormat) {
 		return err // the guard's, or the gzip stream's
 	}
 	var pe *csv.ParseError

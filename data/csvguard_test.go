@@ -55,7 +55,7 @@ func gzipText(t testing.TB, text string) []byte {
 // TestTextMemoryFollowsContent reads files whose lines claim far more than they hold:
 // blank lines after a wide table (which once sized the table from the line count:
 // 10^6 blank lines after 1,000 columns asked for 4 GB), a single endless line, a long
-// data row after a short header. Each is read, or refused with ErrLongRow, allocating a
+// data row after a short header. Each is read, or refused with errLongRow, allocating a
 // few blocks, not what the lines claim.
 func TestTextMemoryFollowsContent(t *testing.T) {
 	dir := t.TempDir()
@@ -64,7 +64,7 @@ func TestTextMemoryFollowsContent(t *testing.T) {
 	cases := []struct {
 		name, file string
 		text       []byte
-		rows       int   // 0: refused with ErrLongRow
+		rows       int   // 0: refused with errLongRow
 		most       int64 // bytes allocated at most
 	}{
 		{"blank lines after 5 rows x 1000", "blank.csv", []byte(blank), 5, 16 << 20},
@@ -85,8 +85,8 @@ func TestTextMemoryFollowsContent(t *testing.T) {
 			var err error
 			got := allocated(func() { ds, err = Load(path, LoadOptions{}) })
 			if c.rows == 0 {
-				if !errors.Is(err, ErrLongRow) {
-					t.Fatalf("got %v, want ErrLongRow", err)
+				if !errors.Is(err, errLongRow) {
+					t.Fatalf("got %v, want errLongRow", err)
 				}
 			} else if err != nil || ds.N != c.rows {
 				t.Fatalf("got %v, want %d rows", err, c.rows)
@@ -109,8 +109,8 @@ func TestPartLongLine(t *testing.T) {
 	opts.Part = Part{Index: 1, Of: 2}
 	var err error
 	got := allocated(func() { _, err = Load(path, opts) })
-	if !errors.Is(err, ErrLongRow) {
-		t.Fatalf("got %v, want ErrLongRow", err)
+	if !errors.Is(err, errLongRow) {
+		t.Fatalf("got %v, want errLongRow", err)
 	}
 	if got > 120<<20 {
 		t.Errorf("allocated %d MiB, want at most 120 MiB", got>>20)
@@ -129,8 +129,8 @@ func TestTextFromDevice(t *testing.T) {
 	opts.Format = "csv"
 	var err error
 	got := allocated(func() { _, err = Load("/dev/zero", opts) })
-	if !errors.Is(err, ErrLongRow) {
-		t.Fatalf("got %v, want ErrLongRow", err)
+	if !errors.Is(err, errLongRow) {
+		t.Fatalf("got %v, want errLongRow", err)
 	}
 	if got > 320<<20 {
 		t.Errorf("allocated %d MiB, want at most 320 MiB", got>>20)
@@ -299,7 +299,7 @@ func TestLabelHints(t *testing.T) {
 		}
 	}
 	_, err := decodeCSV([]byte("a,class\n1,normal\n2,attack\n"), LoadOptions{})
-	if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), "--label class") {
+	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), "--label class") {
 		t.Errorf("a text label column: %v", err)
 	}
 }

@@ -176,20 +176,20 @@ func TestCSVThreadsErrors(t *testing.T) {
 		want       error
 		where      string
 	}{
-		{"a bad number in a late block", "t.csv", big.set(35_001, 3, "x1").text(), opts, ErrNotNumeric, "line 35001, column 4"},
-		{"bad numbers in two blocks", "t.csv", big.set(20_001, 2, "?").set(35_001, 3, "x1").text(), opts, ErrNotNumeric, "line 20001, column 3"},
-		{"a bad cell and a bad label in one row", "t.csv", big.set(30_001, 1, "2").set(30_001, 4, "").text(), opts, ErrEmptyCell, "line 30001, column 5"},
+		{"a bad number in a late block", "t.csv", big.set(35_001, 3, "x1").text(), opts, errNotNumeric, "line 35001, column 4"},
+		{"bad numbers in two blocks", "t.csv", big.set(20_001, 2, "?").set(35_001, 3, "x1").text(), opts, errNotNumeric, "line 20001, column 3"},
+		{"a bad cell and a bad label in one row", "t.csv", big.set(30_001, 1, "2").set(30_001, 4, "").text(), opts, errEmptyCell, "line 30001, column 5"},
 		{"a third label before a bad cell", "t.csv", big.set(30_001, 1, "2").set(30_006, 4, "").text(), opts, ErrLabel, "line 30001, column 2"},
-		{"a bad cell before a third label", "t.csv", big.set(30_001, 4, "").set(30_006, 1, "2").text(), opts, ErrEmptyCell, "line 30001, column 5"},
-		{"a short row", "t.csv", short.text(), opts, ErrRagged, "line 38001:"},
-		{"NaN", "t.csv", big.set(39_001, 2, "NaN").text(), opts, ErrNonFinite, "line 39001, column 3"},
-		{"Inf on the last line, without a newline", "t.csv", big.with(",", "\r\n", false).set(len(big.lines), 5, "-Inf").text(), opts, ErrNonFinite, fmt.Sprintf("line %d, column 6", len(big.lines))},
-		{"beyond float32", "t.csv", big.set(12_345, 2, "1e39").text(), opts, ErrRange, "line 12345, column 3"},
-		{"a text column", "t.csv", big.set(2, 3, "abc").text(), opts, ErrNotNumeric, "line 2, column 4"},
+		{"a bad cell before a third label", "t.csv", big.set(30_001, 4, "").set(30_006, 1, "2").text(), opts, errEmptyCell, "line 30001, column 5"},
+		{"a short row", "t.csv", short.text(), opts, errRagged, "line 38001:"},
+		{"NaN", "t.csv", big.set(39_001, 2, "NaN").text(), opts, errNonFinite, "line 39001, column 3"},
+		{"Inf on the last line, without a newline", "t.csv", big.with(",", "\r\n", false).set(len(big.lines), 5, "-Inf").text(), opts, errNonFinite, fmt.Sprintf("line %d, column 6", len(big.lines))},
+		{"beyond float32", "t.csv", big.set(12_345, 2, "1e39").text(), opts, errRange, "line 12345, column 3"},
+		{"a text column", "t.csv", big.set(2, 3, "abc").text(), opts, errNotNumeric, "line 2, column 4"},
 		{"an absent positive label", "t.csv", big.text(), LoadOptions{LabelColumn: "y", Positive: "z", Selection: Selection{ID: "id"}}, ErrLabel, `column 2 ("y")`},
-		{"a bad number gzipped", "t.csv.gz", string(gzipText(t, big.set(35_001, 3, "x1").text())), opts, ErrNotNumeric, "line 35001, column 4"},
-		{"whitespace-separated", "t.txt", spaced.set(29_000, 2, "1x5").with(" ", "\n", true).text(), LoadOptions{}, ErrNotNumeric, "line 29000, column 3"},
-		{"a whitespace line of carriage returns", "t.txt", weird.text(), LoadOptions{}, ErrRagged, "line 100:"},
+		{"a bad number gzipped", "t.csv.gz", string(gzipText(t, big.set(35_001, 3, "x1").text())), opts, errNotNumeric, "line 35001, column 4"},
+		{"whitespace-separated", "t.txt", spaced.set(29_000, 2, "1x5").with(" ", "\n", true).text(), LoadOptions{}, errNotNumeric, "line 29000, column 3"},
+		{"a whitespace line of carriage returns", "t.txt", weird.text(), LoadOptions{}, errRagged, "line 100:"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,8 +30,8 @@ func TestFloat32Table(t *testing.T) {
 			{"npy fortran", writeTemp(t, "f.npy", npyBytes("<f8", true, []int{2, 2}, f8(1, 3, -1e39, 4))), "row 1, column 2"},
 		} {
 			_, err := Load(c.file, LoadOptions{})
-			if !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), c.place) {
-				t.Errorf("%s: error %v, want ErrRange at %s", c.name, err, c.place)
+			if !errors.Is(err, errRange) || !strings.Contains(err.Error(), c.place) {
+				t.Errorf("%s: error %v, want errRange at %s", c.name, err, c.place)
 			}
 		}
 	})

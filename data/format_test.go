@@ -72,8 +72,8 @@ func TestFormatErrors(t *testing.T) {
 		{"--columns with --drop", "t.csv", []byte("a\n1\n"), LoadOptions{Selection: Selection{Columns: []string{"a"}, Drop: []string{"b"}}}, ErrOptions},
 		{"the id a feature", "t.csv", []byte("a\n1\n"), LoadOptions{Selection: Selection{ID: "a", Columns: []string{"a"}}}, ErrOptions},
 		{"the label the id", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{LabelColumn: "a", Selection: Selection{ID: "a"}}, ErrOptions},
-		{"an unknown --columns", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{Selection: Selection{Columns: []string{"c"}}}, ErrMissingVariable},
-		{"text in CSV", "t.csv", []byte("a,b\n1,x\n"), LoadOptions{}, ErrNotNumeric},
+		{"an unknown --columns", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{Selection: Selection{Columns: []string{"c"}}}, errMissingVariable},
+		{"text in CSV", "t.csv", []byte("a,b\n1,x\n"), LoadOptions{}, errNotNumeric},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +119,7 @@ func TestCSVSelection(t *testing.T) {
 		t.Errorf("--drop-text with text on line 3: %+v, %v; want b left out", ds, err)
 	}
 	_, err = Load(writeTemp(t, "s.csv", []byte("a,b\n1,2\n3,oops\n")), LoadOptions{})
-	if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), `line 3, column 2 ("b")`) || !strings.Contains(err.Error(), "--drop-text") {
+	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), `line 3, column 2 ("b")`) || !strings.Contains(err.Error(), "--drop-text") {
 		t.Errorf("error %v, want the text cell at line 3, column 2", err)
 	}
 }

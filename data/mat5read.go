@@ -55,10 +55,10 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 		}
 	}
 	if x == nil {
-		return nil, fmt.Errorf("variable %q: %w", xName, ErrMissingVariable)
+		return nil, fmt.Errorf("variable %q: %w", xName, errMissingVariable)
 	}
 	if y == nil && yRequired {
-		return nil, fmt.Errorf("variable %q: %w", yName, ErrMissingVariable)
+		return nil, fmt.Errorf("variable %q: %w", yName, errMissingVariable)
 	}
 	if err := x.check(); err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	}
 	n, d := x.dims[0], x.dims[1]
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("variable %q: %d×%d: %w", x.name, n, d, ErrEmpty)
+		return nil, fmt.Errorf("variable %q: %d×%d: %w", x.name, n, d, errEmpty)
 	}
 	// Column-major (MATLAB order) to row-major, a column at a time: to float32 as the
 	// table holds it, and at full precision beside it where LoadOptions.wide asks.
@@ -88,7 +88,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 			}
 			f := float32(v)
 			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				return nil, fmt.Errorf("variable %q: row %d, column %d: %v: %w", x.name, i+1, j+1, v, ErrRange)
+				return nil, fmt.Errorf("variable %q: row %d, column %d: %v: %w", x.name, i+1, j+1, v, errRange)
 			}
 			rows[i*d+j] = f
 		}
@@ -163,7 +163,7 @@ func matTopElement(b []byte, off int, order binary.ByteOrder) (*matArray, int, e
 		return nil, off + 8, nil
 	}
 	if n > int64(len(b)-off-8) {
-		return nil, 0, fmt.Errorf("byte %d: %v element declares %d bytes, %d left: %w", off, typ, n, len(b)-off-8, ErrTooLarge)
+		return nil, 0, fmt.Errorf("byte %d: %v element declares %d bytes, %d left: %w", off, typ, n, len(b)-off-8, errTooLarge)
 	}
 	body := b[off+8 : off+8+int(n)]
 	switch typ {
@@ -214,7 +214,7 @@ func matParseMatrix(e []byte, order binary.ByteOrder, off int) (*matArray, error
 		return nil, fmt.Errorf("byte %d: element is %v, want miMATRIX: %w", off, typ, ErrFormat)
 	}
 	if n > len(e)-8 {
-		return nil, fmt.Errorf("byte %d: miMATRIX declares %d bytes, %d present: %w", off, n, len(e)-8, ErrTooLarge)
+		return nil, fmt.Errorf("byte %d: miMATRIX declares %d bytes, %d present: %w", off, n, len(e)-8, errTooLarge)
 	}
 	body := e[8 : 8+n]
 	if n == 0 {
@@ -290,9 +290,9 @@ func (a *matArray) values(order binary.ByteOrder) ([]float64, error) {
 func (a *matArray) check() error {
 	switch {
 	case !a.class.numeric():
-		return fmt.Errorf("variable %q (byte %d): %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
+		return fmt.Errorf("variable %q (byte %d): %v array: %w", a.name, a.offset, a.class, errNotNumeric)
 	case a.complex:
-		return fmt.Errorf("variable %q (byte %d): complex %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
+		return fmt.Errorf("variable %q (byte %d): complex %v array: %w", a.name, a.offset, a.class, errNotNumeric)
 	}
 	sz := a.storage.size()
 	if sz == 0 {
@@ -307,7 +307,7 @@ func (a *matArray) check() error {
 	numel, ok := product(a.dims, count)
 	if !ok || numel != count {
 		return fmt.Errorf("variable %q (byte %d): dimensions %v need %s values, %d stored: %w",
-			a.name, a.offset, a.dims, dimsProduct(a.dims), count, ErrTooLarge)
+			a.name, a.offset, a.dims, dimsProduct(a.dims), count, errTooLarge)
 	}
 	return nil
 }
@@ -353,7 +353,7 @@ func matSubElement(body []byte, pos int, order binary.ByteOrder) (MATType, []byt
 	}
 	n := int64(order.Uint32(body[pos+4:]))
 	if n > int64(len(body)-pos-8) {
-		return 0, nil, 0, fmt.Errorf("offset %d in the matrix: %v declares %d bytes, %d left: %w", pos, MATType(w), n, len(body)-pos-8, ErrTooLarge)
+		return 0, nil, 0, fmt.Errorf("offset %d in the matrix: %v declares %d bytes, %d left: %w", pos, MATType(w), n, len(body)-pos-8, errTooLarge)
 	}
 	end := pos + 8 + int(n)
 	return MATType(w), body[pos+8 : end], min(pos+8+pad8(int(n)), len(body)), nil

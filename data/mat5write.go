@@ -75,7 +75,7 @@ func WriteMAT(w io.Writer, vars []MATVar, opts MATWriteOptions) error {
 			return fmt.Errorf("data: WriteMAT: variable %q: %w", v.Name, err)
 		}
 		if z.Len() > math.MaxUint32 {
-			return fmt.Errorf("data: WriteMAT: variable %q: compressed size %d exceeds 4 GiB: %w", v.Name, z.Len(), ErrTooLarge)
+			return fmt.Errorf("data: WriteMAT: variable %q: compressed size %d exceeds 4 GiB: %w", v.Name, z.Len(), errTooLarge)
 		}
 		buf.Write(order.AppendUint32(nil, uint32(matCompressed)))
 		buf.Write(order.AppendUint32(nil, uint32(z.Len())))
@@ -104,7 +104,7 @@ func (v MATVar) encode(order matOrder) ([]byte, error) {
 	case v.Rows < 0 || v.Cols < 0 || v.Rows > math.MaxInt32 || v.Cols > math.MaxInt32:
 		return nil, fmt.Errorf("shape %d×%d: %w", v.Rows, v.Cols, ErrOptions)
 	case len(v.Data) != v.Rows*v.Cols:
-		return nil, fmt.Errorf("%d values for %d×%d: %w", len(v.Data), v.Rows, v.Cols, ErrLengthMismatch)
+		return nil, fmt.Errorf("%d values for %d×%d: %w", len(v.Data), v.Rows, v.Cols, errLengthMismatch)
 	}
 	storage := v.Storage
 	if storage == 0 {
@@ -133,7 +133,7 @@ func (v MATVar) encode(order matOrder) ([]byte, error) {
 	}
 	body = appendSub(order, body, storage, re)
 	if len(body) > math.MaxUint32 {
-		return nil, fmt.Errorf("matrix of %d bytes exceeds 4 GiB: %w", len(body), ErrTooLarge)
+		return nil, fmt.Errorf("matrix of %d bytes exceeds 4 GiB: %w", len(body), errTooLarge)
 	}
 	m := order.AppendUint32(nil, uint32(matMatrix))
 	m = order.AppendUint32(m, uint32(len(body)))

@@ -119,17 +119,17 @@ func TestParquetErrors(t *testing.T) {
 		want  error
 		where string
 	}{
-		{"a null, in the third row group", writeParquet(t, nulls), def, ErrNull, `row 7, column "b"`},
-		{"a NaN", writeParquet(t, nan), def, ErrNonFinite, `row 2, column "a"`},
-		{"text columns", writeParquet(t, text), def, ErrNotNumeric, `columns "name", "when", "kind" are not numeric`},
-		{"text columns: the suggestion", writeParquet(t, text), def, ErrNotNumeric, `--drop name,when,kind`},
-		{"a text column among --columns", writeParquet(t, text), LoadOptions{Selection: Selection{Columns: []string{"a", "kind"}}}, ErrNotNumeric, `"kind"`},
-		{"an unknown --drop", writeParquet(t, text), LoadOptions{Selection: Selection{Drop: []string{"nope"}}}, ErrMissingVariable, `"nope"`},
+		{"a null, in the third row group", writeParquet(t, nulls), def, errNull, `row 7, column "b"`},
+		{"a NaN", writeParquet(t, nan), def, errNonFinite, `row 2, column "a"`},
+		{"text columns", writeParquet(t, text), def, errNotNumeric, `columns "name", "when", "kind" are not numeric`},
+		{"text columns: the suggestion", writeParquet(t, text), def, errNotNumeric, `--drop name,when,kind`},
+		{"a text column among --columns", writeParquet(t, text), LoadOptions{Selection: Selection{Columns: []string{"a", "kind"}}}, errNotNumeric, `"kind"`},
+		{"an unknown --drop", writeParquet(t, text), LoadOptions{Selection: Selection{Drop: []string{"nope"}}}, errMissingVariable, `"nope"`},
 		{"three label values", writeParquet(t, []withLabel[int32]{{1, 0}, {2, 1}, {3, 2}}), label(def), ErrLabel, `row 3, column "label"`},
 		{"labels 1 and 2", writeParquet(t, []withLabel[int32]{{1, 2}, {2, 1}}), label(def), ErrLabel, `--positive`},
 		{"two strings without --positive", writeParquet(t, []withLabel[string]{{1, "ok"}, {2, "bad"}}), label(def), ErrLabel, `"ok", "bad"`},
 		{"a positive that does not occur", writeParquet(t, []withLabel[string]{{1, "ok"}, {2, "bad"}}), label(LoadOptions{Positive: "fraud"}), ErrLabel, `"fraud"`},
-		{"a repeated column", writeParquet(t, []nested{{1, []float64{1}}, {2, nil}}), def, ErrNotNumeric, `"list"`},
+		{"a repeated column", writeParquet(t, []nested{{1, []float64{1}}, {2, nil}}), def, errNotNumeric, `"list"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

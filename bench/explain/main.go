@@ -37,6 +37,7 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/synth"
 )
 
@@ -61,7 +62,7 @@ func main() {
 		}
 		return
 	}
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	if dir == "" {
 		fmt.Fprintln(os.Stderr, "explain: no ODDS data (set UDOCC_DATA or put the files in ../shared/data/odds)")
 		os.Exit(1)
@@ -70,7 +71,7 @@ func main() {
 	if *sets != "" {
 		names = strings.Split(*sets, ",")
 	} else {
-		for _, s := range data.ODDSSets() {
+		for _, s := range odds.Sets() {
 			names = append(names, s.Name)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -170,7 +170,7 @@ func checkLabels(t *testing.T, sc csvFile, s map[string]any, scoreCol, labelCol 
 // picks the paper's architecture and whose y variable gives the metrics.
 func TestFitODDS(t *testing.T) {
 	t.Parallel()
-	odds := data.FindDataDir()
+	odds := odds.FindDir()
 	path := filepath.Join(odds, "glass.mat")
 	if _, err := os.Stat(path); odds == "" || err != nil {
 		t.Skipf("glass.mat not found (ODDS folder %q): set UDOCC_DATA or run 'udocc datasets fetch glass'", odds)

@@ -8,6 +8,7 @@ import (
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 )
 
 // TestScoreReadsLibraryModel checks that `udocc score --model` reads a model that the
@@ -58,7 +59,7 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 // the one pipeline that the study (bench's TestRealOnePipeline) measures too.
 func TestFitIsTheLibrarysFit(t *testing.T) {
 	t.Parallel()
-	path, err := filepath.Abs(filepath.Join(data.FindDataDir(), "glass.mat"))
+	path, err := filepath.Abs(filepath.Join(odds.FindDir(), "glass.mat"))
 	if err != nil {
 		t.Fatal(err)
 	}

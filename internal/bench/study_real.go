@@ -19,6 +19,7 @@ import (
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/metrics"
 )
 
@@ -47,7 +48,7 @@ const RealMaxRows = 50000
 // RealOptions are the settings of the real group.
 type RealOptions struct {
 	Paper    string   // folder of the ODDS files of the paper sets
-	Datasets []string // paper sets (nil: the ten of data.ODDSSets)
+	Datasets []string // paper sets (nil: the ten of odds.Sets)
 	Extra    string   // folder of the other tables (NAME.npz or NAME.mat); "" for none
 	Tables   []string // tables of Extra (nil: every .npz and .mat file in it)
 	Seeds    []uint64
@@ -121,7 +122,7 @@ func realTables(o RealOptions) ([]realTable, error) {
 	var out []realTable
 	sets := o.Datasets
 	if sets == nil {
-		for _, s := range data.ODDSSets() {
+		for _, s := range odds.Sets() {
 			sets = append(sets, s.Name)
 		}
 	}
