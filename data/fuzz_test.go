@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // smallXY is a 3×2 matrix with labels, the seed of the fuzz targets.
@@ -23,14 +25,14 @@ func checkDecoded(t *testing.T, ds *Dataset) {
 }
 
 func FuzzMAT(f *testing.F) {
-	for _, opts := range []MATWriteOptions{{}, {Compress: true}, {BigEndian: true}, {Compress: true, BigEndian: true}} {
+	for _, opts := range []mat5.WriteOptions{{}, {Compress: true}, {BigEndian: true}, {Compress: true, BigEndian: true}} {
 		f.Add(matBytes(f, opts,
-			MATVar{Name: "X", Rows: 3, Cols: 2, Data: smallX, Storage: MATUint8},
-			MATVar{Name: "y", Rows: 3, Cols: 1, Data: smallY, Class: MATClassUint8, Logical: true}))
+			mat5.Var{Name: "X", Rows: 3, Cols: 2, Data: smallX, Storage: mat5.Uint8},
+			mat5.Var{Name: "y", Rows: 3, Cols: 1, Data: smallY, Class: mat5.ClassUint8, Logical: true}))
 	}
-	f.Add(matBytes(f, MATWriteOptions{Compress: true},
-		MATVar{Name: "X", Rows: 3, Cols: 2, Data: smallX, Class: MATClassSingle},
-		MATVar{Name: "y", Rows: 1, Cols: 3, Data: smallY, Storage: MATInt16}))
+	f.Add(matBytes(f, mat5.WriteOptions{Compress: true},
+		mat5.Var{Name: "X", Rows: 3, Cols: 2, Data: smallX, Class: mat5.ClassSingle},
+		mat5.Var{Name: "y", Rows: 1, Cols: 3, Data: smallY, Storage: mat5.Int16}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ds, err := decodeMAT(b, LoadOptions{})
 		if err != nil {
@@ -42,11 +44,11 @@ func FuzzMAT(f *testing.F) {
 		for i, v := range ds.Y {
 			y[i] = float64(v)
 		}
-		vars := []MATVar{{Name: "X", Rows: ds.N, Cols: ds.D, Data: f64(ds.X)}}
+		vars := []mat5.Var{{Name: "X", Rows: ds.N, Cols: ds.D, Data: f64(ds.X)}}
 		if ds.Y != nil {
-			vars = append(vars, MATVar{Name: "y", Rows: ds.N, Cols: 1, Data: y})
+			vars = append(vars, mat5.Var{Name: "y", Rows: ds.N, Cols: 1, Data: y})
 		}
-		again, err := decodeMAT(matBytes(t, MATWriteOptions{Compress: true}, vars...), LoadOptions{})
+		again, err := decodeMAT(matBytes(t, mat5.WriteOptions{Compress: true}, vars...), LoadOptions{})
 		if err != nil {
 			t.Fatalf("re-read: %v", err)
 		}

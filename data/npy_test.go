@@ -12,6 +12,8 @@ import (
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // TestNPZRoundTripNpyio writes with npyio's own writer (format 2.0) and
@@ -85,7 +87,7 @@ func TestNPYDtypes(t *testing.T) {
 				if dtype == "|b1" {
 					vals = []float64{0, 1, 1, 1, 1, 1}
 				}
-				var order matOrder = binary.LittleEndian
+				var order mat5.Order = binary.LittleEndian
 				if dtype[0] == '>' {
 					order = binary.BigEndian
 				}
@@ -110,7 +112,7 @@ func TestNPYDtypes(t *testing.T) {
 }
 
 // appendNPYValue appends v encoded as the NumPy kind+size code.
-func appendNPYValue(b []byte, order matOrder, code string, v float64) []byte {
+func appendNPYValue(b []byte, order mat5.Order, code string, v float64) []byte {
 	switch code {
 	case "b1", "u1", "i1":
 		return append(b, byte(v))
