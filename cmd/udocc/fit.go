@@ -136,10 +136,17 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// checkZeros refuses a 0 given to a flag that needs a positive value: the library
-// reads a zero field as its default, which the flag's own default already says.
+// checkZeros refuses a 0 given to a flag that needs a positive value (the library
+// reads a zero field as its default, which the flag's own default already says), and a
+// negative value where the library reads one as none (the flags say none with 0).
 func (o *fitOptions) checkZeros(fs *pflag.FlagSet) error {
 	switch {
+	case o.PretrainEpochs < 0:
+		return usagef("--pretrain-epochs %d < 0", o.PretrainEpochs)
+	case o.ScreenEpochs < 0:
+		return usagef("--screen-epochs %d < 0", o.ScreenEpochs)
+	case o.WeightDecay < 0:
+		return usagef("--weight-decay %g: want a number in [0, %.4g]", o.WeightDecay, float64(math.MaxFloat32))
 	case fs.Changed("epochs") && o.Epochs == 0:
 		return usagef("--epochs 0 < 1")
 	case fs.Changed("lr") && o.LR == 0:

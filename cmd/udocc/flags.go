@@ -139,7 +139,11 @@ func checkRates(lr, pretrainLR, weightDecay float64) error {
 	}
 	o := lib.PaperOptions()
 	o.LR, o.PretrainLR, o.WeightDecay = lr, pretrainLR, weightDecay
-	if weightDecay == 0 {
+	switch {
+	case weightDecay < 0 || math.IsNaN(weightDecay):
+		// The library reads a negative decay as none; bench takes the decay it is given.
+		return usagef("--weight-decay %g: want a number in [0, %.4g]", weightDecay, float64(math.MaxFloat32))
+	case weightDecay == 0:
 		o.WeightDecay = -1 // none
 	}
 	if err := o.Validate(); err != nil {
