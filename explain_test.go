@@ -541,3 +541,35 @@ func dataset(t *testing.T, rows [][]float64) *data.Dataset {
 	}
 	return ds
 }
+
+// TestExplainDefaultMethod checks the default explanation (ExplainOptions.Method ""):
+// Shapley values for a model of at most ShapleyMaxFeatures features, integrated
+// gradients for a wider one, the very values each method gives when named.
+func TestExplainDefaultMethod(t *testing.T) {
+	ctx := context.Background()
+	for _, d := range []int{udocc.ShapleyMaxFeatures, udocc.ShapleyMaxFeatures + 1} {
+		rows := shiftedTable(150, d, 7)
+		m := fitted(t, udocc.Ensemble, rows)
+		ds := dataset(t, rows)
+		want := udocc.Shapley
+		if d > udocc.ShapleyMaxFeatures {
+			want = udocc.IntegratedGradients
+		}
+		if got := m.DefaultExplainMethod(); got != want {
+			t.Errorf("%d features: DefaultExplainMethod() = %s, want %s", d, got, want)
+		}
+		def, err := m.ExplainDataset(ctx, ds, []int{3, 9}, udocc.ExplainOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		named, err := m.ExplainDataset(ctx, ds, []int{3, 9}, udocc.ExplainOptions{Method: want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range def {
+			if !slices.Equal(def[r].Features, named[r].Features) {
+				t.Errorf("%d features, row %d: the default's parts are not %s's", d, def[r].Row, want)
+			}
+		}
+	}
+}

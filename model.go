@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 
@@ -181,7 +182,17 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		screenScores []float64
 	)
 	if meth.Ensemble {
-		run, screen, screenScores, err = fitScreened(ds, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
+		x, rows := trainingRows(ds, opts.TrainRows, opts.Seed, rk != nil)
+		run, screen, screenScores, err = fitScreened(x, rows, ds.D, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
+		if rows < ds.N {
+			// The screening scored the sample's rows, not the table's: what reads them row
+			// by row beside the final scores (the count's agreement features, a study's
+			// record) has no rows to pair them with.
+			screenScores = nil
+			if rec := fitrecord.From(ctx); rec != nil {
+				rec.Screen, rec.ScreenEpochs = nil, nil
+			}
+		}
 	} else {
 		members := make([]training.Member, len(seeds))
 		for i, s := range seeds {
@@ -235,6 +246,36 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	return m, nil
 }
 
+// trainingRows are the rows the ensemble trains on (row-major, d a row) and their number:
+// every row of ds, or, where ds has more than limit > 0 rows, limit of them drawn
+// without replacement from seed, in table order (Options.TrainRows). A data-parallel
+// rank (dist) trains on its whole block.
+func trainingRows(ds *data.Dataset, limit int, seed uint64, dist bool) ([]float32, int) {
+	if dist || limit <= 0 || ds.N <= limit {
+		return ds.X, ds.N
+	}
+	// Floyd's sampling: limit distinct rows in O(limit), whatever the table's size.
+	r := rand.New(rand.NewPCG(seed, 0x7a1e5))
+	picked := make(map[int]struct{}, limit)
+	for j := ds.N - limit; j < ds.N; j++ {
+		i := r.IntN(j + 1)
+		if _, ok := picked[i]; ok {
+			i = j
+		}
+		picked[i] = struct{}{}
+	}
+	rows := make([]int, 0, limit)
+	for i := range picked {
+		rows = append(rows, i)
+	}
+	slices.Sort(rows)
+	x := make([]float32, 0, limit*ds.D)
+	for _, i := range rows {
+		x = append(x, ds.Row(i)...)
+	}
+	return x, limit
+}
+
 // fitScreened is the ensemble's fit (training.FitScreened in its two steps) and the
 // shares of rows its threshold's rules flag, taken from the screening's scores between
 // the two: the rules' shares on them are all the threshold needs of them
@@ -246,12 +287,12 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 // With the learned count (Options.Count LearnedCount) there are no rule shares: the
 // screening's scores themselves are returned where the count's model reads them
 // (count.Inputs).
-func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, []float64, []float64, error) {
+func fitScreened(x []float32, n, d int, cfg training.Config, meth training.Method, seeds []uint64, mo training.MethodOptions, opts Options, hooks *training.Hooks, record *fitrecord.Record) (*training.Run, []float64, []float64, error) {
 	if cfg.ScreenEpochs == 0 {
-		run, _, err := training.FitScreened(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
+		run, _, err := training.FitScreened(x, n, d, cfg, meth, seeds, mo, hooks)
 		return run, nil, nil, err
 	}
-	sc, err := training.Screen(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, hooks)
+	sc, err := training.Screen(x, n, d, cfg, meth, seeds, mo, hooks)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -274,7 +315,7 @@ func fitScreened(ds *data.Dataset, cfg training.Config, meth training.Method, se
 		record.Screen = sc.Scores
 	}
 	sc.Scores = nil
-	run, err := training.FitKept(ds.X, ds.N, ds.D, cfg, meth, seeds, mo, sc, hooks)
+	run, err := training.FitKept(x, n, d, cfg, meth, seeds, mo, sc, hooks)
 	return run, screen, kept, err
 }
 

@@ -36,6 +36,12 @@ type Options struct {
 	// the other methods always do (they ignore both).
 	ScreenEpochs int
 	Trim         float64
+	// TrainRows, for the ensemble, is the most rows its networks train on: a table of
+	// more rows trains both fits on a sample of TrainRows rows drawn from Seed, and every
+	// row is scored, as an isolation forest grows its trees on samples (docs/cost.md).
+	// 0: training.EnsembleTrainRows (2,048); negative: every row. A data-parallel rank
+	// trains on its whole block; the other methods ignore it and train on every row.
+	TrainRows int
 	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
 	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).
 	LR, PretrainLR float64
@@ -100,6 +106,7 @@ func DefaultOptions() Options {
 	o := fromConfig(training.EnsembleConfig())
 	o.Method = Ensemble
 	o.Members = training.EnsembleSize
+	o.TrainRows = training.EnsembleTrainRows
 	return o
 }
 
@@ -155,6 +162,7 @@ func (o Options) resolved() Options {
 	setInt(&o.Epochs, def.Epochs)
 	setInt(&o.PretrainEpochs, def.PretrainEpochs)
 	setInt(&o.ScreenEpochs, def.ScreenEpochs)
+	setInt(&o.TrainRows, def.TrainRows)
 	setFloat(&o.Trim, def.Trim)
 	setFloat(&o.LR, def.LR)
 	setFloat(&o.PretrainLR, def.PretrainLR)
@@ -170,7 +178,7 @@ func (o Options) resolved() Options {
 	if o.RankScores == "" {
 		o.RankScores = def.RankScores
 	}
-	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs} {
+	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs, &o.TrainRows} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -198,6 +206,8 @@ func (o Options) validate() error {
 	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
+	case o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
+		return badOption("TrainRows", "%d: want a negative number (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
 		return badOption("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
 	case training.CheckRate(o.LR, false) != nil:

@@ -244,6 +244,7 @@ func TestValidate(t *testing.T) {
 		{"Seeds", func(o *udocc.Options) { o.Seeds = []uint64{1, 2} }},
 		{"Seeds", func(o *udocc.Options) { o.Seeds, o.Members = []uint64{4, 4}, 2 }},
 		{"RankScores", func(o *udocc.Options) { o.RankScores = "test" }},
+		{"TrainRows", func(o *udocc.Options) { o.TrainRows = 200 }},
 		{"Ties", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Delta, o.Ties = udocc.PaperRule, "sideways" }},
 		{"Ties", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Ties = udocc.TiesLargest }},
 		{"Delta", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Delta = "magic" }},

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -84,17 +83,31 @@ func curve(labels []int, scores []float64) ([]step, int64, int64, error) {
 	if pos == 0 || neg == 0 {
 		return nil, 0, 0, fmt.Errorf("metrics: %d anomalies and %d normal points: %w", pos, neg, ErrOneClass)
 	}
-	order := make([]int, len(scores))
-	for i := range order {
-		order[i] = i
+	// The scores sorted with their labels beside them (not an index into both): at 10^6
+	// rows the sort reads memory in order, several times faster than through indices.
+	type point struct {
+		s float64
+		y int
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+	pts := make([]point, len(scores))
+	for i, s := range scores {
+		pts[i] = point{s, labels[i]}
+	}
+	slices.SortFunc(pts, func(a, b point) int {
+		switch {
+		case a.s > b.s:
+			return -1
+		case a.s < b.s:
+			return 1
+		}
+		return 0
+	})
 	var steps []step
 	var tp, fp int64
-	for k, i := range order {
-		tp += int64(labels[i])
-		fp += int64(1 - labels[i])
-		if k+1 == len(order) || scores[order[k+1]] != scores[i] {
+	for k, p := range pts {
+		tp += int64(p.y)
+		fp += int64(1 - p.y)
+		if k+1 == len(pts) || pts[k+1].s != p.s {
 			steps = append(steps, step{tp, fp})
 		}
 	}

@@ -18,6 +18,10 @@ const (
 	// ScreenWeight is the distance weight of the screening fit's scores, which choose the
 	// rows the final fit leaves out and give the threshold its count (Config.ScreenWeight).
 	ScreenWeight = 0.5
+	// EnsembleTrainRows is the most rows the default ensemble trains on: a larger table
+	// trains on a seeded sample of this many rows and every row is scored (the
+	// Options.TrainRows of `udocc fit`; docs/cost.md says how it was chosen).
+	EnsembleTrainRows = 2048
 )
 
 // EnsembleConfig returns the default training settings of `udocc fit`: the paper's

@@ -31,6 +31,7 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <signal.h>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
@@ -196,8 +197,26 @@ class Pool {
 // on_pool is true on the pool's threads.
 thread_local bool on_pool = false;
 
+// block_async_signals blocks, on the calling thread, every signal but those a fault
+// raises on the faulting thread itself. The host's asynchronous signals (a Go program's
+// SIGPROF while it profiles, SIGURG for preemption, SIGCHLD, ...) then go to its own
+// threads, never to the shim's, which run oneDNN's JIT sgemm: with 100 SIGPROFs a second
+// landing on two pool threads inside it, glibc aborted a Go test that profiled an
+// explanation ("corrupted size vs. prev_size while consolidating", in the free of
+// sgemm's packing buffer) on most runs; with the signals blocked, none did
+// (TestPoolSignals, internal/torch/signals_test.go). The threads that OpenMP starts from a pool thread
+// inherit the mask.
+void block_async_signals() {
+  sigset_t set;
+  sigfillset(&set);
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) sigdelset(&set, s);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
 void Pool::Worker::loop() {
   on_pool = true;
+  pthread_setname_np(pthread_self(), "udocc-pool");  // as top -H and /proc show it
+  block_async_signals();
   omp_single_threaded();
   for (;;) {
     const std::function<void(int64_t)> *w;

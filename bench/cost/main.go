@@ -1,0 +1,285 @@
+// Command cost fits udocc's default detector, and variants of it that cost less, on every
+// table of a data folder's GROUPS.csv (odds/, adbench/, real/), and writes one JSON line
+// per table and variant: rows, ROCAUC, PRAUC, the fit's seconds (FitDataset in this
+// process; the table already read) and the flagged share. It is a measurement, not a
+// test: docs/cost.md reads its lines, leave-one-group-out, to choose the default's cost
+// settings, and gives the command.
+//
+// A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
+// screen-epochs and epochs (the defaults' fields of the same names); "default" is the
+// defaults as they are. Tables above -max-rows rows are fitted on a seeded sample of that
+// many rows, as `udocc bench --study --real` does (the same rows for the same seed), so
+// that the default's lines can be checked against that study's. Lines already in -out
+// are kept and their fits skipped: an interrupted run goes on where it stopped.
+//
+//	go run ./bench/cost -corpus ../shared/data -out /tmp/cost.jsonl \
+//	    -variants 'default,all=train-rows:0,s2048=train-rows:2048'
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/metrics"
+)
+
+// record is one fit: a table under a variant.
+type record struct {
+	Table   string  `json:"table"`
+	Group   string  `json:"group"`
+	Variant string  `json:"variant"`
+	Seed    uint64  `json:"seed"`
+	N       int     `json:"n"`
+	D       int     `json:"d"`
+	FullN   int     `json:"full_n"`
+	True    float64 `json:"true_ratio"`
+	ROCAUC  float64 `json:"rocauc"`
+	PRAUC   float64 `json:"prauc"`
+	Flagged float64 `json:"flagged"`
+	Seconds float64 `json:"seconds"`
+}
+
+type variant struct {
+	name string
+	set  func(*udocc.Options)
+}
+
+func main() {
+	corpus := flag.String("corpus", "../shared/data", "data folder with GROUPS.csv")
+	out := flag.String("out", "cost.jsonl", "JSON lines written (appended) here")
+	spec := flag.String("variants", "default", "variants: NAME=KEY:VALUE,... joined by ';' (\"default\": the defaults)")
+	seed := flag.Uint64("seed", 0, "the fits' seed")
+	maxRows := flag.Int("max-rows", 50000, "tables above this many rows are fitted on a seeded sample of it")
+	only := flag.String("tables", "", "comma-separated table names (path without extension) to fit; default every table")
+	threads := flag.Int("threads", 0, "CPU threads (0: every core)")
+	flag.Parse()
+	if err := run(*corpus, *out, *spec, *seed, *maxRows, *only, *threads); err != nil {
+		fmt.Fprintln(os.Stderr, "cost:", err)
+		os.Exit(1)
+	}
+}
+
+func run(corpus, out, spec string, seed uint64, maxRows int, only string, threads int) error {
+	vs, err := parseVariants(spec)
+	if err != nil {
+		return err
+	}
+	tables, err := readGroups(filepath.Join(corpus, "GROUPS.csv"))
+	if err != nil {
+		return err
+	}
+	done, err := readDone(out)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	var want map[string]bool
+	if only != "" {
+		want = map[string]bool{}
+		for _, t := range strings.Split(only, ",") {
+			want[t] = true
+		}
+	}
+	for i, t := range tables {
+		name := strings.TrimSuffix(t[0], filepath.Ext(t[0]))
+		if want != nil && !want[name] {
+			continue
+		}
+		var todo []variant
+		for _, v := range vs {
+			if !done[key(name, v.name, seed)] {
+				todo = append(todo, v)
+			}
+		}
+		if len(todo) == 0 {
+			continue
+		}
+		ds, full, err := load(filepath.Join(corpus, t[0]), seed, maxRows)
+		if err != nil {
+			return err
+		}
+		for _, v := range todo {
+			opts := udocc.DefaultOptions()
+			opts.Seed, opts.Threads = seed, threads
+			v.set(&opts)
+			// FitDataset imputes in place; the tables here have no missing cells, but a
+			// copy keeps every variant's input the same whatever it does.
+			c := *ds
+			c.X = slices.Clone(ds.X)
+			t0 := time.Now()
+			m, err := udocc.FitDataset(context.Background(), &c, opts)
+			if err != nil {
+				return fmt.Errorf("%s, variant %s: %w", name, v.name, err)
+			}
+			r := record{Table: name, Group: t[1], Variant: v.name, Seed: seed, N: ds.N, D: ds.D, FullN: full,
+				True: float64(ds.Anomalies()) / float64(ds.N), Seconds: time.Since(t0).Seconds(), Flagged: m.Ratio()}
+			scores := m.Scores()
+			m.Close()
+			if r.ROCAUC, err = metrics.ROCAUC(ds.Y, scores); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if r.PRAUC, err = metrics.PRAUC(ds.Y, scores); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "cost: %d/%d %s %s: ROCAUC %.4f, %.1f s\n", i+1, len(tables), name, v.name, r.ROCAUC, r.Seconds)
+		}
+	}
+	return nil
+}
+
+func key(table, variant string, seed uint64) string {
+	return fmt.Sprintf("%s\x00%s\x00%d", table, variant, seed)
+}
+
+// readDone lists the fits already in the file at path (none where it does not exist).
+func readDone(path string) (map[string]bool, error) {
+	done := map[string]bool{}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		var r record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		done[key(r.Table, r.Variant, r.Seed)] = true
+	}
+	return done, sc.Err()
+}
+
+// readGroups reads GROUPS.csv: each table's path under the corpus and its group.
+func readGroups(path string) ([][2]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	var out [][2]string
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) != 2 {
+			return nil, fmt.Errorf("%s:%d: want table,group", path, line)
+		}
+		if line > 1 {
+			out = append(out, [2]string{rec[0], rec[1]})
+		}
+	}
+}
+
+// load reads a table with its labels, sampled to maxRows rows from seed when larger, as
+// the real study samples (its rows in table order).
+func load(path string, seed uint64, maxRows int) (*data.Dataset, int, error) {
+	ds, err := data.Load(path, data.LoadOptions{})
+	if err != nil {
+		return nil, 0, err
+	}
+	if ds.Y == nil {
+		return nil, 0, fmt.Errorf("%s: no labels", path)
+	}
+	full := ds.N
+	if ds.N <= maxRows {
+		return ds, full, nil
+	}
+	rows := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:maxRows]
+	slices.Sort(rows)
+	x := make([]float32, 0, len(rows)*ds.D)
+	y := make([]int, 0, len(rows))
+	for _, i := range rows {
+		x = append(x, ds.Row(i)...)
+		y = append(y, ds.Y[i])
+	}
+	ds.X, ds.Y, ds.N = x, y, len(rows)
+	return ds, full, nil
+}
+
+func parseVariants(spec string) ([]variant, error) {
+	var out []variant
+	for _, s := range strings.Split(spec, ";") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if s == "default" {
+			out = append(out, variant{name: s, set: func(*udocc.Options) {}})
+			continue
+		}
+		name, kvs, ok := strings.Cut(s, "=")
+		if !ok {
+			return nil, fmt.Errorf("variant %q: want NAME=KEY:VALUE,...", s)
+		}
+		type kv struct {
+			k string
+			v int
+		}
+		var sets []kv
+		for _, p := range strings.Split(kvs, ",") {
+			k, v, ok := strings.Cut(p, ":")
+			n, err := strconv.Atoi(v)
+			if !ok || err != nil {
+				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
+			}
+			switch k {
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs":
+			default:
+				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
+			}
+			sets = append(sets, kv{k, n})
+		}
+		out = append(out, variant{name: name, set: func(o *udocc.Options) {
+			for _, s := range sets {
+				if s.v == 0 && s.k != "epochs" {
+					// A key's 0 means none (every row, no pretraining, no screening), as
+					// the flags of udocc fit say it; the library's zero is its default.
+					s.v = -1
+				}
+				switch s.k {
+				case "train-rows":
+					o.TrainRows = s.v
+				case "pretrain-epochs":
+					o.PretrainEpochs = s.v
+				case "screen-epochs":
+					o.ScreenEpochs = s.v
+				case "epochs":
+					o.Epochs = s.v
+				}
+			}
+		}})
+	}
+	return out, nil
+}
