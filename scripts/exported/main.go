@@ -1,7 +1,7 @@
-// Command exported counts (issue 41: the bar of at most 120 outside internal/; run as
-// `go run ./scripts/exported . data metrics`) the exported names of Go packages (non-test files): top-level
-// funcs, types, vars and consts, and methods on exported types; struct fields and
-// interface methods are counted separately. It lists names without doc comments.
+// Command exported counts the exported names of Go packages (non-test files): top-level
+// funcs, types, vars and consts, and methods on exported types; struct fields are
+// counted apart. It lists the names without a doc comment. Issue 41's bar is at most
+// 120 outside internal/: go run ./scripts/exported . data metrics
 package main
 
 import (
