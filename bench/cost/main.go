@@ -205,7 +205,7 @@ func readGroups(path string) ([][2]string, error) {
 // load reads a table with its labels, sampled to maxRows rows from seed when larger, as
 // the real study samples (its rows in table order).
 func load(path string, seed uint64, maxRows int) (*data.Dataset, int, error) {
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -263,6 +263,11 @@ func parseVariants(spec string) ([]variant, error) {
 		}
 		out = append(out, variant{name: name, set: func(o *udocc.Options) {
 			for _, s := range sets {
+				if s.v == 0 && s.k != "epochs" {
+					// A key's 0 means none (every row, no pretraining, no screening), as
+					// the flags of udocc fit say it; the library's zero is its default.
+					s.v = -1
+				}
 				switch s.k {
 				case "train-rows":
 					o.TrainRows = s.v
