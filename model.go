@@ -142,7 +142,11 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	}
 	meth := opts.Method.internal() // checked by Validate
 	hidden := opts.Hidden
-	if hidden == nil {
+	switch {
+	case hidden != nil:
+	case meth.Ensemble:
+		hidden = models.EnsembleHidden(ds.D)
+	default:
 		hidden = slices.Clone(models.DefaultHidden)
 	}
 	var scaler *scale.Scaler

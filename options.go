@@ -23,7 +23,8 @@ type Options struct {
 	// SB, Otsu, TAR.
 	Method Method
 	// Hidden are the encoder's layer widths after the input; nil means 32,16,8 for every
-	// table. The paper's widths for its data sets are not picked by a table's name: a
+	// table, or for the ensemble 32,16,4 for a table of at most 8 features
+	// (models.EnsembleHidden: by the table's shape, never its name). The paper's widths for its data sets are not picked by a table's name: a
 	// caller that wants them sets them (`udocc fit --preset paper` does).
 	Hidden []int
 	// Epochs are the fine-tuning epochs (0: ensemble 10, the paper's methods 50);

@@ -59,24 +59,31 @@ func TestZeroOptions(t *testing.T) {
 }
 
 // TestWidthsIgnoreName checks that a table's name does not choose the layer widths:
-// a table named after a paper set with widths of its own (mnist) gets 32,16,8, as any.
+// a table named after a paper set with widths of its own (mnist) gets the ensemble's
+// widths for its shape, as any: 32,16,4 for 3 features, 32,16,8 for 9.
 func TestWidthsIgnoreName(t *testing.T) {
-	rows := table(60, 3, 1)
-	for _, name := range []string{"mnist", "arrhythmia.mat", "other"} {
-		ds := &data.Dataset{Name: name, N: len(rows), D: 3}
-		for _, r := range rows {
-			for _, v := range r {
-				ds.X = append(ds.X, float32(v))
+	for _, d := range []int{3, 9} {
+		want := []int{32, 16, 8}
+		if d <= 8 {
+			want = []int{32, 16, 4}
+		}
+		rows := table(60, d, 1)
+		for _, name := range []string{"mnist", "arrhythmia.mat", "other"} {
+			ds := &data.Dataset{Name: name, N: len(rows), D: d}
+			for _, r := range rows {
+				for _, v := range r {
+					ds.X = append(ds.X, float32(v))
+				}
 			}
+			m, err := udocc.FitDataset(context.Background(), ds, quick())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := m.Hidden(); !slices.Equal(h, want) {
+				t.Errorf("table %q of %d features: widths %v, want %v", name, d, h, want)
+			}
+			m.Close()
 		}
-		m, err := udocc.FitDataset(context.Background(), ds, quick())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h := m.Hidden(); !slices.Equal(h, []int{32, 16, 8}) {
-			t.Errorf("table %q: widths %v, want 32,16,8", name, h)
-		}
-		m.Close()
 	}
 }
 

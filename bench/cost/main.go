@@ -6,7 +6,8 @@
 // settings, and gives the command.
 //
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
-// screen-epochs and epochs (the defaults' fields of the same names); "default" is the
+// screen-epochs and epochs (the defaults' fields of the same names) and bottleneck (the
+// default widths, 32,16,8, with this last one); "default" is the
 // defaults as they are. Tables above -max-rows rows are fitted on a seeded sample of that
 // many rows, as `udocc bench --study --real` does (the same rows for the same seed), so
 // that the default's lines can be checked against that study's. Lines already in -out
@@ -255,7 +256,7 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
@@ -277,6 +278,8 @@ func parseVariants(spec string) ([]variant, error) {
 					o.ScreenEpochs = s.v
 				case "epochs":
 					o.Epochs = s.v
+				case "bottleneck": // the default widths with this last one
+					o.Hidden = []int{32, 16, s.v}
 				}
 			}
 		}})

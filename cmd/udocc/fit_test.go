@@ -396,13 +396,14 @@ func TestDemo(t *testing.T) {
 	t.Logf("demo: %v s of training", s["timings"].(map[string]any)["total_seconds"])
 }
 
-// TestArch checks the architecture: the default's 32,16,8 whatever the table's name,
+// TestArch checks the architecture: the default's 32,16,8 for 10 features whatever the
+// table's name,
 // the paper's widths for a paper set's name under --preset paper only, --arch over
 // both, and the saved model's layer sizes.
 func TestArch(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeTable(t, filepath.Join(dir, "pima.csv"), 80, 3, false, 13)
+	writeTable(t, filepath.Join(dir, "pima.csv"), 80, 10, false, 13)
 	cases := []struct {
 		name string
 		args []string
@@ -421,8 +422,8 @@ func TestArch(t *testing.T) {
 				t.Errorf("arch %s, want %s", got, c.want)
 			}
 			m := readSummary(t, filepath.Join(out, "model", "model.json"))
-			if got, _ := json.Marshal(m["sizes"]); string(got) != "[3,"+c.want[1:] {
-				t.Errorf("model sizes %s, want the input width 3 and %s", got, c.want)
+			if got, _ := json.Marshal(m["sizes"]); string(got) != "[10,"+c.want[1:] {
+				t.Errorf("model sizes %s, want the input width 10 and %s", got, c.want)
 			}
 		})
 	}
