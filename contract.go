@@ -39,12 +39,12 @@ func (m *Model) LabelColumn() (name, positive string) {
 
 // Medians are the training rows' per-feature medians, in Features' order and the
 // input's units, which Impute fills a missing value with; nil for a model saved before
-// they were kept.
-func (m *Model) Medians() []float64 { return m.meta.Medians }
+// they were kept. It is a copy.
+func (m *Model) Medians() []float64 { return slices.Clone(m.meta.Medians) }
 
 // TrainingMissing counts, per feature, the training table's missing cells that the fit
-// imputed with Medians; nil when none was missing.
-func (m *Model) TrainingMissing() []int { return m.meta.Missing }
+// imputed with Medians; nil when none was missing. It is a copy.
+func (m *Model) TrainingMissing() []int { return slices.Clone(m.meta.Missing) }
 
 // MatchColumns returns ds with its columns in the model's order. Where both the model
 // and ds name their columns (ds.Named), they match by name: a table whose columns are

@@ -34,7 +34,7 @@ func TestColumnContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	want, _, err := m.ScoreDataset(named(rows, "a", "b", "c"))
+	want, _, err := m.ScoreDataset(context.Background(), named(rows, "a", "b", "c"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestColumnContract(t *testing.T) {
 	for i, r := range rows {
 		swapped[i] = []float64{r[2], r[0], r[1]}
 	}
-	got, _, err := m.ScoreDataset(named(swapped, "c", "a", "b"))
+	got, _, err := m.ScoreDataset(context.Background(), named(swapped, "c", "a", "b"))
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("columns c, a, b: scores equal %v, %v; want the same scores as a, b, c", slices.Equal(got, want), err)
 	}
@@ -53,7 +53,7 @@ func TestColumnContract(t *testing.T) {
 		{[]string{"a", "b", "x"}, `missing "c"; not in the model "x"`},
 		{[]string{"a", "b", "Outcome"}, `not in the model "Outcome"`},
 	} {
-		_, _, err := m.ScoreDataset(named(rows, c.names...))
+		_, _, err := m.ScoreDataset(context.Background(), named(rows, c.names...))
 		if !errors.Is(err, udocc.ErrColumns) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("columns %q: %v, want ErrColumns naming %s", c.names, err, c.want)
 		}
@@ -61,7 +61,7 @@ func TestColumnContract(t *testing.T) {
 	// By position, where the table has no names: only the count is checked.
 	unnamed := named(rows, "x1", "x2", "x3")
 	unnamed.Named = false
-	if got, _, err := m.ScoreDataset(unnamed); err != nil || !slices.Equal(got, want) {
+	if got, _, err := m.ScoreDataset(context.Background(), unnamed); err != nil || !slices.Equal(got, want) {
 		t.Errorf("unnamed table: %v", err)
 	}
 }
@@ -100,15 +100,15 @@ func TestImputeMedians(t *testing.T) {
 	}
 	filled := slices.Clone(holed[0])
 	filled[1] = float64(float32(med[1]))
-	a, err := loaded.Score([][]float64{holed[0]})
+	a, err := loaded.Score(context.Background(), [][]float64{holed[0]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := loaded.Score([][]float64{filled})
+	b, _ := loaded.Score(context.Background(), [][]float64{filled})
 	if a[0] != b[0] || a[0] != m.Scores()[0] {
 		t.Errorf("row 0 with a missing value scores %v, imputed by hand %v, in training %v", a[0], b[0], m.Scores()[0])
 	}
-	if _, err := loaded.Score([][]float64{{nan, nan, nan}}); !errors.Is(err, udocc.ErrNoValues) {
+	if _, err := loaded.Score(context.Background(), [][]float64{{nan, nan, nan}}); !errors.Is(err, udocc.ErrNoValues) {
 		t.Errorf("a row of NaN: %v, want ErrNoValues", err)
 	}
 	if _, err := udocc.Fit(context.Background(), append(holed, []float64{nan, nan, nan}), quick()); !errors.Is(err, udocc.ErrNoValues) {

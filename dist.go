@@ -26,11 +26,13 @@ func (d *Dist) Rank() int { return d.t.Rank() }
 // World is the number of ranks W.
 func (d *Dist) World() int { return d.t.World() }
 
-// Close leaves the run; it is safe to call more than once.
-func (d *Dist) Close() {
+// Close leaves the run; it is safe to call more than once (the error is nil: an
+// io.Closer).
+func (d *Dist) Close() error {
 	if d != nil {
 		d.t.Close()
 	}
+	return nil
 }
 
 // torch is d's process group, nil for one process.

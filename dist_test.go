@@ -99,7 +99,7 @@ func TestDistLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	got, err := m.Score(rows)
+	got, err := m.Score(context.Background(), rows)
 	if err != nil {
 		t.Fatal(err)
 	}

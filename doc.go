@@ -5,13 +5,13 @@
 //
 // The lifecycle is PyOD's, in Go idiom:
 //
-//	m, err := udocc.Fit(ctx, rows, udocc.DefaultOptions()) // rows: [][]float64, n × d
+//	m, err := udocc.Fit(ctx, rows, udocc.Options{}) // the defaults; rows: [][]float64, n × d
 //	if err != nil { ... }
 //	defer m.Close()
 //	m.Scores()    // anomaly scores of the training rows (higher is more anomalous)
 //	m.Threshold() // in score units: a row is anomalous when its score is above it
 //	m.Labels()    // true = anomaly, for every training row
-//	labels, err := m.Predict(newRows)
+//	labels, err := m.Predict(ctx, newRows)
 //	err = m.Save("model")                        // the folder `udocc fit` writes as model/
 //	m2, err := udocc.Load("model", "cpu")        // `udocc score --model model` reads it too
 //
@@ -34,8 +34,10 @@
 // method Proposed and its settings; the paper's baselines OC, SB, Otsu and TAR are there
 // too.
 //
-// Fit is cancellable: the context is checked after every epoch, and a cancelled fit
-// frees its networks and returns ctx.Err(). Options.Progress hears every epoch and
+// Every call that trains or scores is cancellable: Fit checks its context after every
+// epoch (a cancelled fit frees its networks and returns ctx.Err()), Score, Predict and
+// Explain between blocks of rows. Options' zero value fits with the defaults; a field
+// left zero is its method's default. Options.Progress hears every epoch and
 // Options.Epoch sees the members' scores after each fine-tuning epoch; Members and
 // ScoreMembers give each member's own scores beside the model's. A Model holds libtorch
 // networks: Close it. The udocc command is this package with flags, file formats and
@@ -48,6 +50,6 @@
 // peak memory. Go's `go build` compiles the shim with cgo; libtorch is all it needs
 // (the README's library section).
 //
-// Start from Fit (or FitDataset for a table read with package data) with
-// DefaultOptions, and Load for a saved model.
+// Start from Fit (or FitDataset for a table read with package data) with Options{},
+// and Load for a saved model.
 package udocc

@@ -46,7 +46,7 @@ func reloaded(t *testing.T, m *udocc.Model) *udocc.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(l.Close)
+	t.Cleanup(func() { l.Close() })
 	return l
 }
 
@@ -63,7 +63,7 @@ func Example() {
 	fmt.Println("training rows scored:", len(m.Scores()), "labelled:", len(m.Labels()))
 
 	fresh := table(20, 4, 2)
-	labels, err := m.Predict(fresh)
+	labels, err := m.Predict(ctx, fresh)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -82,8 +82,8 @@ func Example() {
 		return
 	}
 	defer loaded.Close()
-	a, _ := m.Score(fresh)
-	b, _ := loaded.Score(fresh)
+	a, _ := m.Score(ctx, fresh)
+	b, _ := loaded.Score(ctx, fresh)
 	fmt.Println("same scores after load:", fmt.Sprint(a) == fmt.Sprint(b))
 	fmt.Println("same threshold after load:", m.Threshold() == loaded.Threshold())
 	// Output:
@@ -120,13 +120,13 @@ func ExampleOptions_Validate() {
 // and the model saved, loaded and scoring them again.
 func readme(ctx context.Context, rows, newRows [][]float64, dir string) error {
 	// README begin
-	m, err := udocc.Fit(ctx, rows, udocc.DefaultOptions()) // rows: [][]float64, n rows of d numbers
+	m, err := udocc.Fit(ctx, rows, udocc.Options{}) // the defaults; rows: [][]float64, n rows of d numbers
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	scores, labels := m.Scores(), m.Labels() // training rows; also m.Threshold(), m.Ratio(), m.History()
-	newLabels, err := m.Predict(newRows)     // new rows, standardised as the training rows were
+	scores, labels := m.Scores(), m.Labels()  // training rows; also m.Threshold(), m.Ratio(), m.History()
+	newLabels, err := m.Predict(ctx, newRows) // new rows, standardised as the training rows were
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func readme(ctx context.Context, rows, newRows [][]float64, dir string) error {
 		return err
 	}
 	defer saved.Close()
-	newScores, err := saved.Score(newRows)
+	newScores, err := saved.Score(ctx, newRows)
 	// README end
 	fmt.Println(len(scores), len(labels), len(newLabels), len(newScores))
 	return err

@@ -253,13 +253,13 @@ func (m *Model) Normal() (median, spread []float64) {
 }
 
 // Explain attributes the scores of rows (as Score takes them) to their features, row by
-// row, with the default ExplainOptions.
-func (m *Model) Explain(rows [][]float64) ([]Attribution, error) {
+// row, with the default ExplainOptions; ctx as ExplainDataset takes it.
+func (m *Model) Explain(ctx context.Context, rows [][]float64) ([]Attribution, error) {
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
 		return nil, err
 	}
-	return m.ExplainDataset(context.Background(), ds, nil, ExplainOptions{})
+	return m.ExplainDataset(ctx, ds, nil, ExplainOptions{})
 }
 
 // ExplainDataset is Explain for the rows rows of a table read with package data (nil:
@@ -321,11 +321,11 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	for r, i := range rows {
 		copy(sub.X[r*d:(r+1)*d], ds.Row(i))
 	}
-	scores, _, err := m.ScoreDataset(sub)
+	scores, _, err := m.ScoreDataset(ctx, sub)
 	if err != nil {
 		return nil, err
 	}
-	base, err := m.baseScore()
+	base, err := m.baseScore(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +399,7 @@ func (m *Model) interactions(ctx context.Context, out []Attribution, sub *data.D
 				}
 			}
 		}
-		s, _, err := m.ScoreDataset(&data.Dataset{Name: sub.Name, N: 3 * (hi - lo), D: d, X: x})
+		s, _, err := m.ScoreDataset(ctx, &data.Dataset{Name: sub.Name, N: 3 * (hi - lo), D: d, X: x})
 		if err != nil {
 			return err
 		}
@@ -512,13 +512,13 @@ func midpoints(n int) []float32 {
 }
 
 // baseScore is the score of the baseline row, the normal rows' per-feature median.
-func (m *Model) baseScore() (float64, error) {
+func (m *Model) baseScore(ctx context.Context) (float64, error) {
 	d := m.meta.Sizes[0]
 	ds := &data.Dataset{Name: "baseline", N: 1, D: d, X: make([]float32, d)}
 	for j, v := range m.meta.Normal.Median {
 		ds.X[j] = float32(v)
 	}
-	s, _, err := m.ScoreDataset(ds)
+	s, _, err := m.ScoreDataset(ctx, ds)
 	if err != nil {
 		return 0, err
 	}

@@ -18,7 +18,7 @@ func ExampleModel_Explain() {
 		return
 	}
 	defer m.Close()
-	atts, err := m.Explain(rows)
+	atts, err := m.Explain(context.Background(), rows)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -92,7 +92,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 		var v []float64
 		if len(x) > 0 {
 			var err error
-			if v, _, err = m.ScoreDataset(&data.Dataset{Name: sub.Name, N: len(x) / d, D: d, X: x}); err != nil {
+			if v, _, err = m.ScoreDataset(ctx, &data.Dataset{Name: sub.Name, N: len(x) / d, D: d, X: x}); err != nil {
 				return err
 			}
 		}

@@ -59,7 +59,7 @@ func TestExplain(t *testing.T) {
 	for _, method := range []udocc.Method{udocc.Ensemble, udocc.Proposed} {
 		t.Run(string(method), func(t *testing.T) {
 			m := fitted(t, method, rows)
-			atts, err := m.Explain(rows)
+			atts, err := m.Explain(context.Background(), rows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestExplain(t *testing.T) {
 					coalitions = append(coalitions, o)
 				}
 			}
-			v, err := m.Score(coalitions)
+			v, err := m.Score(context.Background(), coalitions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func TestExplain(t *testing.T) {
 				t.Errorf("the shifted feature leads %d of %d anomalies' explanations", hits, anomalies)
 			}
 
-			again, err := reloaded(t, m).Explain(rows)
+			again, err := reloaded(t, m).Explain(context.Background(), rows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +309,7 @@ func TestExplainShapleySampled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if def, err := m.Explain([][]float64{part}); err != nil {
+	if def, err := m.Explain(ctx, [][]float64{part}); err != nil {
 		t.Fatal(err)
 	} else if def[0].StdErr == nil {
 		t.Error("10 active features by default: exact values (no standard errors); want sampled ones")
@@ -414,7 +414,7 @@ func TestExplainInteraction(t *testing.T) {
 		}
 	}
 	m := fitted(t, udocc.Ensemble, rows)
-	atts, err := m.Explain(rows)
+	atts, err := m.Explain(context.Background(), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestExplainInteraction(t *testing.T) {
 			drops = append(drops, o)
 		}
 	}
-	s, err := m.Score(drops)
+	s, err := m.Score(context.Background(), drops)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestExplainRefuses(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{"width", func() error { _, err := m.Explain([][]float64{{1, 2}}); return err }, "trained on 3"},
+		{"width", func() error { _, err := m.Explain(context.Background(), [][]float64{{1, 2}}); return err }, "trained on 3"},
 		{"row", func() error {
 			_, err := m.ExplainDataset(context.Background(), ds, []int{100}, udocc.ExplainOptions{})
 			return err
@@ -530,7 +530,7 @@ func TestExplainRefuses(t *testing.T) {
 		})
 	}
 	m.Close()
-	if _, err := m.Explain(rows); err == nil || !strings.Contains(err.Error(), "closed") {
+	if _, err := m.Explain(context.Background(), rows); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("a closed model: error %v", err)
 	}
 }

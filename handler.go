@@ -210,8 +210,9 @@ func (h *ModelHandler) Info() ModelInfo {
 }
 
 // Close stops serving: later requests are refused with 503, and Close returns once the
-// requests in progress are done and every model the handler held is closed.
-func (h *ModelHandler) Close() {
+// requests in progress are done and every model the handler held is closed. A later
+// call does nothing; the error is nil (an io.Closer).
+func (h *ModelHandler) Close() error {
 	h.mu.Lock()
 	old := h.cur
 	h.cur = nil
@@ -220,6 +221,7 @@ func (h *ModelHandler) Close() {
 		old.retire()
 	}
 	h.retiring.Wait()
+	return nil
 }
 
 // ServeHTTP routes a request (Handler lists the routes).

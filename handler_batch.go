@@ -89,7 +89,8 @@ func (s *served) run(batch []*scoreJob, rows int) {
 	for _, j := range live {
 		x = append(x, j.x[:j.n*d]...)
 	}
-	scores, _, err := s.m.ScoreDataset(&data.Dataset{Name: "request", N: rows, D: d, X: x})
+	// The batch is the live requests': none of their contexts is the batch's.
+	scores, _, err := s.m.ScoreDataset(context.Background(), &data.Dataset{Name: "request", N: rows, D: d, X: x})
 	if err != nil { // each job alone, so that the error is the right request's
 		for _, j := range live {
 			s.runOne(j)
@@ -105,11 +106,11 @@ func (s *served) run(batch []*scoreJob, rows int) {
 func (s *served) runOne(j *scoreJob) {
 	d := s.m.Inputs()
 	ds := &data.Dataset{Name: "request", N: j.n, D: d, X: j.x[:j.n*d]}
-	j.scores, _, j.err = s.m.ScoreDataset(ds)
+	j.scores, _, j.err = s.m.ScoreDataset(j.ctx, ds)
 	if errors.Is(j.err, ErrUnscorable) {
 		for i := range j.n {
 			one := &data.Dataset{Name: ds.Name, N: 1, D: d, X: ds.Row(i)}
-			if _, _, err := s.m.ScoreDataset(one); err != nil {
+			if _, _, err := s.m.ScoreDataset(j.ctx, one); err != nil {
 				j.err, j.bad = err, i
 				return
 			}

@@ -40,7 +40,7 @@ func namedModel(t *testing.T, seed uint64) (*udocc.Model, string, [][]float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(m.Close)
+	t.Cleanup(func() { m.Close() })
 	dir := filepath.Join(t.TempDir(), "model")
 	if err := m.Save(dir); err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // monotone in the score, and explanations where asked.
 func TestHandlerScore(t *testing.T) {
 	m, dir, rows := namedModel(t, 1)
-	want, err := m.Score(rows[:40])
+	want, err := m.Score(context.Background(), rows[:40])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func TestHandlerReload(t *testing.T) {
 	body := jsonRows(rows[:20])
 	want := map[string][]float64{}
 	for _, m := range []*udocc.Model{a, b} {
-		s, err := m.Score(rows[:20])
+		s, err := m.Score(context.Background(), rows[:20])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -521,7 +521,7 @@ func TestHandlerSwapClosesOld(t *testing.T) {
 	h.Swap(second)
 	h.Close()
 	for i, m := range []*udocc.Model{first, second} {
-		if _, err := m.Score(rows[:1]); err == nil || !strings.Contains(err.Error(), "closed") {
+		if _, err := m.Score(context.Background(), rows[:1]); err == nil || !strings.Contains(err.Error(), "closed") {
 			t.Errorf("model %d after Swap and Close: Score gave %v, want closed", i, err)
 		}
 	}

@@ -126,7 +126,7 @@ func TestCloseDuringScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := m.Score(rows)
+	want, err := m.Score(context.Background(), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCloseDuringScore(t *testing.T) {
 				if i == 1 {
 					started <- struct{}{}
 				}
-				got, err := m.Score(rows)
+				got, err := m.Score(context.Background(), rows)
 				if errors.Is(err, udocc.ErrClosed) {
 					return
 				}
@@ -165,10 +165,10 @@ func TestCloseDuringScore(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if _, err := m.Score(rows); !errors.Is(err, udocc.ErrClosed) {
+	if _, err := m.Score(context.Background(), rows); !errors.Is(err, udocc.ErrClosed) {
 		t.Errorf("Score after Close: %v, want ErrClosed", err)
 	}
-	if _, err := m.Explain(rows[:2]); !errors.Is(err, udocc.ErrClosed) {
+	if _, err := m.Explain(context.Background(), rows[:2]); !errors.Is(err, udocc.ErrClosed) {
 		t.Errorf("Explain after Close: %v, want ErrClosed", err)
 	}
 	if err := m.Save(filepath.Join(t.TempDir(), "m")); !errors.Is(err, udocc.ErrClosed) {
@@ -216,7 +216,7 @@ func TestTiesAtTheCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	pred, err := m.Predict(rows)
+	pred, err := m.Predict(context.Background(), rows)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/udocc/udocc/internal/count"
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
@@ -101,8 +102,8 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 }
 
 // FitDataset is Fit on a table read with package data (a nil ctx is
-// context.Background()); its labels, if any, are never trained on, and its name picks
-// the paper's layer widths when opts.Hidden is nil.
+// context.Background()); its labels, if any, are never trained on, and its name is only
+// recorded (the layer widths are opts.Hidden, or 32,16,8 for every table).
 // ds is not changed but for its missing values (NaN, as package data reads a missing
 // cell under MissingKeep), which are imputed in place with their feature's median over
 // the training rows (Medians, kept in the model for the rows it scores); a row with no
@@ -110,7 +111,8 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 // networks, so that the fit holds no other full copy of them beside the one training
 // reads.
 func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
-	if err := opts.Validate(); err != nil {
+	opts = opts.resolved()
+	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	if ctx == nil {
@@ -140,14 +142,18 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	}
 	meth := opts.Method.internal() // checked by Validate
 	hidden := opts.Hidden
-	if hidden == nil {
-		hidden, _ = models.Preset(ds.Name)
+	switch {
+	case hidden != nil:
+	case meth.Ensemble:
+		hidden = models.EnsembleHidden(ds.D)
+	default:
+		hidden = slices.Clone(models.DefaultHidden)
 	}
-	var scaler *data.Scaler
+	var scaler *scale.Scaler
 	if rk == nil {
-		scaler, err = data.FitScaler(ds)
+		scaler, err = scale.Fit(ds)
 	} else {
-		scaler, err = data.FitScalerParts(ds, rk.d.Rank() == 0, rk.d.AllReduce)
+		scaler, err = scale.FitParts(ds, rk.d.Rank() == 0, rk.d.AllReduce)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("udocc: %w", err)
@@ -238,7 +244,7 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	if err != nil {
 		return nil, err
 	}
-	if err := m.finish(ds, opts, rk, screen, screenScores, fitrecord.From(ctx)); err != nil {
+	if err := m.finish(ctx, ds, opts, rk, screen, screenScores, fitrecord.From(ctx)); err != nil {
 		m.Close()
 		return nil, err
 	}
@@ -456,9 +462,14 @@ func fromRun(run *training.Run, meta *models.Meta, device string, ensemble bool)
 // finish scores the training rows ds with the model's networks, and for the ensemble
 // method learns the combination and the threshold from those scores. In a data-parallel
 // fit ds is this rank's block and the scores of every block are gathered. A non-nil
-// record keeps every member's distances and reconstruction errors.
-func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen, screenScores []float64, record *fitrecord.Record) error {
-	dist, rec, err := m.memberScores(ds)
+// record keeps every member's distances and reconstruction errors. ctx is checked
+// between blocks of rows in a fit of one process (the ranks of a data-parallel fit
+// score on together).
+func (m *Model) finish(ctx context.Context, ds *data.Dataset, opts Options, rk *ranks, screen, screenScores []float64, record *fitrecord.Record) error {
+	if rk != nil {
+		ctx = context.Background()
+	}
+	dist, rec, err := m.memberScores(ctx, ds)
 	if err != nil {
 		return err
 	}
@@ -544,17 +555,17 @@ func (m *Model) finish(ds *data.Dataset, opts Options, rk *ranks, screen, screen
 	return nil
 }
 
-// Scores are the anomaly scores of the training rows, higher is more anomalous; nil
-// for a loaded model.
-func (m *Model) Scores() []float64 { return m.scores }
+// Scores are the anomaly scores of the training rows, higher is more anomalous (a copy);
+// nil for a loaded model.
+func (m *Model) Scores() []float64 { return slices.Clone(m.scores) }
 
 // Threshold is in score units: a row is anomalous when its score is above it. It is
 // +Inf for method oc, which ranks rows without labelling them.
 func (m *Model) Threshold() float64 { return m.thr }
 
-// Labels are the training rows' labels, true = anomaly; nil for method oc and for a
-// loaded model.
-func (m *Model) Labels() []bool { return m.labels }
+// Labels are the training rows' labels, true = anomaly (a copy); nil for method oc and
+// for a loaded model.
+func (m *Model) Labels() []bool { return slices.Clone(m.labels) }
 
 // RatioInterval is the 80 % interval of the share of anomalies that the default count
 // (Options.Count DefaultCount) gives beside its selected ratio,
@@ -594,39 +605,60 @@ func (m *Model) Ratio() float64 {
 
 // History is every member's per-epoch fine-tuning record (loss, training set size,
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
-// nil for a loaded model.
-func (m *Model) History() [][]Epoch { return m.history }
-
-// Members are the model's members in seed order, with their training rows' scores and
-// labels for a model that Fit returned.
-func (m *Model) Members() []Member {
-	if m.members == nil { // a loaded model
-		for k, thr := range m.meta.Thresholds() {
-			m.members = append(m.members, Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
+// nil for a loaded model. It is a copy.
+func (m *Model) History() [][]Epoch {
+	if m.history == nil {
+		return nil
+	}
+	out := make([][]Epoch, len(m.history))
+	for k, h := range m.history {
+		out[k] = slices.Clone(h)
+		for e := range out[k] {
+			out[k][e].Curve = slices.Clone(out[k][e].Curve)
 		}
 	}
-	return m.members
+	return out
+}
+
+// Members are the model's members in seed order, with their training rows' scores and
+// labels for a model that Fit returned (a copy).
+func (m *Model) Members() []Member {
+	if m.members == nil { // a loaded model
+		var out []Member
+		for k, thr := range m.meta.Thresholds() {
+			out = append(out, Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
+		}
+		return out
+	}
+	out := slices.Clone(m.members)
+	for k := range out {
+		mem := &out[k]
+		mem.Scores, mem.Labels, mem.PretrainLoss = slices.Clone(mem.Scores), slices.Clone(mem.Labels), slices.Clone(mem.PretrainLoss)
+	}
+	return out
 }
 
 // Method is the model's method.
 func (m *Model) Method() Method { return Method(m.meta.Method) }
 
-// Close frees the networks; it is safe to call more than once, and while other
-// goroutines score, explain or save with the model: it waits for those calls to end,
-// and the calls made after it has begun fail with ErrClosed.
-func (m *Model) Close() {
+// Close frees the networks (an io.Closer); it is safe to call more than once (a later
+// call does nothing and returns nil), and while other goroutines score, explain or save
+// with the model: it waits for those calls to end, and the calls made after it has
+// begun fail with ErrClosed.
+func (m *Model) Close() error {
 	if !m.calls.close() {
-		return
+		return nil
 	}
 	for _, g := range append(m.nets, m.aes...) {
 		g.Close()
 	}
 	m.nets, m.aes = nil, nil
+	return nil
 }
 
 // Features are the names of the columns the model was trained on, in order; nil where
-// the table named none, so that new tables' columns match by position.
-func (m *Model) Features() []string { return m.meta.Features }
+// the table named none, so that new tables' columns match by position. It is a copy.
+func (m *Model) Features() []string { return slices.Clone(m.meta.Features) }
 
 // Selection is how the training table's columns were chosen from its file (an id
 // column, columns kept or dropped; package data); the zero Selection where every column
@@ -635,7 +667,9 @@ func (m *Model) Selection() data.Selection {
 	if m.meta.Selection == nil {
 		return data.Selection{}
 	}
-	return *m.meta.Selection
+	s := *m.meta.Selection
+	s.Columns, s.Drop = slices.Clone(s.Columns), slices.Clone(s.Drop)
+	return s
 }
 
 // Device is the device the model's networks are on: "cpu", "cuda" or "cuda:N".
@@ -644,12 +678,12 @@ func (m *Model) Device() string { return m.device }
 // Inputs is the number of columns the model takes.
 func (m *Model) Inputs() int { return m.meta.Sizes[0] }
 
-// Hidden are the encoder's layer widths after the input.
-func (m *Model) Hidden() []int { return m.meta.Sizes[1:] }
+// Hidden are the encoder's layer widths after the input (a copy).
+func (m *Model) Hidden() []int { return slices.Clone(m.meta.Sizes[1:]) }
 
 // ConstantColumns are the training columns that held one value throughout; the
-// standardisation leaves them 0 for every row.
-func (m *Model) ConstantColumns() []int { return m.meta.Scaler.ConstantColumns }
+// standardisation leaves them 0 for every row. It is a copy.
+func (m *Model) ConstantColumns() []int { return slices.Clone(m.meta.Scaler.ConstantColumns) }
 
 // DistanceWeight is the ensemble's w: the distances' part of the combined score, the
 // reconstruction errors' being 1 − w (Attribution); NaN for the paper's methods.

@@ -14,48 +14,55 @@ import (
 // Version is udocc's version, saved in a model's model.json.
 const Version = "0.1.0"
 
-// Options are the settings of a fit, the flags of `udocc fit` one to one.
+// Options are the settings of a fit, the flags of `udocc fit` one to one. The zero
+// value fits with the defaults (DefaultOptions): a field left zero means its method's
+// default, documented on the field. Where none is a setting of its own (no pretraining,
+// no screening, no weight decay), a negative value says so.
 type Options struct {
-	// Method is Ensemble (the default) or one of the paper's: Proposed, OC, SB, Otsu, TAR.
+	// Method is Ensemble (the default, also for "") or one of the paper's: Proposed, OC,
+	// SB, Otsu, TAR.
 	Method Method
-	// Hidden are the encoder's layer widths after the input; nil means the paper's preset
-	// for the data set's name (FitDataset), else 32,16,8.
+	// Hidden are the encoder's layer widths after the input; nil means 32,16,8 for every
+	// table, or for the ensemble 32,16,4 for a table of at most 8 features
+	// (models.EnsembleHidden: by the table's shape, never its name). The paper's widths for its data sets are not picked by a table's name: a
+	// caller that wants them sets them (`udocc fit --preset paper` does).
 	Hidden []int
-	// Epochs are the fine-tuning epochs (ensemble 10, paper 50); PretrainEpochs the
-	// autoencoder's (ensemble 60, paper 100), 0 to skip pretraining.
+	// Epochs are the fine-tuning epochs (0: ensemble 10, the paper's methods 50);
+	// PretrainEpochs the autoencoder's (0: ensemble 60, the paper's methods 100; negative:
+	// no pretraining).
 	Epochs, PretrainEpochs int
 	// ScreenEpochs, for the ensemble, are the autoencoder epochs of its screening fit on
-	// every row (50); the final fit then leaves out the share Trim of rows (0.1) that the
-	// screening scored highest. ScreenEpochs 0: one fit on every
-	// row, as the other methods always do (they ignore both).
+	// every row (0: 50); the final fit then leaves out the share Trim of rows (0: 0.1)
+	// that the screening scored highest. ScreenEpochs negative: one fit on every row, as
+	// the other methods always do (they ignore both).
 	ScreenEpochs int
 	Trim         float64
 	// TrainRows, for the ensemble, is the most rows its networks train on: a table of
 	// more rows trains both fits on a sample of TrainRows rows drawn from Seed, and every
-	// row is scored, as an isolation forest grows its trees on samples
-	// (training.EnsembleTrainRows; docs/cost.md). 0: every row. A data-parallel rank
+	// row is scored, as an isolation forest grows its trees on samples (docs/cost.md).
+	// 0: training.EnsembleTrainRows (2,048); negative: every row. A data-parallel rank
 	// trains on its whole block; the other methods ignore it and train on every row.
 	TrainRows int
-	// LR is Adam's learning rate of fine-tuning (ensemble 1e-4, paper 1e-3), PretrainLR
-	// that of pretraining (ensemble 3e-3; 0 means LR).
+	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
+	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).
 	LR, PretrainLR float64
-	// BatchSize is the rows of a minibatch (128), at least 2.
+	// BatchSize is the rows of a minibatch (0: 128), at least 2.
 	BatchSize int
-	// WeightDecay is Adam's L2 weight decay (1e-6).
+	// WeightDecay is Adam's L2 weight decay (0: 1e-6; negative: none).
 	WeightDecay float64
 	// Seed is the first member's seed; Members are trained in lockstep from seeds Seed,
-	// Seed+1, … (ensemble 5, paper 1).
+	// Seed+1, … (0: ensemble 5, the paper's methods 1).
 	Seed    uint64
 	Members int
 	// Seeds, when not nil, are the members' seeds instead of Seed, Seed+1, …: one member
-	// each, no seed twice; Members must then be len(Seeds).
+	// each, no seed twice; Members must then be 0 or len(Seeds).
 	Seeds []uint64
-	// Device is "cpu", "cuda" or "cuda:N". Threads is the number of CPU threads the
-	// networks train and score on, and the fit's host work (the minibatch plans, the
-	// explanations of flagged rows) runs on; 0, the default, means every core the
-	// process may use (runtime.GOMAXPROCS(0), which follows its CPU affinity and a cgroup
-	// CPU quota). Results are bit-identical for any count: each member's steps run in
-	// order, rows are scored in blocks of 1024, and host work is
+	// Device is "cpu" (also for "", the default), "cuda" or "cuda:N". Threads is the
+	// number of CPU threads the networks train and score on, and the fit's host work
+	// (the minibatch plans, the explanations of flagged rows) runs on; 0, the default,
+	// means every core the process may use (runtime.GOMAXPROCS(0), which follows its CPU
+	// affinity and a cgroup CPU quota). Results are bit-identical for any count: each
+	// member's steps run in order, rows are scored in blocks of 1024, and host work is
 	// split into tasks whose results are combined in a fixed order. The count holds for
 	// the call only: the process's is back to what it was when Fit returns (while calls
 	// overlap, the shim's threads number the largest count among them).
@@ -74,10 +81,11 @@ type Options struct {
 	// Contamination is the known anomaly ratio in (0, 1) for the ensemble: the top share
 	// of rows is flagged instead of Count's choice. 0 lets the rules choose.
 	Contamination float64
-	// Ratio is sb's ν or tar's anomaly ratio in (0, 1); 0 for the other methods.
+	// Ratio is sb's ν or tar's anomaly ratio in (0, 1), which they need; 0 for the other
+	// methods.
 	Ratio float64
-	// RankScores are the scores the selectors rank each epoch: TrainScores (the default)
-	// or EvalScores.
+	// RankScores are the scores the selectors rank each epoch: TrainScores (the default,
+	// also for "") or EvalScores.
 	RankScores ScoreSource
 	// Progress, when set, is called after every epoch: stage "pretrain" or "finetune",
 	// epoch of total.
@@ -132,8 +140,64 @@ func workers(n int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// Validate reports the first option that cannot be used, naming its field.
-func (o Options) Validate() error {
+// resolved is o with its zero fields given the method's defaults (DefaultOptions,
+// PaperOptions) and its negative "none" fields made 0, as training takes them. It is
+// not idempotent (a "none" becomes 0, which a second call would read as unset): the
+// root resolves an Options once, where it enters (FitDataset, Validate).
+func (o Options) resolved() Options {
+	if o.Method == "" {
+		o.Method = Ensemble
+	}
+	def := PaperOptions()
+	if o.Method == Ensemble {
+		def = DefaultOptions()
+	}
+	setInt := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setFloat := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	setInt(&o.Epochs, def.Epochs)
+	setInt(&o.PretrainEpochs, def.PretrainEpochs)
+	setInt(&o.ScreenEpochs, def.ScreenEpochs)
+	setInt(&o.TrainRows, def.TrainRows)
+	setFloat(&o.Trim, def.Trim)
+	setFloat(&o.LR, def.LR)
+	setFloat(&o.PretrainLR, def.PretrainLR)
+	setInt(&o.BatchSize, def.BatchSize)
+	setFloat(&o.WeightDecay, def.WeightDecay)
+	if o.Members == 0 && o.Seeds != nil {
+		o.Members = len(o.Seeds)
+	}
+	setInt(&o.Members, def.Members)
+	if o.Device == "" {
+		o.Device = def.Device
+	}
+	if o.RankScores == "" {
+		o.RankScores = def.RankScores
+	}
+	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs, &o.TrainRows} {
+		if *v < 0 {
+			*v = 0
+		}
+	}
+	if o.WeightDecay < 0 {
+		o.WeightDecay = 0
+	}
+	return o
+}
+
+// Validate reports the first option that cannot be used, naming its field; unset
+// fields are the defaults, and valid.
+func (o Options) Validate() error { return o.resolved().validate() }
+
+// validate is Validate on resolved options.
+func (o Options) validate() error {
 	meth, err := training.MethodNamed(string(o.Method))
 	if err != nil {
 		return badOption("Method", "%v", err)
@@ -145,14 +209,8 @@ func (o Options) Validate() error {
 	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
-	case o.PretrainEpochs < 0:
-		return badOption("PretrainEpochs", "%d < 0", o.PretrainEpochs)
-	case o.TrainRows < 0:
-		return badOption("TrainRows", "%d < 0 (0: every row)", o.TrainRows)
 	case o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
-		return badOption("TrainRows", "%d: want 0 (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
-	case o.ScreenEpochs < 0:
-		return badOption("ScreenEpochs", "%d < 0", o.ScreenEpochs)
+		return badOption("TrainRows", "%d: want a negative number (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
 		return badOption("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
 	case training.CheckRate(o.LR, false) != nil:

@@ -192,7 +192,7 @@ func (o Options) delta() (dynamics.Rule, error) {
 // Options.Contamination), the proposed method's δ rule ("paper/TIES" for PaperRule),
 // "" for the other methods.
 func (o Options) Rule() string {
-	switch o.Method {
+	switch o.resolved().Method {
 	case Ensemble:
 		if o.Contamination > 0 {
 			return fmt.Sprintf("contamination=%g", o.Contamination)

@@ -1,6 +1,7 @@
 package udocc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -18,21 +19,23 @@ var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 // Score returns the anomaly scores of rows, each of as many numbers as the training
 // rows, standardised as the training rows were; a NaN is a missing value, imputed with
 // the feature's training median (Medians). On the training rows it returns Scores
-// exactly. Score and the other methods that score, explain or save may run
-// concurrently, with each other and with Close (after which they return ErrClosed).
-func (m *Model) Score(rows [][]float64) ([]float64, error) {
-	s, _, err := m.ScoreMembers(rows)
+// exactly. ctx is checked between blocks of rows (65,536 a block): a cancelled call
+// returns ctx.Err(); a nil ctx is context.Background(). Score and the other methods
+// that score, explain or save may run concurrently, with each other and with Close
+// (after which they return ErrClosed).
+func (m *Model) Score(ctx context.Context, rows [][]float64) ([]float64, error) {
+	s, _, err := m.ScoreMembers(ctx, rows)
 	return s, err
 }
 
 // ScoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
 // (member by member, as Members lists them): on the training rows, the Members' Scores.
-func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
+func (m *Model) ScoreMembers(ctx context.Context, rows [][]float64) ([]float64, [][]float64, error) {
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.ScoreDataset(ds)
+	return m.ScoreDataset(ctx, ds)
 }
 
 // ScoreDataset is ScoreMembers on a table read with package data, as FitDataset is Fit
@@ -40,11 +43,14 @@ func (m *Model) ScoreMembers(rows [][]float64) ([]float64, [][]float64, error) {
 // (MatchColumns: reordered, or refused with an error naming the columns), by position
 // otherwise; its missing values (NaN) are imputed in place with the training medians
 // (Impute), and a row with no value at all is refused (ErrNoValues).
-func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
+func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
 	if err := m.calls.enter(); err != nil {
 		return nil, nil, err
 	}
 	defer m.calls.leave()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	ds, err := m.MatchColumns(ds)
 	if err != nil {
 		return nil, nil, err
@@ -55,7 +61,7 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.meta.Sizes[0])
 	}
-	dist, rec, err := m.memberScores(ds)
+	dist, rec, err := m.memberScores(ctx, ds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -81,11 +87,11 @@ func (m *Model) ScoreDataset(ds *data.Dataset) ([]float64, [][]float64, error) {
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.
-func (m *Model) Predict(rows [][]float64) ([]bool, error) {
+func (m *Model) Predict(ctx context.Context, rows [][]float64) ([]bool, error) {
 	if math.IsInf(m.thr, 1) {
 		return nil, fmt.Errorf("%w (method %s): use Score", ErrNoThreshold, m.meta.Method)
 	}
-	s, err := m.Score(rows)
+	s, err := m.Score(ctx, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +109,8 @@ const scoreChunk = 1 << 16
 // gives them: models.ScoreOf combines them widened, to the same numbers, and a caller
 // widens each member's distances when it hands them out, so that the K members' float64
 // and float32 copies never all stand at once (at 10^7 rows and five members, 400 MB of
-// float64 distances beside the combination's work).
-func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error) {
+// float64 distances beside the combination's work). ctx is checked before every chunk.
+func (m *Model) memberScores(ctx context.Context, ds *data.Dataset) (dist, rec [][]float32, err error) {
 	defer torch.WithThreads(workers(m.threads))()
 	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
 	for k := range dist {
@@ -115,6 +121,9 @@ func (m *Model) memberScores(ds *data.Dataset) (dist, rec [][]float32, err error
 	}
 	buf := make([]float32, min(ds.N, scoreChunk)*ds.D)
 	for lo := 0; lo < ds.N; lo += scoreChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		hi := min(lo+scoreChunk, ds.N)
 		x := buf[:(hi-lo)*ds.D]
 		m.meta.Scaler.Standardise(x, ds.X[lo*ds.D:hi*ds.D])

@@ -27,7 +27,7 @@ func fitted(t *testing.T, method udocc.Method, rows [][]float64) *udocc.Model {
 	if err != nil {
 		t.Fatalf("Fit %s: %v", method, err)
 	}
-	t.Cleanup(m.Close)
+	t.Cleanup(func() { m.Close() })
 	return m
 }
 
@@ -42,7 +42,7 @@ func TestScoreIsScores(t *testing.T) {
 			if m.Method() != method {
 				t.Errorf("Method %q, want %q", m.Method(), method)
 			}
-			got, err := m.Score(rows)
+			got, err := m.Score(context.Background(), rows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestScoreIsScores(t *testing.T) {
 			if len(m.History()) != 2 || len(m.History()[0]) != 3 {
 				t.Errorf("History: %d members, want 2 of 3 epochs", len(m.History()))
 			}
-			_, dist, err := m.ScoreMembers(rows)
+			_, dist, err := m.ScoreMembers(context.Background(), rows)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,8 +89,8 @@ func TestScoreIsScores(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer l.Close()
-			a, _ := m.Score(fresh)
-			b, err := l.Score(fresh)
+			a, _ := m.Score(context.Background(), fresh)
+			b, err := l.Score(context.Background(), fresh)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,8 +102,8 @@ func TestScoreIsScores(t *testing.T) {
 					t.Errorf("loaded member %d: %+v, want seed %d, threshold %g and no training scores", k, mem, want.Seed, want.Threshold)
 				}
 			}
-			pa, errA := m.Predict(fresh)
-			pb, errB := l.Predict(fresh)
+			pa, errA := m.Predict(context.Background(), fresh)
+			pb, errB := l.Predict(context.Background(), fresh)
 			if !slices.Equal(pa, pb) || (errA == nil) != (errB == nil) {
 				t.Errorf("Predict: fitted %v (%v), loaded %v (%v)", pa, errA, pb, errB)
 			}
@@ -136,15 +136,15 @@ func TestFitDatasetKeepsTable(t *testing.T) {
 	if !slices.Equal(ds.X, before) {
 		t.Errorf("FitDataset changed its table")
 	}
-	whole, err := m.Score(rows)
+	whole, err := m.Score(context.Background(), rows)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(whole, m.Scores()) {
 		t.Errorf("Score(training rows) differs from Scores()")
 	}
-	a, errA := m.Score(rows[:37])
-	b, errB := m.Score(rows[37:])
+	a, errA := m.Score(context.Background(), rows[:37])
+	b, errB := m.Score(context.Background(), rows[37:])
 	if errA != nil || errB != nil || !slices.Equal(append(a, b...), whole) {
 		t.Errorf("rows score differently in two calls than in one (%v, %v)", errA, errB)
 	}
@@ -164,7 +164,7 @@ func TestColumnCount(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := m.Score(c.rows)
+			_, err := m.Score(context.Background(), c.rows)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Score: %v, want %q", err, c.want)
 			}
@@ -223,13 +223,13 @@ func TestValidate(t *testing.T) {
 		set   func(o *udocc.Options)
 	}{
 		{"Method", func(o *udocc.Options) { o.Method = "svm" }},
-		{"Epochs", func(o *udocc.Options) { o.Epochs = 0 }},
-		{"PretrainEpochs", func(o *udocc.Options) { o.PretrainEpochs = -1 }},
-		{"LR", func(o *udocc.Options) { o.LR = 0 }},
+		{"Epochs", func(o *udocc.Options) { o.Epochs = -1 }},
+		{"Trim", func(o *udocc.Options) { o.Trim = -0.1 }},
+		{"LR", func(o *udocc.Options) { o.LR = -1 }},
 		{"PretrainLR", func(o *udocc.Options) { o.PretrainLR = -1 }},
 		{"BatchSize", func(o *udocc.Options) { o.BatchSize = 1 }},
 		{"WeightDecay", func(o *udocc.Options) { o.WeightDecay = math.NaN() }},
-		{"Members", func(o *udocc.Options) { o.Members = 0 }},
+		{"Members", func(o *udocc.Options) { o.Members = -1 }},
 		{"Device", func(o *udocc.Options) { o.Device = "gpu" }},
 		{"Threads", func(o *udocc.Options) { o.Threads = -1 }},
 		{"Contamination", func(o *udocc.Options) { o.Contamination = 1 }},
@@ -244,13 +244,12 @@ func TestValidate(t *testing.T) {
 		{"Seeds", func(o *udocc.Options) { o.Seeds = []uint64{1, 2} }},
 		{"Seeds", func(o *udocc.Options) { o.Seeds, o.Members = []uint64{4, 4}, 2 }},
 		{"RankScores", func(o *udocc.Options) { o.RankScores = "test" }},
-		{"TrainRows", func(o *udocc.Options) { o.TrainRows = -1 }},
 		{"TrainRows", func(o *udocc.Options) { o.TrainRows = 200 }},
 		{"Ties", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Delta, o.Ties = udocc.PaperRule, "sideways" }},
 		{"Ties", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Ties = udocc.TiesLargest }},
 		{"Delta", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Delta = "magic" }},
 	}
-	for _, o := range []udocc.Options{udocc.DefaultOptions(), udocc.PaperOptions()} {
+	for _, o := range []udocc.Options{udocc.DefaultOptions(), udocc.PaperOptions(), {}} {
 		if err := o.Validate(); err != nil {
 			t.Errorf("defaults of %s: %v", o.Method, err)
 		}
@@ -270,7 +269,7 @@ func TestClose(t *testing.T) {
 	m := fitted(t, "ensemble", table(60, 3, 1))
 	m.Close()
 	m.Close()
-	if _, err := m.Score(table(5, 3, 2)); err == nil {
+	if _, err := m.Score(context.Background(), table(5, 3, 2)); err == nil {
 		t.Error("Score on a closed model: no error")
 	}
 	if err := m.Save(filepath.Join(t.TempDir(), "m")); err == nil {
@@ -287,16 +286,16 @@ func TestRowScoredAlone(t *testing.T) {
 	for _, method := range udocc.Methods() {
 		t.Run(string(method), func(t *testing.T) {
 			m := fitted(t, method, rows)
-			whole, err := m.Score(rows)
+			whole, err := m.Score(context.Background(), rows)
 			if err != nil {
 				t.Fatal(err)
 			}
-			batch, err := m.Score(rows[20:30])
+			batch, err := m.Score(context.Background(), rows[20:30])
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := 20; i < 30; i++ {
-				alone, err := m.Score(rows[i : i+1])
+				alone, err := m.Score(context.Background(), rows[i:i+1])
 				if err != nil {
 					t.Fatal(err)
 				}

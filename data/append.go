@@ -208,7 +208,7 @@ func (t *table) eachRow(do func(i int, cells []string) error) error {
 				return err
 			}
 			if len(rec) != len(t.names) {
-				return fmt.Errorf("row %d: %d cells for %d columns: %w", i+1, len(rec), len(t.names), ErrRagged)
+				return fmt.Errorf("row %d: %d cells for %d columns: %w", i+1, len(rec), len(t.names), errRagged)
 			}
 			if err := do(i, rec); err != nil {
 				return err
@@ -261,7 +261,7 @@ func (t *table) eachParquetRow(do func(parquet.Row) error) error {
 func checkRows(rows int, cols []Appended) error {
 	for _, c := range cols {
 		if len(c.Values) != rows {
-			return fmt.Errorf("column %q has %d values for %d rows: %w", c.Name, len(c.Values), rows, ErrLengthMismatch)
+			return fmt.Errorf("column %q has %d values for %d rows: %w", c.Name, len(c.Values), rows, errLengthMismatch)
 		}
 	}
 	return nil
@@ -394,7 +394,7 @@ func (t *table) writeParquet(w io.Writer, cols []Appended) error {
 				case t.numeric[j]:
 					v, err := strconv.ParseFloat(s, 64)
 					if err != nil {
-						return fmt.Errorf("row %d, column %s: %s: %w", rows+1, quoteValue(t.names[j]), quoteValue(s), ErrNotNumeric)
+						return fmt.Errorf("row %d, column %s: %s: %w", rows+1, quoteValue(t.names[j]), quoteValue(s), errNotNumeric)
 					}
 					row = append(row, parquet.DoubleValue(v).Level(0, 1, j))
 				default:

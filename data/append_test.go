@@ -20,7 +20,7 @@ func TestWriteAppended(t *testing.T) {
 		{Name: "rank", Values: []float64{1, 2}, Integer: true},
 		{Name: "label", Values: []float64{0, math.NaN()}, Integer: true},
 	}
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	for _, src := range []string{csvPath, pqPath} {
 		for _, ext := range []string{".csv", ".parquet"} {
 			t.Run(filepath.Ext(src)+" to "+ext, func(t *testing.T) {
@@ -28,7 +28,7 @@ func TestWriteAppended(t *testing.T) {
 				if err := WriteAppended(src, opts, dst, cols); err != nil {
 					t.Fatal(err)
 				}
-				ds, err := Load(dst, LoadOptions{LabelIndex: -1, Selection: Selection{ID: "name", Columns: []string{"a", "score", "rank"}}})
+				ds, err := Load(dst, LoadOptions{Selection: Selection{ID: "name", Columns: []string{"a", "score", "rank"}}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -51,7 +51,7 @@ func TestWriteAppended(t *testing.T) {
 		if err := WriteAppended(src, opts, dst, cols); err != nil {
 			t.Fatal(err)
 		}
-		ds, err := Load(dst, LoadOptions{LabelIndex: -1, Selection: Selection{Drop: []string{"label"}}})
+		ds, err := Load(dst, LoadOptions{Selection: Selection{Drop: []string{"label"}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,8 +68,8 @@ func TestWriteAppended(t *testing.T) {
 	t.Run("a row count that differs", func(t *testing.T) {
 		short := []Appended{{Name: "s", Values: []float64{1}}}
 		dst := filepath.Join(t.TempDir(), "o.parquet")
-		if err := WriteAppended(pqPath, opts, dst, short); !errors.Is(err, ErrLengthMismatch) {
-			t.Errorf("error %v, want ErrLengthMismatch", err)
+		if err := WriteAppended(pqPath, opts, dst, short); !errors.Is(err, errLengthMismatch) {
+			t.Errorf("error %v, want errLengthMismatch", err)
 		}
 		if _, err := os.Stat(dst); err == nil {
 			t.Error("a failed write left its file")

@@ -64,7 +64,7 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 	index := func(name string) (int, error) {
 		j := slices.Index(names, name)
 		if j < 0 {
-			return 0, fmt.Errorf("no column named %q (the columns are %s): %w", name, quoteList(names, 12), ErrMissingVariable)
+			return 0, fmt.Errorf("no column named %q (the columns are %s): %w", name, quoteList(names, 12), errMissingVariable)
 		}
 		return j, nil
 	}
@@ -137,10 +137,10 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 			}
 		}
 		return r, fmt.Errorf("%s %s %s not numeric (%s); leave %s out with %s, or every such column with --drop-text%s: %w",
-			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, where(firstBad), pronoun(len(bad)), drop, hint, ErrNotNumeric)
+			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, where(firstBad), pronoun(len(bad)), drop, hint, errNotNumeric)
 	}
 	if len(r.features) == 0 {
-		return r, fmt.Errorf("no numeric feature columns are left: %w", ErrEmpty)
+		return r, fmt.Errorf("no numeric feature columns are left: %w", errEmpty)
 	}
 	return r, nil
 }

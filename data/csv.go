@@ -170,7 +170,7 @@ type csvHeader struct {
 func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 	first, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return csvHeader{}, fmt.Errorf("no header line: %w", ErrEmpty)
+		return csvHeader{}, fmt.Errorf("no header line: %w", errEmpty)
 	}
 	if err != nil {
 		return csvHeader{}, csvParseError(err)
@@ -185,7 +185,7 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 		h.names = defaultFeatures(len(first))
 	}
 	if h.label, err = csvLabelColumn(h.names, opts); err != nil {
-		if opts.LabelOptional && errors.Is(err, ErrMissingVariable) && opts.LabelColumn != "" {
+		if opts.LabelOptional && errors.Is(err, errMissingVariable) && opts.LabelColumn != "" {
 			h.label = -1 // a remembered label that this table does not have
 			err = nil
 		} else if !h.named && opts.LabelColumn != "" {
@@ -205,7 +205,7 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 		}
 	}
 	if len(h.names) == 1 && h.label == 0 {
-		return csvHeader{}, fmt.Errorf("line 1: no feature columns: %w", ErrEmpty)
+		return csvHeader{}, fmt.Errorf("line 1: no feature columns: %w", errEmpty)
 	}
 	return h, nil
 }
@@ -218,14 +218,14 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 	if h.named {
 		var err error
 		if rec, err = r.Read(); errors.Is(err, io.EOF) {
-			return nil, 0, roles{}, fmt.Errorf("no data rows after the header: %w", ErrEmpty)
+			return nil, 0, roles{}, fmt.Errorf("no data rows after the header: %w", errEmpty)
 		} else if err != nil {
 			return nil, 0, roles{}, csvParseError(err)
 		}
 		line1, _ = r.FieldPos(0)
 	}
 	if len(rec) != len(h.names) {
-		return nil, 0, roles{}, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(h.names), ErrRagged)
+		return nil, 0, roles{}, fmt.Errorf("line %d: %d cells, the first row has %d: %w", line1, len(rec), len(h.names), errRagged)
 	}
 	numeric := make([]bool, len(rec))
 	for j, c := range rec {
@@ -268,7 +268,7 @@ func allNumbers(cells []string) bool {
 func parseCell(cell string) (float32, error) {
 	s := strings.TrimSpace(cell)
 	if s == "" {
-		return 0, ErrEmptyCell
+		return 0, errEmptyCell
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && isMissingCell(s) {
@@ -276,14 +276,14 @@ func parseCell(cell string) (float32, error) {
 	}
 	if err != nil {
 		// ParseFloat returns ±Inf with a range error for "1e999".
-		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNotNumeric)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), errNotNumeric)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrNonFinite)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), errNonFinite)
 	}
 	f, err := toFloat32(v)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrRange)
+		return 0, fmt.Errorf("%s: %w", quoteValue(s), errRange)
 	}
 	return f, nil
 }
@@ -291,10 +291,10 @@ func parseCell(cell string) (float32, error) {
 // csvLabelColumn resolves the label column to a 0-based index, -1 for none.
 func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 	if opts.LabelColumn == "" {
-		if opts.LabelIndex >= len(header) {
-			return 0, fmt.Errorf("label column index %d (0-based), but the header has %d columns: %w", opts.LabelIndex, len(header), ErrMissingVariable)
+		if opts.LabelNumber > len(header) {
+			return 0, fmt.Errorf("label column %d (1-based), but the header has %d columns: %w", opts.LabelNumber, len(header), errMissingVariable)
 		}
-		return opts.LabelIndex, nil
+		return opts.LabelNumber - 1, nil
 	}
 	found := -1
 	for j, h := range header {
@@ -307,7 +307,7 @@ func csvLabelColumn(header []string, opts LoadOptions) (int, error) {
 		found = j
 	}
 	if found < 0 {
-		return 0, fmt.Errorf("line 1: no column named %q: %w", opts.LabelColumn, ErrMissingVariable)
+		return 0, fmt.Errorf("line 1: no column named %q: %w", opts.LabelColumn, errMissingVariable)
 	}
 	return found, nil
 }
@@ -361,7 +361,7 @@ func detectDelimiter(b []byte) (rune, error) {
 // csvParseError turns an encoding/csv syntax error into this package's
 // form; its "column" is a character position, so it is named so.
 func csvParseError(err error) error {
-	if errors.Is(err, ErrLongRow) || errors.Is(err, ErrFormat) {
+	if errors.Is(err, errLongRow) || errors.Is(err, ErrFormat) {
 		return err // the guard's, or the gzip stream's
 	}
 	var pe *csv.ParseError
@@ -369,4 +369,35 @@ func csvParseError(err error) error {
 		return fmt.Errorf("line %d, character %d: %v: %w", pe.Line, pe.Column, pe.Err, ErrFormat)
 	}
 	return fmt.Errorf("%v: %w", err, ErrFormat)
+}
+
+// ReadCSV reads a table of delimited text (CSV, TSV, whitespace-separated) from r in
+// one streamed pass, as Load reads such a file: the same options (opts.Format, if set,
+// must be "csv", "tsv" or "txt"; gzip is the caller's to undo), the same checks, and
+// errors that start with "data: csv stream:". Its bytes are never held whole; the
+// table grows as its rows come. The table's Name is "stream" and its Path "", for the
+// caller to set.
+func ReadCSV(r io.Reader, opts LoadOptions) (*Dataset, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Format != "" && opts.Format != "csv" && opts.Format != "tsv" && opts.Format != "txt" {
+		return nil, fmt.Errorf("data: csv stream: format %q: want csv, tsv or txt: %w", opts.Format, ErrOptions)
+	}
+	ds, err := readCSV(r, nil, opts)
+	if err == nil && opts.Part.Of > 1 {
+		ds, err = cutPart(ds, opts.Part)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("data: csv stream: %w", err)
+	}
+	ds.Name = "stream"
+	ds.Selection = opts.Selection
+	if ds.LabelName != "" {
+		ds.Positive = opts.Positive
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	return ds, nil
 }

@@ -31,9 +31,9 @@ func TestCSVRoundTrip(t *testing.T) {
 			}
 			csvText := strings.Replace(sb.String(), "f,b", `"f,b"`, 1)
 			for _, opts := range []LoadOptions{
-				{LabelColumn: "label", LabelIndex: -1},
-				{LabelIndex: 1},
-				{LabelIndex: 1, Delimiter: rune(delim[0])},
+				{LabelColumn: "label"},
+				{LabelNumber: 2},
+				{LabelNumber: 2, Delimiter: rune(delim[0])},
 			} {
 				ds, err := Load(writeTemp(t, "rt.csv", []byte(csvText)), opts)
 				if err != nil {
@@ -51,8 +51,8 @@ func TestCSVRoundTrip(t *testing.T) {
 }
 
 func TestCSVErrors(t *testing.T) {
-	def := DefaultLoadOptions()
-	label := LoadOptions{LabelColumn: "y", LabelIndex: -1}
+	def := LoadOptions{}
+	label := LoadOptions{LabelColumn: "y"}
 	tests := []struct {
 		name string
 		text string
@@ -61,24 +61,24 @@ func TestCSVErrors(t *testing.T) {
 		// where is the position the message must give.
 		where string
 	}{
-		{"empty cell", "a,b\n1,2\n3,\n", def, ErrEmptyCell, `line 3, column 2 ("b")`},
-		{"not a number", "a,b\n1,2\n3,x4\n", def, ErrNotNumeric, `line 3, column 2 ("b")`},
-		{"decimal comma", "a;b\n1;2,5\n", def, ErrNotNumeric, `line 2, column 2`},
-		{"NaN", "a,b\n1,NaN\n", def, ErrNonFinite, `line 2, column 2`},
-		{"Inf", "a,b\n-inf,1\n", def, ErrNonFinite, `line 2, column 1`},
-		{"overflow", "a,b\n1e999,1\n", def, ErrNotNumeric, `line 2, column 1`},
-		{"ragged short", "a,b,c\n1,2,3\n\n4,5\n", def, ErrRagged, `line 4`},
-		{"ragged long", "a,b\n1,2,3\n", def, ErrRagged, `line 2`},
+		{"empty cell", "a,b\n1,2\n3,\n", def, errEmptyCell, `line 3, column 2 ("b")`},
+		{"not a number", "a,b\n1,2\n3,x4\n", def, errNotNumeric, `line 3, column 2 ("b")`},
+		{"decimal comma", "a;b\n1;2,5\n", def, errNotNumeric, `line 2, column 2`},
+		{"NaN", "a,b\n1,NaN\n", def, errNonFinite, `line 2, column 2`},
+		{"Inf", "a,b\n-inf,1\n", def, errNonFinite, `line 2, column 1`},
+		{"overflow", "a,b\n1e999,1\n", def, errNotNumeric, `line 2, column 1`},
+		{"ragged short", "a,b,c\n1,2,3\n\n4,5\n", def, errRagged, `line 4`},
+		{"ragged long", "a,b\n1,2,3\n", def, errRagged, `line 2`},
 		{"bare quote", "a,b\n1,2\"\n", def, ErrFormat, `line 2`},
-		{"no rows", "a,b\n", def, ErrEmpty, ""},
-		{"empty file", "", def, ErrEmpty, ""},
-		{"only the label column", "y\n1\n", label, ErrEmpty, ""},
+		{"no rows", "a,b\n", def, errEmpty, ""},
+		{"empty file", "", def, errEmpty, ""},
+		{"only the label column", "y\n1\n", label, errEmpty, ""},
 		{"labels 0 and 2", "a,y\n1,0\n2,2\n", label, ErrLabel, `column 2 ("y")`},
 		{"a third label value", "a,y\n1,-1\n2,1\n3,0\n", label, ErrLabel, `line 4, column 2 ("y")`},
-		{"no such label column", "a,b\n1,2\n", label, ErrMissingVariable, `"y"`},
-		{"label index past the header", "a,b\n1,2\n", LoadOptions{LabelIndex: 2}, ErrMissingVariable, "index 2"},
-		{"both label options", "a,y\n1,0\n", LoadOptions{LabelColumn: "y", LabelIndex: 0}, ErrOptions, ""},
-		{"bad delimiter option", "a,y\n1,0\n", LoadOptions{LabelIndex: -1, Delimiter: '|'}, ErrOptions, ""},
+		{"no such label column", "a,b\n1,2\n", label, errMissingVariable, `"y"`},
+		{"label index past the header", "a,b\n1,2\n", LoadOptions{LabelNumber: 3}, errMissingVariable, "column 3 (1-based)"},
+		{"both label options", "a,y\n1,0\n", LoadOptions{LabelColumn: "y", LabelNumber: 1}, ErrOptions, ""},
+		{"bad delimiter option", "a,y\n1,0\n", LoadOptions{Delimiter: '|'}, ErrOptions, ""},
 		{"ambiguous delimiter", "a,b;c\n1,2;3\n", def, ErrFormat, "line 1"},
 		{"duplicate label name", "y,y\n1,0\n", label, ErrOptions, "column 1 and 2"},
 	}
@@ -109,7 +109,7 @@ func TestCSVAccepts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := Load(writeTemp(t, "ok.csv", []byte(tc.text)), DefaultLoadOptions())
+			ds, err := Load(writeTemp(t, "ok.csv", []byte(tc.text)), LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestCSVHeader(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := Load(writeTemp(t, "h.csv", []byte(tc.text)), LoadOptions{LabelIndex: -1, Header: tc.header})
+			ds, err := Load(writeTemp(t, "h.csv", []byte(tc.text)), LoadOptions{Header: tc.header})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,11 +155,11 @@ func TestCSVHeader(t *testing.T) {
 		want  error
 		where string
 	}{
-		{"no: a header is then a bad cell", "a,b\n1,2\n", LoadOptions{LabelIndex: -1, Header: HeaderNo}, ErrNotNumeric, `line 1, column 1: "a"`},
-		{"a label by name without a header", "1,0\n2,1\n", LoadOptions{LabelColumn: "y", LabelIndex: -1}, ErrMissingVariable, "not a header"},
-		{"a label by index without a header", "1,2\n2,0\n", LoadOptions{LabelIndex: 1}, ErrLabel, `column 2 ("x2")`},
-		{"a name twice", "a,b,a\n1,2,3\n", DefaultLoadOptions(), ErrFormat, `"a" is both column 1 and 3`},
-		{"an unknown mode", "a\n1\n", LoadOptions{LabelIndex: -1, Header: "maybe"}, ErrOptions, "maybe"},
+		{"no: a header is then a bad cell", "a,b\n1,2\n", LoadOptions{Header: HeaderNo}, errNotNumeric, `line 1, column 1: "a"`},
+		{"a label by name without a header", "1,0\n2,1\n", LoadOptions{LabelColumn: "y"}, errMissingVariable, "not a header"},
+		{"a label by index without a header", "1,2\n2,0\n", LoadOptions{LabelNumber: 2}, ErrLabel, `column 2 ("x2")`},
+		{"a name twice", "a,b,a\n1,2,3\n", LoadOptions{}, ErrFormat, `"a" is both column 1 and 3`},
+		{"an unknown mode", "a\n1\n", LoadOptions{Header: "maybe"}, ErrOptions, "maybe"},
 	}
 	for _, tc := range errs {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,7 +175,7 @@ func TestCSVHeader(t *testing.T) {
 // that other columns are not.
 func TestLikelyLabels(t *testing.T) {
 	text := "a,Target,class,y,outlier\n1,0,1,5,0\n2,1,2,6,0\n3,1,3,5,0\n"
-	ds, err := Load(writeTemp(t, "l.csv", []byte(text)), DefaultLoadOptions())
+	ds, err := Load(writeTemp(t, "l.csv", []byte(text)), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestLikelyLabelsByValues(t *testing.T) {
 		hot[i%3] = 1
 		fmt.Fprintf(&b, "%d,%d,%d,%d,%d,%d,%d\n", i, i*i%7, hot[0], hot[1], hot[2], i%3, btoi(i%5 == 0))
 	}
-	ds, err := Load(writeTemp(t, "v.csv", []byte(b.String())), DefaultLoadOptions())
+	ds, err := Load(writeTemp(t, "v.csv", []byte(b.String())), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,11 +215,11 @@ func TestLikelyLabelsByValues(t *testing.T) {
 	// The same column named plainly, as the last one, is hinted by its values; moved
 	// into the one-hot block, it is not.
 	text := strings.Replace(b.String(), "Outcome", "z", 1)
-	ds, _ = Load(writeTemp(t, "w.csv", []byte(text)), DefaultLoadOptions())
+	ds, _ = Load(writeTemp(t, "w.csv", []byte(text)), LoadOptions{})
 	if got := ds.LikelyLabels(); len(got) != 1 || got[0].Name != "z" || !strings.Contains(got[0].Why, "20 % of rows 1") {
 		t.Errorf("last 0/1 column z: hints %+v", got)
 	}
-	ds, _ = Load(writeTemp(t, "w.csv", []byte(text)), LoadOptions{LabelIndex: -1, Selection: Selection{Columns: []string{"a", "b", "hot1", "z", "hot2", "hot3"}}})
+	ds, _ = Load(writeTemp(t, "w.csv", []byte(text)), LoadOptions{Selection: Selection{Columns: []string{"a", "b", "hot1", "z", "hot2", "hot3"}}})
 	if got := likelyNames(ds); len(got) != 0 {
 		t.Errorf("z among one-hot columns: hints %q, want none", got)
 	}

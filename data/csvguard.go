@@ -7,10 +7,10 @@ import (
 	"io"
 )
 
-// ErrLongRow reports a line of delimited text longer than a row may be (maxLine bytes
+// errLongRow reports a line of delimited text longer than a row may be (maxLine bytes
 // or maxCells cells): such a line is refused as soon as the limit is passed, so that
 // memory follows the rows a file really holds, not a line it never ends.
-var ErrLongRow = errors.New("row too long")
+var errLongRow = errors.New("row too long")
 
 // whitespace is the LoadOptions.Delimiter of whitespace-separated text (NumPy's
 // np.savetxt default): cells are separated by runs of spaces and tabs, and spaces and
@@ -18,7 +18,7 @@ var ErrLongRow = errors.New("row too long")
 const whitespace = ' '
 
 // textGuard passes delimited text through from r, counting its records and their
-// cells, and stops it with ErrLongRow when a record grows past maxLine bytes or
+// cells, and stops it with errLongRow when a record grows past maxLine bytes or
 // maxCells cells, so that whoever reads from it never gathers more than that (and a
 // buffer) for one record. A record ends at a newline outside double quotes; a blank one
 // ("\n" or "\r\n" alone; for whitespace, spaces and tabs alone) is no record, as
@@ -131,9 +131,9 @@ func (g *textGuard) scanPlain(b []byte) {
 func (g *textGuard) check() bool {
 	switch {
 	case g.width > maxLine:
-		g.err = fmt.Errorf("line %d: more than %d MiB before its end (a row may hold at most %d MiB and %d cells): %w", g.recLine, maxLine>>20, maxLine>>20, maxCells, ErrLongRow)
+		g.err = fmt.Errorf("line %d: more than %d MiB before its end (a row may hold at most %d MiB and %d cells): %w", g.recLine, maxLine>>20, maxLine>>20, maxCells, errLongRow)
 	case g.cells > maxCells:
-		g.err = fmt.Errorf("line %d: more than %d cells (a row may hold at most %d cells and %d MiB): %w", g.recLine, maxCells, maxCells, maxLine>>20, ErrLongRow)
+		g.err = fmt.Errorf("line %d: more than %d cells (a row may hold at most %d cells and %d MiB): %w", g.recLine, maxCells, maxCells, maxLine>>20, errLongRow)
 	}
 	return g.err != nil
 }

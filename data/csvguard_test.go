@@ -55,7 +55,7 @@ func gzipText(t testing.TB, text string) []byte {
 // TestTextMemoryFollowsContent reads files whose lines claim far more than they hold:
 // blank lines after a wide table (which once sized the table from the line count:
 // 10^6 blank lines after 1,000 columns asked for 4 GB), a single endless line, a long
-// data row after a short header. Each is read, or refused with ErrLongRow, allocating a
+// data row after a short header. Each is read, or refused with errLongRow, allocating a
 // few blocks, not what the lines claim.
 func TestTextMemoryFollowsContent(t *testing.T) {
 	dir := t.TempDir()
@@ -64,7 +64,7 @@ func TestTextMemoryFollowsContent(t *testing.T) {
 	cases := []struct {
 		name, file string
 		text       []byte
-		rows       int   // 0: refused with ErrLongRow
+		rows       int   // 0: refused with errLongRow
 		most       int64 // bytes allocated at most
 	}{
 		{"blank lines after 5 rows x 1000", "blank.csv", []byte(blank), 5, 16 << 20},
@@ -83,10 +83,10 @@ func TestTextMemoryFollowsContent(t *testing.T) {
 			}
 			var ds *Dataset
 			var err error
-			got := allocated(func() { ds, err = Load(path, DefaultLoadOptions()) })
+			got := allocated(func() { ds, err = Load(path, LoadOptions{}) })
 			if c.rows == 0 {
-				if !errors.Is(err, ErrLongRow) {
-					t.Fatalf("got %v, want ErrLongRow", err)
+				if !errors.Is(err, errLongRow) {
+					t.Fatalf("got %v, want errLongRow", err)
 				}
 			} else if err != nil || ds.N != c.rows {
 				t.Fatalf("got %v, want %d rows", err, c.rows)
@@ -105,12 +105,12 @@ func TestPartLongLine(t *testing.T) {
 	if err := os.WriteFile(path, append(bytes.Repeat([]byte{'7'}, 40<<20), "\n1\n2\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.Part = Part{Index: 1, Of: 2}
 	var err error
 	got := allocated(func() { _, err = Load(path, opts) })
-	if !errors.Is(err, ErrLongRow) {
-		t.Fatalf("got %v, want ErrLongRow", err)
+	if !errors.Is(err, errLongRow) {
+		t.Fatalf("got %v, want errLongRow", err)
 	}
 	if got > 120<<20 {
 		t.Errorf("allocated %d MiB, want at most 120 MiB", got>>20)
@@ -125,12 +125,12 @@ func TestTextFromDevice(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.Format = "csv"
 	var err error
 	got := allocated(func() { _, err = Load("/dev/zero", opts) })
-	if !errors.Is(err, ErrLongRow) {
-		t.Fatalf("got %v, want ErrLongRow", err)
+	if !errors.Is(err, errLongRow) {
+		t.Fatalf("got %v, want errLongRow", err)
 	}
 	if got > 320<<20 {
 		t.Errorf("allocated %d MiB, want at most 320 MiB", got>>20)
@@ -147,7 +147,7 @@ func TestTableAllocatedOnce(t *testing.T) {
 	}
 	var ds *Dataset
 	var err error
-	got := allocated(func() { ds, err = Load(path, DefaultLoadOptions()) })
+	got := allocated(func() { ds, err = Load(path, LoadOptions{}) })
 	if err != nil || ds.N != 200_000 || cap(ds.X) != len(ds.X) {
 		t.Fatalf("got %v, N %d, cap %d for %d values", err, ds.N, cap(ds.X), len(ds.X))
 	}
@@ -208,7 +208,7 @@ func TestWhitespaceSeparated(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			opts := DefaultLoadOptions()
+			opts := LoadOptions{}
 			opts.Delimiter = c.delim
 			ds, err := Load(path, opts)
 			if err != nil {
@@ -223,7 +223,7 @@ func TestWhitespaceSeparated(t *testing.T) {
 		})
 	}
 	// Quoted cells, with spaces inside, between runs of spaces and tabs.
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.Delimiter = whitespace
 	opts.Selection.ID = "name"
 	ds, err := decodeCSV([]byte("name  v w\n\"x y\"  1 3\n\"z\" 2\t\t4\n"), opts)
@@ -231,7 +231,7 @@ func TestWhitespaceSeparated(t *testing.T) {
 		t.Errorf("quoted: %v, %+v", err, ds)
 	}
 	// A single column whose name holds a space stays one column.
-	ds, err = decodeCSV([]byte("my feature\n1\n2\n"), DefaultLoadOptions())
+	ds, err = decodeCSV([]byte("my feature\n1\n2\n"), LoadOptions{})
 	if err != nil || ds.D != 1 || ds.Features[0] != "my feature" {
 		t.Errorf("one named column: %v, %+v", err, ds)
 	}
@@ -241,10 +241,10 @@ func TestWhitespaceSeparated(t *testing.T) {
 // refused with the flag that settles it, and read with that delimiter set.
 func TestMixedDelimiterNamesTheFlag(t *testing.T) {
 	text := []byte("a;b,c\n1;2,3\n4;5,6\n")
-	if _, err := decodeCSV(text, DefaultLoadOptions()); err == nil || !strings.Contains(err.Error(), "--delimiter") {
+	if _, err := decodeCSV(text, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "--delimiter") {
 		t.Fatalf("got %v, want an error naming --delimiter", err)
 	}
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.Delimiter = ';'
 	opts.Selection.DropText = true
 	ds, err := decodeCSV(text, opts)
@@ -263,7 +263,7 @@ func TestLongValuesQuotedShort(t *testing.T) {
 		"a," + big + "\n1,2\n3,4\n",          // a long header name, ragged below
 		"a,label\n1,0\n2,1\n3," + big + "\n", // a third label
 	} {
-		opts := DefaultLoadOptions()
+		opts := LoadOptions{}
 		if strings.Contains(text, "label") {
 			opts.LabelColumn = "label"
 		}
@@ -290,7 +290,7 @@ func TestLongValuesQuotedShort(t *testing.T) {
 // a text column so named is refused with --label suggested.
 func TestLabelHints(t *testing.T) {
 	for _, name := range []string{"is_anomaly", "anomaly", "outlier", "class", "Label"} {
-		ds, err := decodeCSV([]byte("a,"+name+"\n1,0\n2,1\n3,0\n"), DefaultLoadOptions())
+		ds, err := decodeCSV([]byte("a,"+name+"\n1,0\n2,1\n3,0\n"), LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,8 +298,8 @@ func TestLabelHints(t *testing.T) {
 			t.Errorf("%s: hints %v", name, got)
 		}
 	}
-	_, err := decodeCSV([]byte("a,class\n1,normal\n2,attack\n"), DefaultLoadOptions())
-	if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), "--label class") {
+	_, err := decodeCSV([]byte("a,class\n1,normal\n2,attack\n"), LoadOptions{})
+	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), "--label class") {
 		t.Errorf("a text label column: %v", err)
 	}
 }
@@ -339,8 +339,8 @@ func FuzzTextMemory(f *testing.F) {
 			}
 			return gzipErrors{zr}, nil
 		}
-		opts := DefaultLoadOptions()
-		opts.LabelIndex = max(int(label), -1)
+		opts := LoadOptions{}
+		opts.LabelNumber = max(int(label)+1, 0)
 		longest := 0
 		for line := range bytes.SplitSeq(text, []byte{'\n'}) {
 			longest = max(longest, len(line))

@@ -84,7 +84,7 @@ func loadCSVPart(path, format string, opts LoadOptions) (*Dataset, error) {
 	}
 	lo, hi := p.Index*n/p.Of, (p.Index+1)*n/p.Of
 	if hi-lo < 1 {
-		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, n, ErrEmpty)
+		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, n, errEmpty)
 	}
 	data1, blockLo, blockHi, err := blockRecords(f, from, size, h, lo, hi)
 	if err != nil {

@@ -47,9 +47,9 @@ func wholeAndCut(path string, opts LoadOptions) (*Dataset, error) {
 // without double quotes is read from the block's bytes, one with a quote whole, and
 // blocks whose labels the other rows decide (all "1" of -1/1, no positive value) whole.
 func TestLoadCSVPart(t *testing.T) {
-	named := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id", DropText: true}}
-	byIndex := LoadOptions{LabelIndex: 4, Header: HeaderNo, Selection: Selection{DropText: true}}
-	byIndexAuto := LoadOptions{LabelIndex: 4, Selection: Selection{DropText: true}}
+	named := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id", DropText: true}}
+	byIndex := LoadOptions{LabelNumber: 5, Header: HeaderNo, Selection: Selection{DropText: true}}
+	byIndexAuto := LoadOptions{LabelNumber: 5, Selection: Selection{DropText: true}}
 	numeric := "1,0\n3,1\n5,0\n7,0\n9,1\n11,1\n13,0\n"
 	for _, c := range []struct {
 		name string
@@ -67,10 +67,10 @@ func TestLoadCSVPart(t *testing.T) {
 		{"byte-order mark", "\uFEFF" + csvTable(8, true, "\n", []string{"0", "1"}), named, "block"},
 		{"no header", csvTable(11, false, "\n", []string{"0", "1"}), byIndex, "block"},
 		{"no header CRLF", csvTable(11, false, "\r\n", []string{"0", "1"}), byIndex, "block"},
-		{"auto header: numbers", numeric, DefaultLoadOptions(), "block"},
-		{"auto header: numbers, label", numeric, LoadOptions{LabelIndex: 1}, "block"},
+		{"auto header: numbers", numeric, LoadOptions{}, "block"},
+		{"auto header: numbers, label", numeric, LoadOptions{LabelNumber: 2}, "block"},
 		{"auto header: names", csvTable(7, true, "\n", []string{"0", "1"}), byIndexAuto, "block"},
-		{"header yes over numbers", numeric, LoadOptions{LabelIndex: -1, Header: HeaderYes}, "block"},
+		{"header yes over numbers", numeric, LoadOptions{Header: HeaderYes}, "block"},
 		{"tabs", strings.ReplaceAll(csvTable(9, true, "\n", []string{"0", "1"}), ",", "\t"), named, "block"},
 		{"positive", csvTable(9, true, "\n", []string{"n", "n", "n", "a"}), func() LoadOptions { o := named; o.Positive = "a"; return o }(), ""},
 		{"-1/1, blocks of 1", csvTable(12, true, "\n", []string{"1", "1", "1", "1", "1", "-1"}), named, ""},
@@ -117,7 +117,7 @@ func TestLoadCSVPart(t *testing.T) {
 // other blocks load.
 func TestLoadCSVPartErrors(t *testing.T) {
 	const n, w = 12, 4
-	opts := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id", DropText: true}}
+	opts := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id", DropText: true}}
 	for bad := 1; bad < n; bad++ { // row 0 would make column a text
 		text := csvTable(n, true, "\r\n", []string{"0", "1"})
 		text = strings.Replace(text, fmt.Sprintf("r%d,%d,%d.5", bad, bad, bad), fmt.Sprintf("r%d,%d,oops", bad, bad), 1)
@@ -152,7 +152,7 @@ func TestLoadCSVPartPipe(t *testing.T) {
 		t.Skip("no /dev/fd:", err)
 	}
 	text := csvTable(9, true, "\n", []string{"0", "1"})
-	opts := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id", DropText: true}, Part: Part{Index: 1, Of: 2}}
+	opts := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id", DropText: true}, Part: Part{Index: 1, Of: 2}}
 	want, err := Load(writeTemp(t, "t.csv", []byte(text)), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -223,9 +223,9 @@ func FuzzCSVPart(f *testing.F) {
 		if w < 2 || w > 16 {
 			return
 		}
-		opts := DefaultLoadOptions()
+		opts := LoadOptions{}
 		if label {
-			opts.LabelIndex = 0
+			opts.LabelNumber = 1
 		}
 		path := writeTemp(t, "f.csv", b)
 		if _, err := Load(path, opts); err != nil {

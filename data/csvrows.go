@@ -113,7 +113,7 @@ func (t *csvRows) readRest(r recordReader, sized bool, threads int) error {
 // checkCells refuses a row rec, read from line, whose cells are not the header's.
 func (t *csvRows) checkCells(rec []string, line int) error {
 	if len(rec) != len(t.header) {
-		return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(t.header), ErrRagged)
+		return fmt.Errorf("line %d: %d cells, the first row has %d: %w", line, len(rec), len(t.header), errRagged)
 	}
 	return nil
 }
@@ -129,9 +129,9 @@ func (t *csvRows) parseFeatures(rec []string, dst []float32) (int, error) {
 		v, err := parseCell(rec[j])
 		if err != nil {
 			switch {
-			case t.missing != MissingError && (errors.Is(err, ErrMissingValue) || errors.Is(err, ErrEmptyCell) || isMissingCell(rec[j])):
+			case t.missing != MissingError && (errors.Is(err, ErrMissingValue) || errors.Is(err, errEmptyCell) || isMissingCell(rec[j])):
 				v = nan32
-			case t.dropText && errors.Is(err, ErrNotNumeric):
+			case t.dropText && errors.Is(err, errNotNumeric):
 				t.markText(k, rec[j])
 				v = nan32
 			default:
@@ -166,9 +166,9 @@ func (t *csvRows) markText(k int, cell string) {
 func (t *csvRows) cellError(line, j int, err error) error {
 	hint := ""
 	switch {
-	case errors.Is(err, ErrEmptyCell) || errors.Is(err, ErrMissingValue):
+	case errors.Is(err, errEmptyCell) || errors.Is(err, ErrMissingValue):
 		hint = " (a missing value: --missing impute fills it with the column's training median, --missing drop-rows leaves its row out)"
-	case errors.Is(err, ErrNotNumeric):
+	case errors.Is(err, errNotNumeric):
 		hint = fmt.Sprintf(" (the column holds text: leave it out with --drop %s, or every such column with --drop-text)", t.header[j])
 	}
 	return fmt.Errorf("line %d, column %d (%s): %w%s", line, j+1, quoteValue(t.header[j]), err, hint)
@@ -190,7 +190,7 @@ func (t *csvRows) dataset(named bool) (*Dataset, error) {
 	}
 	n := len(t.x) / len(features)
 	if n == 0 {
-		return nil, fmt.Errorf("%d rows, %d columns: %w", n, len(features), ErrEmpty)
+		return nil, fmt.Errorf("%d rows, %d columns: %w", n, len(features), errEmpty)
 	}
 	// Every value is finite or the NaN of a missing or text cell: parseCell refuses the
 	// others.

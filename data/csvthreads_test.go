@@ -109,7 +109,7 @@ func TestCSVThreadsSame(t *testing.T) {
 			spaced.lines[i] = " \t "
 		}
 	}
-	byID := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id"}}
+	byID := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id"}}
 	tests := []struct {
 		name, file string
 		text       string
@@ -120,17 +120,17 @@ func TestCSVThreadsSame(t *testing.T) {
 		{"the same with CRLF and no final newline", "t.csv", big.with(",", "\r\n", false).text(), byID, 40_000},
 		{"the same gzipped", "t.csv.gz", string(gzipText(t, big.text())), byID, 40_000},
 		{"the same with semicolons", "t.csv", big.with(";", "\n", true).text(), byID, 40_000},
-		{"columns chosen and reordered", "t.csv", big.text(), LoadOptions{LabelIndex: -1, Selection: Selection{Columns: []string{"e", "a", "c"}}}, 40_000},
-		{"no header, -1/1 labels by index", "t.csv", plain.text(), LoadOptions{LabelIndex: 0}, 30_000},
+		{"columns chosen and reordered", "t.csv", big.text(), LoadOptions{Selection: Selection{Columns: []string{"e", "a", "c"}}}, 40_000},
+		{"no header, -1/1 labels by index", "t.csv", plain.text(), LoadOptions{LabelNumber: 1}, 30_000},
 		{"tabs, a positive label and a text column left out", "t.tsv", words.with("\t", "\n", true).text(),
-			LoadOptions{LabelColumn: "y", LabelIndex: -1, Positive: "yes", Selection: Selection{DropText: true}}, 20_000},
-		{"whitespace-separated, blank lines of spaces", "t.txt", spaced.text(), DefaultLoadOptions(), 30_000 - 297},
-		{"lines longer than a block", "t.csv", wide.text(), DefaultLoadOptions(), 4},
+			LoadOptions{LabelColumn: "y", Positive: "yes", Selection: Selection{DropText: true}}, 20_000},
+		{"whitespace-separated, blank lines of spaces", "t.txt", spaced.text(), LoadOptions{}, 30_000 - 297},
+		{"lines longer than a block", "t.csv", wide.text(), LoadOptions{}, 4},
 		{"byte-order mark", "t.csv", "\uFEFF" + big.text(), byID, 40_000},
-		{"tiny", "t.csv", "a,b\n1,2\n3,4\n", DefaultLoadOptions(), 2},
-		{"tiny without a final newline", "t.csv", "a,b\r\n1,2\r\n\r\n3,4", DefaultLoadOptions(), 2},
-		{"only the first data row", "t.csv", "a,b\n1,2\n\n\n", DefaultLoadOptions(), 1},
-		{"one line of data", "t.csv", "1,2", DefaultLoadOptions(), 1},
+		{"tiny", "t.csv", "a,b\n1,2\n3,4\n", LoadOptions{}, 2},
+		{"tiny without a final newline", "t.csv", "a,b\r\n1,2\r\n\r\n3,4", LoadOptions{}, 2},
+		{"only the first data row", "t.csv", "a,b\n1,2\n\n\n", LoadOptions{}, 1},
+		{"one line of data", "t.csv", "1,2", LoadOptions{}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestCSVThreadsErrors(t *testing.T) {
 	big := genTable(6, 40_000, 4, []string{"id", "y", "a", "b", "c", "d"}, [2]string{"0", "1"}, true, 1000)
 	// Line L > 1 of big is data unless L%1001 == 1 (a blank line after every 1000 rows).
 	spaced := genTable(7, 30_000, 3, nil, [2]string{}, false, 0)
-	opts := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id"}}
+	opts := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id"}}
 	short := big
 	short.lines = append([]string(nil), big.lines...)
 	short.lines[38_000] = "r1,0,1,2,3"
@@ -176,20 +176,20 @@ func TestCSVThreadsErrors(t *testing.T) {
 		want       error
 		where      string
 	}{
-		{"a bad number in a late block", "t.csv", big.set(35_001, 3, "x1").text(), opts, ErrNotNumeric, "line 35001, column 4"},
-		{"bad numbers in two blocks", "t.csv", big.set(20_001, 2, "?").set(35_001, 3, "x1").text(), opts, ErrNotNumeric, "line 20001, column 3"},
-		{"a bad cell and a bad label in one row", "t.csv", big.set(30_001, 1, "2").set(30_001, 4, "").text(), opts, ErrEmptyCell, "line 30001, column 5"},
+		{"a bad number in a late block", "t.csv", big.set(35_001, 3, "x1").text(), opts, errNotNumeric, "line 35001, column 4"},
+		{"bad numbers in two blocks", "t.csv", big.set(20_001, 2, "?").set(35_001, 3, "x1").text(), opts, errNotNumeric, "line 20001, column 3"},
+		{"a bad cell and a bad label in one row", "t.csv", big.set(30_001, 1, "2").set(30_001, 4, "").text(), opts, errEmptyCell, "line 30001, column 5"},
 		{"a third label before a bad cell", "t.csv", big.set(30_001, 1, "2").set(30_006, 4, "").text(), opts, ErrLabel, "line 30001, column 2"},
-		{"a bad cell before a third label", "t.csv", big.set(30_001, 4, "").set(30_006, 1, "2").text(), opts, ErrEmptyCell, "line 30001, column 5"},
-		{"a short row", "t.csv", short.text(), opts, ErrRagged, "line 38001:"},
-		{"NaN", "t.csv", big.set(39_001, 2, "NaN").text(), opts, ErrNonFinite, "line 39001, column 3"},
-		{"Inf on the last line, without a newline", "t.csv", big.with(",", "\r\n", false).set(len(big.lines), 5, "-Inf").text(), opts, ErrNonFinite, fmt.Sprintf("line %d, column 6", len(big.lines))},
-		{"beyond float32", "t.csv", big.set(12_345, 2, "1e39").text(), opts, ErrRange, "line 12345, column 3"},
-		{"a text column", "t.csv", big.set(2, 3, "abc").text(), opts, ErrNotNumeric, "line 2, column 4"},
-		{"an absent positive label", "t.csv", big.text(), LoadOptions{LabelColumn: "y", LabelIndex: -1, Positive: "z", Selection: Selection{ID: "id"}}, ErrLabel, `column 2 ("y")`},
-		{"a bad number gzipped", "t.csv.gz", string(gzipText(t, big.set(35_001, 3, "x1").text())), opts, ErrNotNumeric, "line 35001, column 4"},
-		{"whitespace-separated", "t.txt", spaced.set(29_000, 2, "1x5").with(" ", "\n", true).text(), DefaultLoadOptions(), ErrNotNumeric, "line 29000, column 3"},
-		{"a whitespace line of carriage returns", "t.txt", weird.text(), DefaultLoadOptions(), ErrRagged, "line 100:"},
+		{"a bad cell before a third label", "t.csv", big.set(30_001, 4, "").set(30_006, 1, "2").text(), opts, errEmptyCell, "line 30001, column 5"},
+		{"a short row", "t.csv", short.text(), opts, errRagged, "line 38001:"},
+		{"NaN", "t.csv", big.set(39_001, 2, "NaN").text(), opts, errNonFinite, "line 39001, column 3"},
+		{"Inf on the last line, without a newline", "t.csv", big.with(",", "\r\n", false).set(len(big.lines), 5, "-Inf").text(), opts, errNonFinite, fmt.Sprintf("line %d, column 6", len(big.lines))},
+		{"beyond float32", "t.csv", big.set(12_345, 2, "1e39").text(), opts, errRange, "line 12345, column 3"},
+		{"a text column", "t.csv", big.set(2, 3, "abc").text(), opts, errNotNumeric, "line 2, column 4"},
+		{"an absent positive label", "t.csv", big.text(), LoadOptions{LabelColumn: "y", Positive: "z", Selection: Selection{ID: "id"}}, ErrLabel, `column 2 ("y")`},
+		{"a bad number gzipped", "t.csv.gz", string(gzipText(t, big.set(35_001, 3, "x1").text())), opts, errNotNumeric, "line 35001, column 4"},
+		{"whitespace-separated", "t.txt", spaced.set(29_000, 2, "1x5").with(" ", "\n", true).text(), LoadOptions{}, errNotNumeric, "line 29000, column 3"},
+		{"a whitespace line of carriage returns", "t.txt", weird.text(), LoadOptions{}, errRagged, "line 100:"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,8 +225,8 @@ func FuzzCSVThreads(f *testing.F) {
 			return
 		}
 		text := repeatedText(prefix, tail, n, 1<<20)
-		opts := DefaultLoadOptions()
-		opts.LabelIndex = max(int(label), -1)
+		opts := LoadOptions{}
+		opts.LabelNumber = max(int(label)+1, 0)
 		opts.Threads = 1
 		want, wantErr := decodeCSV(text, opts)
 		opts.Threads = 3
@@ -251,7 +251,7 @@ func BenchmarkLoadCSVThreads(b *testing.B) {
 	for _, format := range []string{"csv", "csv.gz"} {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/threads=%d", format, threads), func(b *testing.B) {
-				opts := DefaultLoadOptions()
+				opts := LoadOptions{}
 				opts.Threads = threads
 				for b.Loop() {
 					ds, err := Load(paths[format], opts)

@@ -22,33 +22,33 @@ var (
 	// read by this package.
 	ErrMATv73 = errors.New("MATLAB v7.3 (HDF5) MAT-file is not supported; " +
 		"re-save it in MATLAB with save(file, 'X', 'y', '-v7') or export X and y to CSV or NPZ")
-	// ErrMissingVariable reports that the requested variable (MAT, NPZ) or
+	// errMissingVariable reports that the requested variable (MAT, NPZ) or
 	// label column (CSV) is not in the file.
-	ErrMissingVariable = errors.New("variable not found")
-	// ErrNotNumeric reports a variable or cell that holds no number.
-	ErrNotNumeric = errors.New("not a number")
-	// ErrEmptyCell reports an empty CSV cell.
-	ErrEmptyCell = errors.New("empty cell")
-	// ErrNonFinite reports a NaN or ±Inf value.
-	ErrNonFinite = errors.New("value is NaN or infinite")
+	errMissingVariable = errors.New("variable not found")
+	// errNotNumeric reports a variable or cell that holds no number.
+	errNotNumeric = errors.New("not a number")
+	// errEmptyCell reports an empty CSV cell.
+	errEmptyCell = errors.New("empty cell")
+	// errNonFinite reports a NaN or ±Inf value.
+	errNonFinite = errors.New("value is NaN or infinite")
 	// ErrMissingValue reports a cell that marks a missing value (MissingValues) where
 	// LoadOptions.Missing is MissingError.
 	ErrMissingValue = errors.New("missing value")
-	// ErrRagged reports a row with a different number of columns than the
+	// errRagged reports a row with a different number of columns than the
 	// header or the first row.
-	ErrRagged = errors.New("ragged row")
-	// ErrEmpty reports a data set with zero rows or zero columns.
-	ErrEmpty = errors.New("no rows or no columns")
+	errRagged = errors.New("ragged row")
+	// errEmpty reports a data set with zero rows or zero columns.
+	errEmpty = errors.New("no rows or no columns")
 	// ErrLabel reports labels that follow none of the conventions (0/1, -1/1,
 	// true/false, or two values of which one is named positive).
 	ErrLabel = errors.New("bad label")
-	// ErrLengthMismatch reports labels whose count differs from the rows of X.
-	ErrLengthMismatch = errors.New("label count differs from row count")
-	// ErrTooLarge reports a declared size that exceeds the bytes present.
-	ErrTooLarge = errors.New("declared size exceeds the data present")
-	// ErrRange reports a finite value too large for float32 (beyond ±3.4e38), the
+	// errLengthMismatch reports labels whose count differs from the rows of X.
+	errLengthMismatch = errors.New("label count differs from row count")
+	// errTooLarge reports a declared size that exceeds the bytes present.
+	errTooLarge = errors.New("declared size exceeds the data present")
+	// errRange reports a finite value too large for float32 (beyond ±3.4e38), the
 	// precision a table is held in.
-	ErrRange = errors.New("value is beyond float32's range (±3.4e38)")
+	errRange = errors.New("value is beyond float32's range (±3.4e38)")
 	// ErrOptions reports contradictory or invalid LoadOptions.
 	ErrOptions = errors.New("invalid load options")
 )
@@ -131,22 +131,22 @@ func (ds *Dataset) Validate() error {
 	}
 	switch {
 	case ds.N <= 0 || ds.D <= 0:
-		return fmt.Errorf("data: %s: %d rows, %d columns: %w", where, ds.N, ds.D, ErrEmpty)
+		return fmt.Errorf("data: %s: %d rows, %d columns: %w", where, ds.N, ds.D, errEmpty)
 	case len(ds.X) != ds.N*ds.D:
 		return fmt.Errorf("data: %s: %d values for %d×%d: %w", where, len(ds.X), ds.N, ds.D, ErrFormat)
 	case len(ds.Features) != ds.D:
 		return fmt.Errorf("data: %s: %d feature names for %d columns: %w", where, len(ds.Features), ds.D, ErrFormat)
 	case ds.Y != nil && len(ds.Y) != ds.N:
-		return fmt.Errorf("data: %s: %d labels for %d rows: %w", where, len(ds.Y), ds.N, ErrLengthMismatch)
+		return fmt.Errorf("data: %s: %d labels for %d rows: %w", where, len(ds.Y), ds.N, errLengthMismatch)
 	case ds.IDs != nil && len(ds.IDs) != ds.N:
-		return fmt.Errorf("data: %s: %d ids for %d rows: %w", where, len(ds.IDs), ds.N, ErrLengthMismatch)
+		return fmt.Errorf("data: %s: %d ids for %d rows: %w", where, len(ds.IDs), ds.N, errLengthMismatch)
 	}
 	if ds.Missing != nil && len(ds.Missing) != ds.D {
 		return fmt.Errorf("data: %s: %d missing counts for %d columns: %w", where, len(ds.Missing), ds.D, ErrFormat)
 	}
 	for k, v := range ds.X {
 		if isNonFinite(v) && !(v != v && ds.Missing != nil && ds.Missing[k%ds.D] > 0) {
-			return fmt.Errorf("data: %s: row %d, column %d: %v: %w", where, k/ds.D+1, k%ds.D+1, v, ErrNonFinite)
+			return fmt.Errorf("data: %s: row %d, column %d: %v: %w", where, k/ds.D+1, k%ds.D+1, v, errNonFinite)
 		}
 	}
 	for i, y := range ds.Y {
@@ -157,9 +157,9 @@ func (ds *Dataset) Validate() error {
 	return nil
 }
 
-// LoadOptions selects what Load reads from a file. The zero value is not
-// the default for CSV (it takes column 0 as the label); start from
-// DefaultLoadOptions.
+// LoadOptions selects what Load reads from a file. The zero value is the default:
+// every field left zero is documented below; no label column is read from a CSV
+// file unless one is named (LabelColumn) or numbered (LabelNumber).
 type LoadOptions struct {
 	// XVar names the data matrix in a MAT or NPZ file; "" means "X".
 	XVar string
@@ -169,9 +169,10 @@ type LoadOptions struct {
 	YVar string
 	// LabelColumn names the CSV label column by its header; "" means none.
 	LabelColumn string
-	// LabelIndex is the 0-based index of the CSV label column; -1 means
-	// none. At most one of LabelColumn and LabelIndex may be set.
-	LabelIndex int
+	// LabelNumber is the 1-based number of the CSV label column (1 the first);
+	// 0, the zero value, means none. At most one of LabelColumn and LabelNumber
+	// may be set.
+	LabelNumber int
 	// Delimiter separates CSV cells: ',', ';', '\t', or ' ' for runs of spaces and tabs
 	// (whitespace-separated text, as np.savetxt writes by default); 0 detects it from
 	// the first line.
@@ -267,18 +268,13 @@ func ParseHeader(s string) (Header, error) {
 	return "", fmt.Errorf("data: header %q (want yes, no or auto): %w", s, ErrOptions)
 }
 
-// DefaultLoadOptions returns options that read X and the optional y from
-// MAT and NPZ files and no label column from CSV files, detecting the CSV
-// delimiter.
-func DefaultLoadOptions() LoadOptions { return LoadOptions{LabelIndex: -1} }
-
 // Validate reports contradictory or out-of-range options.
 func (o LoadOptions) Validate() error {
 	switch {
-	case o.LabelColumn != "" && o.LabelIndex >= 0:
-		return fmt.Errorf("data: both LabelColumn %q and LabelIndex %d set: %w", o.LabelColumn, o.LabelIndex, ErrOptions)
-	case o.LabelIndex < -1:
-		return fmt.Errorf("data: LabelIndex %d (want -1 or a 0-based column): %w", o.LabelIndex, ErrOptions)
+	case o.LabelColumn != "" && o.LabelNumber != 0:
+		return fmt.Errorf("data: both LabelColumn %q and LabelNumber %d set: %w", o.LabelColumn, o.LabelNumber, ErrOptions)
+	case o.LabelNumber < 0:
+		return fmt.Errorf("data: LabelNumber %d (want 0 for none or a 1-based column): %w", o.LabelNumber, ErrOptions)
 	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t' && o.Delimiter != whitespace:
 		return fmt.Errorf("data: delimiter %q (want ',', ';', tab or ' ' for whitespace): %w", o.Delimiter, ErrOptions)
 	case o.Header != HeaderAuto && o.Header != HeaderYes && o.Header != HeaderNo:
@@ -404,11 +400,11 @@ func loadBytes(path, format string, opts LoadOptions) (*Dataset, error) {
 // the values and the labels.
 func newDataset(n, d int, x []float32, y []float64, features []string) (*Dataset, error) {
 	if n <= 0 || d <= 0 {
-		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, ErrEmpty)
+		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, errEmpty)
 	}
 	for k, v := range x {
 		if isNonFinite(v) {
-			return nil, fmt.Errorf("row %d, column %d: %v: %w", k/d+1, k%d+1, v, ErrNonFinite)
+			return nil, fmt.Errorf("row %d, column %d: %v: %w", k/d+1, k%d+1, v, errNonFinite)
 		}
 	}
 	ds := &Dataset{N: n, D: d, X: x, Features: features}
@@ -417,7 +413,7 @@ func newDataset(n, d int, x []float32, y []float64, features []string) (*Dataset
 	}
 	if y != nil {
 		if len(y) != n {
-			return nil, fmt.Errorf("%d labels for %d rows: %w", len(y), n, ErrLengthMismatch)
+			return nil, fmt.Errorf("%d labels for %d rows: %w", len(y), n, errLengthMismatch)
 		}
 		labels, err := toLabels(y)
 		if err != nil {

@@ -29,9 +29,9 @@ func TestFloat32Table(t *testing.T) {
 			{"npy", writeTemp(t, "r.npy", npyBytes("<f8", false, []int{2, 2}, f8(1, 2, 3, -1e39))), "row 2, column 2"},
 			{"npy fortran", writeTemp(t, "f.npy", npyBytes("<f8", true, []int{2, 2}, f8(1, 3, -1e39, 4))), "row 1, column 2"},
 		} {
-			_, err := Load(c.file, DefaultLoadOptions())
-			if !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), c.place) {
-				t.Errorf("%s: error %v, want ErrRange at %s", c.name, err, c.place)
+			_, err := Load(c.file, LoadOptions{})
+			if !errors.Is(err, errRange) || !strings.Contains(err.Error(), c.place) {
+				t.Errorf("%s: error %v, want errRange at %s", c.name, err, c.place)
 			}
 		}
 	})
@@ -39,7 +39,7 @@ func TestFloat32Table(t *testing.T) {
 	// 987654336); strconv's shortest form writes them 1.23456789e+08 and 9.87654321e+08.
 	x := writeTemp(t, "ids.npy", npyBytes("<f8", false, []int{2, 2}, f8(123456789, 0.1, 987654321, 0.2)))
 	t.Run("id column of a matrix", func(t *testing.T) {
-		ds, err := Load(x, LoadOptions{LabelIndex: -1, Selection: Selection{ID: "x1"}})
+		ds, err := Load(x, LoadOptions{Selection: Selection{ID: "x1"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestFloat32Table(t *testing.T) {
 	})
 	t.Run("WriteAppended copies a matrix exactly", func(t *testing.T) {
 		dst := filepath.Join(t.TempDir(), "out.csv")
-		if err := WriteAppended(x, DefaultLoadOptions(), dst, []Appended{{Name: "s", Values: []float64{1, 2}}}); err != nil {
+		if err := WriteAppended(x, LoadOptions{}, dst, []Appended{{Name: "s", Values: []float64{1, 2}}}); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(dst)

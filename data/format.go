@@ -73,7 +73,7 @@ func gunzip(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("gzip: after %d bytes: %v: %w", n, err, ErrFormat)
 	}
 	if n > maxGunzip {
-		return nil, fmt.Errorf("gzip: inflates past %d bytes: %w", int64(maxGunzip), ErrTooLarge)
+		return nil, fmt.Errorf("gzip: inflates past %d bytes: %w", int64(maxGunzip), errTooLarge)
 	}
 	return out.Bytes(), nil
 }

@@ -34,7 +34,7 @@ func gzipBytes(t testing.TB, b []byte) []byte {
 func TestTextFormats(t *testing.T) {
 	csvText := "id,a,label,b\nr1,1.5,0,-2e-3\nr2,0.1,1,7\n\"r,3\",3,0,4\n"
 	tsvText := "id\ta\tlabel\tb\nr1\t1.5\t0\t-2e-3\nr2\t0.1\t1\t7\nr,3\t3\t0\t4\n"
-	opts := LoadOptions{LabelColumn: "label", LabelIndex: -1, Selection: Selection{ID: "id"}}
+	opts := LoadOptions{LabelColumn: "label", Selection: Selection{ID: "id"}}
 	files := map[string][]byte{
 		"t.csv": []byte(csvText), "t.tsv": []byte(tsvText), "t.txt": []byte(tsvText),
 		"t.csv.gz": gzipBytes(t, []byte(csvText)), "t.TSV.GZ": gzipBytes(t, []byte(tsvText)),
@@ -65,15 +65,15 @@ func TestFormatErrors(t *testing.T) {
 		opts       LoadOptions
 		want       error
 	}{
-		{"not gzip", "t.csv.gz", []byte("a,b\n1,2\n"), DefaultLoadOptions(), ErrFormat},
-		{"truncated gzip", "t.csv.gz", gzipBytes(t, []byte("a,b\n1,2\n"))[:15], DefaultLoadOptions(), ErrFormat},
-		{"gzipped npy", "t.npy.gz", []byte{}, DefaultLoadOptions(), ErrUnknownFormat},
-		{"an unknown format named", "t.csv", []byte("a\n1\n"), LoadOptions{LabelIndex: -1, Format: "xlsx"}, ErrOptions},
-		{"--columns with --drop", "t.csv", []byte("a\n1\n"), LoadOptions{LabelIndex: -1, Selection: Selection{Columns: []string{"a"}, Drop: []string{"b"}}}, ErrOptions},
-		{"the id a feature", "t.csv", []byte("a\n1\n"), LoadOptions{LabelIndex: -1, Selection: Selection{ID: "a", Columns: []string{"a"}}}, ErrOptions},
-		{"the label the id", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{LabelColumn: "a", LabelIndex: -1, Selection: Selection{ID: "a"}}, ErrOptions},
-		{"an unknown --columns", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{LabelIndex: -1, Selection: Selection{Columns: []string{"c"}}}, ErrMissingVariable},
-		{"text in CSV", "t.csv", []byte("a,b\n1,x\n"), DefaultLoadOptions(), ErrNotNumeric},
+		{"not gzip", "t.csv.gz", []byte("a,b\n1,2\n"), LoadOptions{}, ErrFormat},
+		{"truncated gzip", "t.csv.gz", gzipBytes(t, []byte("a,b\n1,2\n"))[:15], LoadOptions{}, ErrFormat},
+		{"gzipped npy", "t.npy.gz", []byte{}, LoadOptions{}, ErrUnknownFormat},
+		{"an unknown format named", "t.csv", []byte("a\n1\n"), LoadOptions{Format: "xlsx"}, ErrOptions},
+		{"--columns with --drop", "t.csv", []byte("a\n1\n"), LoadOptions{Selection: Selection{Columns: []string{"a"}, Drop: []string{"b"}}}, ErrOptions},
+		{"the id a feature", "t.csv", []byte("a\n1\n"), LoadOptions{Selection: Selection{ID: "a", Columns: []string{"a"}}}, ErrOptions},
+		{"the label the id", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{LabelColumn: "a", Selection: Selection{ID: "a"}}, ErrOptions},
+		{"an unknown --columns", "t.csv", []byte("a,b\n1,2\n"), LoadOptions{Selection: Selection{Columns: []string{"c"}}}, errMissingVariable},
+		{"text in CSV", "t.csv", []byte("a,b\n1,x\n"), LoadOptions{}, errNotNumeric},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestFormatErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Load("-", DefaultLoadOptions()); !errors.Is(err, ErrOptions) {
+	if _, err := Load("-", LoadOptions{}); !errors.Is(err, ErrOptions) {
 		t.Errorf("stdin without a format: error %v, want ErrOptions", err)
 	}
 }
@@ -103,7 +103,7 @@ func TestCSVSelection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := Load(writeTemp(t, "s.csv", []byte(text)), LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: tc.sel})
+			ds, err := Load(writeTemp(t, "s.csv", []byte(text)), LoadOptions{LabelColumn: "y", Selection: tc.sel})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,12 +114,12 @@ func TestCSVSelection(t *testing.T) {
 	}
 	// A column's type comes from every cell: under --drop-text, text on line 3 leaves b
 	// out (reported), and without it, it is an error naming the cell.
-	ds, err := Load(writeTemp(t, "s.csv", []byte("a,b\n1,2\n3,oops\n")), LoadOptions{LabelIndex: -1, Selection: Selection{DropText: true}})
+	ds, err := Load(writeTemp(t, "s.csv", []byte("a,b\n1,2\n3,oops\n")), LoadOptions{Selection: Selection{DropText: true}})
 	if err != nil || !slices.Equal(ds.Features, []string{"a"}) || !slices.Equal(ds.TextDropped, []string{"b"}) || !slices.Equal(ds.X, f32([]float64{1, 3})) {
 		t.Errorf("--drop-text with text on line 3: %+v, %v; want b left out", ds, err)
 	}
-	_, err = Load(writeTemp(t, "s.csv", []byte("a,b\n1,2\n3,oops\n")), LoadOptions{LabelIndex: -1})
-	if !errors.Is(err, ErrNotNumeric) || !strings.Contains(err.Error(), `line 3, column 2 ("b")`) || !strings.Contains(err.Error(), "--drop-text") {
+	_, err = Load(writeTemp(t, "s.csv", []byte("a,b\n1,2\n3,oops\n")), LoadOptions{})
+	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), `line 3, column 2 ("b")`) || !strings.Contains(err.Error(), "--drop-text") {
 		t.Errorf("error %v, want the text cell at line 3, column 2", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestSameTableEveryFormat(t *testing.T) {
 	paths := writeBig(t, dir, 500, 4)
 	var first *Dataset
 	for _, f := range []string{"csv", "csv.gz", "parquet", "npy"} {
-		ds, err := Load(paths[f], DefaultLoadOptions())
+		ds, err := Load(paths[f], LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

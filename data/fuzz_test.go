@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // smallXY is a 3×2 matrix with labels, the seed of the fuzz targets.
@@ -23,16 +25,16 @@ func checkDecoded(t *testing.T, ds *Dataset) {
 }
 
 func FuzzMAT(f *testing.F) {
-	for _, opts := range []MATWriteOptions{{}, {Compress: true}, {BigEndian: true}, {Compress: true, BigEndian: true}} {
+	for _, opts := range []mat5.WriteOptions{{}, {Compress: true}, {BigEndian: true}, {Compress: true, BigEndian: true}} {
 		f.Add(matBytes(f, opts,
-			MATVar{Name: "X", Rows: 3, Cols: 2, Data: smallX, Storage: MATUint8},
-			MATVar{Name: "y", Rows: 3, Cols: 1, Data: smallY, Class: MATClassUint8, Logical: true}))
+			mat5.Var{Name: "X", Rows: 3, Cols: 2, Data: smallX, Storage: mat5.Uint8},
+			mat5.Var{Name: "y", Rows: 3, Cols: 1, Data: smallY, Class: mat5.ClassUint8, Logical: true}))
 	}
-	f.Add(matBytes(f, MATWriteOptions{Compress: true},
-		MATVar{Name: "X", Rows: 3, Cols: 2, Data: smallX, Class: MATClassSingle},
-		MATVar{Name: "y", Rows: 1, Cols: 3, Data: smallY, Storage: MATInt16}))
+	f.Add(matBytes(f, mat5.WriteOptions{Compress: true},
+		mat5.Var{Name: "X", Rows: 3, Cols: 2, Data: smallX, Class: mat5.ClassSingle},
+		mat5.Var{Name: "y", Rows: 1, Cols: 3, Data: smallY, Storage: mat5.Int16}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ds, err := decodeMAT(b, DefaultLoadOptions())
+		ds, err := decodeMAT(b, LoadOptions{})
 		if err != nil {
 			return
 		}
@@ -42,11 +44,11 @@ func FuzzMAT(f *testing.F) {
 		for i, v := range ds.Y {
 			y[i] = float64(v)
 		}
-		vars := []MATVar{{Name: "X", Rows: ds.N, Cols: ds.D, Data: f64(ds.X)}}
+		vars := []mat5.Var{{Name: "X", Rows: ds.N, Cols: ds.D, Data: f64(ds.X)}}
 		if ds.Y != nil {
-			vars = append(vars, MATVar{Name: "y", Rows: ds.N, Cols: 1, Data: y})
+			vars = append(vars, mat5.Var{Name: "y", Rows: ds.N, Cols: 1, Data: y})
 		}
-		again, err := decodeMAT(matBytes(t, MATWriteOptions{Compress: true}, vars...), DefaultLoadOptions())
+		again, err := decodeMAT(matBytes(t, mat5.WriteOptions{Compress: true}, vars...), LoadOptions{})
 		if err != nil {
 			t.Fatalf("re-read: %v", err)
 		}
@@ -64,8 +66,8 @@ func FuzzCSV(f *testing.F) {
 	f.Add([]byte("\"a\"\t\"b\"\n1\t2\n"), int8(-1))
 	f.Add([]byte("x\n1\n\n2\n"), int8(0))
 	f.Fuzz(func(t *testing.T, b []byte, label int8) {
-		opts := DefaultLoadOptions()
-		opts.LabelIndex = max(int(label), -1)
+		opts := LoadOptions{}
+		opts.LabelNumber = max(int(label)+1, 0)
 		ds, err := decodeCSV(b, opts)
 		if err != nil {
 			return
@@ -86,11 +88,11 @@ func FuzzNPZ(f *testing.F) {
 		// The raw archive exercises the zip layer; archives built from the
 		// two payloads reach the .npy parser with valid zip checksums.
 		for _, b := range [][]byte{raw, npzBytes(t, false, []string{"X", "y"}, [][]byte{xnpy, ynpy})} {
-			if ds, err := decodeNPZ(b, DefaultLoadOptions()); err == nil {
+			if ds, err := decodeNPZ(b, LoadOptions{}); err == nil {
 				checkDecoded(t, ds)
 			}
 		}
-		if ds, err := decodeNPY(bytes.NewReader(xnpy), int64(len(xnpy)), DefaultLoadOptions()); err == nil {
+		if ds, err := decodeNPY(bytes.NewReader(xnpy), int64(len(xnpy)), LoadOptions{}); err == nil {
 			checkDecoded(t, ds)
 		}
 	})
@@ -114,7 +116,7 @@ func FuzzParquet(f *testing.F) {
 		f.Add(b, "label", "ok", true)
 	}
 	f.Fuzz(func(t *testing.T, b []byte, label, positive string, dropText bool) {
-		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Positive: positive, Selection: Selection{DropText: dropText}}
+		opts := LoadOptions{LabelColumn: label, Positive: positive, Selection: Selection{DropText: dropText}}
 		ds, err := decodeParquet(bytes.NewReader(b), int64(len(b)), opts, fuzzLimits)
 		if err != nil {
 			return
@@ -132,7 +134,7 @@ func FuzzGzipCSV(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := LoadOptions{LabelColumn: label, LabelIndex: -1, Selection: Selection{DropText: dropText}}
+		opts := LoadOptions{LabelColumn: label, Selection: Selection{DropText: dropText}}
 		if ds, err := decodeCSV(text, opts); err == nil {
 			checkDecoded(t, ds)
 		}

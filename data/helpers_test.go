@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // npyBytes builds a .npy file (format 1.0) the way numpy.save lays it out:
@@ -63,10 +65,10 @@ func npzBytes(t testing.TB, compress bool, names []string, payloads [][]byte) []
 	return b.Bytes()
 }
 
-// matBytes encodes vars with WriteMAT.
-func matBytes(t testing.TB, opts MATWriteOptions, vars ...MATVar) []byte {
+// matBytes encodes vars with mat5.Write.
+func matBytes(t testing.TB, opts mat5.WriteOptions, vars ...mat5.Var) []byte {
 	var b bytes.Buffer
-	if err := WriteMAT(&b, vars, opts); err != nil {
+	if err := mat5.Write(&b, vars, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

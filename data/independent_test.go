@@ -36,7 +36,7 @@ func TestIndependentWriters(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := strings.TrimSuffix(tc.file, "5") // *.mat5 → *.mat, see gen.py
-			ds, err := Load(writeTemp(t, name, b), DefaultLoadOptions())
+			ds, err := Load(writeTemp(t, name, b), LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // matArray is one top-level MAT v5 variable whose header has been parsed;
@@ -16,10 +18,10 @@ import (
 type matArray struct {
 	name    string
 	offset  int // byte offset of the top-level element in the file
-	class   MATClass
+	class   mat5.Class
 	complex bool
 	dims    []int
-	storage MATType
+	storage mat5.Type
 	real    []byte
 }
 
@@ -40,7 +42,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	xName := opts.xVar()
 	yName, yRequired := opts.yVar()
 	var x, y *matArray
-	for off := matHeaderLen; off < len(b) && (x == nil || (yName != "" && y == nil)); {
+	for off := mat5.HeaderLen; off < len(b) && (x == nil || (yName != "" && y == nil)); {
 		a, next, err := matTopElement(b, off, order)
 		if err != nil {
 			return nil, err
@@ -55,10 +57,10 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 		}
 	}
 	if x == nil {
-		return nil, fmt.Errorf("variable %q: %w", xName, ErrMissingVariable)
+		return nil, fmt.Errorf("variable %q: %w", xName, errMissingVariable)
 	}
 	if y == nil && yRequired {
-		return nil, fmt.Errorf("variable %q: %w", yName, ErrMissingVariable)
+		return nil, fmt.Errorf("variable %q: %w", yName, errMissingVariable)
 	}
 	if err := x.check(); err != nil {
 		return nil, err
@@ -68,7 +70,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	}
 	n, d := x.dims[0], x.dims[1]
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("variable %q: %d×%d: %w", x.name, n, d, ErrEmpty)
+		return nil, fmt.Errorf("variable %q: %d×%d: %w", x.name, n, d, errEmpty)
 	}
 	// Column-major (MATLAB order) to row-major, a column at a time: to float32 as the
 	// table holds it, and at full precision beside it where LoadOptions.wide asks.
@@ -79,16 +81,16 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	} else {
 		rows = make([]float32, n*d)
 	}
-	sz := x.storage.size()
+	sz := x.storage.Size()
 	for j := 0; j < d; j++ {
-		for i, v := range x.storage.decode(order, x.real[j*n*sz:(j+1)*n*sz]) {
+		for i, v := range x.storage.Decode(order, x.real[j*n*sz:(j+1)*n*sz]) {
 			if wide != nil {
 				wide[i*d+j] = v
 				continue
 			}
 			f := float32(v)
 			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				return nil, fmt.Errorf("variable %q: row %d, column %d: %v: %w", x.name, i+1, j+1, v, ErrRange)
+				return nil, fmt.Errorf("variable %q: row %d, column %d: %v: %w", x.name, i+1, j+1, v, errRange)
 			}
 			rows[i*d+j] = f
 		}
@@ -129,13 +131,13 @@ func matHeader(b []byte) (binary.ByteOrder, error) {
 	}
 	var order binary.ByteOrder
 	switch {
-	case len(b) >= matHeaderLen && string(b[126:128]) == "IM":
+	case len(b) >= mat5.HeaderLen && string(b[126:128]) == "IM":
 		order = binary.LittleEndian
-	case len(b) >= matHeaderLen && string(b[126:128]) == "MI":
+	case len(b) >= mat5.HeaderLen && string(b[126:128]) == "MI":
 		order = binary.BigEndian
-	case bytes.HasPrefix(b, []byte(hdf5Signature)) || len(b) >= 512+len(hdf5Signature) && string(b[512:512+len(hdf5Signature)]) == hdf5Signature:
+	case bytes.HasPrefix(b, []byte(mat5.HDF5Signature)) || len(b) >= 512+len(mat5.HDF5Signature) && string(b[512:512+len(mat5.HDF5Signature)]) == mat5.HDF5Signature:
 		return nil, ErrMATv73
-	case len(b) < matHeaderLen:
+	case len(b) < mat5.HeaderLen:
 		return nil, fmt.Errorf("%d bytes, shorter than the 128-byte MAT v5 header: %w", len(b), ErrFormat)
 	default:
 		return nil, fmt.Errorf("byte 126: endian indicator %q, want \"IM\" or \"MI\" (not a MAT v5 file; MAT v4 is not read): %w", b[126:128], ErrFormat)
@@ -156,29 +158,29 @@ func matTopElement(b []byte, off int, order binary.ByteOrder) (*matArray, int, e
 	if len(b)-off < 8 {
 		return nil, 0, fmt.Errorf("byte %d: %d trailing bytes, too short for an element tag: %w", off, len(b)-off, ErrFormat)
 	}
-	typ := MATType(order.Uint32(b[off:]))
+	typ := mat5.Type(order.Uint32(b[off:]))
 	n := int64(order.Uint32(b[off+4:]))
 	if typ>>16 != 0 {
 		// A small data element at top level holds no variable.
 		return nil, off + 8, nil
 	}
 	if n > int64(len(b)-off-8) {
-		return nil, 0, fmt.Errorf("byte %d: %v element declares %d bytes, %d left: %w", off, typ, n, len(b)-off-8, ErrTooLarge)
+		return nil, 0, fmt.Errorf("byte %d: %v element declares %d bytes, %d left: %w", off, typ, n, len(b)-off-8, errTooLarge)
 	}
 	body := b[off+8 : off+8+int(n)]
 	switch typ {
-	case matCompressed:
+	case mat5.Compressed:
 		inflated, err := matInflate(body, order)
 		if err != nil {
 			return nil, 0, fmt.Errorf("byte %d: miCOMPRESSED element: %w", off, err)
 		}
 		a, err := matParseMatrix(inflated, order, off)
 		return a, off + 8 + int(n), err
-	case matMatrix:
+	case mat5.Matrix:
 		a, err := matParseMatrix(b[off:off+8+int(n)], order, off)
-		return a, min(off+8+pad8(int(n)), len(b)), err
+		return a, min(off+8+mat5.Pad8(int(n)), len(b)), err
 	}
-	return nil, min(off+8+pad8(int(n)), len(b)), nil
+	return nil, min(off+8+mat5.Pad8(int(n)), len(b)), nil
 }
 
 // matInflate inflates a miCOMPRESSED payload. The output is bounded by the
@@ -208,13 +210,13 @@ func matParseMatrix(e []byte, order binary.ByteOrder, off int) (*matArray, error
 	if len(e) < 8 {
 		return nil, fmt.Errorf("byte %d: element of %d bytes has no tag: %w", off, len(e), ErrFormat)
 	}
-	typ := MATType(order.Uint32(e))
+	typ := mat5.Type(order.Uint32(e))
 	n := int(order.Uint32(e[4:]))
-	if typ != matMatrix {
+	if typ != mat5.Matrix {
 		return nil, fmt.Errorf("byte %d: element is %v, want miMATRIX: %w", off, typ, ErrFormat)
 	}
 	if n > len(e)-8 {
-		return nil, fmt.Errorf("byte %d: miMATRIX declares %d bytes, %d present: %w", off, n, len(e)-8, ErrTooLarge)
+		return nil, fmt.Errorf("byte %d: miMATRIX declares %d bytes, %d present: %w", off, n, len(e)-8, errTooLarge)
 	}
 	body := e[8 : 8+n]
 	if n == 0 {
@@ -222,7 +224,7 @@ func matParseMatrix(e []byte, order binary.ByteOrder, off int) (*matArray, error
 	}
 	a := &matArray{offset: off}
 	pos := 0
-	sub := func(what string) (MATType, []byte, error) {
+	sub := func(what string) (mat5.Type, []byte, error) {
 		t, data, next, err := matSubElement(body, pos, order)
 		if err != nil {
 			return 0, nil, fmt.Errorf("byte %d: %s: %w", off, what, err)
@@ -234,17 +236,17 @@ func matParseMatrix(e []byte, order binary.ByteOrder, off int) (*matArray, error
 	if err != nil {
 		return nil, err
 	}
-	if t != MATUint32 || len(flags) != 8 {
+	if t != mat5.Uint32 || len(flags) != 8 {
 		return nil, fmt.Errorf("byte %d: array flags are %v of %d bytes, want miUINT32 of 8: %w", off, t, len(flags), ErrFormat)
 	}
 	f := order.Uint32(flags)
-	a.class = MATClass(f & 0xff)
-	a.complex = f&matFlagComplex != 0
+	a.class = mat5.Class(f & 0xff)
+	a.complex = f&mat5.FlagComplex != 0
 	t, dims, err := sub("dimensions")
 	if err != nil {
 		return nil, err
 	}
-	if t != MATInt32 || len(dims) < 8 || len(dims)%4 != 0 {
+	if t != mat5.Int32 || len(dims) < 8 || len(dims)%4 != 0 {
 		return nil, fmt.Errorf("byte %d: dimensions are %v of %d bytes, want miINT32 of at least 8: %w", off, t, len(dims), ErrFormat)
 	}
 	for k := 0; k < len(dims); k += 4 {
@@ -263,11 +265,11 @@ func matParseMatrix(e []byte, order binary.ByteOrder, off int) (*matArray, error
 	if err != nil {
 		return nil, err
 	}
-	if t != MATInt8 && t != MATUint8 {
+	if t != mat5.Int8 && t != mat5.Uint8 {
 		return nil, fmt.Errorf("byte %d: array name is %v, want miINT8: %w", off, t, ErrFormat)
 	}
 	a.name = string(name)
-	if !a.class.numeric() {
+	if !a.class.Numeric() {
 		return a, nil // checked only if wanted, in values
 	}
 	if a.storage, a.real, err = sub(fmt.Sprintf("variable %q: real part", a.name)); err != nil {
@@ -282,19 +284,19 @@ func (a *matArray) values(order binary.ByteOrder) ([]float64, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
-	return a.storage.decode(order, a.real), nil
+	return a.storage.Decode(order, a.real), nil
 }
 
 // check reports a variable that is not a real numeric array whose stored values match
 // its dimensions.
 func (a *matArray) check() error {
 	switch {
-	case !a.class.numeric():
-		return fmt.Errorf("variable %q (byte %d): %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
+	case !a.class.Numeric():
+		return fmt.Errorf("variable %q (byte %d): %v array: %w", a.name, a.offset, a.class, errNotNumeric)
 	case a.complex:
-		return fmt.Errorf("variable %q (byte %d): complex %v array: %w", a.name, a.offset, a.class, ErrNotNumeric)
+		return fmt.Errorf("variable %q (byte %d): complex %v array: %w", a.name, a.offset, a.class, errNotNumeric)
 	}
-	sz := a.storage.size()
+	sz := a.storage.Size()
 	if sz == 0 {
 		return fmt.Errorf("variable %q (byte %d): real part stored as %v: %w", a.name, a.offset, a.storage, ErrFormat)
 	}
@@ -307,7 +309,7 @@ func (a *matArray) check() error {
 	numel, ok := product(a.dims, count)
 	if !ok || numel != count {
 		return fmt.Errorf("variable %q (byte %d): dimensions %v need %s values, %d stored: %w",
-			a.name, a.offset, a.dims, dimsProduct(a.dims), count, ErrTooLarge)
+			a.name, a.offset, a.dims, dimsProduct(a.dims), count, errTooLarge)
 	}
 	return nil
 }
@@ -340,7 +342,7 @@ func dimsProduct(dims []int) string {
 // matSubElement reads the sub-element at pos of a matrix body and returns
 // its type, data and the position of the next sub-element. Sub-elements are
 // padded to 8 bytes; padding missing after the last one is tolerated.
-func matSubElement(body []byte, pos int, order binary.ByteOrder) (MATType, []byte, int, error) {
+func matSubElement(body []byte, pos int, order binary.ByteOrder) (mat5.Type, []byte, int, error) {
 	if len(body)-pos < 8 {
 		return 0, nil, 0, fmt.Errorf("offset %d in the matrix: %d bytes left, too short for a tag: %w", pos, len(body)-pos, ErrFormat)
 	}
@@ -349,15 +351,12 @@ func matSubElement(body []byte, pos int, order binary.ByteOrder) (MATType, []byt
 		if small > 4 {
 			return 0, nil, 0, fmt.Errorf("offset %d in the matrix: small data element of %d bytes (at most 4): %w", pos, small, ErrFormat)
 		}
-		return MATType(w & 0xffff), body[pos+4 : pos+4+small], pos + 8, nil
+		return mat5.Type(w & 0xffff), body[pos+4 : pos+4+small], pos + 8, nil
 	}
 	n := int64(order.Uint32(body[pos+4:]))
 	if n > int64(len(body)-pos-8) {
-		return 0, nil, 0, fmt.Errorf("offset %d in the matrix: %v declares %d bytes, %d left: %w", pos, MATType(w), n, len(body)-pos-8, ErrTooLarge)
+		return 0, nil, 0, fmt.Errorf("offset %d in the matrix: %v declares %d bytes, %d left: %w", pos, mat5.Type(w), n, len(body)-pos-8, errTooLarge)
 	}
 	end := pos + 8 + int(n)
-	return MATType(w), body[pos+8 : end], min(pos+8+pad8(int(n)), len(body)), nil
+	return mat5.Type(w), body[pos+8 : end], min(pos+8+mat5.Pad8(int(n)), len(body)), nil
 }
-
-// pad8 rounds n up to a multiple of 8.
-func pad8(n int) int { return (n + 7) &^ 7 }

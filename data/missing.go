@@ -17,7 +17,7 @@ func (ds *Dataset) dropColumns(cols []int) error {
 		}
 	}
 	if len(keep) == 0 {
-		return fmt.Errorf("no numeric feature columns are left: %w", ErrEmpty)
+		return fmt.Errorf("no numeric feature columns are left: %w", errEmpty)
 	}
 	x := ds.X[:0]
 	for i := range ds.N {
@@ -75,7 +75,7 @@ func (ds *Dataset) settleMissing(policy Missing, part bool) error {
 		}
 	}
 	if len(empty) == ds.D {
-		return fmt.Errorf("every cell of columns %s is missing: %w", quoteList(ds.Features, 12), ErrEmpty)
+		return fmt.Errorf("every cell of columns %s is missing: %w", quoteList(ds.Features, 12), errEmpty)
 	}
 	if err := ds.dropColumns(empty); err != nil {
 		return err
@@ -101,7 +101,7 @@ func (ds *Dataset) settleMissing(policy Missing, part bool) error {
 	}
 	if len(keep) < ds.N {
 		if len(keep) == 0 {
-			return fmt.Errorf("every row has a missing value (%d rows), so --missing drop-rows leaves none: %w", ds.N, ErrEmpty)
+			return fmt.Errorf("every row has a missing value (%d rows), so --missing drop-rows leaves none: %w", ds.N, errEmpty)
 		}
 		ds.keepRows(keep)
 	}

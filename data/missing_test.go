@@ -14,7 +14,7 @@ import (
 func TestColumnTypeFromEveryCell(t *testing.T) {
 	text := "a,b,c\nNA,1,x\n2,,y\n3,4,NA\n5,6,z\n"
 	for _, sel := range []Selection{{DropText: true}, {Drop: []string{"c"}}} {
-		ds, err := Load(writeTemp(t, "t.csv", []byte(text)), LoadOptions{LabelIndex: -1, Selection: sel, Missing: MissingKeep})
+		ds, err := Load(writeTemp(t, "t.csv", []byte(text)), LoadOptions{Selection: sel, Missing: MissingKeep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +31,7 @@ func TestColumnTypeFromEveryCell(t *testing.T) {
 func TestMissingPolicies(t *testing.T) {
 	text := "id,a,b,y\nr0,1,2,0\nr1,NA,3,0\nr2,,,1\nr3,4,null,0\nr4,5,6,1\nr5,n/a,NaN,0\n"
 	path := writeTemp(t, "m.csv", []byte(text))
-	opts := LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id"}}
+	opts := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id"}}
 
 	_, err := Load(path, opts)
 	if !errors.Is(err, ErrMissingValue) || !strings.Contains(err.Error(), `line 3, column 2 ("a")`) || !strings.Contains(err.Error(), "--missing") {
@@ -67,7 +67,7 @@ func TestMissingPolicies(t *testing.T) {
 	}
 
 	// A column with no value at all is left out, named.
-	ds, err = Load(writeTemp(t, "e.csv", []byte("a,b\n1,\n2,NA\n3,\n")), LoadOptions{LabelIndex: -1, Missing: MissingKeep})
+	ds, err = Load(writeTemp(t, "e.csv", []byte("a,b\n1,\n2,NA\n3,\n")), LoadOptions{Missing: MissingKeep})
 	if err != nil || !slices.Equal(ds.Features, []string{"a"}) || !slices.Equal(ds.EmptyColumns, []string{"b"}) || ds.Missing != nil {
 		t.Errorf("empty column: %+v, %v", ds, err)
 	}

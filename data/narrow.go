@@ -10,7 +10,7 @@ import (
 // and x is kept as the data set's wide values.
 func newDatasetWide(n, d int, x []float64, y []float64) (*Dataset, error) {
 	if n <= 0 || d <= 0 {
-		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, ErrEmpty)
+		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, errEmpty)
 	}
 	x32 := make([]float32, len(x))
 	for k, v := range x {
@@ -70,9 +70,9 @@ func toFloat32(v float64) (float32, error) {
 	f := float32(v)
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return 0, fmt.Errorf("%v: %w", v, ErrNonFinite)
+		return 0, fmt.Errorf("%v: %w", v, errNonFinite)
 	case isNonFinite(f):
-		return 0, fmt.Errorf("%v: %w", v, ErrRange)
+		return 0, fmt.Errorf("%v: %w", v, errRange)
 	}
 	return f, nil
 }

@@ -68,7 +68,7 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 		return nil, fmt.Errorf("byte 6: format version %d.%d, want 1.0 or 2.0: %w", major, pre[7], ErrFormat)
 	}
 	if size >= 0 && int64(hlen) > size-int64(start) {
-		return nil, fmt.Errorf("byte 8: header declares %d bytes, %d left: %w", hlen, size-int64(start), ErrTooLarge)
+		return nil, fmt.Errorf("byte 8: header declares %d bytes, %d left: %w", hlen, size-int64(start), errTooLarge)
 	}
 	if size < 0 && hlen > maxNPYHeader {
 		return nil, fmt.Errorf("byte 8: header declares %d bytes, more than a NumPy header holds (%d): %w", hlen, maxNPYHeader, ErrFormat)
@@ -84,7 +84,7 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	dtype, fortran := string(m[1]), string(m[2]) == "True"
 	sz, ok := npyDtypes[dtype]
 	if !ok {
-		return nil, fmt.Errorf("dtype %q (want bool, intN, uintN, float32 or float64): %w", dtype, ErrNotNumeric)
+		return nil, fmt.Errorf("dtype %q (want bool, intN, uintN, float32 or float64): %w", dtype, errNotNumeric)
 	}
 	shape, err := parseShape(string(m[3]))
 	if err != nil {
@@ -94,13 +94,13 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	if size >= 0 {
 		data := size - int64(start+hlen)
 		if numel, ok = product(shape, int(data/int64(sz))); !ok {
-			return nil, fmt.Errorf("shape %v needs more than the %d bytes of data present: %w", shape, data, ErrTooLarge)
+			return nil, fmt.Errorf("shape %v needs more than the %d bytes of data present: %w", shape, data, errTooLarge)
 		}
 		if int64(numel)*int64(sz) != data {
 			return nil, fmt.Errorf("shape %v of %s needs %d bytes of data, %d present: %w", shape, dtype, numel*sz, data, ErrFormat)
 		}
 	} else if numel, ok = product(shape, math.MaxInt/8); !ok {
-		return nil, fmt.Errorf("shape %v: more values than can be held: %w", shape, ErrTooLarge)
+		return nil, fmt.Errorf("shape %v: more values than can be held: %w", shape, errTooLarge)
 	}
 	width := int64(4)
 	if wide {
@@ -142,7 +142,7 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 			f := float32(v)
 			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
 				i := place(k)
-				return fmt.Errorf("row %d, column %d: %v: %w", i/cols+1, i%cols+1, v, ErrRange)
+				return fmt.Errorf("row %d, column %d: %v: %w", i/cols+1, i%cols+1, v, errRange)
 			}
 			a.x[place(k)] = f
 			return nil
@@ -300,7 +300,7 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	if x == nil {
-		return nil, fmt.Errorf("array %q: %w", xName, ErrMissingVariable)
+		return nil, fmt.Errorf("array %q: %w", xName, errMissingVariable)
 	}
 	yName, required := opts.yVar()
 	var y *npyArray
@@ -309,7 +309,7 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 			return nil, err
 		}
 		if y == nil && required {
-			return nil, fmt.Errorf("array %q: %w", yName, ErrMissingVariable)
+			return nil, fmt.Errorf("array %q: %w", yName, errMissingVariable)
 		}
 	}
 	return npyDataset(x, y, xName)

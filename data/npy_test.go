@@ -12,6 +12,8 @@ import (
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // TestNPZRoundTripNpyio writes with npyio's own writer (format 2.0) and
@@ -42,7 +44,7 @@ func TestNPZRoundTripNpyio(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			ds, err := Load(writeTemp(t, "rt.npz", b.Bytes()), DefaultLoadOptions())
+			ds, err := Load(writeTemp(t, "rt.npz", b.Bytes()), LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +58,7 @@ func TestNPZRoundTripNpyio(t *testing.T) {
 		if err := npy.Write(&b, mat.NewDense(2, 3, x)); err != nil {
 			t.Fatal(err)
 		}
-		ds, err := Load(writeTemp(t, "rt.npy", b.Bytes()), DefaultLoadOptions())
+		ds, err := Load(writeTemp(t, "rt.npy", b.Bytes()), LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +87,7 @@ func TestNPYDtypes(t *testing.T) {
 				if dtype == "|b1" {
 					vals = []float64{0, 1, 1, 1, 1, 1}
 				}
-				var order matOrder = binary.LittleEndian
+				var order mat5.Order = binary.LittleEndian
 				if dtype[0] == '>' {
 					order = binary.BigEndian
 				}
@@ -93,7 +95,7 @@ func TestNPYDtypes(t *testing.T) {
 				for _, v := range vals {
 					raw = appendNPYValue(raw, order, dtype[1:], v)
 				}
-				ds, err := Load(writeTemp(t, "x.npy", npyBytes(dtype, fortran, []int{2, 3}, raw)), DefaultLoadOptions())
+				ds, err := Load(writeTemp(t, "x.npy", npyBytes(dtype, fortran, []int{2, 3}, raw)), LoadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -110,7 +112,7 @@ func TestNPYDtypes(t *testing.T) {
 }
 
 // appendNPYValue appends v encoded as the NumPy kind+size code.
-func appendNPYValue(b []byte, order matOrder, code string, v float64) []byte {
+func appendNPYValue(b []byte, order mat5.Order, code string, v float64) []byte {
 	switch code {
 	case "b1", "u1", "i1":
 		return append(b, byte(v))
@@ -147,25 +149,25 @@ func TestNPYErrors(t *testing.T) {
 		want error
 	}{
 		{"no magic", "x.npy", []byte("PK\x03\x04 not npy"), LoadOptions{}, ErrFormat},
-		{"header length past the end", "x.npy", hugeHeader, LoadOptions{}, ErrTooLarge},
+		{"header length past the end", "x.npy", hugeHeader, LoadOptions{}, errTooLarge},
 		{"version 3", "x.npy", append(append([]byte{}, x[:6]...), append([]byte{3, 0}, x[8:]...)...), LoadOptions{}, ErrFormat},
-		{"shape claims 2^40 values", "x.npy", npyBytes("<f8", false, []int{1 << 20, 1 << 20}, f8(1)), LoadOptions{}, ErrTooLarge},
-		{"data short of the shape", "x.npy", npyBytes("<f8", false, []int{2, 2}, f8(1, 2, 3, 4)[:31]), LoadOptions{}, ErrTooLarge},
+		{"shape claims 2^40 values", "x.npy", npyBytes("<f8", false, []int{1 << 20, 1 << 20}, f8(1)), LoadOptions{}, errTooLarge},
+		{"data short of the shape", "x.npy", npyBytes("<f8", false, []int{2, 2}, f8(1, 2, 3, 4)[:31]), LoadOptions{}, errTooLarge},
 		{"data past the shape", "x.npy", npyBytes("<f8", false, []int{2, 1}, f8(1, 2, 3)), LoadOptions{}, ErrFormat},
-		{"complex dtype", "x.npy", npyBytes("<c16", false, []int{1, 1}, make([]byte, 16)), LoadOptions{}, ErrNotNumeric},
-		{"object dtype", "x.npy", npyBytes("|O", false, []int{1, 1}, make([]byte, 8)), LoadOptions{}, ErrNotNumeric},
+		{"complex dtype", "x.npy", npyBytes("<c16", false, []int{1, 1}, make([]byte, 16)), LoadOptions{}, errNotNumeric},
+		{"object dtype", "x.npy", npyBytes("|O", false, []int{1, 1}, make([]byte, 8)), LoadOptions{}, errNotNumeric},
 		{"bool byte 2", "x.npy", npyBytes("|b1", false, []int{1, 2}, []byte{1, 2}), LoadOptions{}, ErrFormat},
 		{"1-D X", "x.npy", npyBytes("<f8", false, []int{2}, f8(1, 2)), LoadOptions{}, ErrFormat},
 		{"3-D X", "x.npy", npyBytes("<f8", false, []int{1, 2, 1}, f8(1, 2)), LoadOptions{}, ErrFormat},
-		{"zero rows", "x.npy", npyBytes("<f8", false, []int{0, 3}, nil), LoadOptions{}, ErrEmpty},
-		{"zero columns", "x.npy", npyBytes("<f8", false, []int{3, 0}, nil), LoadOptions{}, ErrEmpty},
-		{"NaN", "x.npy", npyBytes("<f8", false, []int{1, 2}, f8(1, math.NaN())), LoadOptions{}, ErrNonFinite},
+		{"zero rows", "x.npy", npyBytes("<f8", false, []int{0, 3}, nil), LoadOptions{}, errEmpty},
+		{"zero columns", "x.npy", npyBytes("<f8", false, []int{3, 0}, nil), LoadOptions{}, errEmpty},
+		{"NaN", "x.npy", npyBytes("<f8", false, []int{1, 2}, f8(1, math.NaN())), LoadOptions{}, errNonFinite},
 		{"keys out of NumPy's order", "x.npy", []byte(strings.Replace(string(x), "{'descr': '<f8', 'fortran_order': False,", "{'fortran_order': False, 'descr': '<f8',", 1)), LoadOptions{}, ErrFormat},
 		{"not a zip", "x.npz", []byte("nope"), LoadOptions{}, ErrFormat},
-		{"no X", "x.npz", zipped([]string{"y"}, npyBytes("|u1", false, []int{2}, []byte{0, 1})), LoadOptions{}, ErrMissingVariable},
-		{"named y missing", "x.npz", zipped([]string{"X"}, x), LoadOptions{YVar: "labels"}, ErrMissingVariable},
+		{"no X", "x.npz", zipped([]string{"y"}, npyBytes("|u1", false, []int{2}, []byte{0, 1})), LoadOptions{}, errMissingVariable},
+		{"named y missing", "x.npz", zipped([]string{"X"}, x), LoadOptions{YVar: "labels"}, errMissingVariable},
 		{"y 2-D", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("|u1", false, []int{1, 2}, []byte{0, 1})), LoadOptions{}, ErrFormat},
-		{"y length", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("|u1", false, []int{3}, []byte{0, 1, 0})), LoadOptions{}, ErrLengthMismatch},
+		{"y length", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("|u1", false, []int{3}, []byte{0, 1, 0})), LoadOptions{}, errLengthMismatch},
 		{"y value 3", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("|u1", false, []int{2}, []byte{0, 3})), LoadOptions{}, ErrLabel},
 		{"y NaN", "x.npz", zipped([]string{"X", "y"}, x, npyBytes("<f8", false, []int{2}, f8(0, math.NaN()))), LoadOptions{}, ErrLabel},
 		{"unknown extension", "x.xlsx", x, LoadOptions{}, ErrUnknownFormat},
@@ -192,7 +194,7 @@ func TestNPYInt64IDs(t *testing.T) {
 		raw = binary.LittleEndian.AppendUint64(raw, uint64(id))
 		raw = binary.LittleEndian.AppendUint64(raw, uint64(i))
 	}
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.Selection.ID = "x1"
 	ds, err := Load(writeTemp(t, "x.npy", npyBytes("<i8", false, []int{3, 2}, raw)), opts)
 	if err != nil {

@@ -107,7 +107,7 @@ func newParquetTable(pf *parquet.File, opts LoadOptions) (*parquetTable, error) 
 	}
 	for _, j := range []int{t.ro.id, t.ro.label} {
 		if j >= 0 && !flat(cols[j]) {
-			return nil, fmt.Errorf("column %s is %s, not one value a row: %w", quoteValue(t.names[j]), typeName(cols[j]), ErrNotNumeric)
+			return nil, fmt.Errorf("column %s is %s, not one value a row: %w", quoteValue(t.names[j]), typeName(cols[j]), errNotNumeric)
 		}
 	}
 	t.d = int64(len(t.ro.features))
@@ -121,12 +121,12 @@ func (t *parquetTable) allocate(lim parquetLimits) (int64, error) {
 	var n int64
 	for _, rg := range t.pf.RowGroups() {
 		if k := rg.NumRows(); k < 0 || n+k > lim.values/t.d {
-			return 0, fmt.Errorf("%d rows × %d features declared, more than %d values: %w", n+k, t.d, lim.values, ErrTooLarge)
+			return 0, fmt.Errorf("%d rows × %d features declared, more than %d values: %w", n+k, t.d, lim.values, errTooLarge)
 		}
 		n += rg.NumRows()
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("no rows: %w", ErrEmpty)
+		return 0, fmt.Errorf("no rows: %w", errEmpty)
 	}
 	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", n, t.d), tableBytes(n, t.d)); err != nil {
 		return 0, err
@@ -166,7 +166,7 @@ func (t *parquetTable) readGroup(rg parquet.RowGroup, base int64) error {
 		conv, _ := toFloat(t.cols[j])
 		err := readChunk(chunks[t.cols[j].Index()], rows, func(row int64, v parquet.Value) error {
 			if v.IsNull() {
-				return ErrNull
+				return errNull
 			}
 			f, err := toFloat32(conv(v))
 			if err != nil {
@@ -182,7 +182,7 @@ func (t *parquetTable) readGroup(rg parquet.RowGroup, base int64) error {
 	if j := t.ro.label; j >= 0 {
 		err := readChunk(chunks[t.cols[j].Index()], rows, func(_ int64, v parquet.Value) error {
 			if v.IsNull() {
-				return ErrNull
+				return errNull
 			}
 			return t.lr.add(toText(t.cols[j], v))
 		})
@@ -262,8 +262,8 @@ func openParquet(r io.ReaderAt, size int64) (*parquet.File, error) {
 	return pf, nil
 }
 
-// ErrNull reports a null (missing) value in a feature or label column.
-var ErrNull = errors.New("null (missing) value")
+// errNull reports a null (missing) value in a feature or label column.
+var errNull = errors.New("null (missing) value")
 
 // rowError is an error at a row of a column chunk, 0-based within its row group.
 type rowError struct {

@@ -49,7 +49,7 @@ func TestParquetTypes(t *testing.T) {
 		{"é", false, 1, 1, 2, 2, 1, 1, 1, 1, 1, false},
 	}
 	path := writeParquet(t, rows)
-	opts := DefaultLoadOptions()
+	opts := LoadOptions{}
 	opts.LabelColumn = "label"
 	opts.Selection.ID = "id"
 	ds, err := Load(path, opts)
@@ -111,7 +111,7 @@ func TestParquetErrors(t *testing.T) {
 	nan := []withNull{{1, &one}, {math.NaN(), &one}}
 	text := []withText{{"x", 1, 0, "k"}, {"y", 2, 1, "k"}}
 	label := func(opts LoadOptions) LoadOptions { opts.LabelColumn = "label"; return opts }
-	def := DefaultLoadOptions()
+	def := LoadOptions{}
 	tests := []struct {
 		name  string
 		path  string
@@ -119,17 +119,17 @@ func TestParquetErrors(t *testing.T) {
 		want  error
 		where string
 	}{
-		{"a null, in the third row group", writeParquet(t, nulls), def, ErrNull, `row 7, column "b"`},
-		{"a NaN", writeParquet(t, nan), def, ErrNonFinite, `row 2, column "a"`},
-		{"text columns", writeParquet(t, text), def, ErrNotNumeric, `columns "name", "when", "kind" are not numeric`},
-		{"text columns: the suggestion", writeParquet(t, text), def, ErrNotNumeric, `--drop name,when,kind`},
-		{"a text column among --columns", writeParquet(t, text), LoadOptions{LabelIndex: -1, Selection: Selection{Columns: []string{"a", "kind"}}}, ErrNotNumeric, `"kind"`},
-		{"an unknown --drop", writeParquet(t, text), LoadOptions{LabelIndex: -1, Selection: Selection{Drop: []string{"nope"}}}, ErrMissingVariable, `"nope"`},
+		{"a null, in the third row group", writeParquet(t, nulls), def, errNull, `row 7, column "b"`},
+		{"a NaN", writeParquet(t, nan), def, errNonFinite, `row 2, column "a"`},
+		{"text columns", writeParquet(t, text), def, errNotNumeric, `columns "name", "when", "kind" are not numeric`},
+		{"text columns: the suggestion", writeParquet(t, text), def, errNotNumeric, `--drop name,when,kind`},
+		{"a text column among --columns", writeParquet(t, text), LoadOptions{Selection: Selection{Columns: []string{"a", "kind"}}}, errNotNumeric, `"kind"`},
+		{"an unknown --drop", writeParquet(t, text), LoadOptions{Selection: Selection{Drop: []string{"nope"}}}, errMissingVariable, `"nope"`},
 		{"three label values", writeParquet(t, []withLabel[int32]{{1, 0}, {2, 1}, {3, 2}}), label(def), ErrLabel, `row 3, column "label"`},
 		{"labels 1 and 2", writeParquet(t, []withLabel[int32]{{1, 2}, {2, 1}}), label(def), ErrLabel, `--positive`},
 		{"two strings without --positive", writeParquet(t, []withLabel[string]{{1, "ok"}, {2, "bad"}}), label(def), ErrLabel, `"ok", "bad"`},
-		{"a positive that does not occur", writeParquet(t, []withLabel[string]{{1, "ok"}, {2, "bad"}}), label(LoadOptions{LabelIndex: -1, Positive: "fraud"}), ErrLabel, `"fraud"`},
-		{"a repeated column", writeParquet(t, []nested{{1, []float64{1}}, {2, nil}}), def, ErrNotNumeric, `"list"`},
+		{"a positive that does not occur", writeParquet(t, []withLabel[string]{{1, "ok"}, {2, "bad"}}), label(LoadOptions{Positive: "fraud"}), ErrLabel, `"fraud"`},
+		{"a repeated column", writeParquet(t, []nested{{1, []float64{1}}, {2, nil}}), def, errNotNumeric, `"list"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -157,7 +157,7 @@ func TestParquetLabels(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := Load(tc.path, LoadOptions{LabelColumn: "label", LabelIndex: -1, Positive: tc.positive})
+			ds, err := Load(tc.path, LoadOptions{LabelColumn: "label", Positive: tc.positive})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +184,7 @@ func TestParquetSelection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ds, err := Load(path, LoadOptions{LabelIndex: -1, Selection: tc.sel})
+			ds, err := Load(path, LoadOptions{Selection: tc.sel})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestParquetCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cut := range []int{0, 4, len(b) / 2, len(b) - 9, len(b) - 1} {
-		if _, err := decodeParquet(bytes.NewReader(b[:cut]), int64(cut), DefaultLoadOptions(), fuzzLimits); !errors.Is(err, ErrFormat) {
+		if _, err := decodeParquet(bytes.NewReader(b[:cut]), int64(cut), LoadOptions{}, fuzzLimits); !errors.Is(err, ErrFormat) {
 			t.Errorf("cut at %d: error %v, want ErrFormat", cut, err)
 		}
 	}
@@ -218,7 +218,7 @@ func BenchmarkLoad(b *testing.B) {
 	for _, format := range []string{"parquet", "csv", "csv.gz", "npy"} {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {
-				ds, err := Load(paths[format], DefaultLoadOptions())
+				ds, err := Load(paths[format], LoadOptions{})
 				if err != nil || ds.N != n {
 					b.Fatal(err)
 				}

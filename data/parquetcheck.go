@@ -229,7 +229,7 @@ func checkPages(r io.ReaderAt, size int64, m *format.ColumnMetaData, rows int64,
 		case c < 0 || off+c > end:
 			return fmt.Errorf("a page of %d bytes at byte %d, past its column chunk's end at %d: %w", c, off, end, ErrFormat)
 		case u < 0 || u > lim.pageBytes:
-			return fmt.Errorf("a page of %d bytes uncompressed at byte %d (at most %d read): %w", u, off, lim.pageBytes, ErrTooLarge)
+			return fmt.Errorf("a page of %d bytes uncompressed at byte %d (at most %d read): %w", u, off, lim.pageBytes, errTooLarge)
 		case h.DataPageHeader.Valid && int64(h.DataPageHeader.V.NumValues) > rows,
 			h.DataPageHeaderV2.Valid && int64(h.DataPageHeaderV2.V.NumValues) > rows:
 			return fmt.Errorf("a page at byte %d holds more values than its row group's %d rows: %w", off, rows, ErrFormat)

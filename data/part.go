@@ -18,7 +18,7 @@ func cutPart(ds *Dataset, p Part) (*Dataset, error) {
 	}
 	lo, hi := p.Index*ds.N/p.Of, (p.Index+1)*ds.N/p.Of
 	if hi-lo < 1 {
-		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, ds.N, ErrEmpty)
+		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, ds.N, errEmpty)
 	}
 	out := *ds
 	out.N = hi - lo
@@ -65,7 +65,7 @@ func loadNPYPart(path string, opts LoadOptions) (*Dataset, error) {
 	n, d, p := shape[0], shape[1], opts.Part
 	lo, hi := p.Index*n/p.Of, (p.Index+1)*n/p.Of
 	if hi-lo < 1 {
-		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, n, ErrEmpty)
+		return nil, fmt.Errorf("part %d of %d of %d rows has no rows: %w", p.Index, p.Of, n, errEmpty)
 	}
 	st, err := f.Stat()
 	if err != nil {

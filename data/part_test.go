@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -36,9 +35,9 @@ func TestLoadPart(t *testing.T) {
 		path string
 		opts LoadOptions
 	}{
-		{"npy", writeTemp(t, "c.npy", npyBytes("<f4", false, []int{n, d}, raw)), DefaultLoadOptions()},
-		{"npy fortran", writeTemp(t, "f.npy", npyBytes("<f4", true, []int{n, d}, rawF)), DefaultLoadOptions()},
-		{"csv", writeTemp(t, "t.csv", []byte(csv.String())), LoadOptions{LabelColumn: "y", LabelIndex: -1, Selection: Selection{ID: "id"}}},
+		{"npy", writeTemp(t, "c.npy", npyBytes("<f4", false, []int{n, d}, raw)), LoadOptions{}},
+		{"npy fortran", writeTemp(t, "f.npy", npyBytes("<f4", true, []int{n, d}, rawF)), LoadOptions{}},
+		{"csv", writeTemp(t, "t.csv", []byte(csv.String())), LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			whole, err := Load(c.path, c.opts)
@@ -68,99 +67,4 @@ func TestLoadPart(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestFitScalerParts splits a table with a constant column into 1 and 3 parts, whose
-// reduce sums the parts' buffers: the Scaler is FitScaler's of the whole table.
-func TestFitScalerParts(t *testing.T) {
-	const n, d = 50, 3
-	ds := &Dataset{Name: "t", N: n, D: d, X: make([]float32, n*d)}
-	for i := 0; i < n; i++ {
-		ds.X[i*d], ds.X[i*d+1], ds.X[i*d+2] = float32(i*i%17)+0.1, 2.5, float32(math.Sin(float64(i)))
-	}
-	want, err := FitScaler(ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, parts := range []int{1, 3} {
-		t.Run(fmt.Sprintf("%d parts", parts), func(t *testing.T) {
-			got := make([]*Scaler, parts)
-			red := newSumReducer(parts)
-			var wg sync.WaitGroup
-			for p := 0; p < parts; p++ {
-				wg.Add(1)
-				go func(p int) {
-					defer wg.Done()
-					lo, hi := p*n/parts, (p+1)*n/parts
-					part := &Dataset{Name: "t", N: hi - lo, D: d, X: ds.X[lo*d : hi*d]}
-					s, err := FitScalerParts(part, p == 0, func(buf []float64) error { return red.reduce(buf) })
-					if err != nil {
-						t.Error(err)
-					}
-					got[p] = s
-				}(p)
-			}
-			wg.Wait()
-			for p, s := range got {
-				if s == nil {
-					continue
-				}
-				if !slices.Equal(s.ConstantColumns, want.ConstantColumns) {
-					t.Errorf("part %d: constant columns %v, want %v", p, s.ConstantColumns, want.ConstantColumns)
-				}
-				for j := 0; j < d; j++ {
-					if math.Abs(s.Mean[j]-want.Mean[j]) > 1e-12 || math.Abs(s.Scale[j]/want.Scale[j]-1) > 1e-12 {
-						t.Errorf("part %d column %d: %g/%g, want %g/%g", p, j, s.Mean[j], s.Scale[j], want.Mean[j], want.Scale[j])
-					}
-				}
-			}
-		})
-	}
-}
-
-// sumReducer sums the buffers of parts goroutines, call by call, as an all-reduce does.
-type sumReducer struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	parts int
-	sum   []float64
-	in    int   // parts that added their buffer to this round's sum
-	out   int   // parts that copied this round's result
-	round int64 // completed rounds
-}
-
-func newSumReducer(parts int) *sumReducer {
-	r := &sumReducer{parts: parts}
-	r.cond = sync.NewCond(&r.mu)
-	return r
-}
-
-func (r *sumReducer) reduce(buf []float64) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for r.in == r.parts { // the previous round is still being read
-		r.cond.Wait()
-	}
-	if r.in == 0 {
-		r.sum = make([]float64, len(buf))
-	}
-	for i, v := range buf {
-		r.sum[i] += v
-	}
-	r.in++
-	round := r.round
-	if r.in == r.parts {
-		r.round++
-		r.cond.Broadcast()
-	}
-	for r.round == round {
-		r.cond.Wait()
-	}
-	copy(buf, r.sum)
-	r.out++
-	if r.out == r.parts {
-		r.in, r.out = 0, 0
-		r.cond.Broadcast()
-	}
-	return nil
 }

@@ -2,10 +2,12 @@ package data
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -37,7 +39,7 @@ func TestLoadFromPipe(t *testing.T) {
 				f.Write(c.b)
 				f.Close()
 			}()
-			ds, err := Load(path, DefaultLoadOptions())
+			ds, err := Load(path, LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,5 +47,48 @@ func TestLoadFromPipe(t *testing.T) {
 				t.Errorf("read %v", ds.X)
 			}
 		})
+	}
+}
+
+// TestReadCSV checks that ReadCSV reads from an io.Reader the table Load reads from a
+// file of the same bytes, and that LoadOptions' zero value reads no label: a plain
+// numeric table keeps its first column as a feature (it was once taken as the label).
+func TestReadCSV(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		opts       LoadOptions
+		d          int
+		labels     bool
+	}{
+		{"plain numbers, zero options", "1,2\n3,4\n5,6\n", LoadOptions{}, 2, false},
+		{"header, zero options", "a,b\n1,2\n3,4\n", LoadOptions{}, 2, false},
+		{"label by number", "a,y\n1,0\n3,1\n", LoadOptions{LabelNumber: 2}, 1, true},
+		{"label by name, tabs", "y\ta\n0\t1\n1\t3\n", LoadOptions{LabelColumn: "y"}, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadCSV(strings.NewReader(c.text), c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "t.csv")
+			if err := os.WriteFile(path, []byte(c.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want, err := Load(path, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.D != c.d || (got.Y != nil) != c.labels || got.N != want.N || got.D != want.D ||
+				!slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) || !slices.Equal(got.Features, want.Features) {
+				t.Errorf("ReadCSV: %d x %d, features %v, X %v, y %v; Load: %d x %d, features %v, X %v, y %v; want %d columns, labels %v",
+					got.N, got.D, got.Features, got.X, got.Y, want.N, want.D, want.Features, want.X, want.Y, c.d, c.labels)
+			}
+		})
+	}
+	if _, err := ReadCSV(strings.NewReader("1,2\n3,x\n"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "data: csv stream: line 2") {
+		t.Errorf("a text cell: %v, want an error naming the stream and line 2", err)
+	}
+	if _, err := ReadCSV(strings.NewReader("1,2\n"), LoadOptions{Format: "parquet"}); !errors.Is(err, ErrOptions) {
+		t.Errorf("format parquet: %v, want ErrOptions", err)
 	}
 }

@@ -6,7 +6,8 @@
 // settings, and gives the command.
 //
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
-// screen-epochs and epochs (the defaults' fields of the same names); "default" is the
+// screen-epochs and epochs (the defaults' fields of the same names) and bottleneck (the
+// default widths, 32,16,8, with this last one); "default" is the
 // defaults as they are. Tables above -max-rows rows are fitted on a seeded sample of that
 // many rows, as `udocc bench --study --real` does (the same rows for the same seed), so
 // that the default's lines can be checked against that study's. Lines already in -out
@@ -209,7 +210,7 @@ func readGroups(path string) ([][2]string, error) {
 // load reads a table with its labels, sampled to maxRows rows from seed when larger, as
 // the real study samples (its rows in table order).
 func load(path string, seed uint64, maxRows int) (*data.Dataset, int, error) {
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -259,7 +260,7 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
@@ -267,6 +268,11 @@ func parseVariants(spec string) ([]variant, error) {
 		}
 		out = append(out, variant{name: name, set: func(o *udocc.Options) {
 			for _, s := range sets {
+				if s.v == 0 && s.k != "epochs" {
+					// A key's 0 means none (every row, no pretraining, no screening), as
+					// the flags of udocc fit say it; the library's zero is its default.
+					s.v = -1
+				}
 				switch s.k {
 				case "train-rows":
 					o.TrainRows = s.v
@@ -276,6 +282,8 @@ func parseVariants(spec string) ([]variant, error) {
 					o.ScreenEpochs = s.v
 				case "epochs":
 					o.Epochs = s.v
+				case "bottleneck": // the default widths with this last one
+					o.Hidden = []int{32, 16, s.v}
 				}
 			}
 		}})

@@ -37,6 +37,7 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/synth"
 	"github.com/udocc/udocc/internal/torch"
 )
@@ -65,7 +66,7 @@ func main() {
 		}
 		return
 	}
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	if dir == "" {
 		fmt.Fprintln(os.Stderr, "explain: no ODDS data (set UDOCC_DATA or put the files in ../shared/data/odds)")
 		os.Exit(1)
@@ -74,7 +75,7 @@ func main() {
 	if *sets != "" {
 		names = strings.Split(*sets, ",")
 	} else {
-		for _, s := range data.ODDSSets() {
+		for _, s := range odds.Sets() {
 			names = append(names, s.Name)
 		}
 	}
@@ -140,7 +141,7 @@ func run(dir string, names []string, seeds, threads int, ratio float64) error {
 	fmt.Printf("|---|---|---|%s\n", strings.Repeat("---|", len(methods)))
 	var delRows []string
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
 			return err
 		}
@@ -364,7 +365,7 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 			}
 		}
 	}
-	s, _, err := m.ScoreDataset(alt)
+	s, _, err := m.ScoreDataset(context.Background(), alt)
 	if err != nil {
 		return out, err
 	}
@@ -392,7 +393,7 @@ func costs(dir string, names []string, n, threads int) error {
 	fmt.Println("| set | run | fit s | flagged | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
 			return err
 		}
@@ -428,7 +429,7 @@ func costs(dir string, names []string, n, threads int) error {
 				same.X = append(same.X, ds.Row(rows[(len(same.X)/ds.D)%len(rows)])...)
 			}
 			start = time.Now()
-			if _, _, err := m.ScoreDataset(same); err != nil {
+			if _, _, err := m.ScoreDataset(context.Background(), same); err != nil {
 				return err
 			}
 			line += fmt.Sprintf(" %.2f |", time.Since(start).Seconds())

@@ -86,7 +86,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 	fmt.Println("| set | d | flagged | method | first share > 0 | no feature raises | mean first share | top three of the rise, mean | negative top-5 share | shares ≠ 1 | interaction reported (of them, no feature ≥ half the rise) | s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
 			return err
 		}
@@ -141,7 +141,7 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 	}
 	var tables []table
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
 			return err
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/bench"
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // benchCLI runs "udocc bench args" in this process and returns its exit status and
@@ -74,7 +74,7 @@ func TestBenchRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = data.WriteMAT(f, []data.MATVar{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, data.MATWriteOptions{})
+	err = mat5.Write(f, []mat5.Var{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, mat5.WriteOptions{})
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

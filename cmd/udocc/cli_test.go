@@ -37,7 +37,16 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown device", []string{"fit", "--device", "tpu", "table.csv"}, "--device"},
 		{"device index not a number", []string{"fit", "--device", "cuda:x", "table.csv"}, "--device"},
 		{"arch with a zero width", []string{"fit", "--arch", "32,0", "table.csv"}, "--arch"},
-		{"zero epochs", []string{"fit", "--epochs", "0", "table.csv"}, "epochs"},
+		{"zero epochs", []string{"fit", "--epochs", "0", "table.csv"}, "--epochs 0"},
+		// The library reads a zero as the default and a negative as none; the flags refuse
+		// both where they did before the library did.
+		{"zero learning rate", []string{"fit", "--lr", "0", "table.csv"}, "--lr 0"},
+		{"zero batch size", []string{"fit", "--batch-size", "0", "table.csv"}, "--batch-size 0"},
+		{"zero trim", []string{"fit", "--trim", "0", "table.csv"}, "--trim 0"},
+		{"negative pretraining epochs", []string{"fit", "--pretrain-epochs", "-1", "table.csv"}, "--pretrain-epochs -1"},
+		{"negative screening epochs", []string{"fit", "--screen-epochs", "-1", "table.csv"}, "--screen-epochs -1"},
+		{"negative weight decay", []string{"fit", "--weight-decay", "-1e-6", "table.csv"}, "--weight-decay -1e-06"},
+		{"negative training rows", []string{"fit", "--train-rows", "-1", "table.csv"}, "--train-rows -1"},
 		{"--threshold with oc", []string{"fit", "--method", "oc", "--threshold", "paper", "table.csv"}, "--threshold"},
 		{"score without --model", []string{"score", "table.csv"}, "--model"},
 		{"score without DATA", []string{"score", "--model", "m"}, "DATA"},

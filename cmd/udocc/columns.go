@@ -168,7 +168,7 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 		}
 		in.path, in.remove = tmp, done
 	}
-	opts := data.DefaultLoadOptions()
+	opts := data.LoadOptions{}
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
 	opts.Part, opts.Threads = t.part, t.threads
 	opts.Missing, _ = t.missingPolicy()         // checked with the flags
@@ -176,7 +176,7 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {
 		if i, err := strconv.Atoi(f.label); err == nil {
-			opts.LabelIndex = i
+			opts.LabelNumber = i + 1 // --label is 0-based (not negative: checked with the flags)
 		} else {
 			opts.LabelColumn = f.label
 			opts.LabelOptional = optional

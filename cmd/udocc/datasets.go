@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 )
 
 func runDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -26,14 +26,14 @@ func runDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	names := fs.Args()[1:]
 	for _, n := range names {
-		if _, ok := data.LookupODDS(n); !ok {
+		if _, ok := odds.Lookup(n); !ok {
 			return usagef("unknown data set %q (see 'udocc datasets list')", n)
 		}
 	}
 	switch fs.Arg(0) {
 	case "list":
 		fmt.Fprintf(stdout, "%-11s %6s %4s %9s %7s  %s\n", "name", "n", "d", "anomalies", "ratio", "in "+*dir)
-		for _, s := range data.ODDSSets() {
+		for _, s := range odds.Sets() {
 			state := "missing"
 			if _, err := os.Stat(filepath.Join(*dir, s.File)); err == nil {
 				state = "present (run fetch to verify)"
@@ -42,7 +42,7 @@ func runDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return nil
 	case "fetch":
-		res, err := data.Fetch(ctx, data.FetchOptions{Dir: *dir, BaseURL: *base, Names: names, Progress: stderr})
+		res, err := odds.Fetch(ctx, odds.FetchOptions{Dir: *dir, BaseURL: *base, Names: names, Progress: stderr})
 		for _, r := range res {
 			how := "verified"
 			if r.Downloaded {
@@ -57,7 +57,7 @@ func runDatasets(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 // defaultDataDir is $UDOCC_DATA, the shared ODDS folder beside the checkout, or ./odds.
 func defaultDataDir() string {
-	if d := data.FindDataDir(); d != "" {
+	if d := odds.FindDir(); d != "" {
 		return d
 	}
 	return "odds"

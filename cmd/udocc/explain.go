@@ -192,7 +192,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if rows == nil {
-		scores, _, err := m.ScoreDataset(ds)
+		scores, _, err := m.ScoreDataset(ctx, ds)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, libError(err))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,7 +54,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice; rows tied with the last of them are flagged too")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
-	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default: the paper's preset for the data set's name, else 32,16,8)")
+	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default 32,16,8; --preset paper: the paper's widths for a paper set, by the table's name: arrhythmia 128,64,32, mnist 64,32,16, pima and thyroid 32,16,4)")
 	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+string(lib.DefaultCount)+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
@@ -127,10 +128,59 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if m != lib.Ensemble || len(seeds) > 1 {
 		o.Seeds, o.Members = seeds, len(seeds)
 	}
-	if err := o.Options.Validate(); err != nil {
+	if err := o.checkZeros(fs); err != nil {
+		return err
+	}
+	if err := o.library().Validate(); err != nil {
 		return optionsError(err)
 	}
 	return nil
+}
+
+// checkZeros refuses a 0 given to a flag that needs a positive value (the library
+// reads a zero field as its default, which the flag's own default already says), and a
+// negative value where the library reads one as none (the flags say none with 0).
+func (o *fitOptions) checkZeros(fs *pflag.FlagSet) error {
+	switch {
+	case o.PretrainEpochs < 0:
+		return usagef("--pretrain-epochs %d < 0", o.PretrainEpochs)
+	case o.ScreenEpochs < 0:
+		return usagef("--screen-epochs %d < 0", o.ScreenEpochs)
+	case o.TrainRows < 0:
+		return usagef("--train-rows %d < 0 (0: every row)", o.TrainRows)
+	case o.WeightDecay < 0:
+		return usagef("--weight-decay %g: want a number in [0, %.4g]", o.WeightDecay, float64(math.MaxFloat32))
+	case fs.Changed("epochs") && o.Epochs == 0:
+		return usagef("--epochs 0 < 1")
+	case fs.Changed("lr") && o.LR == 0:
+		return usagef("--lr 0: want a number in (0, %.4g]", float64(math.MaxFloat32))
+	case fs.Changed("batch-size") && o.BatchSize == 0:
+		return usagef("--batch-size 0 < 2 (BatchNorm needs 2 rows)")
+	case fs.Changed("members") && o.Members == 0:
+		return usagef("--members 0: want 1..1000")
+	case fs.Changed("trim") && o.Trim == 0 && o.Method == lib.Ensemble && o.ScreenEpochs != 0:
+		return usagef("--trim 0: want a share in (0, 0.5) of rows to leave out")
+	}
+	return nil
+}
+
+// library is the Options the flags give the library. A flag's 0 that means none (no
+// pretraining, no screening, no weight decay, no training sample: every row) is the
+// library's negative, as its zero means the default; --pretrain-lr 0, "--lr", is the fine-tuning rate itself.
+func (o *fitOptions) library() lib.Options {
+	opts := o.Options
+	for _, v := range []*int{&opts.PretrainEpochs, &opts.ScreenEpochs, &opts.TrainRows} {
+		if *v == 0 {
+			*v = -1
+		}
+	}
+	if opts.WeightDecay == 0 {
+		opts.WeightDecay = -1
+	}
+	if opts.PretrainLR == 0 {
+		opts.PretrainLR = opts.LR
+	}
+	return opts
 }
 
 // deltaRule sets proposed's δ rule from --threshold and --ties, which the paper rule
@@ -156,7 +206,7 @@ func (o *fitOptions) checkData(ds *data.Dataset) error {
 	if ds.N < 2 {
 		return fmt.Errorf("udocc needs at least 2 rows; %s has %d", ds.Path, ds.N)
 	}
-	if err := o.Options.ValidateRows(ds.N); err != nil {
+	if err := o.library().ValidateRows(ds.N); err != nil {
 		return optionsError(err)
 	}
 	return deviceUsable(o.Device)
@@ -321,6 +371,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		}
 	}
 	s.Columns.print(stdout)
+	if f.paperWidths {
+		fmt.Fprintf(stdout, "  layer widths %s: the paper's for %s, by the table's name (--arch sets others)\n", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.Config.Arch)), ","), "[]"), s.Data)
+	}
 	if s.SelectedRatio != nil {
 		fmt.Fprintf(stdout, "  selected anomaly ratio %.4f", *s.SelectedRatio)
 		if s.DeltaBar != nil {

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -170,7 +170,7 @@ func checkLabels(t *testing.T, sc csvFile, s map[string]any, scoreCol, labelCol 
 // picks the paper's architecture and whose y variable gives the metrics.
 func TestFitODDS(t *testing.T) {
 	t.Parallel()
-	odds := data.FindDataDir()
+	odds := odds.FindDir()
 	path := filepath.Join(odds, "glass.mat")
 	if _, err := os.Stat(path); odds == "" || err != nil {
 		t.Skipf("glass.mat not found (ODDS folder %q): set UDOCC_DATA or run 'udocc datasets fetch glass'", odds)
@@ -396,19 +396,22 @@ func TestDemo(t *testing.T) {
 	t.Logf("demo: %v s of training", s["timings"].(map[string]any)["total_seconds"])
 }
 
-// TestArch checks the architecture: the paper's preset for a data set's name, --arch
-// over it, and the saved model's layer sizes.
+// TestArch checks the architecture: the default's 32,16,8 for 10 features whatever the
+// table's name,
+// the paper's widths for a paper set's name under --preset paper only, --arch over
+// both, and the saved model's layer sizes.
 func TestArch(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	writeTable(t, filepath.Join(dir, "pima.csv"), 80, 3, false, 13)
+	writeTable(t, filepath.Join(dir, "pima.csv"), 80, 10, false, 13)
 	cases := []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"pima's preset by the file name", nil, "[32,16,4]"},
-		{"--arch over the preset", []string{"--arch", "8,4"}, "[8,4]"},
+		{"the default ignores the file name", nil, "[32,16,8]"},
+		{"--preset paper: pima's widths by the file name", []string{"--preset", "paper", "--epochs", "2"}, "[32,16,4]"},
+		{"--arch over the preset", []string{"--preset", "paper", "--epochs", "2", "--arch", "8,4"}, "[8,4]"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -419,9 +422,27 @@ func TestArch(t *testing.T) {
 				t.Errorf("arch %s, want %s", got, c.want)
 			}
 			m := readSummary(t, filepath.Join(out, "model", "model.json"))
-			if got, _ := json.Marshal(m["sizes"]); string(got) != "[3,"+c.want[1:] {
-				t.Errorf("model sizes %s, want the input width 3 and %s", got, c.want)
+			if got, _ := json.Marshal(m["sizes"]); string(got) != "[10,"+c.want[1:] {
+				t.Errorf("model sizes %s, want the input width 10 and %s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestZeroFlagsMeanNone checks that --pretrain-epochs 0 and --screen-epochs 0 still
+// mean no pretraining and no screening, now that the library reads a zero field as its
+// default: the progress shows neither stage, and summary.json records the zeros.
+func TestZeroFlagsMeanNone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "t.csv"), 60, 3, false, 7)
+	out := filepath.Join(dir, "out")
+	r := mustUdocc(t, dir, "fit", "--pretrain-epochs", "0", "--screen-epochs", "0", "--weight-decay", "0", "--epochs", "2", "--out", out, "t.csv")
+	if strings.Contains(r.stderr, "pretrain epoch") || strings.Contains(r.stderr, "screen") || !strings.Contains(r.stderr, "finetune epoch 2/2") {
+		t.Errorf("progress shows pretraining or screening, or no fine-tuning:\n%s", r.stderr)
+	}
+	c := readSummary(t, filepath.Join(out, "summary.json"))["config"].(map[string]any)
+	if c["pretrain_epochs"] != 0.0 || c["screen_epochs"] != nil || c["weight_decay"] != 0.0 {
+		t.Errorf("config pretrain_epochs %v, screen_epochs %v, weight_decay %v; want 0, none, 0", c["pretrain_epochs"], c["screen_epochs"], c["weight_decay"])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -132,8 +133,19 @@ func checkSeedFlags(fs *pflag.FlagSet) error {
 // checkRates names the flag of a learning rate or weight decay that training cannot
 // take, for bench, as the library's Options.Validate says it for fit.
 func checkRates(lr, pretrainLR, weightDecay float64) error {
+	if lr == 0 {
+		// The library reads a zero rate as its default; bench takes the rate it is given.
+		return usagef("--lr 0: want a number in (0, %.4g]", float64(math.MaxFloat32))
+	}
 	o := lib.PaperOptions()
 	o.LR, o.PretrainLR, o.WeightDecay = lr, pretrainLR, weightDecay
+	switch {
+	case weightDecay < 0 || math.IsNaN(weightDecay):
+		// The library reads a negative decay as none; bench takes the decay it is given.
+		return usagef("--weight-decay %g: want a number in [0, %.4g]", weightDecay, float64(math.MaxFloat32))
+	case weightDecay == 0:
+		o.WeightDecay = -1 // none
+	}
 	if err := o.Validate(); err != nil {
 		return optionsError(err)
 	}

@@ -33,7 +33,7 @@ func writeFormats(t *testing.T, dir string, n int) {
 	t.Helper()
 	tab := filepath.Join(dir, "t.csv")
 	writeTable(t, tab, n, 3, false, 11)
-	ds, err := data.Load(tab, data.DefaultLoadOptions())
+	ds, err := data.Load(tab, data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestTableColumns(t *testing.T) {
 		sameScores(t, fit, sc, fit.header...)
 	})
 	t.Run("--append-to", func(t *testing.T) {
-		ds, err := data.Load(filepath.Join(dir, "scored.parquet"), data.LoadOptions{LabelColumn: "label", LabelIndex: -1,
+		ds, err := data.Load(filepath.Join(dir, "scored.parquet"), data.LoadOptions{LabelColumn: "label",
 			Selection: data.Selection{ID: "user", Columns: []string{"score", "rank"}}})
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // The tests of this file are the rows of the second hostile round's table: a flag or a
@@ -56,7 +56,7 @@ func writeGammaMAT(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := data.WriteMAT(f, []data.MATVar{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, data.MATWriteOptions{}); err != nil {
+	if err := mat5.Write(f, []mat5.Var{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, mat5.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/metrics"
 )
 
@@ -24,6 +25,8 @@ type fitted struct {
 	ends    map[string]float64 // seconds from the fit's start to each stage's last epoch
 	summary summary
 	dir     string
+	// paperWidths: --preset paper took the paper's layer widths for the table's name.
+	paperWidths bool
 }
 
 // epochMetrics are a member's metrics after one epoch, where labels are known.
@@ -34,7 +37,14 @@ type epochMetrics struct {
 // fitTable fits ds with the library, showing progress on prog, and summarises the fit.
 func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members), ends: map[string]float64{}}
-	opts := o.Options
+	opts := o.library()
+	if o.preset == "paper" && o.arch == "" {
+		// The paper's widths for its data sets, looked up by the table's name, which
+		// the library never reads for them.
+		if h, ok := models.Preset(ds.Name); ok {
+			opts.Hidden, f.paperWidths = h, true
+		}
+	}
 	start := time.Now()
 	if o.Method == lib.Ensemble {
 		prog.setPlan(o.ScreenEpochs, o.PretrainEpochs, o.Epochs)

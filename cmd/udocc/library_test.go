@@ -8,6 +8,7 @@ import (
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 )
 
 // TestScoreReadsLibraryModel checks that `udocc score --model` reads a model that the
@@ -16,7 +17,7 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 80, 3, false, 3)
-	ds, err := data.Load(filepath.Join(dir, "table.csv"), data.DefaultLoadOptions())
+	ds, err := data.Load(filepath.Join(dir, "table.csv"), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +59,11 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 // the one pipeline that the study (bench's TestRealOnePipeline) measures too.
 func TestFitIsTheLibrarysFit(t *testing.T) {
 	t.Parallel()
-	path, err := filepath.Abs(filepath.Join(data.FindDataDir(), "glass.mat"))
+	path, err := filepath.Abs(filepath.Join(odds.FindDir(), "glass.mat"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		t.Skipf("glass.mat: %v (set UDOCC_DATA)", err)
 	}

@@ -113,7 +113,7 @@ type scored struct {
 // the loaded model; the saved one is untouched).
 func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *lib.Cut) (scored, []byte, error) {
 	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
-	final, dist, err := m.ScoreDataset(ds)
+	final, dist, err := m.ScoreDataset(ctx, ds)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 	}

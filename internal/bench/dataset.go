@@ -11,6 +11,8 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -32,7 +34,7 @@ type dataset struct {
 // dataFile finds the file of the data set called name in dir: the ODDS registry's file
 // for the ten sets of Table I, else name.mat or name.npz (with variables X and y).
 func dataFile(dir, name string) (string, error) {
-	if s, ok := data.LookupODDS(name); ok {
+	if s, ok := odds.Lookup(name); ok {
 		return filepath.Join(dir, s.File), nil
 	}
 	for _, ext := range []string{".mat", ".npz"} {
@@ -59,7 +61,7 @@ func loadDataset(dir, name string, train training.Config) (*dataset, error) {
 		return nil, fmt.Errorf("bench: data set %q: %w", name, err)
 	}
 	sum := sha256.Sum256(raw)
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func loadDataset(dir, name string, train training.Config) (*dataset, error) {
 	if a == 0 || a == ds.N {
 		return nil, fmt.Errorf("bench: %s: %d of %d rows are labelled anomalous: need both classes", path, a, ds.N)
 	}
-	if s, ok := data.LookupODDS(name); ok && (s.N != ds.N || s.D != ds.D || s.Anomalies != a) {
+	if s, ok := odds.Lookup(name); ok && (s.N != ds.N || s.D != ds.D || s.Anomalies != a) {
 		return nil, fmt.Errorf("bench: %s: %d x %d with %d anomalies, but the paper's %s is %d x %d with %d",
 			path, ds.N, ds.D, a, name, s.N, s.D, s.Anomalies)
 	}
@@ -110,7 +112,7 @@ func recordConfig(cfg training.Config) Config {
 // standardised returns the data standardised to zero mean and unit variance per
 // column, as the paper does.
 func (d *dataset) standardised() (*data.Dataset, error) {
-	sc, err := data.FitScaler(d.ds)
+	sc, err := scale.Fit(d.ds)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", d.path, err)
 	}

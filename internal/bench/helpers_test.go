@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/mat5"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -49,8 +49,8 @@ func writeBlobs(t *testing.T, dir, name string, n, d, k int, seed uint64) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	vars := []data.MATVar{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}
-	if err := data.WriteMAT(f, vars, data.MATWriteOptions{}); err != nil {
+	vars := []mat5.Var{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}
+	if err := mat5.Write(f, vars, mat5.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -65,7 +65,7 @@ type Options struct {
 // per data set, one job, results in bench/results.
 func DefaultOptions() Options {
 	var names []string
-	for _, s := range data.ODDSSets() {
+	for _, s := range odds.Sets() {
 		names = append(names, s.Name)
 	}
 	seeds := make([]uint64, 10)
@@ -73,7 +73,7 @@ func DefaultOptions() Options {
 		seeds[i] = uint64(i)
 	}
 	return Options{
-		DataDir:  data.FindDataDir(),
+		DataDir:  odds.FindDir(),
 		Datasets: names,
 		Methods:  append([]string(nil), DefaultMethods...),
 		Seeds:    seeds,

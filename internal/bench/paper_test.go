@@ -4,14 +4,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 )
 
 // TestPaperTables checks the transcription: every ODDS set in every table, Table IV's
 // Proposed columns equal to Tables II and III (the paper repeats them), and a few
 // entries read back through paperValue.
 func TestPaperTables(t *testing.T) {
-	for _, s := range data.ODDSSets() {
+	for _, s := range odds.Sets() {
 		t2, ok2 := tableII[s.Name]
 		t3, ok3 := tableIII[s.Name]
 		t4, ok4 := tableIV[s.Name]

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/odds"
 )
 
 // report is the selected lines of a results file, grouped for the report's tables.
@@ -121,7 +121,7 @@ func collect(res *Results, sessions []Session) *report {
 // sortDatasets orders the ODDS sets as Table I, the others after them by name.
 func sortDatasets(names []string) {
 	pos := map[string]int{}
-	for i, s := range data.ODDSSets() {
+	for i, s := range odds.Sets() {
 		pos[s.Name] = i
 	}
 	rank := func(s string) int {

@@ -19,6 +19,7 @@ import (
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/synth"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
@@ -279,7 +280,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		ds, err := data.Load(path, data.DefaultLoadOptions())
+		ds, err := data.Load(path, data.LoadOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -322,7 +323,7 @@ func studyTables(o StudyOptions) ([]studyTable, error) {
 }
 
 func standardise(ds *data.Dataset) (*data.Dataset, error) {
-	sc, err := data.FitScaler(ds)
+	sc, err := scale.Fit(ds)
 	if err != nil {
 		return nil, err
 	}

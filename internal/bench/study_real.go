@@ -18,6 +18,8 @@ import (
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/iforest"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/metrics"
 )
 
@@ -46,7 +48,7 @@ const RealMaxRows = 50000
 // RealOptions are the settings of the real group.
 type RealOptions struct {
 	Paper    string   // folder of the ODDS files of the paper sets
-	Datasets []string // paper sets (nil: the ten of data.ODDSSets)
+	Datasets []string // paper sets (nil: the ten of odds.Sets)
 	Extra    string   // folder of the other tables (NAME.npz or NAME.mat); "" for none
 	Tables   []string // tables of Extra (nil: every .npz and .mat file in it)
 	Seeds    []uint64
@@ -120,7 +122,7 @@ func realTables(o RealOptions) ([]realTable, error) {
 	var out []realTable
 	sets := o.Datasets
 	if sets == nil {
-		for _, s := range data.ODDSSets() {
+		for _, s := range odds.Sets() {
 			sets = append(sets, s.Name)
 		}
 	}
@@ -241,7 +243,7 @@ func StudyReal(ctx context.Context, o RealOptions) error {
 // loadReal reads a real table with its labels, sampled to RealMaxRows rows from seed
 // when larger (the sampled rows keep their order).
 func loadReal(t realTable, seed uint64) (*data.Dataset, int, error) {
-	ds, err := data.Load(t.path, data.DefaultLoadOptions())
+	ds, err := data.Load(t.path, data.LoadOptions{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -280,6 +282,9 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string) (Real
 		TrueRatio: float64(ds.Anomalies()) / float64(ds.N), Source: t.source}
 	opts := udocc.DefaultOptions()
 	opts.Seed, opts.Device = seed, device
+	// The widths the corpus fits were made with (the learned count is fitted on them):
+	// the paper's for a paper set's name, which the library no longer picks by name.
+	opts.Hidden, _ = models.Preset(ds.Name)
 	var fr fitrecord.Record
 	t0 := time.Now()
 	m, err := udocc.FitDataset(fitrecord.With(ctx, &fr), ds, opts)

@@ -12,12 +12,13 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/training"
 )
 
 func glassPath(t *testing.T) (string, string) {
 	t.Helper()
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	p := filepath.Join(dir, "glass.mat")
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("no ODDS glass.mat in %q (set UDOCC_DATA): %v", dir, err)
@@ -35,7 +36,7 @@ func TestRealOnePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := data.Load(path, data.DefaultLoadOptions())
+	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
 )
@@ -21,7 +21,7 @@ import (
 // the scores kept for re-evaluation, a rerun that trains nothing, and a report with
 // its sections.
 func TestStudy(t *testing.T) {
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	if _, err := os.Stat(filepath.Join(dir, "glass.mat")); err != nil {
 		t.Skipf("no ODDS glass.mat in %q (set UDOCC_DATA): %v", dir, err)
 	}
@@ -109,7 +109,7 @@ func TestStudy(t *testing.T) {
 // from the same normal rows (and the same ones again when repeated), leaves the paper
 // sets alone, and that a folder of one seed's tables refuses to be resumed with another.
 func TestStudyGeneratorSeed(t *testing.T) {
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	if _, err := os.Stat(filepath.Join(dir, "glass.mat")); err != nil {
 		t.Skipf("no ODDS glass.mat in %q (set UDOCC_DATA): %v", dir, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/scale"
 )
 
 // FuzzReadMeta feeds ReadMeta any model.json: it returns a Meta or an error, never
@@ -17,7 +17,7 @@ import (
 func FuzzReadMeta(f *testing.F) {
 	thr := 0.5
 	good := &Meta{Format: Format, Method: "proposed", Sizes: []int{2, 4}, Features: []string{"a", "b"},
-		Scaler:  data.Scaler{Mean: []float64{1, 2}, Scale: []float64{1, 1}},
+		Scaler:  scale.Scaler{Mean: []float64{1, 2}, Scale: []float64{1, 1}},
 		Members: []Member{{Seed: 3, Network: "member-3.pt", Threshold: &thr}},
 		Files:   []File{{Name: "member-3.pt", Role: RoleEncoder, Member: 0, Seed: 3, Method: "proposed", SHA256: "00", Bytes: 9}}}
 	b, err := json.Marshal(good)

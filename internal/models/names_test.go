@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/scale"
 )
 
 // TestNamesRoundTrip writes and reads model.json with Latin-1 column names (features,
@@ -24,7 +25,7 @@ func TestNamesRoundTrip(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			m := &Meta{Format: Format, Method: "oc", Sizes: []int{2, 4}, Features: slices.Clone(c.features), Selection: c.sel,
-				Scaler:  data.Scaler{Mean: []float64{0, 0}, Scale: []float64{1, 1}},
+				Scaler:  scale.Scaler{Mean: []float64{0, 0}, Scale: []float64{1, 1}},
 				Members: []Member{{Seed: 1, Network: "member-1.pt"}}}
 			if err := WriteMeta(dir, m); err != nil {
 				t.Fatal(err)

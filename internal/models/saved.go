@@ -10,6 +10,7 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/regfile"
+	"github.com/udocc/udocc/internal/scale"
 )
 
 // Format is the version of the saved-model folder this build writes and reads: 2 since
@@ -33,9 +34,9 @@ type Meta struct {
 	Sizes    []int  `json:"sizes"` // input width first
 	// Features are the column names of the training file, in order; empty when it had
 	// none (a CSV without a header, a MAT, NPY or NPZ file): columns then match by position.
-	Features []string    `json:"features"`
-	Scaler   data.Scaler `json:"scaler"`
-	Members  []Member    `json:"members"`
+	Features []string     `json:"features"`
+	Scaler   scale.Scaler `json:"scaler"`
+	Members  []Member     `json:"members"`
 	// Files are the members' network files, each with its role and hash (CheckFiles).
 	Files []File `json:"files"`
 	// NameBytes are the bytes of Features and of Selection's names, where one of them

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/scale"
 )
 
 func TestMetaRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	thr := 0.5
 	m := &Meta{Format: Format, Method: "proposed", Sizes: []int{2, 4}, Features: []string{"a", "b"},
-		Scaler:  data.Scaler{Mean: []float64{1, 2}, Scale: []float64{1, 1}},
+		Scaler:  scale.Scaler{Mean: []float64{1, 2}, Scale: []float64{1, 1}},
 		Members: []Member{{Seed: 3, Network: "member-3.pt", Threshold: &thr}}}
 	if err := WriteMeta(dir, m); err != nil {
 		t.Fatal(err)

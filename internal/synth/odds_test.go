@@ -6,17 +6,18 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/odds"
 )
 
-// loadODDS reads one ODDS file from data.FindDataDir, skipping the test
+// loadODDS reads one ODDS file from odds.FindDir, skipping the test
 // when the folder or the file is absent.
 func loadODDS(tb testing.TB, name string) *data.Dataset {
 	tb.Helper()
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	if dir == "" {
 		tb.Skip("no ODDS folder: set UDOCC_DATA or put the files in ../shared/data/odds")
 	}
-	ds, err := data.Load(filepath.Join(dir, name+".mat"), data.DefaultLoadOptions())
+	ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 	if err != nil {
 		tb.Skipf("%s not readable: %v", name, err)
 	}

@@ -170,7 +170,7 @@ func (g *Group) SetData(x []float32, n, d int) error {
 }
 
 // SetDataScaled is SetData with column j standardised as it is copied, as
-// (x − mean[j]) / scale[j] in float64 rounded to float32 (data.Scaler.Standardise's
+// (x − mean[j]) / scale[j] in float64 rounded to float32 (scale.Scaler.Standardise's
 // arithmetic), so that the caller's raw table is the only other copy.
 func (g *Group) SetDataScaled(x []float32, n, d int, mean, scale []float64) error {
 	if g.p == nil {

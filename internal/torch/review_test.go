@@ -53,7 +53,7 @@ func TestSetRadiusCopies(t *testing.T) {
 
 // TestDropData checks that a group without its data (and a group derived from it, which
 // shares it) refuses to score it, scores other rows as before, and that SetDataScaled
-// standardises the rows as data.Scaler.Standardise does, to the bit.
+// standardises the rows as scale.Scaler.Standardise does, to the bit.
 func TestDropData(t *testing.T) {
 	const n, d = 50, 3
 	x := synth(n, d, 3)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -191,7 +192,7 @@ func BenchmarkPlanner(b *testing.B) {
 func BenchmarkBorrowedEpoch(b *testing.B) {
 	const n, d = 1000000, 20
 	x, _ := blobs(n, d, 0.05, 1)
-	sc, err := data.FitScaler(&data.Dataset{Name: "blobs", X: x, N: n, D: d})
+	sc, err := scale.Fit(&data.Dataset{Name: "blobs", X: x, N: n, D: d})
 	if err != nil {
 		b.Fatal(err)
 	}

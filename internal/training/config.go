@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -67,7 +67,7 @@ type Config struct {
 	// them (torch.Group.BorrowData): on the CPU from the caller's raw table in place, on
 	// CUDA as they are copied to the device, so that the caller's raw table is the only
 	// copy of them in host memory; nil: the rows are standardised already.
-	Scaler *data.Scaler
+	Scaler *scale.Scaler
 
 	// rescored is set by FitScreened for its final fit, whose callers score every row
 	// again with the fitted networks (udocc's model): members that neither

@@ -20,6 +20,8 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"
 )
@@ -47,11 +49,11 @@ type distCase struct {
 
 func (c distCase) table(t testing.TB) *data.Dataset {
 	if c.name == "thyroid" {
-		dir := data.FindDataDir()
+		dir := odds.FindDir()
 		if dir == "" {
 			t.Skip("no ODDS folder: set UDOCC_DATA or put the files in ../shared/data/odds")
 		}
-		ds, err := data.Load(filepath.Join(dir, "thyroid.mat"), data.DefaultLoadOptions())
+		ds, err := data.Load(filepath.Join(dir, "thyroid.mat"), data.LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func fitCase(t testing.TB, c distCase, d *torch.Dist, hooks *Hooks) rankReport {
 		block = &data.Dataset{Name: ds.Name, N: hi - lo, D: ds.D, X: ds.X[lo*ds.D : hi*ds.D]}
 		first, reduce = d.Rank() == 0, d.AllReduce
 	}
-	sc, err := data.FitScalerParts(block, first, reduce)
+	sc, err := scale.FitParts(block, first, reduce)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +288,7 @@ func TestDataParallel(t *testing.T) {
 	needGloo(t)
 	c := distCases["gauss"]
 	ds := c.table(t)
-	whole, err := data.FitScaler(ds)
+	whole, err := scale.Fit(ds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/torch"
 )
@@ -102,9 +102,9 @@ type Run struct {
 	PretrainSeconds float64
 	FinetuneSeconds float64
 	group           *torch.Group
-	pre             *torch.Group // the pretrained autoencoders, one per seed
-	seedOf          []int        // member k's autoencoder in pre
-	scaler          *data.Scaler // Config.Scaler of the fit, for Score
+	pre             *torch.Group  // the pretrained autoencoders, one per seed
+	seedOf          []int         // member k's autoencoder in pre
+	scaler          *scale.Scaler // Config.Scaler of the fit, for Score
 }
 
 // Save writes member k's network (encoder, BatchNorm statistics, center, radius) to path.

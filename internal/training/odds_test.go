@@ -7,6 +7,8 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/odds"
+	"github.com/udocc/udocc/internal/scale"
 )
 
 // TestSelectorsOnODDS runs every method on the ODDS glass file (214 rows, 9 anomalies)
@@ -16,15 +18,15 @@ import (
 // ratio against the true ratio (go test -v). The full-length runs on all ten sets are
 // the bench's (bench/results).
 func TestSelectorsOnODDS(t *testing.T) {
-	dir := data.FindDataDir()
+	dir := odds.FindDir()
 	if dir == "" {
 		t.Skip("no ODDS folder: set UDOCC_DATA or put the files in ../shared/data/odds")
 	}
-	ds, err := data.Load(filepath.Join(dir, "glass.mat"), data.DefaultLoadOptions())
+	ds, err := data.Load(filepath.Join(dir, "glass.mat"), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := data.FitScaler(ds)
+	sc, err := scale.Fit(ds)
 	if err != nil {
 		t.Fatal(err)
 	}

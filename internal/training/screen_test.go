@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/scale"
 )
 
 func TestKeepBelow(t *testing.T) {
@@ -139,7 +140,7 @@ func TestFitScreenedRowList(t *testing.T) {
 		x[i] = 2*x[i] + float32(i%d) // unstandardised columns, for the scaler to standardise
 	}
 	orig := slices.Clone(x)
-	sc, err := data.FitScaler(&data.Dataset{Name: "blobs", X: x, N: n, D: d})
+	sc, err := scale.Fit(&data.Dataset{Name: "blobs", X: x, N: n, D: d})
 	if err != nil {
 		t.Fatal(err)
 	}

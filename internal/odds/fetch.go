@@ -1,4 +1,4 @@
-package data
+package odds
 
 import (
 	"context"
@@ -19,6 +19,8 @@ var (
 	ErrChecksum = errors.New("SHA-256 mismatch")
 	// ErrUnknownSet reports a data set name that is not in the registry.
 	ErrUnknownSet = errors.New("unknown ODDS data set")
+	// ErrOptions reports FetchOptions that cannot be used.
+	ErrOptions = errors.New("invalid fetch options")
 )
 
 // FetchOptions controls Fetch. Dir is required; the zero value of every
@@ -44,7 +46,7 @@ type FetchOptions struct {
 
 // FetchResult says what Fetch did for one data set.
 type FetchResult struct {
-	Set ODDSSet
+	Set Set
 	// Path is the verified file.
 	Path string
 	// Downloaded is false when a verified file was already in Dir.
@@ -70,9 +72,9 @@ func Fetch(ctx context.Context, opts FetchOptions) ([]FetchResult, error) {
 
 // fetchSets is Fetch over a given registry, so tests can serve their own
 // files.
-func fetchSets(ctx context.Context, opts FetchOptions, registry []ODDSSet) ([]FetchResult, error) {
+func fetchSets(ctx context.Context, opts FetchOptions, registry []Set) ([]FetchResult, error) {
 	if opts.Dir == "" {
-		return nil, fmt.Errorf("data: fetch: no directory given: %w", ErrOptions)
+		return nil, fmt.Errorf("odds: fetch: no directory given: %w", ErrOptions)
 	}
 	sets := registry
 	if len(opts.Names) > 0 {
@@ -85,13 +87,13 @@ func fetchSets(ctx context.Context, opts FetchOptions, registry []ODDSSet) ([]Fe
 				}
 			}
 			if i < 0 {
-				return nil, fmt.Errorf("data: fetch: %q: %w", name, ErrUnknownSet)
+				return nil, fmt.Errorf("odds: fetch: %q: %w", name, ErrUnknownSet)
 			}
 			sets = append(sets, registry[i])
 		}
 	}
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("data: fetch: %w", err)
+		return nil, fmt.Errorf("odds: fetch: %w", err)
 	}
 	f := fetcher{opts: opts, client: opts.Client, progress: opts.Progress}
 	if f.client == nil {
@@ -104,7 +106,7 @@ func fetchSets(ctx context.Context, opts FetchOptions, registry []ODDSSet) ([]Fe
 	var errs []error
 	for _, s := range sets {
 		if err := ctx.Err(); err != nil {
-			errs = append(errs, fmt.Errorf("data: fetch %s: %w", s.File, err))
+			errs = append(errs, fmt.Errorf("odds: fetch %s: %w", s.File, err))
 			break
 		}
 		r, err := f.one(ctx, s)
@@ -124,7 +126,7 @@ type fetcher struct {
 }
 
 // url returns where set s is fetched from.
-func (f *fetcher) url(s ODDSSet) string {
+func (f *fetcher) url(s Set) string {
 	if u, ok := f.opts.URLs[s.Name]; ok {
 		return u
 	}
@@ -134,12 +136,12 @@ func (f *fetcher) url(s ODDSSet) string {
 	return s.URL
 }
 
-func (f *fetcher) one(ctx context.Context, s ODDSSet) (FetchResult, error) {
+func (f *fetcher) one(ctx context.Context, s Set) (FetchResult, error) {
 	final := filepath.Join(f.opts.Dir, s.File)
 	res := FetchResult{Set: s, Path: final}
 	if _, err := os.Stat(final); err == nil {
 		if err := verifyFile(final, s); err != nil {
-			return res, fmt.Errorf("data: fetch %s: the file already there: %w (remove it to download again)", s.File, err)
+			return res, fmt.Errorf("odds: fetch %s: the file already there: %w (remove it to download again)", s.File, err)
 		}
 		fmt.Fprintf(f.progress, "%s: present, sha256 verified\n", final)
 		return res, nil
@@ -149,7 +151,7 @@ func (f *fetcher) one(ctx context.Context, s ODDSSet) (FetchResult, error) {
 	for attempt := 0; ; attempt++ {
 		resumed, err := f.download(ctx, url, part, s, attempt == 0)
 		if err != nil {
-			return res, fmt.Errorf("data: fetch %s from %s: %w", s.File, url, err)
+			return res, fmt.Errorf("odds: fetch %s from %s: %w", s.File, url, err)
 		}
 		if err := verifyFile(part, s); err != nil {
 			os.Remove(part)
@@ -157,10 +159,10 @@ func (f *fetcher) one(ctx context.Context, s ODDSSet) (FetchResult, error) {
 				fmt.Fprintf(f.progress, "%s: resumed file failed verification (%v); downloading from the start\n", s.File, err)
 				continue
 			}
-			return res, fmt.Errorf("data: fetch %s from %s: %w", s.File, url, err)
+			return res, fmt.Errorf("odds: fetch %s from %s: %w", s.File, url, err)
 		}
 		if err := os.Rename(part, final); err != nil {
-			return res, fmt.Errorf("data: fetch %s: %w", s.File, err)
+			return res, fmt.Errorf("odds: fetch %s: %w", s.File, err)
 		}
 		fmt.Fprintf(f.progress, "%s: downloaded, sha256 verified\n", final)
 		res.Downloaded = true
@@ -171,7 +173,7 @@ func (f *fetcher) one(ctx context.Context, s ODDSSet) (FetchResult, error) {
 // download brings part to s.Size bytes from url, resuming from the bytes
 // already in part when resume is set. It reports whether old bytes were
 // kept, so a failed check can retry from zero.
-func (f *fetcher) download(ctx context.Context, url, part string, s ODDSSet, resume bool) (resumed bool, err error) {
+func (f *fetcher) download(ctx context.Context, url, part string, s Set, resume bool) (resumed bool, err error) {
 	var offset int64
 	if fi, err := os.Stat(part); err == nil && resume && fi.Size() <= s.Size {
 		offset = fi.Size()
@@ -249,7 +251,7 @@ func rangeStart(v string) int64 {
 }
 
 // verifyFile checks a file's size and SHA-256 digest against s.
-func verifyFile(path string, s ODDSSet) error {
+func verifyFile(path string, s Set) error {
 	fh, err := os.Open(path)
 	if err != nil {
 		return err

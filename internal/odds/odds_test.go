@@ -1,10 +1,12 @@
-package data
+package odds
 
 import (
 	"math"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/udocc/udocc/data"
 )
 
 // scipyValues are X[0, 0], X[n/2, d/2], X[n-1, d-1] and the sum of X for
@@ -27,17 +29,17 @@ var scipyValues = map[string][4]float64{
 // TestLoadODDS loads the ten ODDS files of the shared data folder and
 // checks them against Table I (the registry).
 func TestLoadODDS(t *testing.T) {
-	dir := FindDataDir()
+	dir := FindDir()
 	if dir == "" {
 		t.Skip("ODDS folder not found: set UDOCC_DATA or place the files in shared/data/odds beside the checkout")
 	}
-	for _, s := range ODDSSets() {
+	for _, s := range Sets() {
 		t.Run(s.Name, func(t *testing.T) {
 			path := filepath.Join(dir, s.File)
 			if err := verifyFile(path, s); err != nil {
 				t.Fatalf("verify: %v", err)
 			}
-			ds, err := Load(path, DefaultLoadOptions())
+			ds, err := data.Load(path, data.LoadOptions{})
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -68,42 +70,51 @@ func TestLoadODDS(t *testing.T) {
 	}
 }
 
-// TestODDSRegistry checks the table's own consistency and LookupODDS.
+// TestODDSRegistry checks the table's own consistency and Lookup.
 func TestODDSRegistry(t *testing.T) {
-	sets := ODDSSets()
+	sets := Sets()
 	if len(sets) != 10 {
 		t.Fatalf("%d sets, want the 10 of Table I", len(sets))
 	}
 	for _, s := range sets {
-		got, ok := LookupODDS(s.Name)
+		got, ok := Lookup(s.Name)
 		if !ok || got != s {
-			t.Errorf("LookupODDS(%q) = %+v, %v", s.Name, got, ok)
+			t.Errorf("Lookup(%q) = %+v, %v", s.Name, got, ok)
 		}
 		if s.File != s.Name+".mat" || len(s.SHA256) != 64 || !strings.Contains(s.URL, "/"+s.File+"?dl=1") {
 			t.Errorf("inconsistent entry %+v", s)
 		}
 	}
-	if _, ok := LookupODDS("shuttle"); ok {
-		t.Error("LookupODDS found a set outside Table I")
+	if _, ok := Lookup("shuttle"); ok {
+		t.Error("Lookup found a set outside Table I")
 	}
 	sets[0].Name = "changed"
-	if ODDSSets()[0].Name != "pima" {
-		t.Error("ODDSSets returned the registry itself, not a copy")
+	if Sets()[0].Name != "pima" {
+		t.Error("Sets returned the registry itself, not a copy")
 	}
 }
 
 // BenchmarkLoadMNIST measures the MAT v5 reader on the largest ODDS file
 // by values (7603×100, zlib-compressed doubles).
 func BenchmarkLoadMNIST(b *testing.B) {
-	dir := FindDataDir()
+	dir := FindDir()
 	if dir == "" {
 		b.Skip("ODDS folder not found")
 	}
 	path := filepath.Join(dir, "mnist.mat")
 	for i := 0; i < b.N; i++ {
-		if _, err := Load(path, DefaultLoadOptions()); err != nil {
+		if _, err := data.Load(path, data.LoadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(7603*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// f32 narrows xs to float32, as a table holds its values.
+func f32(xs []float64) []float32 {
+	out := make([]float32, len(xs))
+	for i, v := range xs {
+		out[i] = float32(v)
+	}
+	return out
 }

@@ -1,9 +1,13 @@
-package data
+// Package scale standardises a table's columns as the networks see them (Scaler), fitted on
+// the training rows and saved with a model.
+package scale
 
 import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/udocc/udocc/data"
 )
 
 // ErrColumns reports data whose column count differs from the Scaler's.
@@ -11,6 +15,12 @@ var ErrColumns = errors.New("column count differs from the fitted scaler")
 
 // ErrScale reports a scaler's scale that is zero or negative.
 var ErrScale = errors.New("scale is not positive")
+
+// ErrEmpty reports a table without rows or columns to fit on.
+var ErrEmpty = errors.New("no rows or no columns")
+
+// ErrNonFinite reports a mean or scale that is NaN or infinite.
+var ErrNonFinite = errors.New("value is NaN or infinite")
 
 // Scaler standardises columns to zero mean and unit variance, the paper's
 // preprocessing, exactly as scikit-learn's StandardScaler does: the scale
@@ -30,10 +40,10 @@ type Scaler struct {
 	ConstantColumns []int `json:"constant_columns,omitempty"`
 }
 
-// FitScaler fits a Scaler to the columns of ds.
-func FitScaler(ds *Dataset) (*Scaler, error) {
+// Fit fits a Scaler to the columns of ds.
+func Fit(ds *data.Dataset) (*Scaler, error) {
 	if ds.N <= 0 || ds.D <= 0 || len(ds.X) != ds.N*ds.D {
-		return nil, fmt.Errorf("data: FitScaler: %s: %d×%d with %d values: %w", ds.Name, ds.N, ds.D, len(ds.X), ErrEmpty)
+		return nil, fmt.Errorf("scale: Fit: %s: %d×%d with %d values: %w", ds.Name, ds.N, ds.D, len(ds.X), ErrEmpty)
 	}
 	s := &Scaler{Mean: make([]float64, ds.D), Scale: make([]float64, ds.D)}
 	for j := 0; j < ds.D; j++ {
@@ -60,7 +70,7 @@ func FitScaler(ds *Dataset) (*Scaler, error) {
 		}
 		s.Mean[j], s.Scale[j] = mean, math.Sqrt(ss/float64(ds.N))
 		if s.Scale[j] == 0 || math.IsInf(s.Scale[j], 0) || math.IsNaN(s.Scale[j]) {
-			return nil, fmt.Errorf("data: FitScaler: %s: column %d: standard deviation %v: %w", ds.Name, j+1, s.Scale[j], ErrNonFinite)
+			return nil, fmt.Errorf("scale: Fit: %s: column %d: standard deviation %v: %w", ds.Name, j+1, s.Scale[j], ErrNonFinite)
 		}
 	}
 	return s, nil
@@ -70,17 +80,17 @@ func FitScaler(ds *Dataset) (*Scaler, error) {
 // finite means and finite positive scales.
 func (s *Scaler) Validate() error {
 	if len(s.Mean) == 0 || len(s.Mean) != len(s.Scale) {
-		return fmt.Errorf("data: scaler: %d means, %d scales: %w", len(s.Mean), len(s.Scale), ErrColumns)
+		return fmt.Errorf("scale: %d means, %d scales: %w", len(s.Mean), len(s.Scale), ErrColumns)
 	}
 	for j := range s.Mean {
 		m, sc := s.Mean[j], s.Scale[j]
 		switch {
 		case math.IsNaN(m) || math.IsInf(m, 0):
-			return fmt.Errorf("data: scaler: mean[%d] (column %d) is %v: want a finite number: %w", j, j+1, m, ErrNonFinite)
+			return fmt.Errorf("scale: mean[%d] (column %d) is %v: want a finite number: %w", j, j+1, m, ErrNonFinite)
 		case math.IsNaN(sc) || math.IsInf(sc, 0):
-			return fmt.Errorf("data: scaler: scale[%d] (column %d) is %v: want a finite number > 0: %w", j, j+1, sc, ErrNonFinite)
+			return fmt.Errorf("scale: scale[%d] (column %d) is %v: want a finite number > 0: %w", j, j+1, sc, ErrNonFinite)
 		case sc <= 0:
-			return fmt.Errorf("data: scaler: scale[%d] (column %d) is %v: want a number > 0 (a column's spread, which divides it): %w", j, j+1, sc, ErrScale)
+			return fmt.Errorf("scale: scale[%d] (column %d) is %v: want a number > 0 (a column's spread, which divides it): %w", j, j+1, sc, ErrScale)
 		}
 	}
 	return nil
@@ -89,12 +99,12 @@ func (s *Scaler) Validate() error {
 // Transform returns a copy of ds with each column standardised as
 // (x − Mean[j]) / Scale[j] (Standardise). Labels and names are copied. ds must have as
 // many columns as the data the Scaler was fitted on.
-func (s *Scaler) Transform(ds *Dataset) (*Dataset, error) {
+func (s *Scaler) Transform(ds *data.Dataset) (*data.Dataset, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if ds.D != len(s.Mean) || len(ds.X) != ds.N*ds.D {
-		return nil, fmt.Errorf("data: scaler: %s has %d columns, fitted on %d: %w", ds.Name, ds.D, len(s.Mean), ErrColumns)
+		return nil, fmt.Errorf("scale: %s has %d columns, fitted on %d: %w", ds.Name, ds.D, len(s.Mean), ErrColumns)
 	}
 	out := *ds
 	out.X = make([]float32, len(ds.X))
@@ -125,14 +135,14 @@ func (s *Scaler) Standardise(dst, x []float32) {
 // the same lengths in the same order.
 type Reduce func(buf []float64) error
 
-// FitScalerParts fits the Scaler of a table split by rows into parts, one per process:
+// FitParts fits the Scaler of a table split by rows into parts, one per process:
 // ds is this process's part and first says whether it is the part that starts the
 // table. Column sums, counts and centred sums of squares are summed over the parts with
-// reduce, so the Scaler is FitScaler's of the whole table (up to the order of the sums'
+// reduce, so the Scaler is Fit's of the whole table (up to the order of the sums'
 // float additions). A constant column is one whose every value equals the table's first.
-func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
+func FitParts(ds *data.Dataset, first bool, reduce Reduce) (*Scaler, error) {
 	if ds.D <= 0 || ds.N < 0 || len(ds.X) != ds.N*ds.D || (first && ds.N == 0) {
-		return nil, fmt.Errorf("data: FitScalerParts: %s: %d×%d with %d values: %w", ds.Name, ds.N, ds.D, len(ds.X), ErrEmpty)
+		return nil, fmt.Errorf("scale: FitParts: %s: %d×%d with %d values: %w", ds.Name, ds.N, ds.D, len(ds.X), ErrEmpty)
 	}
 	d := ds.D
 	// One buffer per pass: the first row (from the first part), then per column the sum
@@ -165,7 +175,7 @@ func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
 	}
 	n := buf[2*d]
 	if n < 1 {
-		return nil, fmt.Errorf("data: FitScalerParts: %s: no rows: %w", ds.Name, ErrEmpty)
+		return nil, fmt.Errorf("scale: FitParts: %s: no rows: %w", ds.Name, ErrEmpty)
 	}
 	s := &Scaler{Mean: make([]float64, d), Scale: make([]float64, d)}
 	for j := 0; j < d; j++ {
@@ -189,7 +199,7 @@ func FitScalerParts(ds *Dataset, first bool, reduce Reduce) (*Scaler, error) {
 		}
 		s.Scale[j] = math.Sqrt(ss[j] / n)
 		if s.Scale[j] == 0 || math.IsInf(s.Scale[j], 0) || math.IsNaN(s.Scale[j]) {
-			return nil, fmt.Errorf("data: FitScalerParts: %s: column %d: standard deviation %v: %w", ds.Name, j+1, s.Scale[j], ErrNonFinite)
+			return nil, fmt.Errorf("scale: FitParts: %s: column %d: standard deviation %v: %w", ds.Name, j+1, s.Scale[j], ErrNonFinite)
 		}
 	}
 	return s, nil

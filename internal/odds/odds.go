@@ -1,7 +1,7 @@
-package data
+package odds
 
-// ODDSSet describes one ODDS benchmark file of the paper's Table I.
-type ODDSSet struct {
+// Set describes one ODDS benchmark file of the paper's Table I.
+type Set struct {
 	// Name is the data set's ODDS name ("satimage-2").
 	Name string
 	// File is the file name on the ODDS site and on disk ("satimage-2.mat").
@@ -28,7 +28,7 @@ type ODDSSet struct {
 // (src/base/odds_dataset.py: six of the ten, already "?dl=1") and in other
 // public ODDS download scripts that list all ten. Dropbox may retire such
 // links; FetchOptions.BaseURL and FetchOptions.URLs override them.
-var oddsSets = [...]ODDSSet{
+var oddsSets = [...]Set{
 	{"pima", "pima.mat", 768, 8, 268, 11320,
 		"b6a5be8d548b9293d6958beceb1c77055591714d25d40d957eba87808456468f",
 		"https://www.dropbox.com/s/mvlwu7p0nyk2a2r/pima.mat?dl=1"},
@@ -61,16 +61,16 @@ var oddsSets = [...]ODDSSet{
 		"https://www.dropbox.com/s/hckgvu9m6fs441p/satimage-2.mat?dl=1"},
 }
 
-// ODDSSets returns the ten ODDS data sets of the paper's Table I, in the
+// Sets returns the ten ODDS data sets of the paper's Table I, in the
 // table's order (a copy; callers may modify it).
-func ODDSSets() []ODDSSet { return append([]ODDSSet(nil), oddsSets[:]...) }
+func Sets() []Set { return append([]Set(nil), oddsSets[:]...) }
 
-// LookupODDS returns the ODDS data set with the given name.
-func LookupODDS(name string) (ODDSSet, bool) {
+// Lookup returns the ODDS data set with the given name.
+func Lookup(name string) (Set, bool) {
 	for _, s := range oddsSets {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return ODDSSet{}, false
+	return Set{}, false
 }

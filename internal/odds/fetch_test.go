@@ -1,4 +1,4 @@
-package data
+package odds
 
 import (
 	"bytes"
@@ -19,14 +19,14 @@ import (
 )
 
 // toySet returns random file content and its registry entry.
-func toySet(seed uint64) ([]byte, ODDSSet) {
+func toySet(seed uint64) ([]byte, Set) {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	b := make([]byte, 10000+rng.IntN(1000))
 	for i := range b {
 		b[i] = byte(rng.Uint32())
 	}
 	sum := sha256.Sum256(b)
-	return b, ODDSSet{Name: "toy", File: "toy.mat", Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
+	return b, Set{Name: "toy", File: "toy.mat", Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
 }
 
 // toyServer serves content in one of several modes and records the Range
@@ -127,7 +127,7 @@ func TestFetch(t *testing.T) {
 				tc.setup(dir)
 			}
 			var progress bytes.Buffer
-			res, err := fetchSets(t.Context(), FetchOptions{Dir: dir, BaseURL: ts.URL, Progress: &progress}, []ODDSSet{set})
+			res, err := fetchSets(t.Context(), FetchOptions{Dir: dir, BaseURL: ts.URL, Progress: &progress}, []Set{set})
 			t.Logf("progress:\n%s", progress.String())
 			if !slices.Equal(srv.ranges, tc.wantRanges) {
 				t.Errorf("Range headers %q, want %q", srv.ranges, tc.wantRanges)
@@ -167,7 +167,7 @@ func TestFetchBadHashLeavesNothing(t *testing.T) {
 	ts := httptest.NewServer(&toyServer{t: t, content: content, mode: "range"})
 	defer ts.Close()
 	dir := t.TempDir()
-	_, err := fetchSets(t.Context(), FetchOptions{Dir: dir, URLs: map[string]string{"toy": ts.URL + "/x"}}, []ODDSSet{set})
+	_, err := fetchSets(t.Context(), FetchOptions{Dir: dir, URLs: map[string]string{"toy": ts.URL + "/x"}}, []Set{set})
 	if !errors.Is(err, ErrChecksum) {
 		t.Fatalf("error %v, want ErrChecksum", err)
 	}
@@ -188,7 +188,7 @@ func TestFetchResumesAfterCut(t *testing.T) {
 			defer ts.Close()
 			dir := t.TempDir()
 			opts := FetchOptions{Dir: dir, BaseURL: ts.URL + "/"}
-			_, err := fetchSets(t.Context(), opts, []ODDSSet{set})
+			_, err := fetchSets(t.Context(), opts, []Set{set})
 			if err == nil || !strings.Contains(err.Error(), "kept for resuming") {
 				t.Fatalf("error %v, want one saying the partial file is kept", err)
 			}
@@ -196,7 +196,7 @@ func TestFetchResumesAfterCut(t *testing.T) {
 			if err != nil || fi.Size() == 0 || fi.Size() >= set.Size {
 				t.Fatalf("partial file: %v, %v", fi, err)
 			}
-			if _, err := fetchSets(t.Context(), opts, []ODDSSet{set}); err != nil {
+			if _, err := fetchSets(t.Context(), opts, []Set{set}); err != nil {
 				t.Fatal(err)
 			}
 			want := []string{"", "bytes=" + strconv.FormatInt(fi.Size(), 10) + "-"}
@@ -222,7 +222,7 @@ func TestFetchOptionsErrors(t *testing.T) {
 // TestFetchODDSFromMirror serves the shared ODDS folder as a mirror and
 // fetches the real registry from it, through the exported API.
 func TestFetchODDSFromMirror(t *testing.T) {
-	src := FindDataDir()
+	src := FindDir()
 	if src == "" {
 		t.Skip("ODDS folder not found: set UDOCC_DATA or place the files in shared/data/odds beside the checkout")
 	}
@@ -247,11 +247,11 @@ func TestFetchODDSFromMirror(t *testing.T) {
 func TestFindDataDir(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("UDOCC_DATA", dir)
-	if got := FindDataDir(); got != dir {
+	if got := FindDir(); got != dir {
 		t.Errorf("with UDOCC_DATA: %q, want %q", got, dir)
 	}
 	t.Setenv("UDOCC_DATA", filepath.Join(dir, "missing"))
-	if got := FindDataDir(); got != "" {
+	if got := FindDir(); got != "" {
 		t.Errorf("with UDOCC_DATA missing: %q, want \"\"", got)
 	}
 	t.Setenv("UDOCC_DATA", "")
@@ -264,7 +264,7 @@ func TestFindDataDir(t *testing.T) {
 		}
 	}
 	t.Chdir(pkg)
-	if got := FindDataDir(); got != odds {
+	if got := FindDir(); got != odds {
 		t.Errorf("from %s: %q, want %q", pkg, got, odds)
 	}
 }

@@ -1,16 +1,16 @@
-package data
+package odds
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// FindDataDir returns the directory holding the ODDS files: $UDOCC_DATA if
+// FindDir returns the directory holding the ODDS files: $UDOCC_DATA if
 // it is set and non-empty (and "" if that is not a directory), else the first
 // "shared/data/odds" directory found in the working directory or one of its
 // parents — the checkout's sibling ../shared/data/odds when run from
 // anywhere inside the repository — else "".
-func FindDataDir() string {
+func FindDir() string {
 	if dir := os.Getenv("UDOCC_DATA"); dir != "" {
 		if isDir(dir) {
 			return dir
