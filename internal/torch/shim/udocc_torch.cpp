@@ -535,13 +535,59 @@ at::Tensor mm_eval(const at::Tensor &a, const at::Tensor &b) {
   return C;
 }
 
+// StackedMm is the batched product h w of h (K x m x in) and w (K x in x out) on the CPU
+// as an autograd function whose forward and backward products are the fast path's gemm
+// (oneDNN's sgemm): the attributions' gradients (distance_attributions) then never reach
+// the process's BLAS either, as libtorch's own bmm would.
+struct StackedMm : public torch::autograd::Function<StackedMm> {
+  static at::Tensor forward(torch::autograd::AutogradContext *ctx, const at::Tensor &h, const at::Tensor &w) {
+    at::Tensor H = h.contiguous(), W = w.contiguous();
+    ctx->save_for_backward({H, W});
+    const int64_t K = H.size(0), m = H.size(1), in = H.size(2), out = W.size(2);
+    at::Tensor C = torch::empty({K, m, out}, H.options());
+    for (int64_t k = 0; k < K; ++k) {
+      udocc::fast::gemm(false, false, m, out, in, H[k].data_ptr<float>(), in, W[k].data_ptr<float>(), out,
+                        C[k].data_ptr<float>(), out);
+    }
+    return C;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext *ctx,
+                                                 torch::autograd::variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    const at::Tensor &H = saved[0], &W = saved[1];
+    at::Tensor G = grads[0].contiguous();
+    const int64_t K = H.size(0), m = H.size(1), in = H.size(2), out = W.size(2);
+    at::Tensor gh, gw;
+    if (ctx->needs_input_grad(0)) {
+      gh = torch::empty({K, m, in}, H.options());  // G W^T
+      for (int64_t k = 0; k < K; ++k) {
+        udocc::fast::gemm(false, true, m, in, out, G[k].data_ptr<float>(), out, W[k].data_ptr<float>(), out,
+                          gh[k].data_ptr<float>(), in);
+      }
+    }
+    if (ctx->needs_input_grad(1)) {
+      gw = torch::empty({K, in, out}, W.options());  // H^T G
+      for (int64_t k = 0; k < K; ++k) {
+        udocc::fast::gemm(true, false, in, out, m, H[k].data_ptr<float>(), in, G[k].data_ptr<float>(), out,
+                          gw[k].data_ptr<float>(), out);
+      }
+    }
+    return {gh, gw};
+  }
+};
+
 // matmul_eval is torch::matmul(h, w) of h (m x in, or K x m x in) and the stacked
 // weights w (K x in x out): K x m x out, member by member through mm_eval outside
-// autograd on the CPU, so that no eval-mode product reaches the process's BLAS.
+// autograd on the CPU, and through StackedMm under it, so that no product of the shim's
+// reaches the process's BLAS.
 at::Tensor matmul_eval(const at::Tensor &h, const at::Tensor &w) {
-  if (at::GradMode::is_enabled() || !h.is_cpu() || h.scalar_type() != at::kFloat || w.dim() != 3 ||
-      (h.dim() != 2 && h.dim() != 3)) {
+  if (!h.is_cpu() || h.scalar_type() != at::kFloat || w.dim() != 3 || (h.dim() != 2 && h.dim() != 3) ||
+      h.numel() == 0 || w.numel() == 0) {
     return torch::matmul(h, w);
+  }
+  if (at::GradMode::is_enabled()) {
+    if (h.dim() != 3 || h.size(0) != w.size(0)) return torch::matmul(h, w);
+    return StackedMm::apply(h, w);
   }
   std::vector<at::Tensor> out;
   for (int64_t k = 0; k < w.size(0); ++k) out.push_back(mm_eval(h.dim() == 2 ? h : h[k], w[k]));
