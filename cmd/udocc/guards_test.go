@@ -116,7 +116,9 @@ func TestModelFiles(t *testing.T) {
 	writeTable(t, filepath.Join(dir, "table.csv"), 60, 3, false, 32)
 	mustUdocc(t, dir, fitArgs("--out", "ens", "table.csv")...)
 	mustUdocc(t, dir, fitArgs("--seed", "7", "--out", "other", "table.csv")...)
-	mustUdocc(t, dir, fitArgs("--method", "oc", "--out", "oc", "table.csv")...)
+	// The ensemble's widths for 3 features (models.EnsembleHidden), so that the oc network
+	// is a file of the same size as the member it replaces.
+	mustUdocc(t, dir, fitArgs("--method", "oc", "--arch", "32,16,4", "--out", "oc", "table.csv")...)
 	mustUdocc(t, dir, "score", "--model", "ens/model", "--out", "scored", "table.csv")
 	copyFile := func(from, to string) func(m string) error {
 		return func(m string) error {
