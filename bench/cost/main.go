@@ -72,14 +72,15 @@ func main() {
 	maxRows := flag.Int("max-rows", 50000, "tables above this many rows are fitted on a seeded sample of it")
 	only := flag.String("tables", "", "comma-separated table names (path without extension) to fit; default every table")
 	threads := flag.Int("threads", 0, "CPU threads (0: every core)")
+	scores := flag.String("scores", "", "also write each fit's per-row scores here, as TABLE-VARIANT-SEED.csv (row of the table, 0-based; label; score)")
 	flag.Parse()
-	if err := run(*corpus, *out, *spec, *seed, *maxRows, *only, *threads); err != nil {
+	if err := run(*corpus, *out, *spec, *seed, *maxRows, *only, *threads, *scores); err != nil {
 		fmt.Fprintln(os.Stderr, "cost:", err)
 		os.Exit(1)
 	}
 }
 
-func run(corpus, out, spec string, seed uint64, maxRows int, only string, threads int) error {
+func run(corpus, out, spec string, seed uint64, maxRows int, only string, threads int, scoreDir string) error {
 	vs, err := parseVariants(spec)
 	if err != nil {
 		return err
@@ -119,7 +120,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 		if len(todo) == 0 {
 			continue
 		}
-		ds, full, err := load(filepath.Join(corpus, t[0]), seed, maxRows)
+		ds, rowsOf, full, err := load(filepath.Join(corpus, t[0]), seed, maxRows)
 		if err != nil {
 			return err
 		}
@@ -140,6 +141,11 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 				True: float64(ds.Anomalies()) / float64(ds.N), Seconds: time.Since(t0).Seconds(), Flagged: m.Ratio()}
 			scores := m.Scores()
 			m.Close()
+			if scoreDir != "" {
+				if err := writeScores(scoreDir, name, v.name, seed, rowsOf, ds.Y, scores); err != nil {
+					return err
+				}
+			}
 			if r.ROCAUC, err = metrics.ROCAUC(ds.Y, scores); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
@@ -207,19 +213,37 @@ func readGroups(path string) ([][2]string, error) {
 	}
 }
 
+// writeScores writes one fit's scores beside each row's index in the table and its label.
+func writeScores(dir, table, variant string, seed uint64, rows, y []int, scores []float64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("row,label,score\n")
+	for i, s := range scores {
+		r := i
+		if rows != nil {
+			r = rows[i]
+		}
+		fmt.Fprintf(&b, "%d,%d,%s\n", r, y[i], strconv.FormatFloat(s, 'g', -1, 64))
+	}
+	name := fmt.Sprintf("%s-%s-%d.csv", strings.ReplaceAll(table, "/", "_"), variant, seed)
+	return os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644)
+}
+
 // load reads a table with its labels, sampled to maxRows rows from seed when larger, as
-// the real study samples (its rows in table order).
-func load(path string, seed uint64, maxRows int) (*data.Dataset, int, error) {
+// the real study samples (its rows in table order, listed in rows; nil for every row).
+func load(path string, seed uint64, maxRows int) (*data.Dataset, []int, int, error) {
 	ds, err := data.Load(path, data.LoadOptions{})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	if ds.Y == nil {
-		return nil, 0, fmt.Errorf("%s: no labels", path)
+		return nil, nil, 0, fmt.Errorf("%s: no labels", path)
 	}
 	full := ds.N
 	if ds.N <= maxRows {
-		return ds, full, nil
+		return ds, nil, full, nil
 	}
 	rows := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:maxRows]
 	slices.Sort(rows)
@@ -230,7 +254,7 @@ func load(path string, seed uint64, maxRows int) (*data.Dataset, int, error) {
 		y = append(y, ds.Y[i])
 	}
 	ds.X, ds.Y, ds.N = x, y, len(rows)
-	return ds, full, nil
+	return ds, rows, full, nil
 }
 
 func parseVariants(spec string) ([]variant, error) {
