@@ -54,7 +54,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice; rows tied with the last of them are flagged too")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
-	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default 32,16,8; --preset paper: the paper's widths for a paper set, by the table's name: arrhythmia 128,64,32, mnist 64,32,16, pima and thyroid 32,16,4)")
+	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default 32,16,8, or for the ensemble 32,16,4 on a table of at most 8 features; --preset paper: the paper's widths for a paper set, by the table's name: arrhythmia 128,64,32, mnist 64,32,16, pima and thyroid 32,16,4)")
 	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+string(lib.DefaultCount)+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
