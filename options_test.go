@@ -131,3 +131,35 @@ func TestScoreContext(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// TestTrainRowsFit checks the ensemble's training sample through Fit: a table of more rows
+// than TrainRows gets a score for every row, the same scores for the same seed, other
+// scores than a fit on every row (TrainRows negative), and a table of at most TrainRows
+// rows the very fit on every row.
+func TestTrainRowsFit(t *testing.T) {
+	rows := table(900, 4, 5)
+	fit := func(rows [][]float64, trainRows int) []float64 {
+		o := quick()
+		o.TrainRows = trainRows
+		m, err := udocc.Fit(context.Background(), rows, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		return m.Scores()
+	}
+	a, b, all := fit(rows, 300), fit(rows, 300), fit(rows, -1)
+	if len(a) != len(rows) {
+		t.Fatalf("%d scores for %d rows", len(a), len(rows))
+	}
+	if !slices.Equal(a, b) {
+		t.Error("two fits on a 300-row sample of seed 0 differ")
+	}
+	if slices.Equal(a, all) {
+		t.Error("the fit on a 300-row sample scores as the fit on all 900 rows")
+	}
+	small := rows[:300]
+	if !slices.Equal(fit(small, 300), fit(small, -1)) {
+		t.Error("a table of 300 rows with TrainRows 300 is not the fit on every row")
+	}
+}
