@@ -20,19 +20,8 @@ rows = list(csv.DictReader(open(os.path.join(data, 'GROUPS.csv'))))
 groups = {r['table'].rsplit('.', 1)[0]: r['group'] for r in rows}
 paths = {r['table'].rsplit('.', 1)[0]: r['table'] for r in rows}
 W = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0]
-
-
-def load(p):
-    if p.endswith('.mat'):
-        from scipy.io import loadmat
-        try:
-            return np.asarray(loadmat(p)['X'], float)
-        except NotImplementedError:  # MATLAB v7.3 files are HDF5
-            import h5py
-            with h5py.File(p, 'r') as f:
-                return np.array(f['X']).T.astype(float)
-    with np.load(p, allow_pickle=False) as z:
-        return np.asarray(z['X'], float)
+sys.path.insert(0, os.path.join(data, '..', 'peers'))
+from pyod_panel import load  # the panel's reader of .mat and .npz tables: (X, y)
 
 
 res = {}
@@ -42,7 +31,7 @@ for t in sorted(paths):
         continue
     a = np.loadtxt(f, delimiter=',', skiprows=1)
     idx, y, s = a[:, 0].astype(int), a[:, 1].astype(int), a[:, 2]
-    X = load(os.path.join(data, paths[t]))[idx]
+    X = load(os.path.join(data, paths[t]))[0][idx]
     X = X[:, X.std(0) > 0]
     X = (X - X.mean(0)) / X.std(0)
     fit = np.random.default_rng(0).choice(len(X), min(2048, len(X)), replace=False)

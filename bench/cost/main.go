@@ -7,9 +7,9 @@
 //
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
 // screen-epochs and epochs (the defaults' fields of the same names) and bottleneck (the
-// default widths, 32,16,8, with this last one); "default" is the
-// defaults as they are. Tables above -max-rows rows are fitted on a seeded sample of that
-// many rows, as `udocc bench --study --real` does (the same rows for the same seed), so
+// default widths, 32,16,8, with this last one); "default" is the defaults as they are.
+// Tables above -max-rows rows are fitted on a seeded sample of that many rows, as `udocc
+// bench --study --real` does (bench.LoadRealTable: the same rows for the same seed), so
 // that the default's lines can be checked against that study's. Lines already in -out
 // are kept and their fits skipped: an interrupted run goes on where it stopped.
 //
@@ -20,13 +20,10 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,7 +32,7 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/bench"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"
 )
@@ -85,7 +82,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 	if err != nil {
 		return err
 	}
-	tables, err := readGroups(filepath.Join(corpus, "GROUPS.csv"))
+	tables, err := bench.ReadCorpus(corpus)
 	if err != nil {
 		return err
 	}
@@ -107,7 +104,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 		}
 	}
 	for i, t := range tables {
-		name := strings.TrimSuffix(t[0], filepath.Ext(t[0]))
+		name := t.Name
 		if want != nil && !want[name] {
 			continue
 		}
@@ -120,7 +117,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 		if len(todo) == 0 {
 			continue
 		}
-		ds, rowsOf, full, err := load(filepath.Join(corpus, t[0]), seed, maxRows)
+		ds, rowsOf, full, err := bench.LoadRealTable(t.Path, seed, maxRows)
 		if err != nil {
 			return err
 		}
@@ -137,7 +134,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 			if err != nil {
 				return fmt.Errorf("%s, variant %s: %w", name, v.name, err)
 			}
-			r := record{Table: name, Group: t[1], Variant: v.name, Seed: seed, N: ds.N, D: ds.D, FullN: full,
+			r := record{Table: name, Group: t.Group, Variant: v.name, Seed: seed, N: ds.N, D: ds.D, FullN: full,
 				True: float64(ds.Anomalies()) / float64(ds.N), Seconds: time.Since(t0).Seconds(), Flagged: m.Ratio()}
 			scores := m.Scores()
 			m.Close()
@@ -187,32 +184,6 @@ func readDone(path string) (map[string]bool, error) {
 	return done, sc.Err()
 }
 
-// readGroups reads GROUPS.csv: each table's path under the corpus and its group.
-func readGroups(path string) ([][2]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	var out [][2]string
-	for line := 1; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(rec) != 2 {
-			return nil, fmt.Errorf("%s:%d: want table,group", path, line)
-		}
-		if line > 1 {
-			out = append(out, [2]string{rec[0], rec[1]})
-		}
-	}
-}
-
 // writeScores writes one fit's scores beside each row's index in the table and its label.
 func writeScores(dir, table, variant string, seed uint64, rows, y []int, scores []float64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -229,32 +200,6 @@ func writeScores(dir, table, variant string, seed uint64, rows, y []int, scores 
 	}
 	name := fmt.Sprintf("%s-%s-%d.csv", strings.ReplaceAll(table, "/", "_"), variant, seed)
 	return os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644)
-}
-
-// load reads a table with its labels, sampled to maxRows rows from seed when larger, as
-// the real study samples (its rows in table order, listed in rows; nil for every row).
-func load(path string, seed uint64, maxRows int) (*data.Dataset, []int, int, error) {
-	ds, err := data.Load(path, data.LoadOptions{})
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if ds.Y == nil {
-		return nil, nil, 0, fmt.Errorf("%s: no labels", path)
-	}
-	full := ds.N
-	if ds.N <= maxRows {
-		return ds, nil, full, nil
-	}
-	rows := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:maxRows]
-	slices.Sort(rows)
-	x := make([]float32, 0, len(rows)*ds.D)
-	y := make([]int, 0, len(rows))
-	for _, i := range rows {
-		x = append(x, ds.Row(i)...)
-		y = append(y, ds.Y[i])
-	}
-	ds.X, ds.Y, ds.N = x, y, len(rows)
-	return ds, rows, full, nil
 }
 
 func parseVariants(spec string) ([]variant, error) {

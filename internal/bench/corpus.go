@@ -28,10 +28,16 @@ const (
 	CopyMaxRows = 20000
 )
 
-// corpusTables lists the tables of o.Corpus's GROUPS.csv, each followed by o.Copies
-// resampled copies. A table the file lists but the folder lacks is an error.
-func corpusTables(o RealOptions) ([]realTable, error) {
-	path := filepath.Join(o.Corpus, GroupsFile)
+// CorpusTable is a table that a corpus's GROUPS.csv lists: its name (its path under the
+// corpus without the extension), its source group and its file.
+type CorpusTable struct {
+	Name, Group, Path string
+}
+
+// ReadCorpus lists the tables of dir's GROUPS.csv in its order. A table the file lists
+// but the folder lacks is an error, and so is a file that lists none.
+func ReadCorpus(dir string) ([]CorpusTable, error) {
+	path := filepath.Join(dir, GroupsFile)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("bench: corpus: %w", err)
@@ -41,7 +47,7 @@ func corpusTables(o RealOptions) ([]realTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: corpus: %s: %w", path, err)
 	}
-	var out []realTable
+	var out []CorpusTable
 	for i, r := range recs {
 		if i == 0 && len(r) >= 2 && r[0] == "table" {
 			continue
@@ -49,21 +55,34 @@ func corpusTables(o RealOptions) ([]realTable, error) {
 		if len(r) != 2 || r[0] == "" || r[1] == "" {
 			return nil, fmt.Errorf("bench: corpus: %s: row %d: want table,group", path, i+1)
 		}
-		p := filepath.Join(o.Corpus, filepath.FromSlash(r[0]))
+		p := filepath.Join(dir, filepath.FromSlash(r[0]))
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("bench: corpus: %s: row %d: %w", path, i+1, err)
 		}
-		name := strings.TrimSuffix(r[0], filepath.Ext(r[0]))
-		out = append(out, realTable{name: name, group: r[1], path: p})
-		for c, s := range copyShares(name, o.Copies) {
-			out = append(out, realTable{
-				name: fmt.Sprintf("%s~copy%d", name, c), group: r[1], path: p,
-				source: name, share: s,
-			})
-		}
+		out = append(out, CorpusTable{Name: strings.TrimSuffix(r[0], filepath.Ext(r[0])), Group: r[1], Path: p})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("bench: corpus: %s lists no tables", path)
+	}
+	return out, nil
+}
+
+// corpusTables lists the tables of o.Corpus's GROUPS.csv (ReadCorpus), each followed by
+// o.Copies resampled copies.
+func corpusTables(o RealOptions) ([]realTable, error) {
+	tables, err := ReadCorpus(o.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	var out []realTable
+	for _, t := range tables {
+		out = append(out, realTable{name: t.Name, group: t.Group, path: t.Path})
+		for c, s := range copyShares(t.Name, o.Copies) {
+			out = append(out, realTable{
+				name: fmt.Sprintf("%s~copy%d", t.Name, c), group: t.Group, path: t.Path,
+				source: t.Name, share: s,
+			})
+		}
 	}
 	return out, nil
 }

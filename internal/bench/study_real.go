@@ -240,26 +240,53 @@ func StudyReal(ctx context.Context, o RealOptions) error {
 	return writeRealReport(o, all)
 }
 
-// loadReal reads a real table with its labels, sampled to RealMaxRows rows from seed
-// when larger (the sampled rows keep their order).
+// loadReal reads a real table with its labels: a resampled copy's rows (copyRows), or
+// the table sampled to RealMaxRows rows from seed when larger (LoadRealTable).
 func loadReal(t realTable, seed uint64) (*data.Dataset, int, error) {
-	ds, err := data.Load(t.path, data.LoadOptions{})
+	if t.share == 0 {
+		ds, _, full, err := LoadRealTable(t.path, seed, RealMaxRows)
+		return ds, full, err
+	}
+	ds, err := loadLabelled(t.path)
 	if err != nil {
 		return nil, 0, err
 	}
-	if ds.Y == nil || ds.Anomalies() == 0 || ds.Anomalies() == ds.N {
-		return nil, 0, fmt.Errorf("%s: want labels of both classes", t.path)
-	}
 	full := ds.N
-	var rows []int
-	if t.share > 0 {
-		rows = copyRows(ds.Y, t.share, CopyMaxRows, seed)
-	} else {
-		if ds.N <= RealMaxRows {
-			return ds, full, nil
-		}
-		rows = rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:RealMaxRows]
+	keepRows(ds, copyRows(ds.Y, t.share, CopyMaxRows, seed))
+	return ds, full, nil
+}
+
+// LoadRealTable reads a real table with its labels, of both classes, sampled to maxRows
+// rows drawn from seed when larger, as the real group's fits are (the same rows for the
+// same seed). rows are the sampled rows' indices in the table, in table order (nil for
+// every row); full is the table's number of rows.
+func LoadRealTable(path string, seed uint64, maxRows int) (ds *data.Dataset, rows []int, full int, err error) {
+	if ds, err = loadLabelled(path); err != nil {
+		return nil, nil, 0, err
 	}
+	full = ds.N
+	if ds.N <= maxRows {
+		return ds, nil, full, nil
+	}
+	rows = rand.New(rand.NewPCG(seed, 0x5eed)).Perm(ds.N)[:maxRows]
+	keepRows(ds, rows)
+	return ds, rows, full, nil
+}
+
+// loadLabelled reads a table whose labels hold both classes.
+func loadLabelled(path string) (*data.Dataset, error) {
+	ds, err := data.Load(path, data.LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if ds.Y == nil || ds.Anomalies() == 0 || ds.Anomalies() == ds.N {
+		return nil, fmt.Errorf("%s: want labels of both classes", path)
+	}
+	return ds, nil
+}
+
+// keepRows keeps the rows of ds that rows lists, sorting rows into table order.
+func keepRows(ds *data.Dataset, rows []int) {
 	slices.Sort(rows)
 	x := make([]float32, 0, len(rows)*ds.D)
 	y := make([]int, 0, len(rows))
@@ -268,7 +295,6 @@ func loadReal(t realTable, seed uint64) (*data.Dataset, int, error) {
 		y = append(y, ds.Y[i])
 	}
 	ds.X, ds.Y, ds.N = x, y, len(rows)
-	return ds, full, nil
 }
 
 // realFit fits the default detector on one table and seed through udocc.FitDataset,
