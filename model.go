@@ -103,7 +103,8 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 
 // FitDataset is Fit on a table read with package data (a nil ctx is
 // context.Background()); its labels, if any, are never trained on, and its name is only
-// recorded (the layer widths are opts.Hidden, or 32,16,8 for every table).
+// recorded (the layer widths are opts.Hidden, else the ensemble's for the table's width,
+// models.EnsembleHidden, and 32,16,8 for the other methods).
 // ds is not changed but for its missing values (NaN, as package data reads a missing
 // cell under MissingKeep), which are imputed in place with their feature's median over
 // the training rows (Medians, kept in the model for the rows it scores); a row with no
@@ -166,7 +167,19 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 	// The thread count is this fit's, and back to what it was when it returns (torch.WithThreads).
 	defer torch.WithThreads(workers(opts.Threads))()
 	hooks := &training.Hooks{Progress: opts.Progress, Epoch: opts.Epoch, Stop: ctx.Err}
-	if rec := fitrecord.From(ctx); rec != nil && meth.Ensemble {
+	// The ensemble's training rows: every row, or a sample (Options.TrainRows). On a sample
+	// the screening scores the sample's rows, not the table's: what reads them row by row
+	// beside the final scores (the count's agreement features, a study's record of the
+	// screening) has no rows to pair them with, and gets none.
+	x, trainN := ds.X, ds.N
+	if meth.Ensemble {
+		x, trainN = trainingRows(ds, opts.TrainRows, opts.Seed, rk != nil)
+	}
+	screenRecord := fitrecord.From(ctx)
+	if trainN < ds.N {
+		screenRecord = nil
+	}
+	if rec := screenRecord; rec != nil && meth.Ensemble {
 		hooks.ScreenEpoch = func(k, e int, scores []float64) {
 			for len(rec.ScreenEpochs) <= k {
 				rec.ScreenEpochs = append(rec.ScreenEpochs, nil)
@@ -187,16 +200,9 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 		screenScores []float64
 	)
 	if meth.Ensemble {
-		x, rows := trainingRows(ds, opts.TrainRows, opts.Seed, rk != nil)
-		run, screen, screenScores, err = fitScreened(x, rows, ds.D, cfg, meth, seeds, mo, opts, hooks, fitrecord.From(ctx))
-		if rows < ds.N {
-			// The screening scored the sample's rows, not the table's: what reads them row
-			// by row beside the final scores (the count's agreement features, a study's
-			// record) has no rows to pair them with.
+		run, screen, screenScores, err = fitScreened(x, trainN, ds.D, cfg, meth, seeds, mo, opts, hooks, screenRecord)
+		if trainN < ds.N {
 			screenScores = nil
-			if rec := fitrecord.From(ctx); rec != nil {
-				rec.Screen, rec.ScreenEpochs = nil, nil
-			}
 		}
 	} else {
 		members := make([]training.Member, len(seeds))
