@@ -114,13 +114,3 @@ func newRanks(d *Dist, local int) (*ranks, error) {
 // MinRankRows is the fewest rows each rank of a data-parallel fit must hold: every rank
 // trains every member at every step, on a minibatch that BatchNorm needs two rows of.
 const MinRankRows = 2
-
-// gather32 returns the per-row scores of every rank's block, in rank order: the whole
-// table's.
-func (r *ranks) gather32(xs []float32) ([]float32, error) {
-	all, err := r.d.AllGather(xs, r.counts)
-	if err != nil {
-		return nil, fmt.Errorf("udocc: %w", err)
-	}
-	return all, nil
-}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/method"
+	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -326,12 +328,23 @@ func validDevice(dev string) bool {
 	return ok && err == nil
 }
 
-// config is the training configuration of o for hidden widths.
-func (o Options) config(hidden []int) training.Config {
+// method is the method's configuration of o (resolved and valid) for a table of d
+// columns: the one translation of Options a fit makes, at its top (fitDataset). trace
+// asks for the costly parts of the fit's Trace.
+func (o Options) method(d int, trace bool) method.Config {
+	meth := o.Method.internal() // checked by validate
+	hidden := o.Hidden
+	switch {
+	case hidden != nil:
+	case meth.Ensemble:
+		hidden = models.EnsembleHidden(d)
+	default:
+		hidden = slices.Clone(models.DefaultHidden)
+	}
 	c := training.DefaultConfig()
 	c.Hidden = hidden
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
-	if o.Method == Ensemble {
+	if meth.Ensemble {
 		c.ScreenEpochs, c.Trim, c.ScreenWeight = o.ScreenEpochs, o.Trim, training.ScreenWeight
 		c.StandardiseOutput, c.RobustReconstruction = true, true
 	}
@@ -339,5 +352,23 @@ func (o Options) config(hidden []int) training.Config {
 	c.BatchSize, c.WeightDecay, c.Device = o.BatchSize, o.WeightDecay, o.Device
 	c.Scores = training.ScoreSource(o.RankScores)
 	c.Dist = o.Dist.torch()
-	return c
+	cfg := method.Config{
+		Method: meth, Train: c, Seeds: o.seeds(), Member: training.MethodOptions{Ratio: o.Ratio},
+		Progress: o.Progress, Epoch: o.Epoch, Trace: trace,
+	}
+	if o.Epochs >= 2 {
+		cfg.Member.CurveEpochs = []int{o.Epochs} // the last epoch's Eq. (5) curve, for History
+	}
+	if o.Method == Proposed {
+		cfg.NewRule = o.delta
+	}
+	if meth.Ensemble {
+		cfg.TrainRows, cfg.SampleSeed = o.TrainRows, o.Seed
+		cfg.Contamination, cfg.Learned, cfg.KMeansInterval = o.Contamination, o.learnedCount(), o.kmeansCount()
+		if !cfg.Learned && o.Contamination == 0 {
+			cfg.Count, _ = o.count() // checked by validate
+		}
+		cfg.Rule = o.Rule()
+	}
+	return cfg
 }

@@ -3,14 +3,12 @@ package udocc
 import (
 	"errors"
 	"fmt"
-	"math"
+	"github.com/udocc/udocc/internal/method"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/outdir"
-	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -83,49 +81,9 @@ func Load(dir, device string) (*Model, error) {
 	if err := training.CheckMeta(meta); err != nil {
 		return nil, fmt.Errorf("udocc: load %s: %w", filepath.Join(dir, models.MetaFile), err)
 	}
-	m := &Model{meta: meta, device: device, thr: math.Inf(1)}
-	if err := m.load(dir); err != nil {
-		m.Close()
+	fit, err := method.Load(meta, dir, device)
+	if err != nil {
 		return nil, err
 	}
-	if meta.Ensemble != nil {
-		m.thr = *meta.Threshold
-	} else {
-		m.thr = models.CombinedThreshold(meta.Thresholds())
-	}
-	return m, nil
-}
-
-// load reads the networks of m.meta's members from dir onto m.device, each checked
-// first against its role and hash in m.meta.Files.
-func (m *Model) load(dir string) error {
-	if err := m.meta.CheckFiles(dir); err != nil {
-		return fmt.Errorf("udocc: load: %w", err)
-	}
-	open := func(name string) (*torch.Group, error) {
-		path := filepath.Join(dir, name)
-		g, err := torch.Load(path, m.device)
-		if err != nil {
-			return nil, fmt.Errorf("udocc: network %s: %w", path, err)
-		}
-		if got := g.Sizes(); !slices.Equal(got, m.meta.Sizes) {
-			g.Close()
-			return nil, fmt.Errorf("udocc: %s: sizes %v, but the network file %s holds layers of sizes %v: one of them was changed", filepath.Join(dir, models.MetaFile), m.meta.Sizes, path, got)
-		}
-		return g, nil
-	}
-	for _, mem := range m.meta.Members {
-		g, err := open(mem.Network)
-		if err != nil {
-			return err
-		}
-		m.nets = append(m.nets, g)
-		if mem.Autoencoder != "" {
-			if g, err = open(mem.Autoencoder); err != nil {
-				return err
-			}
-			m.aes = append(m.aes, g)
-		}
-	}
-	return nil
+	return newModel(fit, meta, device), nil
 }

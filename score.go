@@ -7,8 +7,6 @@ import (
 	"math"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -61,29 +59,9 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.meta.Sizes[0])
 	}
-	dist, rec, err := m.memberScores(ctx, ds)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := m.checkScored(ds, true, dist, rec, nil); err != nil {
-		return nil, nil, err
-	}
-	if m.meta.Ensemble != nil { // the ensemble method (CheckMeta)
-		s, err := models.ScoreOf(m.meta.Ensemble, dist, rec)
-		if err != nil {
-			return nil, nil, fmt.Errorf("udocc: %w", err)
-		}
-		if err := m.checkScored(ds, true, nil, nil, s); err != nil {
-			return nil, nil, err
-		}
-		return s, widenEach(dist), nil
-	}
-	wide := widenEach(dist)
-	s, _ := models.CombineMembers(wide, m.meta.Thresholds(), m.meta.Scales())
-	if err := m.checkScored(ds, true, nil, nil, s); err != nil {
-		return nil, nil, err
-	}
-	return s, wide, nil
+	// The thread count is the model's for the call (torch.WithThreads).
+	defer torch.WithThreads(workers(m.threads))()
+	return m.fit.Score(ctx, ds)
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.
@@ -96,66 +74,6 @@ func (m *Model) Predict(ctx context.Context, rows [][]float64) ([]bool, error) {
 		return nil, err
 	}
 	return m.Label(s), nil
-}
-
-// scoreChunk is the rows memberScores standardises and scores at a time: a buffer of a
-// few MB, whatever the table's size, instead of a standardised copy of it.
-const scoreChunk = 1 << 16
-
-// memberScores are every member's distances ||φ(x)−c||² of the rows of ds, standardised
-// as the training rows were, and for the ensemble method its autoencoder's
-// reconstruction errors. Training rows and new ones go through the same chunks, so the
-// training rows score the same however they are given. Both stay float32 as the shim
-// gives them: models.ScoreOf combines them widened, to the same numbers, and a caller
-// widens each member's distances when it hands them out, so that the K members' float64
-// and float32 copies never all stand at once (at 10^7 rows and five members, 400 MB of
-// float64 distances beside the combination's work). ctx is checked before every chunk.
-func (m *Model) memberScores(ctx context.Context, ds *data.Dataset) (dist, rec [][]float32, err error) {
-	defer torch.WithThreads(workers(m.threads))()
-	dist, rec = make([][]float32, len(m.nets)), make([][]float32, len(m.aes))
-	for k := range dist {
-		dist[k] = make([]float32, ds.N)
-	}
-	for k := range rec {
-		rec[k] = make([]float32, ds.N)
-	}
-	buf := make([]float32, min(ds.N, scoreChunk)*ds.D)
-	for lo := 0; lo < ds.N; lo += scoreChunk {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		hi := min(lo+scoreChunk, ds.N)
-		x := buf[:(hi-lo)*ds.D]
-		m.meta.Scaler.Standardise(x, ds.X[lo*ds.D:hi*ds.D])
-		if err := m.checkStandardised(ds, lo, x); err != nil {
-			return nil, nil, err
-		}
-		for k, g := range m.nets {
-			d, err := g.DistancesOf(x, hi-lo, ds.D)
-			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo+1, hi, err)
-			}
-			copy(dist[k][lo:hi], d)
-		}
-		for k, g := range m.aes {
-			r, err := g.ReconstructionOf(x, hi-lo, ds.D)
-			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo+1, hi, err)
-			}
-			copy(rec[k][lo:hi], r)
-		}
-	}
-	return dist, rec, nil
-}
-
-// widenEach widens every member's scores, releasing each float32 slice once widened.
-func widenEach(xs [][]float32) [][]float64 {
-	out := make([][]float64, len(xs))
-	for k := range xs {
-		out[k] = stats.Widen(nil, xs[k])
-		xs[k] = nil
-	}
-	return out
 }
 
 // dataset packs rows into a data set, checking that every row has d numbers (d < 0:

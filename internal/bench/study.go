@@ -16,7 +16,6 @@ import (
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/scale"
@@ -345,8 +344,7 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 		t0 := time.Now()
 		opts := udocc.DefaultOptions()
 		opts.Seed, opts.Device, opts.Hidden = s, device, hidden
-		var fr fitrecord.Record
-		m, err := udocc.FitDataset(fitrecord.With(context.Background(), &fr), t.raw, opts)
+		m, fr, err := fitTraced(context.Background(), t.raw, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
-	"github.com/udocc/udocc/internal/fitrecord"
 	"github.com/udocc/udocc/internal/iforest"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/odds"
@@ -311,9 +310,8 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string) (Real
 	// The widths the corpus fits were made with (the learned count is fitted on them):
 	// the paper's for a paper set's name, which the library no longer picks by name.
 	opts.Hidden, _ = models.Preset(ds.Name)
-	var fr fitrecord.Record
 	t0 := time.Now()
-	m, err := udocc.FitDataset(fitrecord.With(ctx, &fr), ds, opts)
+	m, fr, err := fitTraced(ctx, ds, opts)
 	if err != nil {
 		return rec, realRaw{}, err
 	}

@@ -1,4 +1,4 @@
-package udocc
+package method
 
 import (
 	"math"
@@ -35,9 +35,8 @@ func TestEnsembleThreshold(t *testing.T) {
 		{[]float64{1.0 / 16}, 0.25, 4, "a contamination of 0.25: the top 4 of 16"},
 		{[]float64{1}, 0, 15, "at most all rows but one"},
 	} {
-		opts := DefaultOptions()
-		opts.Count, opts.Contamination = []CountRule{"kmeans"}, c.contamination
-		thr, iv, err := ensembleThreshold(scores, c.screen, opts)
+		cfg := counting(t, c.contamination, "kmeans")
+		thr, iv, err := ensembleThreshold(scores, c.screen, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,12 +47,11 @@ func TestEnsembleThreshold(t *testing.T) {
 	}
 }
 
-// TestDefaultCount checks that the default count is the learned one, and the earlier
-// default, kmeans alone: two-means' share, the larger of the
+// TestKMeansCount checks the earlier default count, kmeans alone: two-means' share, the larger of the
 // screening's and the final scores' (its own threshold without a screening), with the
 // interval training.DefaultInterval gives around it; a contamination still overrides it,
 // without an interval; another rule or combination has no interval.
-func TestDefaultCount(t *testing.T) {
+func TestKMeansCount(t *testing.T) {
 	const n = 200
 	scores := make([]float64, n)
 	for i := range scores {
@@ -62,12 +60,8 @@ func TestDefaultCount(t *testing.T) {
 	for i := 190; i < n; i++ {
 		scores[i] = 10 + float64(i) // ten far rows
 	}
-	opts := DefaultOptions()
-	if opts.Count != nil || DefaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
-		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), LearnedCount)
-	}
-	opts.Count = []CountRule{KMeansCount} // the earlier default, with its interval
-	own, err := ruleShares(scores, opts)
+	opts := counting(t, 0, "kmeans") // the earlier default, with its interval
+	own, err := ruleShares(scores, opts.Count)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +83,13 @@ func TestDefaultCount(t *testing.T) {
 			t.Errorf("screen %v: %d rows flagged, interval %v; want %d (the share %g), [%g, %g]", screen, got, iv, want, share, lo, hi)
 		}
 	}
-	for _, rules := range [][]CountRule{{"kmeans", "mad"}, {"mad"}} {
-		other := opts
-		other.Count = rules
+	for _, rules := range [][]string{{"kmeans", "mad"}, {"mad"}} {
+		other := counting(t, 0, rules...)
 		if _, iv, err := ensembleThreshold(scores, []float64{0.05, 0.05}[:len(rules)], other); err != nil || iv != nil {
 			t.Errorf("%v: interval %v, error %v; want none, nil", rules, iv, err)
 		}
 	}
-	opts.Contamination = 0.1
+	opts = counting(t, 0.1, "kmeans")
 	thr, iv, err := ensembleThreshold(scores, []float64{0.02, 0.02}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -104,4 +97,20 @@ func TestDefaultCount(t *testing.T) {
 	if got := threshold.Count(scores, thr); got != 20 || iv != nil {
 		t.Errorf("contamination 0.1: %d rows flagged, interval %v; want 20 and none", got, iv)
 	}
+}
+
+// counting is the ensemble's count configuration of the rules named, as package udocc
+// translates Options.Count and Options.Contamination: KMeansInterval for kmeans alone
+// without a contamination.
+func counting(t *testing.T, contamination float64, names ...string) Config {
+	t.Helper()
+	cfg := Config{Contamination: contamination, KMeansInterval: contamination == 0 && len(names) == 1 && names[0] == "kmeans"}
+	for _, name := range names {
+		r, err := threshold.ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Count = append(cfg.Count, r)
+	}
+	return cfg
 }

@@ -1,4 +1,4 @@
-package udocc
+package method
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"github.com/udocc/udocc/data"
 )
 
-// TestTrainingRows checks the ensemble's training sample (Options.TrainRows): every row
+// TestTrainingRows checks the ensemble's training sample (Config.TrainRows): every row
 // where the table is small enough, a data-parallel rank or limit 0; else limit distinct
 // rows of the table, in table order, the same for a seed and other for another seed,
 // drawn from the whole table (rows from its first and last tenth).
