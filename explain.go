@@ -153,7 +153,7 @@ type ExplainOptions struct {
 // inputs (they sum to D_k(row) − D_k(baseline) up to the quadrature), so Σ_j Features[j]
 // is Score − Base to within the quadrature; GradientInput's distance parts do not sum
 // to anything. The paper's methods' scores are attributed the same way through their
-// combination (models.CombineMembers): member k's distance divided by its scale (its
+// combination (package method, paper.go): member k's distance divided by its scale (its
 // threshold, or its median training score where some member has none), averaged.
 type Attribution struct {
 	// Row is the row's index in the rows explained.
@@ -548,7 +548,7 @@ func (m *Model) partWeights() (cD, cR []float64) {
 		cD[0] = 1
 		return cD, nil
 	}
-	for i, div := range m.meta.Scales() { // models.CombineMembers
+	for i, div := range m.meta.Scales() { // package method, paper.go
 		cD[i] = 1 / (k * div)
 	}
 	return cD, nil

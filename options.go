@@ -360,7 +360,14 @@ func (o Options) method(d int, trace bool) method.Config {
 		cfg.Member.CurveEpochs = []int{o.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
 	if o.Method == Proposed {
-		cfg.NewRule = o.delta
+		// o.delta's rule, by name, which the method makes for each member.
+		cfg.Delta, cfg.Ties = string(o.Delta), dynamics.TieLargest
+		if cfg.Delta == "" {
+			cfg.Delta = dynamics.DefaultRule().Name()
+		}
+		if o.Ties != "" {
+			cfg.Ties, _ = dynamics.ParseTieRule(string(o.Ties)) // checked by validate
+		}
 	}
 	if meth.Ensemble {
 		cfg.TrainRows, cfg.SampleSeed = o.TrainRows, o.Seed

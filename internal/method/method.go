@@ -28,9 +28,10 @@ type Config struct {
 	// Member are the members' method settings (SB's ν, TAR's ratio, the epochs whose
 	// records carry proposed's Eq. (5) curve).
 	Member training.MethodOptions
-	// NewRule makes proposed's δ rule, a new one for each member (a rule may keep
-	// state); nil for the other methods.
-	NewRule func() (dynamics.Rule, error)
+	// Delta names proposed's δ rule (dynamics.NewRule), Ties how it breaks ties; each
+	// member gets a rule of its own (a rule may keep state). Empty for the other methods.
+	Delta string
+	Ties  dynamics.TieRule
 
 	// The ensemble's settings (ensemble.go); the paper's methods ignore them.
 	//
@@ -232,4 +233,3 @@ func widenEach(xs [][]float32) [][]float64 {
 	}
 	return out
 }
-

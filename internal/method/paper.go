@@ -8,21 +8,22 @@ import (
 	"slices"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/training"
 )
 
 // The paper's methods (Section V-A): proposed, the adaptive threshold of ranking-based
-// training dynamics (its δ rule, Config.NewRule), and its baselines oc (one-class Deep
+// training dynamics (its δ rule, Config.Delta), and its baselines oc (one-class Deep
 // SVDD on every row, no threshold), sb (soft boundary, ν = the ratio), otsu and tar
 // (training on the rows below Otsu's threshold or the ratio's quantile). What sets them
 // apart is how a member trains (training.Method, package dynamics); fitted, each is
 // members trained in lockstep from their seeds, each with its own threshold on its
 // distances (+Inf for oc). One member's score is its distance; several members' score
 // is the mean of their distances, each divided by its scale (its threshold, or for oc
-// its median distance over the training rows: models.MemberScales), fitted here on the
+// its median distance over the training rows: memberScales), fitted here on the
 // training rows and saved, so that a row's score never depends on the rows scored with
-// it; their threshold is then 1 (models.CombinedThreshold).
+// it; their threshold is then 1 (combinedThreshold).
 
 // paper is the fitted state of one of the paper's methods.
 type paper struct {
@@ -38,7 +39,7 @@ func (p *paper) view() *models.Meta { return &models.Meta{Members: p.members} }
 
 // Threshold is the one member's threshold, or 1 for several members that all have one
 // (+Inf for oc).
-func (p *paper) Threshold() float64 { return models.CombinedThreshold(p.view().Thresholds()) }
+func (p *paper) Threshold() float64 { return combinedThreshold(p.view().Thresholds()) }
 
 // Marshal writes the members (files, thresholds, scales) into meta.
 func (p *paper) Marshal(meta *models.Meta) { meta.Members = slices.Clone(p.members) }
@@ -49,7 +50,7 @@ func loadPaper(meta *models.Meta, nw *Networks) *paper {
 }
 
 // Score is the members' distances of each row, combined by their saved scales
-// (models.CombineMembers).
+// (combineMembers).
 func (p *paper) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
 	dist, rec, err := p.nw.Outputs(ctx, ds)
 	if err != nil {
@@ -60,7 +61,7 @@ func (p *paper) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]flo
 	}
 	wide := widenEach(dist)
 	v := p.view()
-	s, _ := models.CombineMembers(wide, v.Thresholds(), v.Scales())
+	s, _ := combineMembers(wide, v.Thresholds(), v.Scales())
 	if err := checkScored(p.nw.Scaler, ds, true, nil, nil, s); err != nil {
 		return nil, nil, err
 	}
@@ -76,10 +77,10 @@ func fitPaper(ctx context.Context, t Table, cfg Config) (Fitted, *Trace, error) 
 	members := make([]training.Member, len(cfg.Seeds))
 	mo := cfg.Member
 	for i, s := range cfg.Seeds {
-		if cfg.NewRule != nil {
+		if cfg.Delta != "" {
 			// A rule may keep state: one per member.
 			var err error
-			if mo.Rule, err = cfg.NewRule(); err != nil {
+			if mo.Rule, err = dynamics.NewRule(cfg.Delta, cfg.Ties); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -137,11 +138,11 @@ func (p *paper) fitScales(ctx context.Context, t Table, cfg Config, tr *Trace) e
 	wide := widenEach(dist)
 	v := p.view()
 	if len(wide) > 1 {
-		for k, div := range models.MemberScales(wide, v.Thresholds()) {
+		for k, div := range memberScales(wide, v.Thresholds()) {
 			p.members[k].Scale = &div
 		}
 	}
-	tr.Scores, _ = models.CombineMembers(wide, v.Thresholds(), v.Scales())
+	tr.Scores, _ = combineMembers(wide, v.Thresholds(), v.Scales())
 	if err := checkScored(p.nw.Scaler, t.DS, t.Dist == nil, nil, nil, tr.Scores); err != nil {
 		return err
 	}
@@ -149,4 +150,76 @@ func (p *paper) fitScales(ctx context.Context, t Table, cfg Config, tr *Trace) e
 		tr.Members[k].Dist = wide[k]
 	}
 	return nil
+}
+
+// combineMembers combines the final scores of the paper's methods' members (the
+// per-member scores scores[k] and scales div[k], memberScales). One member is returned
+// as it is. With several, each member's score is divided by its scale, so that 1 is
+// every member's boundary (or its median training score), and the quotients are
+// averaged; a row is anomalous when that average is above 1. Rows are labelled only when
+// every member has a threshold (thr[k] finite); labels are nil otherwise.
+// combinedThreshold is the threshold of the result. A row's combined score depends on
+// that row alone: the scales are fitted on the training rows and saved with the model.
+func combineMembers(scores [][]float64, thr, div []float64) ([]float64, []bool) {
+	labelled := true
+	for _, t := range thr {
+		labelled = labelled && !math.IsInf(t, 0)
+	}
+	label := func(s []float64, t float64) []bool {
+		if !labelled {
+			return nil
+		}
+		out := make([]bool, len(s))
+		for i, v := range s {
+			out[i] = v > t
+		}
+		return out
+	}
+	if len(scores) == 1 {
+		return scores[0], label(scores[0], thr[0])
+	}
+	out := make([]float64, len(scores[0]))
+	for k, s := range scores {
+		for i, v := range s {
+			out[i] += v / div[k] / float64(len(scores))
+		}
+	}
+	return out, label(out, 1)
+}
+
+// memberScales are the divisors combineMembers scales the members' scores by, fitted on
+// the training rows' scores: each member's own threshold where every member has one,
+// else its median training score (1 where that is not positive: scores all 0, or most
+// of them, have nothing to scale by).
+func memberScales(scores [][]float64, thr []float64) []float64 {
+	labelled := true
+	for _, t := range thr {
+		labelled = labelled && !math.IsInf(t, 0)
+	}
+	out := make([]float64, len(scores))
+	for k, s := range scores {
+		div := thr[k]
+		if !labelled || !(div > 0) {
+			div, _ = dynamics.Quantile(s, 0.5)
+		}
+		if !(div > 0) {
+			div = 1
+		}
+		out[k] = div
+	}
+	return out
+}
+
+// combinedThreshold is the threshold of combineMembers' scores in their own units: the
+// member's own for one member, 1 for several, +Inf when some member has none.
+func combinedThreshold(thr []float64) float64 {
+	if len(thr) == 1 {
+		return thr[0]
+	}
+	for _, t := range thr {
+		if math.IsInf(t, 0) {
+			return math.Inf(1)
+		}
+	}
+	return 1
 }

@@ -106,13 +106,13 @@ type Member struct {
 	// method scores new rows with; empty for the paper's methods.
 	Autoencoder string `json:"autoencoder,omitempty"`
 	// Scale is the divisor of the member's scores when several of the paper's members
-	// are combined (CombineMembers, MemberScales), fitted on the training rows; absent
+	// are combined (package method: paper.go), fitted on the training rows; absent
 	// for one member and for the ensemble method.
 	Scale *float64 `json:"scale,omitempty"`
 }
 
 // Scales are the members' Scale values, 1 where a member has none (one member, whose
-// scores CombineMembers returns as they are).
+// scores the paper's methods return as they are).
 func (m *Meta) Scales() []float64 {
 	out := make([]float64, len(m.Members))
 	for i, mem := range m.Members {

@@ -1,4 +1,4 @@
-package models
+package method
 
 import (
 	"math"
@@ -26,7 +26,7 @@ func TestCombineMembers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, labels := CombineMembers(c.scores, c.thr, MemberScales(c.scores, c.thr))
+			got, labels := combineMembers(c.scores, c.thr, memberScales(c.scores, c.thr))
 			for i := range c.want {
 				if math.Abs(got[i]-c.want[i]) > 1e-12 {
 					t.Fatalf("scores %v, want %v", got, c.want)
@@ -35,8 +35,8 @@ func TestCombineMembers(t *testing.T) {
 			if !slices.Equal(labels, c.wantLabels) || (labels == nil) != (c.wantLabels == nil) {
 				t.Errorf("labels %v, want %v", labels, c.wantLabels)
 			}
-			if thr := CombinedThreshold(c.thr); len(c.thr) > 1 && c.wantLabels != nil && thr != 1 {
-				t.Errorf("CombinedThreshold %v, want 1", thr)
+			if thr := combinedThreshold(c.thr); len(c.thr) > 1 && c.wantLabels != nil && thr != 1 {
+				t.Errorf("combinedThreshold %v, want 1", thr)
 			}
 		})
 	}
@@ -49,15 +49,15 @@ func TestCombineMembersRowByRow(t *testing.T) {
 	inf := math.Inf(1)
 	train := [][]float64{{1, 2, 4, 8, 3}, {3, 6, 3, 1, 2}}
 	thr := []float64{inf, inf}
-	div := MemberScales(train, thr)
-	whole, _ := CombineMembers(train, thr, div)
+	div := memberScales(train, thr)
+	whole, _ := combineMembers(train, thr, div)
 	for i := range train[0] {
-		alone, _ := CombineMembers([][]float64{{train[0][i]}, {train[1][i]}}, thr, div)
+		alone, _ := combineMembers([][]float64{{train[0][i]}, {train[1][i]}}, thr, div)
 		if math.Abs(alone[0]-whole[i]) > 1e-12*math.Abs(whole[i]) {
 			t.Errorf("row %d: %g alone, %g in the table", i+1, alone[0], whole[i])
 		}
 	}
-	pair, _ := CombineMembers([][]float64{{train[0][1], train[0][3]}, {train[1][1], train[1][3]}}, thr, div)
+	pair, _ := combineMembers([][]float64{{train[0][1], train[0][3]}, {train[1][1], train[1][3]}}, thr, div)
 	if pair[0] != whole[1] || pair[1] != whole[3] {
 		t.Errorf("rows 2 and 4 in a batch of two: %v, in the table %g, %g", pair, whole[1], whole[3])
 	}
