@@ -57,7 +57,7 @@ func loadEnsemble(meta *models.Meta, nw *Networks) *ensemble {
 // Score combines each row's member distances and reconstruction errors by the
 // combination fitted on the training rows (models.ScoreOf).
 func (e *ensemble) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
-	dist, rec, err := e.nw.Outputs(ctx, ds)
+	dist, rec, err := e.nw.outputs(ctx, ds)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -158,7 +158,7 @@ func Fit(ctx context.Context, t Table, cfg Config) (Fitted, *Trace, error) {
 // Load is the Fitted state of a saved model: meta, checked by training.CheckMeta, and
 // its networks read from dir onto device.
 func Load(meta *models.Meta, dir, device string) (Fitted, error) {
-	nw, err := LoadNetworks(meta, dir, device)
+	nw, err := loadNetworks(meta, dir, device)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func scoreRows(ctx context.Context, nw *Networks, t Table) (dist, rec [][]float3
 	if t.Dist != nil {
 		ctx = context.Background()
 	}
-	dist, rec, err = nw.Outputs(ctx, t.DS)
+	dist, rec, err = nw.outputs(ctx, t.DS)
 	if err != nil {
 		return nil, nil, err
 	}

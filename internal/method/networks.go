@@ -36,7 +36,7 @@ func (nw *Networks) Close() {
 }
 
 // takeNetworks moves the run's networks into Networks (autoencoders too for the
-// ensemble), and refuses them where one holds a value that is not finite (checkFinite).
+// ensemble), and refuses them where one holds a value that is not finite (CheckFinite).
 func takeNetworks(run *training.Run, ensemble bool, sc *scale.Scaler, sizes []int) (*Networks, error) {
 	nw := &Networks{Scaler: sc, Sizes: sizes}
 	fail := func(err error) (*Networks, error) {
@@ -57,7 +57,7 @@ func takeNetworks(run *training.Run, ensemble bool, sc *scale.Scaler, sizes []in
 			nw.AE = append(nw.AE, g)
 		}
 	}
-	if err := nw.checkFinite(); err != nil {
+	if err := nw.CheckFinite(); err != nil {
 		nw.Close()
 		return nil, err
 	}
@@ -80,9 +80,7 @@ func (nw *Networks) memberFiles() []models.Member {
 // radius holds a value that is not finite, naming the member and the tensor: a member
 // that diverged (training.ErrDiverged; its autoencoder: training.ErrPretrainDiverged)
 // would score every row NaN, and is not saved.
-func (nw *Networks) CheckFinite() error { return nw.checkFinite() }
-
-func (nw *Networks) checkFinite() error {
+func (nw *Networks) CheckFinite() error {
 	layers := len(nw.Sizes) - 1
 	check := func(g *torch.Group, k int, role string, parts []string, sentinel error) error {
 		var names []string
@@ -126,9 +124,9 @@ func (nw *Networks) checkFinite() error {
 	return nil
 }
 
-// LoadNetworks reads the networks of meta's members from dir onto device, each checked
+// loadNetworks reads the networks of meta's members from dir onto device, each checked
 // first against its role and hash in meta.Files, and its sizes against meta's.
-func LoadNetworks(meta *models.Meta, dir, device string) (*Networks, error) {
+func loadNetworks(meta *models.Meta, dir, device string) (*Networks, error) {
 	if err := meta.CheckFiles(dir); err != nil {
 		return nil, fmt.Errorf("udocc: load: %w", err)
 	}
@@ -164,11 +162,11 @@ func LoadNetworks(meta *models.Meta, dir, device string) (*Networks, error) {
 	return nw, nil
 }
 
-// scoreChunk is the rows Outputs standardises and scores at a time: a buffer of a few
+// scoreChunk is the rows outputs standardises and scores at a time: a buffer of a few
 // MB, whatever the table's size, instead of a standardised copy of it.
 const scoreChunk = 1 << 16
 
-// Outputs are every member's distances ||φ(x)−c||² of the rows of ds, standardised as
+// outputs are every member's distances ||φ(x)−c||² of the rows of ds, standardised as
 // the training rows were, and for the ensemble method its autoencoder's reconstruction
 // errors. Training rows and new ones go through the same chunks, so the training rows
 // score the same however they are given. Both stay float32 as the shim gives them:
@@ -178,7 +176,7 @@ const scoreChunk = 1 << 16
 // distances beside the combination's work). ctx is checked before every chunk. A value
 // that is not finite once standardised is refused (ErrUnscorable). The caller sets the
 // thread count (torch.WithThreads).
-func (nw *Networks) Outputs(ctx context.Context, ds *data.Dataset) (dist, rec [][]float32, err error) {
+func (nw *Networks) outputs(ctx context.Context, ds *data.Dataset) (dist, rec [][]float32, err error) {
 	dist, rec = make([][]float32, len(nw.Enc)), make([][]float32, len(nw.AE))
 	for k := range dist {
 		dist[k] = make([]float32, ds.N)

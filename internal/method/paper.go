@@ -52,7 +52,7 @@ func loadPaper(meta *models.Meta, nw *Networks) *paper {
 // Score is the members' distances of each row, combined by their saved scales
 // (combineMembers).
 func (p *paper) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
-	dist, rec, err := p.nw.Outputs(ctx, ds)
+	dist, rec, err := p.nw.outputs(ctx, ds)
 	if err != nil {
 		return nil, nil, err
 	}
