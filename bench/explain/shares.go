@@ -108,7 +108,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 			}
 			meth := string(o.Method)
 			if meth == "" {
-				meth = "default (shapley)"
+				meth = "default (" + string(m.DefaultExplainMethod()) + ")"
 			}
 			fmt.Printf("| %s | %d | %d | %s | %d | %d | %.3f | %.1f %% | %d | %d | %d (%d) | %.2f |\n", name, ds.D, s.rows, meth, s.firstPos, s.noneRaise,
 				s.meanFirst, 100*s.meanTop3, s.negTop, s.badSum, s.interacts, s.interactNot, s.seconds)
@@ -130,6 +130,7 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		name string
 		o    udocc.ExplainOptions
 	}{
+		{"default", udocc.ExplainOptions{}},
 		{"sampled Shapley (16 permutations)", udocc.ExplainOptions{Samples: 16}},
 		{"sampled Shapley (8 permutations)", udocc.ExplainOptions{Samples: 8}},
 		{"occlusion", udocc.ExplainOptions{Method: udocc.Occlusion}},
