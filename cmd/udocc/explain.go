@@ -407,13 +407,20 @@ func writeExplanations(path string, report []explainedRow) error {
 }
 
 // explainFigure draws the shares of the top features of the first rows of the report
-// (at most 8 rows), one colour per row.
+// (at most 8 rows), one colour per row; a row that no feature raises (its score at or
+// below the median row's) gets an empty bar saying so, so that the figure is drawn
+// whatever the rows.
 func explainFigure(path, name string, report []explainedRow) error {
 	palette := []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Red, plots.Purple, plots.Grey}
 	var b plots.Bars
 	b.Title = fmt.Sprintf("%s: the features driving each row's score", name)
 	b.XLabel = "share of the row's rise among the features that raise it (they sum to 1)"
 	for r, row := range report[:min(8, len(report))] {
+		if len(row.Features) == 0 {
+			b.Labels = append(b.Labels, fmt.Sprintf("row %d: no feature raises its score", row.Row))
+			b.Values = append(b.Values, 0)
+			b.Colors = append(b.Colors, palette[r%len(palette)])
+		}
 		for _, f := range row.Features {
 			b.Labels = append(b.Labels, fmt.Sprintf("row %d: %s", row.Row, f.Name))
 			b.Values = append(b.Values, *f.Share)

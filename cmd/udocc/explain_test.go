@@ -159,6 +159,48 @@ func TestExplainCommand(t *testing.T) {
 	}
 }
 
+// TestExplainNothingRaises checks udocc explain on rows no feature raises: the normal
+// rows' median row itself (every Shapley value 0), twice. It used to fail
+// whole, writing nothing ("figure explain.png: … bars … have no values"), where it must
+// say so per row and still write explanations.csv and explain.png.
+func TestExplainNothingRaises(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 11)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	b, err := os.ReadFile(filepath.Join(dir, "fit", "model", "model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Normal struct{ Median []float64 } `json:"normal"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil || len(meta.Normal.Median) != 3 {
+		t.Fatalf("model.json's normal median: %v, %v", meta.Normal.Median, err)
+	}
+	var cells []string
+	for _, v := range meta.Normal.Median {
+		cells = append(cells, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	median := strings.Join(cells, ",")
+	if err := os.WriteFile(filepath.Join(dir, "median.csv"), []byte("a,b,c\n"+median+"\n"+median+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustUdocc(t, dir, "explain", "--model", "fit/model", "--rows", "1,2", "--out", "ex", "median.csv")
+	if n := strings.Count(r.stdout, "(no feature raises the score)"); n != 2 {
+		t.Errorf("stdout says %d times that no feature raises the score, want 2 (one a row):\n%s", n, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ex", "explain.png")); err != nil {
+		t.Error(err)
+	}
+	ex := readCSV(t, filepath.Join(dir, "ex", "explanations.csv"))
+	for i, e := range ex.col(t, "effect") {
+		if e == "raises" {
+			t.Errorf("explanations.csv line %d: %q raises the median row's score", i+2, ex.col(t, "feature")[i])
+		}
+	}
+}
+
 // TestExplainUsage checks the usage errors of --explain and udocc explain.
 func TestExplainUsage(t *testing.T) {
 	t.Parallel()
