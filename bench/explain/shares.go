@@ -153,6 +153,7 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		{"default", udocc.ExplainOptions{}},
 		{"sampled Shapley (16 permutations)", udocc.ExplainOptions{Samples: 16}},
 		{"sampled Shapley (8 permutations)", udocc.ExplainOptions{Samples: 8}},
+		{"sampled Shapley (4 permutations)", udocc.ExplainOptions{Samples: 4}},
 		{"occlusion", udocc.ExplainOptions{Method: udocc.Occlusion}},
 		{"integrated gradients", udocc.ExplainOptions{Method: udocc.IntegratedGradients}},
 	}
