@@ -408,8 +408,8 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 func costs(dir string, names []string, n, threads int) error {
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
-	fmt.Println("| set | run | fit s | flagged | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| set | run | fit s | flagged | default s | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
 		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
