@@ -220,6 +220,29 @@ func (a Attribution) Interacts() bool {
 	return a.Pair[0] >= 0 && a.Rise() > 0 && a.Interaction >= InteractionShare*a.Rise()
 }
 
+// Carrying lists the fewest features that raise the score whose parts together carry at
+// least frac of the row's rise over the baseline (Rise), the largest part first: Top(n)
+// for the smallest such n. It is nil for a row at or under the baseline, and where all
+// the raising parts together carry less (an estimate's or another method's parts need
+// not sum to the rise). Carrying(0.5) longer than one feature says that no single feature
+// carries half the rise: the row is unusual in a group of features, each of which adds a
+// little (satellite's flagged rows depart in one spectral band over most of the nine
+// pixels of a block at once).
+func (a Attribution) Carrying(frac float64) []int {
+	rise := a.Rise()
+	if !(rise > 0) {
+		return nil
+	}
+	top := a.Top(len(a.Features))
+	sum := 0.0
+	for n, j := range top {
+		if sum += a.Features[j]; sum >= frac*rise {
+			return top[:n+1]
+		}
+	}
+	return nil
+}
+
 // ranked are at most n indices of the positive key(v) of values, the largest first, ties
 // in index order.
 func ranked(values []float64, n int, key func(float64) float64) []int {

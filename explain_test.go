@@ -203,8 +203,8 @@ func checkShares(t *testing.T, a udocc.Attribution) {
 	}
 }
 
-// TestAttributionShares checks Shares, Top, Lowering and Interacts on a literal
-// attribution.
+// TestAttributionShares checks Shares, Top, Lowering, Interacts and Carrying on literal
+// attributions.
 func TestAttributionShares(t *testing.T) {
 	a := udocc.Attribution{Score: 3, Base: 1, Features: []float64{0.5, -0.2, 1.5, 0, -0.4}, Pair: [2]int{2, 0}, Interaction: 0.6}
 	if got, want := a.Shares(), []float64{0.25, 0, 0.75, 0, 0}; !slices.Equal(got, want) {
@@ -225,6 +225,22 @@ func TestAttributionShares(t *testing.T) {
 	a.Interaction = 0.4 // 20 %
 	if a.Interacts() {
 		t.Errorf("an interaction of 20 %% of the rise is reported")
+	}
+	// Carrying: the rise is 2, the raising parts 1.5 and 0.5 (and 0 for the null player).
+	for _, c := range []struct {
+		frac float64
+		want []int
+	}{{0.5, []int{2}}, {0.75, []int{2}}, {0.8, []int{2, 0}}, {1, []int{2, 0}}, {1.1, nil}} {
+		if got := a.Carrying(c.frac); !slices.Equal(got, c.want) {
+			t.Errorf("Carrying(%v) of parts %v, rise 2: %v, want %v", c.frac, a.Features, got, c.want)
+		}
+	}
+	spread := udocc.Attribution{Score: 1, Base: 0, Features: []float64{0.2, 0.3, 0.25, 0.25, 0.1, -0.1}}
+	if got := spread.Carrying(0.5); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("Carrying(0.5) of parts %v, rise 1: %v, want [1 2] (no single feature carries half)", spread.Features, got)
+	}
+	if got := (udocc.Attribution{Score: 0, Base: 1, Features: []float64{0.5, -1.5}}).Carrying(0.5); got != nil {
+		t.Errorf("Carrying(0.5) of a row under the baseline: %v, want nil", got)
 	}
 	none := udocc.Attribution{Features: []float64{-1, -2}}
 	if s := none.Shares(); !slices.Equal(s, []float64{0, 0}) || len(none.Top(2)) != 0 {

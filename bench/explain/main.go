@@ -18,8 +18,14 @@
 // (Model.Normal) against its score with three random features set so; it counts the
 // rows whose score falls more for the leading ones.
 //
-//	go run ./bench/explain [-sets pima,cardio] [-seeds 3] [-threads 1]
+// The "udocc default" column is ExplainOptions{}: the model's DefaultExplainMethod
+// (Shapley values up to ShapleyMaxFeatures features, integrated gradients beyond).
+//
+//	go run ./bench/explain [-sets pima,cardio] [-seeds 3] [-threads 1] [-deletion=false]
+//	go run ./bench/explain -shares                 # the shares' figures on the flagged rows
+//	go run ./bench/explain -agree -sets pima,glass,thyroid -seeds 2   # top feature against exact Shapley's
 //	go run ./bench/explain -cost 3 -sets mnist   # the time a fit's explanations take
+//	bench/explain/fitcost.sh bin/udocc 3 planted50.csv mnist.mat  # fit's wall time and peak RSS, --explain 3 against 0
 package main
 
 import (
@@ -58,6 +64,7 @@ func main() {
 	shares := flag.Bool("shares", false, "instead: the shares' figures of the default fit's flagged rows on each set")
 	agree := flag.Bool("agree", false, "instead: agreement of each method's top feature with exact Shapley values' on the sets named (at most 12 features) and planted tables")
 	samples := flag.Int("samples", 0, "ExplainOptions.Samples of -shares (0: the default)")
+	deletions := flag.Bool("deletion", true, "with the faithfulness tables, the deletion check on the sets themselves")
 	flag.Parse()
 	if *planted != "" {
 		if err := writePlanted(*planted, *rows, *features, *anomalies, 0); err != nil {
@@ -88,7 +95,7 @@ func main() {
 	case *cost > 0:
 		err = costs(dir, names, *cost, *threads)
 	default:
-		err = run(dir, names, *seeds, *threads, *ratio)
+		err = run(dir, names, *seeds, *threads, *ratio, *deletions)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "explain:", err)
@@ -97,20 +104,25 @@ func main() {
 }
 
 // methods are the attributions compared, in the report's order.
-var methods = []string{"udocc Shapley", "udocc occlusion", "udocc IG", "udocc grad×input", "COPOD-style", "random"}
+var methods = []string{"udocc default", "udocc Shapley", "udocc occlusion", "udocc IG", "udocc grad×input", "COPOD-style", "random"}
 
-// ours are udocc's methods, in methods' order.
-var ours = []udocc.ExplainMethod{udocc.Shapley, udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
+// ours are udocc's methods, in methods' order; "" is the model's default
+// (Model.DefaultExplainMethod: Shapley values up to ShapleyMaxFeatures features).
+var ours = []udocc.ExplainMethod{"", udocc.Shapley, udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
 
 // explainAll is every one of ours' attributions of rows.
 func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribution, error) {
 	out := make([][]udocc.Attribution, len(ours))
 	for k, meth := range ours {
+		if meth == "" {
+			continue // the default's, below: the same attributions as its method's
+		}
 		var err error
 		if out[k], err = m.ExplainDataset(context.Background(), ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
 			return nil, err
 		}
 	}
+	out[0] = out[slices.Index(ours, m.DefaultExplainMethod())]
 	return out, nil
 }
 
@@ -129,7 +141,7 @@ func pct(a, n float64) string {
 	return fmt.Sprintf("%.1f", 100*a/n)
 }
 
-func run(dir string, names []string, seeds, threads int, ratio float64) error {
+func run(dir string, names []string, seeds, threads int, ratio float64, deletions bool) error {
 	ctx := context.Background()
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
@@ -177,6 +189,9 @@ func run(dir string, names []string, seeds, threads int, ratio float64) error {
 		}
 		fmt.Printf("| %s | %d | %.0f | %s |\n", name, seeds, per[0].n, strings.Join(cells, " | "))
 
+		if !deletions {
+			continue
+		}
 		m, err := udocc.FitDataset(ctx, ds, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -201,11 +216,14 @@ func run(dir string, names []string, seeds, threads int, ratio float64) error {
 	fmt.Printf("| **all** | | %.0f | %s |\n", total[0].n, strings.Join(cells, " | "))
 	fmt.Println()
 	fmt.Println("Cells: % of flagged true anomalies whose moved features are all among the three ranked first / at least one is.")
+	if !deletions {
+		return nil
+	}
 	fmt.Println()
 	fmt.Println("## Deletion check on the paper sets")
 	fmt.Println()
-	fmt.Println("| set | flagged rows | Shapley: beats random, % | mean drop | occlusion: beats random, % | mean drop | IG: beats random, % | mean drop | grad×input: beats random, % | mean drop | COPOD-style: beats random, % | mean drop | random: mean drop |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| set | flagged rows | default: beats random, % | mean drop | Shapley: beats random, % | mean drop | occlusion: beats random, % | mean drop | IG: beats random, % | mean drop | grad×input: beats random, % | mean drop | COPOD-style: beats random, % | mean drop | random: mean drop |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range delRows {
 		fmt.Println(r)
 	}
@@ -390,8 +408,8 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 func costs(dir string, names []string, n, threads int) error {
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
-	fmt.Println("| set | run | fit s | flagged | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| set | run | fit s | flagged | default s | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
 		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/udocc/udocc"
@@ -23,6 +24,9 @@ type shareStats struct {
 	noneRaise   int     // rows where no feature raises the score
 	interacts   int     // rows whose interaction is reported
 	interactNot int     // of those, rows where no single feature's part is ≥ half the rise
+	halfGroup   int     // rows where no single feature carries half the rise (Carrying(0.5) longer than one)
+	halfSizes   []int   // their Carrying(0.5) lengths
+	meanOff     float64 // mean over rows of the features at least 3 MADs off the normal median
 	seconds     float64
 }
 
@@ -35,8 +39,14 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 		return s, nil, err
 	}
 	s.seconds = time.Since(start).Seconds()
-	for _, a := range atts {
+	median, spread := m.Normal()
+	for r, a := range atts {
 		s.rows++
+		for j, v := range ds.Row(rows[r]) {
+			if math.Abs(float64(v)-median[j]) >= 3*spread[j] && spread[j] > 0 {
+				s.meanOff++
+			}
+		}
 		sh := a.Shares()
 		top := a.Top(5)
 		if len(top) == 0 {
@@ -64,6 +74,10 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 		if a.Rise() > 0 {
 			s.meanTop3 += t3 / a.Rise()
 		}
+		if half := a.Carrying(0.5); len(half) > 1 {
+			s.halfGroup++
+			s.halfSizes = append(s.halfSizes, len(half))
+		}
 		if a.Interacts() {
 			s.interacts++
 			if len(top) == 0 || a.Features[top[0]] < a.Rise()/2 {
@@ -74,6 +88,7 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 	if s.rows > 0 {
 		s.meanTop3 /= float64(s.rows)
 		s.meanFirst /= float64(s.rows)
+		s.meanOff /= float64(s.rows)
 	}
 	return s, atts, nil
 }
@@ -83,8 +98,8 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 func sharesReport(dir string, names []string, threads, samples int) error {
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
-	fmt.Println("| set | d | flagged | method | first share > 0 | no feature raises | mean first share | top three of the rise, mean | negative top-5 share | shares ≠ 1 | interaction reported (of them, no feature ≥ half the rise) | s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| set | d | flagged | method | first share > 0 | no feature raises | mean first share | top three of the rise, mean | negative top-5 share | shares ≠ 1 | interaction reported (of them, no feature ≥ half the rise) | no feature carries half the rise: rows (features to carry it, median) | features ≥ 3 MADs off the normal median, mean | s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
 		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
 		if err != nil {
@@ -108,10 +123,15 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 			}
 			meth := string(o.Method)
 			if meth == "" {
-				meth = "default (shapley)"
+				meth = "default (" + string(m.DefaultExplainMethod()) + ")"
 			}
-			fmt.Printf("| %s | %d | %d | %s | %d | %d | %.3f | %.1f %% | %d | %d | %d (%d) | %.2f |\n", name, ds.D, s.rows, meth, s.firstPos, s.noneRaise,
-				s.meanFirst, 100*s.meanTop3, s.negTop, s.badSum, s.interacts, s.interactNot, s.seconds)
+			med := "–"
+			if len(s.halfSizes) > 0 {
+				slices.Sort(s.halfSizes)
+				med = fmt.Sprint(s.halfSizes[len(s.halfSizes)/2])
+			}
+			fmt.Printf("| %s | %d | %d | %s | %d | %d | %.3f | %.1f %% | %d | %d | %d (%d) | %d (%s) | %.1f | %.2f |\n", name, ds.D, s.rows, meth, s.firstPos, s.noneRaise,
+				s.meanFirst, 100*s.meanTop3, s.negTop, s.badSum, s.interacts, s.interactNot, s.halfGroup, med, s.meanOff, s.seconds)
 		}
 		m.Close()
 	}
@@ -130,8 +150,10 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		name string
 		o    udocc.ExplainOptions
 	}{
+		{"default", udocc.ExplainOptions{}},
 		{"sampled Shapley (16 permutations)", udocc.ExplainOptions{Samples: 16}},
 		{"sampled Shapley (8 permutations)", udocc.ExplainOptions{Samples: 8}},
+		{"sampled Shapley (4 permutations)", udocc.ExplainOptions{Samples: 4}},
 		{"occlusion", udocc.ExplainOptions{Method: udocc.Occlusion}},
 		{"integrated gradients", udocc.ExplainOptions{Method: udocc.IntegratedGradients}},
 	}

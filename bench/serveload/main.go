@@ -56,7 +56,12 @@ func main() {
 	fs.DurationVar(&c.reloadFor, "for", 30*time.Second, "reload: how long to reload under load")
 	fs.IntVar(&c.pid, "pid", 0, "hostile: the server's process id, for its peak RSS")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "hostile: the server's --timeout")
+	fs.IntVar(&digits, "digits", 64, "values written as the float64 of their float32 (64: up to 17 digits) or as the float32's\nshortest digits (32: what a client holding float32s writes); the server reads the same float32 either way")
 	fs.Parse(os.Args[2:])
+	if digits != 32 && digits != 64 {
+		fmt.Fprintln(os.Stderr, "serveload: -digits: want 32 or 64")
+		os.Exit(2)
+	}
 	c.batches, c.clients = ints(*batches), ints(*clients)
 	if *models != "" {
 		c.models = strings.Split(*models, ",")
@@ -108,9 +113,12 @@ func ints(s string) []int {
 	return out
 }
 
+// digits is -digits: the bits of the float whose shortest digits write a value.
+var digits = 64
+
 // body is rows lo..lo+n-1 of ds (wrapping around) as a JSON score request, each value
-// written exactly (the float64 of the float32 it is held as), so that the server reads
-// the same float32.
+// written exactly (the shortest digits of the float64 of the float32 it is held as, or of
+// the float32 itself, by -digits), so that the server reads the same float32.
 func body(ds *data.Dataset, lo, n int) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"rows":[`)
@@ -123,7 +131,7 @@ func body(ds *data.Dataset, lo, n int) []byte {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			b.Write(strconv.AppendFloat(nil, float64(v), 'g', -1, 64))
+			b.Write(strconv.AppendFloat(nil, float64(v), 'g', -1, digits))
 		}
 		b.WriteByte(']')
 	}

@@ -126,8 +126,9 @@ func featureName(names []string, j int) string {
 var explainOutputs = []string{"explain.png", "explanations.csv"}
 
 // explainedRow is one row of udocc explain's report (and of its --json): the features
-// that raise its score, with their shares; those that lower it, apart; and the
-// interaction of its two leading features where it carries a large part of the rise.
+// that raise its score, with their shares; those that lower it, apart; the interaction
+// of its two leading features where it carries a large part of the rise; and the
+// leading features that together carry half the rise where no single one does.
 type explainedRow struct {
 	Row         int                   `json:"row"`
 	Score       float64               `json:"score"`
@@ -136,6 +137,7 @@ type explainedRow struct {
 	Features    []explainedFeature    `json:"features"`
 	Lowering    []explainedFeature    `json:"lowering"`
 	Interaction *explainedInteraction `json:"interaction,omitempty"`
+	HalfRise    *explainedGroup       `json:"half_rise,omitempty"`
 }
 
 type explainedFeature struct {
@@ -153,6 +155,15 @@ type explainedInteraction struct {
 	Features [2]string `json:"features"`
 	Part     float64   `json:"part"`
 	OfRise   float64   `json:"share_of_rise"`
+}
+
+// explainedGroup is Attribution.Carrying(0.5) where it is longer than one feature: no
+// single feature carries half the rise, these together do (their parts' sum, Part, is
+// OfRise of the rise).
+type explainedGroup struct {
+	Features []string `json:"features"`
+	Part     float64  `json:"part"`
+	OfRise   float64  `json:"share_of_rise"`
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -293,7 +304,8 @@ func topRows(scores []float64, n int) []int {
 
 // explainReport is each attribution with its nf top raising features, their values, the
 // normal rows' median and spread, parts and shares; its nf features that lower the score
-// most; and its interaction where Attribution.Interacts.
+// most; its interaction where Attribution.Interacts; and Attribution.Carrying(0.5) where
+// it is longer than one feature.
 func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
 	median, spread := m.Normal()
 	out := make([]explainedRow, len(atts))
@@ -323,13 +335,23 @@ func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf in
 			er.Interaction = &explainedInteraction{Features: [2]string{featureName(ds.Features, a.Pair[0]), featureName(ds.Features, a.Pair[1])},
 				Part: a.Interaction, OfRise: a.Interaction / a.Rise()}
 		}
+		if half := a.Carrying(0.5); len(half) > 1 {
+			g := &explainedGroup{}
+			for _, j := range half {
+				g.Features = append(g.Features, featureName(ds.Features, j))
+				g.Part += a.Features[j]
+			}
+			g.OfRise = g.Part / a.Rise()
+			er.HalfRise = g
+		}
 		out[r] = er
 	}
 	return out
 }
 
 // printExplanations prints a table per row: the raising features with their shares,
-// then the lowering ones, then the interaction where it is reported.
+// then the lowering ones, then the interaction where it is reported, and the features
+// that together carry half the rise where no single one does.
 func printExplanations(w io.Writer, thr float64, report []explainedRow) {
 	for _, r := range report {
 		state := ""
@@ -371,12 +393,17 @@ func printExplanations(w io.Writer, thr float64, report []explainedRow) {
 		if in := r.Interaction; in != nil {
 			fmt.Fprintf(w, "  together, %s and %s add %+.4g beyond their single parts: %.0f %% of the rise\n", in.Features[0], in.Features[1], in.Part, 100*in.OfRise)
 		}
+		if g := r.HalfRise; g != nil {
+			fmt.Fprintf(w, "  no single feature carries half the rise; the first %d together carry %.0f %% of it: %s\n", len(g.Features), 100*g.OfRise, strings.Join(g.Features, ", "))
+		}
 		fmt.Fprintln(w)
 	}
 }
 
 // writeExplanations writes one line per row and feature shown: effect "raises" (with a
-// share), "lowers" (none), or "interaction" (the two leading features, joined by " & ").
+// share), "lowers" (none), "interaction" (the two leading features, joined by " & "), or
+// "half_rise" (the leading features that together carry half the rise where no single
+// one does, joined by " & ", part the sum of their parts).
 func writeExplanations(path string, report []explainedRow) error {
 	opt := func(v *float64) string {
 		if v == nil {
@@ -401,19 +428,30 @@ func writeExplanations(path string, report []explainedRow) error {
 				fmt.Fprintf(bw, "%d,%s,%s,interaction,1,%s,,,,%s,,\n", r.Row, ftoa(r.Score), ftoa(r.Base),
 					csvField(in.Features[0]+" & "+in.Features[1]), ftoa(in.Part))
 			}
+			if g := r.HalfRise; g != nil {
+				fmt.Fprintf(bw, "%d,%s,%s,half_rise,1,%s,,,,%s,,\n", r.Row, ftoa(r.Score), ftoa(r.Base),
+					csvField(strings.Join(g.Features, " & ")), ftoa(g.Part))
+			}
 		}
 		return bw.Flush()
 	})
 }
 
 // explainFigure draws the shares of the top features of the first rows of the report
-// (at most 8 rows), one colour per row.
+// (at most 8 rows), one colour per row; a row that no feature raises (its score at or
+// below the median row's) gets an empty bar saying so, so that the figure is drawn
+// whatever the rows.
 func explainFigure(path, name string, report []explainedRow) error {
 	palette := []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Red, plots.Purple, plots.Grey}
 	var b plots.Bars
 	b.Title = fmt.Sprintf("%s: the features driving each row's score", name)
 	b.XLabel = "share of the row's rise among the features that raise it (they sum to 1)"
 	for r, row := range report[:min(8, len(report))] {
+		if len(row.Features) == 0 {
+			b.Labels = append(b.Labels, fmt.Sprintf("row %d: no feature raises its score", row.Row))
+			b.Values = append(b.Values, 0)
+			b.Colors = append(b.Colors, palette[r%len(palette)])
+		}
 		for _, f := range row.Features {
 			b.Labels = append(b.Labels, fmt.Sprintf("row %d: %s", row.Row, f.Name))
 			b.Values = append(b.Values, *f.Share)

@@ -133,13 +133,17 @@ func TestExplainCommand(t *testing.T) {
 			if !strings.Contains(exName[i], " & ") || exShare[i] != "" {
 				t.Errorf("row %d: interaction line names %q, share %q", row, exName[i], exShare[i])
 			}
+		case "half_rise":
+			if !strings.Contains(exName[i], " & ") || exShare[i] != "" {
+				t.Errorf("row %d: half_rise line names %q, share %q", row, exName[i], exShare[i])
+			}
 		default:
 			t.Errorf("row %d: effect %q", row, exEffect[i])
 		}
 	}
 	for _, row := range rows {
-		if n := lines[row]; n < 1 || n > 4 {
-			t.Errorf("row %s: %d lines in explanations.csv, want the 3 features (raising or lowering) and at most an interaction", row, n)
+		if n := lines[row]; n < 1 || n > 5 {
+			t.Errorf("row %s: %d lines in explanations.csv, want the 3 features (raising or lowering) and at most an interaction and a half_rise line", row, n)
 		}
 	}
 
@@ -156,6 +160,91 @@ func TestExplainCommand(t *testing.T) {
 		if len(r.Features) == 0 || r.Features[0].Share == nil || *r.Features[0].Share <= 0 {
 			t.Errorf("row %d (score %v, baseline %v): no raising feature with a positive share: %+v", r.Row, r.Score, r.Base, r.Features)
 		}
+	}
+}
+
+// TestExplainNothingRaises checks udocc explain on rows no feature raises: the normal
+// rows' median row itself (every Shapley value 0), twice. It used to fail
+// whole, writing nothing ("figure explain.png: … bars … have no values"), where it must
+// say so per row and still write explanations.csv and explain.png.
+func TestExplainNothingRaises(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 11)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	b, err := os.ReadFile(filepath.Join(dir, "fit", "model", "model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Normal struct{ Median []float64 } `json:"normal"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil || len(meta.Normal.Median) != 3 {
+		t.Fatalf("model.json's normal median: %v, %v", meta.Normal.Median, err)
+	}
+	var cells []string
+	for _, v := range meta.Normal.Median {
+		cells = append(cells, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	median := strings.Join(cells, ",")
+	if err := os.WriteFile(filepath.Join(dir, "median.csv"), []byte("a,b,c\n"+median+"\n"+median+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustUdocc(t, dir, "explain", "--model", "fit/model", "--rows", "1,2", "--out", "ex", "median.csv")
+	if n := strings.Count(r.stdout, "(no feature raises the score)"); n != 2 {
+		t.Errorf("stdout says %d times that no feature raises the score, want 2 (one a row):\n%s", n, r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ex", "explain.png")); err != nil {
+		t.Error(err)
+	}
+	ex := readCSV(t, filepath.Join(dir, "ex", "explanations.csv"))
+	for i, e := range ex.col(t, "effect") {
+		if e == "raises" {
+			t.Errorf("explanations.csv line %d: %q raises the median row's score", i+2, ex.col(t, "feature")[i])
+		}
+	}
+}
+
+// TestExplainHalfRise checks the report of the features that together carry half a
+// row's rise where no single one does: on a model of six independent, alike features,
+// a row 5 spreads above the normal median in all six gets it (stdout, --json's
+// half_rise and explanations.csv's half_rise line, whose parts carry at least half the
+// rise), and a row off in one feature only does not.
+func TestExplainHalfRise(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 300, 6, false, 12)
+	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
+	if err := os.WriteFile(filepath.Join(dir, "rows.csv"), []byte("a,b,c,d,e,f\n5,5,5,5,5,5\n9,0.01,0.01,0.01,0.01,0.01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustUdocc(t, dir, "explain", "--model", "fit/model", "--rows", "1,2", "--out", "ex", "rows.csv")
+	if n := strings.Count(r.stdout, "no single feature carries half the rise"); n != 1 {
+		t.Errorf("stdout says %d times that no single feature carries half the rise, want once (row 1):\n%s", n, r.stdout)
+	}
+	ex := readCSV(t, filepath.Join(dir, "ex", "explanations.csv"))
+	rows, effects, names, parts := ex.col(t, "row"), ex.col(t, "effect"), ex.col(t, "feature"), ex.floats(t, "part")
+	score, base := ex.floats(t, "score"), ex.floats(t, "baseline_score")
+	half := 0
+	for i, e := range effects {
+		if e != "half_rise" {
+			continue
+		}
+		half++
+		if rows[i] != "1" || strings.Count(names[i], " & ") < 1 || parts[i] < (score[i]-base[i])/2 {
+			t.Errorf("half_rise line of row %s: features %q, part %v of a rise of %v: want row 1, at least two features carrying at least half", rows[i], names[i], parts[i], score[i]-base[i])
+		}
+	}
+	if half != 1 {
+		t.Errorf("%d half_rise lines, want 1 (row 1's)", half)
+	}
+	j := mustUdocc(t, dir, "explain", "--model", "fit/model", "--rows", "1,2", "--out", "exj", "--json", "rows.csv")
+	var report []explainedRow
+	if err := json.Unmarshal([]byte(j.stdout), &report); err != nil {
+		t.Fatalf("--json stdout %q: %v", j.stdout, err)
+	}
+	if len(report) != 2 || report[0].HalfRise == nil || len(report[0].HalfRise.Features) < 2 || report[0].HalfRise.OfRise < 0.5 || report[1].HalfRise != nil {
+		t.Errorf("--json: %+v: want half_rise on row 1 only, of at least two features carrying at least half the rise", report)
 	}
 }
 

@@ -115,15 +115,17 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 			fmt.Fprintf(progress, "count study: features of %d/%d fits\n", i+1, len(recs))
 		}
 	}
+	// The gated count's intervals are read from the original tables' held-out residuals
+	// (LearnOptions.Originals); the ridge count's from every fit's.
 	opts := countmodel.LearnOptions{
-		Features: names, Reliability: "agree_members", Version: 1,
+		Features: names, Reliability: "agree_members", Version: 1, Originals: true,
 		Trained: fmt.Sprintf("udocc bench --study --real --corpus --learn-count: %d fits of %d tables and their resampled copies in %d source groups",
 			len(fits), countOriginals(fits), len(groupNames(fits))),
 	}
 	samples := make([]countmodel.Sample, len(fits))
 	for i, f := range fits {
 		samples[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats,
-			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio}
+			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, Copy: !f.original}
 	}
 	ridgeOpts := opts.ChooseReliability()
 	ridge, err := countmodel.Learn(samples, ridgeOpts)
@@ -325,7 +327,7 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		{"constant 5 %", func(int) float64 { return 0.05 }, nan, nan},
 		{"constant 10 %", func(int) float64 { return 0.10 }, nan, nan},
 		{"best constant (leave-one-group-out)", func(i int) float64 { return logoConst[fits[i].rec.Group] }, nan, nan},
-		{"the paper's dynamics count on the members (accumulated δ̄)", func(i int) float64 { return fits[i].dynamics }, nan, nan},
+		{"the paper's dynamics count on the members (accumulated δ̄; tables a fit trains on whole, at most 2,048 rows)", func(i int) float64 { return fits[i].dynamics }, nan, nan},
 		{"ridge count (held out)", func(i int) float64 { return heldRidge[i].Share }, func(i int) float64 { return heldRidge[i].Low }, func(i int) float64 { return heldRidge[i].High }},
 		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }, func(i int) float64 { return heldGated[i].Low }, func(i int) float64 { return heldGated[i].High }},
 	}
@@ -366,8 +368,8 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		cnt := map[string]int{}
 		var widths []float64
 		for i, f := range fits {
-			if !f.original || !keep(f) {
-				continue
+			if !f.original || !keep(f) || math.IsNaN(e.share(i)) {
+				continue // a count a fit lacks: the dynamics count above TrainRows rows
 			}
 			r := countFigures(f, e.share(i), e.lo(i), e.hi(i))
 			a := sums[f.rec.Group]
@@ -554,7 +556,11 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 			t.reliable++
 		}
 		for k, e := range ests {
-			t.ln[k] += countFigures(f, e.share(i), math.NaN(), math.NaN()).absLn
+			if sh := e.share(i); math.IsNaN(sh) {
+				t.ln[k] = math.NaN() // a count this table's fits lack
+			} else {
+				t.ln[k] += countFigures(f, sh, math.NaN(), math.NaN()).absLn
+			}
 		}
 	}
 	sort.Slice(order, func(a, b int) bool {

@@ -152,3 +152,57 @@ func TestReads(t *testing.T) {
 		t.Error("a regression with an agreement as reliability: want the agreements read, the screening's scores not")
 	}
 }
+
+// TestGatedIntervalsFromOriginals: original tables whose shares lie near 5 % and copies
+// spread over 0.2-40 %, no feature informative: the gated count's prior is learned on
+// every sample either way, and with Originals its intervals come from the original
+// tables' residuals alone — narrower, and holding about 80 % of the originals.
+func TestGatedIntervalsFromOriginals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var samples []Sample
+	for g := 0; g < 10; g++ {
+		for i := 0; i < 30; i++ {
+			copy := i%3 != 0
+			ln := math.Log(0.05) + 0.5*rng.NormFloat64()
+			if copy {
+				ln = math.Log(0.002) + rng.Float64()*math.Log(0.4/0.002)
+			}
+			f := rng.NormFloat64()
+			samples = append(samples, Sample{Group: string(rune('a' + g)), Features: []float64{math.Exp(ln + 3*rng.NormFloat64()), f},
+				TrueShare: math.Exp(ln), Copy: copy})
+		}
+	}
+	o := LearnOptions{Features: []string{"kmeans_final", "gap_final"}, Reliability: "agree_members", MinShare: 0.001, MaxShare: 0.3}
+	all, err := LearnGated(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Originals = true
+	orig, err := LearnGated(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Intercept != orig.Intercept {
+		t.Errorf("prior %g with Originals, %g without: want the same", orig.Intercept, all.Intercept)
+	}
+	wAll, wOrig := all.Bands[0].High-all.Bands[0].Low, orig.Bands[0].High-orig.Bands[0].Low
+	if !(wOrig < 0.6*wAll) {
+		t.Errorf("prior's interval %.2f wide in ln from the originals, %.2f from every sample: want much narrower", wOrig, wAll)
+	}
+	held, err := HeldoutGated(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, n := 0, 0
+	for i, s := range samples {
+		if !s.Copy {
+			n++
+			if held[i].Low <= s.TrueShare && s.TrueShare <= held[i].High {
+				in++
+			}
+		}
+	}
+	if c := float64(in) / float64(n); c < 0.65 || c > 0.92 {
+		t.Errorf("held-out coverage of the originals %.2f, want about 0.8", c)
+	}
+}

@@ -34,7 +34,8 @@ var useFeatures = []string{"kmeans_final", "kmeans_screen", "larger_kmeans", "km
 // o.Features: the prior is the group-weighted median of ln(true share); the gate (rule,
 // feature, cut and side, or none) is the one of least group-weighted mean
 // |ln(estimate/true)| on the samples; each case's interval comes from the residuals of
-// the other groups' samples under gates learned without them.
+// the other groups' samples under gates learned without them (of their original tables
+// only, with o.Originals).
 func LearnGated(samples []Sample, o LearnOptions) (*Model, error) {
 	o = o.defaults()
 	groups := groupsOf(samples)
@@ -42,13 +43,25 @@ func LearnGated(samples []Sample, o LearnOptions) (*Model, error) {
 		return nil, fmt.Errorf("count: learn a gate from %d samples of %d groups: too few", len(samples), len(groups))
 	}
 	m := fitGate(samples, o)
+	// The samples the intervals are read from, and each group's number of them: every
+	// group weighs alike.
+	calib := func(s Sample) bool { return !o.Originals || !s.Copy }
+	size := map[string]int{}
+	for _, s := range samples {
+		if calib(s) {
+			size[s.Group]++
+		}
+	}
 	var prior, rule []residual
 	for _, g := range groups {
 		tr, te := split(samples, g)
 		mg := fitGate(tr, o)
 		for _, s := range te {
+			if !calib(s) {
+				continue
+			}
 			ln, open := mg.gatedLn(s.Features, o.Features)
-			r := residual{r: math.Log(s.TrueShare) - ln, w: 1 / float64(groupSize(samples, s.Group))}
+			r := residual{r: math.Log(s.TrueShare) - ln, w: 1 / float64(size[s.Group])}
 			if open {
 				rule = append(rule, r)
 			} else {
