@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/labelhint"
 	"io"
 	"math"
 	"os"
@@ -335,7 +336,7 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 		return summary{}, err
 	}
 	defer tx.Abort()
-	for _, l := range ds.LikelyLabels() {
+	for _, l := range labelhint.Of(ds) {
 		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, l.Name, l.Name)
 	}
 	f, err := fitTable(ctx, ds, o, newProgress(stderr, o.output.quiet))

@@ -85,7 +85,7 @@ func addInputFlags(fs *pflag.FlagSet, in *inputFlags) {
 }
 
 func (in inputFlags) check() error {
-	if _, err := data.ParseHeader(in.header); err != nil {
+	if _, err := parseHeader(in.header); err != nil {
 		return usagef("--header %q: want yes, no or auto", in.header)
 	}
 	if i, err := strconv.Atoi(in.label); err == nil && i < 0 {
@@ -258,4 +258,15 @@ func deviceUsable(dev string) error {
 		return fmt.Errorf("--device %s: %w", dev, err)
 	}
 	return nil
+}
+
+// parseHeader reads --header: "yes", "no" or "auto" (or "").
+func parseHeader(s string) (data.Header, error) {
+	switch s {
+	case "yes", "no":
+		return data.Header(s), nil
+	case "auto", "":
+		return data.HeaderAuto, nil
+	}
+	return "", fmt.Errorf("--header %q: want yes, no or auto", s)
 }
