@@ -103,8 +103,8 @@ func ExamplePaperOptions() {
 		return
 	}
 	defer m.Close()
-	fmt.Println(m.Method(), "has a threshold:", m.Threshold() < 1e300, "history epochs:", len(m.History()[0]))
-	// Output: proposed has a threshold: true history epochs: 5
+	fmt.Println(m.Method(), "has a threshold:", m.Threshold() < 1e300, "labels:", len(m.Labels()))
+	// Output: proposed has a threshold: true labels: 200
 }
 
 // ExampleOptions_Validate shows that a bad option is reported by its field name.

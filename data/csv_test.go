@@ -169,4 +169,3 @@ func TestCSVHeader(t *testing.T) {
 		})
 	}
 }
-

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
 )
 
 // checkClobber refuses, before anything is read, trained or written, outputs that would

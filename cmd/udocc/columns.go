@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/udocc/udocc/internal/datax"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"os"
@@ -356,13 +357,13 @@ func scoreSelection(fs *pflag.FlagSet, t tableFlags, m *lib.Model) data.Selectio
 			return t.selection()
 		}
 	}
-	return m.Selection()
+	return tool.Of(m).Selection()
 }
 
 // scoreLabel is the label of udocc score and explain: --label where given, else the
 // model's label column (and --positive value), which a table may lack (optional).
 func scoreLabel(fs *pflag.FlagSet, f inputFlags, t tableFlags, m *lib.Model) (inputFlags, tableFlags, bool) {
-	name, positive := m.LabelColumn()
+	name, positive := tool.Of(m).LabelColumn()
 	if fs.Changed("label") || name == "" {
 		return f, t, false
 	}
