@@ -31,7 +31,8 @@ var (
 	errEmptyCell = errors.New("empty cell")
 	// errNonFinite reports a NaN or ±Inf value.
 	errNonFinite = errors.New("value is NaN or infinite")
-	// ErrMissingValue reports a cell that marks a missing value (missingValues) where
+	// ErrMissingValue reports a cell that marks a missing value (empty, NA, NaN, null, …, as pandas'
+	// read_csv reads them) where
 	// LoadOptions.Missing is MissingError.
 	ErrMissingValue = errors.New("missing value")
 	// errRagged reports a row with a different number of columns than the
@@ -80,7 +81,7 @@ type Dataset struct {
 	// TextDropped names the non-numeric columns left out under Selection.DropText: a
 	// column is numeric when every cell that is not missing is a number.
 	TextDropped []string
-	// Missing counts, per feature, the cells read as missing (missingValues) under
+	// Missing counts, per feature, the cells read as missing (LoadOptions.Missing) under
 	// MissingKeep: those cells are NaN in X until a model imputes them. Nil when no cell
 	// was missing (and for the formats other than delimited text).
 	Missing []int
@@ -197,8 +198,8 @@ type LoadOptions struct {
 	// error of a bad file, are the same at any count. A text with a double quote, and
 	// one read from a pipe, are parsed on one.
 	Threads int
-	// Missing says what a delimited text's missing cells (missingValues: empty, NA,
-	// NaN, null, …) become; the zero value, MissingError, refuses them.
+	// Missing says what a delimited text's missing cells (empty, NA, NaN, null, …:
+	// pandas' default na_values) become; the zero value, MissingError, refuses them.
 	Missing Missing
 	// LabelOptional lets the label column named by LabelColumn be absent from the
 	// file, which then loads without labels (Y nil): a model's remembered label

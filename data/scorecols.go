@@ -11,10 +11,10 @@ import (
 	"strings"
 )
 
-// maxHeaderBytes bounds the first line Hasdatax.ScoreColumns reads of a CSV file.
+// maxHeaderBytes bounds the first line hasScoreColumns reads of a CSV file.
 const maxHeaderBytes = 1 << 20
 
-// hasScoreColumns is datax.Hasdatax.ScoreColumns.
+// hasScoreColumns is datax.HasScoreColumns.
 func hasScoreColumns(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
