@@ -31,9 +31,8 @@ var (
 	errEmptyCell = errors.New("empty cell")
 	// errNonFinite reports a NaN or ±Inf value.
 	errNonFinite = errors.New("value is NaN or infinite")
-	// ErrMissingValue reports a cell that marks a missing value (empty, NA, NaN, null, …, as pandas'
-	// read_csv reads them) where
-	// LoadOptions.Missing is MissingError.
+	// ErrMissingValue reports a cell that marks a missing value (empty, NA, NaN, null,
+	// …, as pandas' read_csv reads them) where LoadOptions.Missing is MissingError.
 	ErrMissingValue = errors.New("missing value")
 	// errRagged reports a row with a different number of columns than the
 	// header or the first row.
