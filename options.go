@@ -62,7 +62,7 @@ type Options struct {
 	// (the minibatch plans, the explanations of flagged rows) runs on; 0, the default,
 	// means every core the process may use (runtime.GOMAXPROCS(0), which follows its CPU
 	// affinity and a cgroup CPU quota). Results are bit-identical for any count: each
-	// member's steps run in order, rows are scored in blocks of 1024, and host work is
+	// member's steps run in order, rows are scored in blocks of 64, and host work is
 	// split into tasks whose results are combined in a fixed order. The count holds for
 	// the call only: the process's is back to what it was when Fit returns (while calls
 	// overlap, the shim's threads number the largest count among them).

@@ -131,19 +131,17 @@ func (m *Model) memberScores(ctx context.Context, ds *data.Dataset) (dist, rec [
 		if err := m.checkStandardised(ds, lo, x); err != nil {
 			return nil, nil, err
 		}
-		for k, g := range m.nets {
-			d, err := g.DistancesOf(x, hi-lo, ds.D)
-			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d: rows %d to %d: %w", k, lo+1, hi, err)
-			}
-			copy(dist[k][lo:hi], d)
+		// Every member's networks in one call of the shim (torch.ScoreGroups): one hop to
+		// its threads a chunk, where a call a network took ten.
+		d, r, err := torch.ScoreGroups(m.nets, m.aes, x, hi-lo, ds.D)
+		if err != nil {
+			return nil, nil, fmt.Errorf("udocc: rows %d to %d: %w", lo+1, hi, err)
 		}
-		for k, g := range m.aes {
-			r, err := g.ReconstructionOf(x, hi-lo, ds.D)
-			if err != nil {
-				return nil, nil, fmt.Errorf("udocc: member %d autoencoder: rows %d to %d: %w", k, lo+1, hi, err)
-			}
-			copy(rec[k][lo:hi], r)
+		for k := range dist {
+			copy(dist[k][lo:hi], d[k])
+		}
+		for k := range rec {
+			copy(rec[k][lo:hi], r[k])
 		}
 	}
 	return dist, rec, nil

@@ -8,8 +8,15 @@ import (
 	"testing"
 )
 
-// BenchmarkJSON reads 1,000 rows of 21 columns (cardio's width) sent as JSON arrays.
+// BenchmarkJSON reads 1,000 rows of 21 columns (cardio's width) sent as JSON arrays of
+// float32 values written as float64s (17 digits: strconv's general reader) and as
+// float32s (the shortest digits that give the value back: the exact fast path).
 func BenchmarkJSON(b *testing.B) {
+	b.Run("digits=64", func(b *testing.B) { benchJSON(b, 64) })
+	b.Run("digits=32", func(b *testing.B) { benchJSON(b, 32) })
+}
+
+func benchJSON(b *testing.B, bits int) {
 	const n, d = 1000, 21
 	rng := rand.New(rand.NewPCG(1, 1))
 	var body bytes.Buffer
@@ -23,7 +30,7 @@ func BenchmarkJSON(b *testing.B) {
 			if j > 0 {
 				body.WriteByte(',')
 			}
-			body.Write(strconv.AppendFloat(nil, float64(float32(rng.NormFloat64())), 'g', -1, 64))
+			body.Write(strconv.AppendFloat(nil, float64(float32(rng.NormFloat64())), 'g', -1, bits))
 		}
 		body.WriteByte(']')
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -227,5 +228,42 @@ func TestJSONNumbers(t *testing.T) {
 		if got := jsonNumber([]byte(s)); got != want {
 			t.Errorf("jsonNumber(%q) = %v, encoding/json says %v", s, got, want)
 		}
+	}
+}
+
+// TestExactFloat holds exactFloat, where it takes a number, to strconv's value narrowed
+// to float32 (parseValue's), bit for bit: numbers of every length and exponent, short
+// and long, with and without signs, zeros, fractions and exponents.
+func TestExactFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	toks := []string{"0", "-0", "0.0", "1", "-1", "0.5", "12.5", "1e3", "1E-3", "-2.5e+10", "123456789012345",
+		"1234567890123456", "0.000000000000000000001", "1e22", "1e23", "9e-22", "9e-23", "100000000000000000000",
+		"0.1", "0.2", "0.3", "3.4028235e38", "1e39", "0.00000000000000000000000000000000000000000000001"}
+	for range 200000 {
+		v := rng.NormFloat64() * math.Pow(10, float64(rng.IntN(30)-15))
+		prec := rng.IntN(18) + 1
+		toks = append(toks, strconv.FormatFloat(v, 'g', prec, 64), strconv.FormatFloat(v, 'f', rng.IntN(12), 64),
+			strconv.FormatFloat(float64(float32(v)), 'g', -1, 32))
+	}
+	took := 0
+	for _, s := range toks {
+		if !jsonNumber([]byte(s)) {
+			continue
+		}
+		got, ok := exactFloat([]byte(s))
+		if !ok {
+			continue
+		}
+		took++
+		want, msg := parseValue(s)
+		if msg != "" {
+			t.Fatalf("%s: exactFloat took %v, parseValue refused it: %s", s, got, msg)
+		}
+		if math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("%s: exactFloat %v (%08x), parseValue %v (%08x)", s, got, math.Float32bits(got), want, math.Float32bits(want))
+		}
+	}
+	if took < len(toks)/3 {
+		t.Errorf("exactFloat took %d of %d numbers: the fast path is not being tested", took, len(toks))
 	}
 }

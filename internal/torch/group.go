@@ -491,6 +491,54 @@ func (g *Group) ReconstructionOf(x []float32, m, d int) ([]float32, error) {
 	return out, errorOf(C.udocc_group_reconstruction_of(g.p, (*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&out[0]), C.int64_t(len(out))))
 }
 
+// ScoreGroups scores the m x d row-major rows x, which are no group's data, with several
+// groups in one call of the shim: dists[i] are dist[i]'s distances (DistancesOf's, K x m)
+// and recs[i] rec[i]'s reconstruction errors (ReconstructionOf's). A model's members
+// scored one group a call hopped to the shim's threads once a group; a request of one
+// row paid more for the hops than for the rows.
+func ScoreGroups(dist, rec []*Group, x []float32, m, d int) (dists, recs [][]float32, err error) {
+	if m < 1 || d < 1 || len(x) != m*d {
+		return nil, nil, fmt.Errorf("torch: data of %d values is not %d x %d", len(x), m, d)
+	}
+	var pd, pr []*C.udocc_group
+	nd, nr := 0, 0
+	for _, g := range dist {
+		if g.p == nil {
+			return nil, nil, ErrClosed
+		}
+		pd = append(pd, g.p)
+		nd += g.k * m
+	}
+	for _, g := range rec {
+		if g.p == nil {
+			return nil, nil, ErrClosed
+		}
+		pr = append(pr, g.p)
+		nr += g.k * m
+	}
+	outD, outR := make([]float32, nd+1), make([]float32, nr+1) // +1: a first element to point at
+	var cd, cr **C.udocc_group
+	if len(pd) > 0 {
+		cd = &pd[0]
+	}
+	if len(pr) > 0 {
+		cr = &pr[0]
+	}
+	if err := errorOf(C.udocc_groups_score(cd, C.int64_t(len(pd)), cr, C.int64_t(len(pr)),
+		(*C.float)(&x[0]), C.int64_t(m), C.int64_t(d), (*C.float)(&outD[0]), (*C.float)(&outR[0]))); err != nil {
+		return nil, nil, err
+	}
+	for _, g := range dist {
+		dists = append(dists, outD[:g.k*m:g.k*m])
+		outD = outD[g.k*m:]
+	}
+	for _, g := range rec {
+		recs = append(recs, outR[:g.k*m:g.k*m])
+		outR = outR[g.k*m:]
+	}
+	return dists, recs, nil
+}
+
 // Center returns the K x rep centers.
 func (g *Group) Center() ([]float32, error) {
 	if g.p == nil {

@@ -1,6 +1,7 @@
 package torch
 
 import (
+	"errors"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -13,7 +14,7 @@ import (
 // order, from a table the group holds or from a caller's buffer, in a group of one member
 // or of three. Both CPU paths (fast and libtorch) are held to it; .ci/run runs it under
 // DNNL_MAX_CPU_ISA=AVX2 as well, whose sgemm kernels round differently for different row
-// counts. The rows cross two blocks of udocc_fast.h's kEvalRows and end in a partial one.
+// counts. The rows cross many blocks of udocc_fast.h's kEvalRows and end in a partial one.
 func TestRowScoreIsAFunctionOfTheRow(t *testing.T) {
 	for _, p := range places() {
 		if p.device != "cpu" {
@@ -88,7 +89,24 @@ func TestRowScoreIsAFunctionOfTheRow(t *testing.T) {
 				same("member 1 alone, reconstruction", oneRec, 300, func(i int) int { return i }, rec, []int{1})
 			}
 		}
+		if err == nil {
+			// Several groups in one call of the shim (ScoreGroups), as a model's members
+			// are scored: each group's rows as it scores them alone.
+			const lo, m = 5, 70
+			var gd, gr [][]float32
+			gd, gr, err = ScoreGroups([]*Group{g, l}, []*Group{l, g}, x[lo*d:(lo+m)*d], m, d)
+			if err == nil {
+				at := func(i int) int { return lo + i }
+				same("ScoreGroups, the group", gd[0], m, at, dist, all)
+				same("ScoreGroups, member 1 alone", gd[1], m, at, dist, []int{1})
+				same("ScoreGroups, member 1 alone, reconstruction", gr[0], m, at, rec, []int{1})
+				same("ScoreGroups, the group, reconstruction", gr[1], m, at, rec, all)
+			}
+		}
 		l.Close()
 		must(t, err)
+		if _, _, err := ScoreGroups([]*Group{g, l}, nil, x[:d], 1, d); !errors.Is(err, ErrClosed) {
+			t.Errorf("ScoreGroups with a closed group: %v, want ErrClosed", err)
+		}
 	}
 }

@@ -1116,6 +1116,9 @@ void fast_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts
   udocc::fast::train_epoch(nets(g, false), fast_epoch(g, plan, counts, extra, flags, S, P), o,
                            &FastStep::run, &f, loss, train_dist);
 }
+
+void distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
+void reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out);
 }  // namespace
 
 namespace udocc {
@@ -1438,16 +1441,7 @@ char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len) {
   return guard(g, [&] {
     udocc::check_len(len, g->K * m, "distances_of");
-    check_data(x, m, d, g->sizes.front());
-    if (fast(g)) {
-      g->c = g->c.contiguous();
-      udocc::fast::distances(nets(g, false), g->c.data_ptr<float>(), udocc::fast::Table::of(x, m, d), out);
-      return;
-    }
-    torch::NoGradGuard ng;
-    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
-    at::Tensor dist = (forward_rows({&g->enc}, xt) - g->c.unsqueeze(1)).pow(2).sum(2).contiguous().cpu();
-    std::memcpy(out, dist.data_ptr<float>(), sizeof(float) * g->K * m);
+    distances_of(g, x, m, d, out);
   });
 }
 
@@ -1614,6 +1608,29 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
   std::memcpy(out, h.data_ptr<float>(), sizeof(float) * g->K * m);
 }
 
+// distances_of writes the K x m eval-mode squared distances of the m x d rows x (not the
+// group's data) into out: udocc_group_distances_of's work, and udocc_groups_score's.
+void distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+  check_data(x, m, d, g->sizes.front());
+  if (fast(g)) {
+    g->c = g->c.contiguous();
+    udocc::fast::distances(nets(g, false), g->c.data_ptr<float>(), udocc::fast::Table::of(x, m, d), out);
+    return;
+  }
+  torch::NoGradGuard ng;
+  at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).to(g->dev);
+  at::Tensor dist = (forward_rows({&g->enc}, xt) - g->c.unsqueeze(1)).pow(2).sum(2).contiguous().cpu();
+  std::memcpy(out, dist.data_ptr<float>(), sizeof(float) * g->K * m);
+}
+
+// reconstruction_of writes the K x m reconstruction errors of the m x d rows x (not the
+// group's data) into out: udocc_group_reconstruction_of's work, and udocc_groups_score's.
+void reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out) {
+  check_data(x, m, d, g->sizes.front());
+  at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
+  reconstruction(g, xt, out);
+}
+
 }  // namespace
 
 extern "C" {
@@ -1650,9 +1667,23 @@ char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out, int64
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len) {
   return guard(g, [&] {
     udocc::check_len(len, g->K * m, "reconstruction_of");
-    check_data(x, m, d, g->sizes.front());
-    at::Tensor xt = torch::from_blob(const_cast<float *>(x), {m, d}, at::TensorOptions().dtype(at::kFloat)).clone().to(g->dev);
-    reconstruction(g, xt, out);
+    reconstruction_of(g, x, m, d, out);
+  });
+}
+
+char *udocc_groups_score(udocc_group *const *dist, int64_t nd, udocc_group *const *rec, int64_t nr,
+                         const float *x, int64_t m, int64_t d, float *dist_out, float *rec_out) {
+  return guard([&] {
+    for (int64_t i = 0; i < nd; ++i) {
+      c10::OptionalStreamGuard on(dist[i]->stream);
+      distances_of(dist[i], x, m, d, dist_out);
+      dist_out += dist[i]->K * m;
+    }
+    for (int64_t i = 0; i < nr; ++i) {
+      c10::OptionalStreamGuard on(rec[i]->stream);
+      reconstruction_of(rec[i], x, m, d, rec_out);
+      rec_out += rec[i]->K * m;
+    }
   });
 }
 

@@ -186,6 +186,14 @@ char *udocc_group_reconstruction(udocc_group *g, float *out, int64_t len);
 char *udocc_group_reconstruction_member(udocc_group *g, int k, float *out, int64_t len);
 char *udocc_group_reconstruction_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out,
                                     int64_t len);
+/* udocc_groups_score scores the m x d rows x with several groups in one call: the
+ * distances of each of the nd groups dist[i] (udocc_group_distances_of's), K_i x m each,
+ * one after the other into dist_out, and the reconstruction errors of each of the nr
+ * groups rec[i] (udocc_group_reconstruction_of's) into rec_out likewise. One hop to the
+ * shim's threads for all of them: a model's members scored one call a group paid ten
+ * hops a request. */
+char *udocc_groups_score(udocc_group *const *dist, int64_t nd, udocc_group *const *rec, int64_t nr,
+                         const float *x, int64_t m, int64_t d, float *dist_out, float *rec_out);
 /* udocc_group_attributions_of writes into out (len floats, which must be K x m x d) each
  * member's attribution of its score of every row of the m x d matrix x to the row's
  * features, against the baseline row b (d floats, finite), member after member, m x d
