@@ -14,8 +14,8 @@ import (
 // checkFinite refuses a fitted model any of whose networks holds a value that is not a
 // finite number (weights, BatchNorm statistics, center, radius), naming the member and
 // the tensor: a fit whose losses and scores stayed finite can still leave one, and a
-// model is never saved with it. The error wraps ErrDiverged, or ErrPretrainDiverged for
-// an autoencoder.
+// model is never saved with it. The error wraps ErrDiverged (training.ErrPretrainDiverged
+// for an autoencoder).
 func (m *Model) checkFinite() error {
 	layers := len(m.meta.Sizes) - 1
 	check := func(g *torch.Group, k int, role string, parts []string, sentinel error) error {

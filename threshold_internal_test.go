@@ -63,10 +63,10 @@ func TestDefaultCount(t *testing.T) {
 		scores[i] = 10 + float64(i) // ten far rows
 	}
 	opts := DefaultOptions()
-	if opts.Count != nil || DefaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
+	if opts.Count != nil || defaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
 		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), LearnedCount)
 	}
-	opts.Count = []CountRule{KMeansCount} // the earlier default, with its interval
+	opts.Count = []CountRule{kmeansRule} // the earlier default, with its interval
 	own, err := ruleShares(scores, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"path/filepath"
 	"slices"
@@ -167,8 +168,8 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		if err != nil {
 			return err
 		}
-		if ds.D > udocc.ExactShapleyFeatures {
-			return fmt.Errorf("%s has %d features, more than %d", name, ds.D, udocc.ExactShapleyFeatures)
+		if ds.D > tool.ExactShapleyFeatures {
+			return fmt.Errorf("%s has %d features, more than %d", name, ds.D, tool.ExactShapleyFeatures)
 		}
 		tables = append(tables, table{ds, nil})
 		gen, err := synth.NewFromDataset(ds, 0, synth.Options{})
