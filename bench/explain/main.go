@@ -123,7 +123,7 @@ func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribu
 			return nil, err
 		}
 	}
-	out[0] = out[slices.Index(ours, m.DefaultExplainMethod())]
+	out[0] = out[slices.Index(ours, udocc.ExplainMethod(tool.Of(m).DefaultExplainMethod()))]
 	return out, nil
 }
 

@@ -40,7 +40,7 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 		return s, nil, err
 	}
 	s.seconds = time.Since(start).Seconds()
-	median, spread := m.Normal()
+	median, spread := tool.Of(m).Normal()
 	for r, a := range atts {
 		s.rows++
 		for j, v := range ds.Row(rows[r]) {
@@ -124,7 +124,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 			}
 			meth := string(o.Method)
 			if meth == "" {
-				meth = "default (" + string(m.DefaultExplainMethod()) + ")"
+				meth = "default (" + tool.Of(m).DefaultExplainMethod() + ")"
 			}
 			med := "–"
 			if len(s.halfSizes) > 0 {
