@@ -45,9 +45,10 @@ type CountRule string
 
 // LearnedCount is the count learned on the corpus of real tables (package
 // internal/count, its model.json; docs/threshold.md A.0): from label-free features of
-// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: two-means'
-// share of the final scores where they have no isolated extremes, a prior elsewhere —
-// with an 80 % interval from held-out residuals of fits like it and a flag where the
+// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: the MAD rule's
+// share of the final scores where the screening and the final fit disagree on their top
+// rows, a prior elsewhere — with an 80 % interval from held-out residuals of the original
+// tables' fits like it and a flag where the
 // count is not to be trusted (Model.CountReliable). It is not a rule of the scores
 // alone, and cannot be joined with others by "+".
 const LearnedCount CountRule = "learned"
