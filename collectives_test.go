@@ -3,6 +3,7 @@ package udocc_test
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/training"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,7 +26,8 @@ type collectiveCase struct {
 
 func collectiveCases() []collectiveCase {
 	var out []collectiveCase
-	for _, m := range udocc.Methods() {
+	for _, meth := range training.AllMethods {
+		m := udocc.Method(meth.Name)
 		for _, labelled := range []bool{false, true} {
 			for _, progress := range []bool{false, true} {
 				out = append(out, collectiveCase{m, labelled, progress})
@@ -82,7 +84,7 @@ func TestCollectivesRank(t *testing.T) {
 		if c.method != udocc.Ensemble {
 			o = udocc.PaperOptions()
 			o.Method = c.method
-			if c.method.TakesRatio() {
+			if meth, _ := training.MethodNamed(string(c.method)); meth.Ratio {
 				o.Ratio = 0.1
 			}
 		}

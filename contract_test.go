@@ -3,6 +3,7 @@ package udocc_test
 import (
 	"context"
 	"errors"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 	"strings"
@@ -82,9 +83,9 @@ func TestImputeMedians(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	med := m.Medians()
-	if len(med) != 3 || !slices.Equal(m.TrainingMissing(), []int{1, 1, 1}) {
-		t.Fatalf("medians %v, missing %v", med, m.TrainingMissing())
+	med := tool.Of(m).Medians()
+	if len(med) != 3 || !slices.Equal(tool.Of(m).TrainingMissing(), []int{1, 1, 1}) {
+		t.Fatalf("medians %v, missing %v", med, tool.Of(m).TrainingMissing())
 	}
 	col := make([]float64, 0, len(rows))
 	for _, r := range rows[1:] {
@@ -95,8 +96,8 @@ func TestImputeMedians(t *testing.T) {
 		t.Errorf("median of b %v, want %v", med[1], col[h])
 	}
 	loaded := reloaded(t, m)
-	if !slices.Equal(loaded.Medians(), med) {
-		t.Errorf("loaded medians %v, saved %v", loaded.Medians(), med)
+	if !slices.Equal(tool.Of(loaded).Medians(), med) {
+		t.Errorf("loaded medians %v, saved %v", tool.Of(loaded).Medians(), med)
 	}
 	filled := slices.Clone(holed[0])
 	filled[1] = float64(float32(med[1]))

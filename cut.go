@@ -3,6 +3,7 @@ package udocc
 import (
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 
@@ -10,30 +11,8 @@ import (
 	"github.com/udocc/udocc/internal/threshold"
 )
 
-// Cut says how a model's threshold is drawn anew, without training (Model.ThresholdFor,
-// Model.Recut): set exactly one field.
-type Cut struct {
-	// Contamination flags the top share of rows, a ratio in (0, 1).
-	Contamination float64
-	// Count flags the top Count rows, 1 or more.
-	Count int
-	// Rule is a count rule (CountRules) applied to the scores.
-	Rule CountRule
-}
-
-// String spells the cut as model.json's threshold_rule and summary.json write it.
-func (c Cut) String() string {
-	switch {
-	case c.Contamination > 0:
-		return fmt.Sprintf("contamination=%g", c.Contamination)
-	case c.Count > 0:
-		return fmt.Sprintf("count=%d", c.Count)
-	}
-	return string(c.Rule)
-}
-
 // validate refuses a cut with not exactly one field set, or one out of range.
-func (c Cut) validate() error {
+func validateCut(c tool.Cut) error {
 	set := 0
 	for _, b := range []bool{c.Contamination != 0, c.Count != 0, c.Rule != ""} {
 		if b {
@@ -47,28 +26,24 @@ func (c Cut) validate() error {
 		return fmt.Errorf("udocc: contamination %g: want a ratio in (0, 1)", c.Contamination)
 	case c.Count < 0:
 		return fmt.Errorf("udocc: count %d: want 1 or more", c.Count)
-	case c.Rule != "" && !slices.Contains(CountRules(), c.Rule):
-		return fmt.Errorf("udocc: rule %q: want one of %v", c.Rule, CountRules())
+	case c.Rule != "" && !slices.Contains(tool.CountRules(), c.Rule):
+		return fmt.Errorf("udocc: rule %q: want one of %v", c.Rule, tool.CountRules())
 	}
 	return nil
 }
 
-// ErrNoRecut reports a cut on a model whose method thresholds its members one by one
-// (the paper's methods), or that keeps no training scores to draw one from.
-var ErrNoRecut = errors.New("udocc: the threshold cannot be drawn anew")
-
-// ThresholdFor is the threshold, in score units, that cut c draws on scores (exactly:
+// thresholdFor is the threshold, in score units, that cut c draws on scores (exactly:
 // the rows a contamination or a count flags are the top ones of scores), or, when
 // scores is nil, on the training rows' scores as the model keeps them: exactly for a
 // fitted model, from their sketch in model.json for a loaded one (exact at the top
 // shares it lists, interpolated between them: within about 1 % of the share asked for;
 // a contamination of at most 1/2). A rule needs scores. The model is not changed.
-func (m *Model) ThresholdFor(scores []float64, c Cut) (float64, error) {
-	if err := c.validate(); err != nil {
+func (m *Model) thresholdFor(scores []float64, c tool.Cut) (float64, error) {
+	if err := validateCut(c); err != nil {
 		return 0, err
 	}
 	if m.meta.Ensemble == nil {
-		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", ErrNoRecut, m.meta.Method)
+		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", tool.ErrNoRecut, m.meta.Method)
 	}
 	if scores == nil {
 		scores = m.scores
@@ -101,13 +76,13 @@ func (m *Model) ThresholdFor(scores []float64, c Cut) (float64, error) {
 }
 
 // tailThreshold is ThresholdFor from the sketch of the training scores.
-func (m *Model) tailThreshold(c Cut) (float64, error) {
+func (m *Model) tailThreshold(c tool.Cut) (float64, error) {
 	t := m.meta.Tail
 	if t == nil {
-		return 0, fmt.Errorf("%w: the model keeps no training scores (saved by an older udocc); give rows to score", ErrNoRecut)
+		return 0, fmt.Errorf("%w: the model keeps no training scores (saved by an older udocc); give rows to score", tool.ErrNoRecut)
 	}
 	if c.Rule != "" {
-		return 0, fmt.Errorf("%w: rule %s needs the scores of rows; give them", ErrNoRecut, c.Rule)
+		return 0, fmt.Errorf("%w: rule %s needs the scores of rows; give them", tool.ErrNoRecut, c.Rule)
 	}
 	share := c.Contamination
 	if c.Count > 0 {
@@ -131,19 +106,19 @@ func (m *Model) tailThreshold(c Cut) (float64, error) {
 	return t.Scores[i-1] + f*(t.Scores[i]-t.Scores[i-1]), nil
 }
 
-// Recut draws the ensemble's threshold anew by c (ThresholdFor on scores, nil for the
+// recut draws the ensemble's threshold anew by c (ThresholdFor on scores, nil for the
 // training rows') and sets it: Threshold, Label and Predict follow it, as do the
 // training rows' Labels of a fitted model, model.json's threshold_rule and Save. It
 // returns the new threshold. No network is trained or changed.
-func (m *Model) Recut(scores []float64, c Cut) (float64, error) {
-	t, err := m.ThresholdFor(scores, c)
+func (m *Model) recut(scores []float64, c tool.Cut) (float64, error) {
+	t, err := m.thresholdFor(scores, c)
 	if err != nil {
 		return 0, err
 	}
 	m.meta.Threshold, m.meta.ThresholdRule, m.meta.RatioInterval = &t, c.String(), nil
 	m.thr = t
 	if m.scores != nil {
-		m.labels = m.Label(m.scores)
+		m.labels = m.label(m.scores)
 	}
 	return t, nil
 }
@@ -183,14 +158,14 @@ func newTail(scores []float64) *models.Tail {
 // a typical row is 1 % likely an anomaly.
 const probabilityAnchor = 0.01
 
-// Probability is a row's probability of being an anomaly, from its score: a logistic
+// probability is a row's probability of being an anomaly, from its score: a logistic
 // curve in the score anchored at the model's threshold, 0.5 there, and at the training
 // rows' median score, probabilityAnchor (1 %) there, so that it is monotone in the
 // score, in [0, 1] (0 and 1 only where float64 rounds the curve to them), above 1/2 exactly for the rows Label flags, and depends on the row
 // alone. It is a reading aid on the threshold's own scale, not a calibrated frequency
 // (docs/cli.md). NaN where the model has no threshold (method oc) or keeps no training
 // scores (a model saved by an older udocc).
-func (m *Model) Probability(score float64) float64 {
+func (m *Model) probability(score float64) float64 {
 	t := m.meta.Tail
 	if t == nil || math.IsInf(m.thr, 0) || math.IsNaN(score) {
 		return math.NaN()
@@ -210,15 +185,15 @@ func (m *Model) Probability(score float64) float64 {
 func (m *Model) Probabilities(scores []float64) []float64 {
 	out := make([]float64, len(scores))
 	for i, s := range scores {
-		out[i] = m.Probability(s)
+		out[i] = m.probability(s)
 	}
 	return out
 }
 
-// TrainingFlagged is how many training rows the threshold flags: counted on the
+// trainingFlagged is how many training rows the threshold flags: counted on the
 // training scores of a fitted model, estimated from their sketch in model.json for a
 // loaded one (interpolated between the top shares it lists); -1 where neither is kept.
-func (m *Model) TrainingFlagged() int {
+func (m *Model) trainingFlagged() int {
 	if m.scores != nil {
 		return threshold.Count(m.scores, m.thr)
 	}

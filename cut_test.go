@@ -2,6 +2,7 @@ package udocc_test
 
 import (
 	"errors"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 	"sort"
@@ -16,8 +17,8 @@ import (
 func TestRecut(t *testing.T) {
 	m := fitted(t, udocc.Ensemble, table(400, 3, 1))
 	scores := m.Scores()
-	for _, c := range []udocc.Cut{{Contamination: 0.05}, {Count: 7}, {Rule: "mad"}} {
-		got, err := m.ThresholdFor(nil, c)
+	for _, c := range []tool.Cut{{Contamination: 0.05}, {Count: 7}, {Rule: "mad"}} {
+		got, err := tool.Of(m).ThresholdFor(nil, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,28 +33,28 @@ func TestRecut(t *testing.T) {
 		}
 	}
 	loaded := reloaded(t, m)
-	thr, err := loaded.Recut(nil, udocc.Cut{Contamination: 0.05})
+	thr, err := tool.Of(loaded).Recut(nil, tool.Cut{Contamination: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k := countAbove(scores, thr); k < 19 || k > 21 {
 		t.Errorf("a loaded model's cut at 5 %% flags %d of 400 training rows, want 20 ± 1", k)
 	}
-	if loaded.Threshold() != thr || loaded.TrainingFlagged() < 19 || loaded.TrainingFlagged() > 21 {
-		t.Errorf("after Recut: threshold %v (cut %v), training flagged %d", loaded.Threshold(), thr, loaded.TrainingFlagged())
+	if loaded.Threshold() != thr || tool.Of(loaded).TrainingFlagged() < 19 || tool.Of(loaded).TrainingFlagged() > 21 {
+		t.Errorf("after Recut: threshold %v (cut %v), training flagged %d", loaded.Threshold(), thr, tool.Of(loaded).TrainingFlagged())
 	}
 	again := reloaded(t, loaded)
 	if again.Threshold() != thr {
 		t.Errorf("saved and loaded: threshold %v, want %v", again.Threshold(), thr)
 	}
-	if _, err := loaded.ThresholdFor(nil, udocc.Cut{Rule: "mad"}); !errors.Is(err, udocc.ErrNoRecut) {
+	if _, err := tool.Of(loaded).ThresholdFor(nil, tool.Cut{Rule: "mad"}); !errors.Is(err, tool.ErrNoRecut) {
 		t.Errorf("a rule without scores on a loaded model: %v, want ErrNoRecut", err)
 	}
-	if _, err := loaded.ThresholdFor(nil, udocc.Cut{Contamination: 0.1, Count: 3}); err == nil {
+	if _, err := tool.Of(loaded).ThresholdFor(nil, tool.Cut{Contamination: 0.1, Count: 3}); err == nil {
 		t.Error("two cuts at once: no error")
 	}
 	paper := fitted(t, udocc.Proposed, table(120, 3, 1))
-	if _, err := paper.Recut(nil, udocc.Cut{Count: 3}); !errors.Is(err, udocc.ErrNoRecut) {
+	if _, err := tool.Of(paper).Recut(nil, tool.Cut{Count: 3}); !errors.Is(err, tool.ErrNoRecut) {
 		t.Errorf("Recut of method proposed: %v, want ErrNoRecut", err)
 	}
 }
@@ -90,13 +91,13 @@ func TestProbability(t *testing.T) {
 			t.Fatalf("not monotone: score %v has %v, score %v has %v", scores[order[k-1]], p[order[k-1]], scores[order[k]], p[order[k]])
 		}
 	}
-	if got := m.Probability(m.Threshold()); got != 0.5 {
+	if got := tool.Of(m).Probability(m.Threshold()); got != 0.5 {
 		t.Errorf("at the threshold: %v, want 0.5", got)
 	}
 	sorted := slices.Clone(scores)
 	slices.Sort(sorted)
 	median := (sorted[199] + sorted[200]) / 2
-	if got := m.Probability(median); math.Abs(got-0.01) > 1e-9 {
+	if got := tool.Of(m).Probability(median); math.Abs(got-0.01) > 1e-9 {
 		t.Errorf("at the median training score: %v, want 0.01", got)
 	}
 	loaded := reloaded(t, m)
@@ -104,7 +105,7 @@ func TestProbability(t *testing.T) {
 		t.Error("a loaded model's probabilities differ from the fitted one's")
 	}
 	oc := fitted(t, udocc.OC, table(120, 3, 1))
-	if !math.IsNaN(oc.Probability(1)) {
+	if !math.IsNaN(tool.Of(oc).Probability(1)) {
 		t.Error("method oc, without a threshold: a probability")
 	}
 }

@@ -16,10 +16,6 @@ type Dist struct {
 	t *torch.Dist
 }
 
-// DefaultDistTimeout bounds the rendezvous and every collective of a data-parallel run
-// where JoinFromEnv is given 0.
-const DefaultDistTimeout = 5 * time.Minute
-
 // Rank is this process's rank, 0 to World()−1.
 func (d *Dist) Rank() int { return d.t.Rank() }
 
@@ -47,7 +43,7 @@ func (d *Dist) torch() *torch.Dist {
 // WORLD_SIZE ranks, this one RANK, rank 0's TCPStore at MASTER_ADDR:MASTER_PORT. It
 // returns nil and no error where WORLD_SIZE is unset or 1: one process. device picks
 // the backend (Gloo for "cpu", NCCL for "cuda..."); timeout bounds the rendezvous and
-// every collective, 0 meaning DefaultDistTimeout. It returns when every rank has
+// every collective, 0 meaning 5 minutes. It returns when every rank has
 // joined. Close the Dist after the fit.
 func JoinFromEnv(device string, timeout time.Duration) (*Dist, error) {
 	ws := os.Getenv("WORLD_SIZE")
@@ -103,14 +99,14 @@ func newRanks(d *Dist, local int) (*ranks, error) {
 	}
 	// Every rank sees the same counts, so all of them refuse alike, at once.
 	for i, c := range r.counts {
-		if c < MinRankRows {
+		if c < minRankRows {
 			return nil, fmt.Errorf("udocc: a data-parallel fit of %d ranks over %d rows: rank %d holds %d rows, and every rank needs at least %d (its minibatches' BatchNorm): use at most %d ranks",
-				len(r.counts), r.n, i, c, MinRankRows, max(1, r.n/MinRankRows))
+				len(r.counts), r.n, i, c, minRankRows, max(1, r.n/minRankRows))
 		}
 	}
 	return r, nil
 }
 
-// MinRankRows is the fewest rows each rank of a data-parallel fit must hold: every rank
+// minRankRows is the fewest rows each rank of a data-parallel fit must hold: every rank
 // trains every member at every step, on a minibatch that BatchNorm needs two rows of.
-const MinRankRows = 2
+const minRankRows = 2

@@ -26,10 +26,10 @@
 // consecutive seeds twice: a screening fit on every row, then a fit from scratch without
 // the share Options.Trim of rows the screening scored highest. It combines the members'
 // distances and their pretraining autoencoders' robust reconstruction errors on robust
-// scales (Model.DistanceWeight), and by default flags the share a count learned on 71
-// real tables gives (DefaultCount, LearnedCount), with an 80 % interval for the share of
+// scales, and by default flags the share a count learned on 71
+// real tables gives (LearnedCount), with an 80 % interval for the share of
 // anomalies (Model.RatioInterval) and a flag saying whether to trust it
-// (Model.CountReliable); other rules (Options.Count, CountRules; several flag the geometric mean of their
+// (Model.CountReliable); other rules (Options.Count; several flag the geometric mean of their
 // shares) or a known contamination may be given instead. PaperOptions gives the paper's
 // method Proposed and its settings; the paper's baselines OC, SB, Otsu and TAR are there
 // too.
@@ -38,8 +38,7 @@
 // epoch (a cancelled fit frees its networks and returns ctx.Err()), Score, Predict and
 // Explain between blocks of rows. Options' zero value fits with the defaults; a field
 // left zero is its method's default. Options.Progress hears every epoch and
-// Options.Epoch sees the members' scores after each fine-tuning epoch; Members and
-// ScoreMembers give each member's own scores beside the model's. A Model holds libtorch
+// Options.Epoch sees the members' scores after each fine-tuning epoch. A Model holds libtorch
 // networks: Close it. The udocc command is this package with flags, file formats and
 // printing around it.
 //

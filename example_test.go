@@ -103,8 +103,8 @@ func ExamplePaperOptions() {
 		return
 	}
 	defer m.Close()
-	fmt.Println(m.Method(), "has a threshold:", m.Threshold() < 1e300, "history epochs:", len(m.History()[0]))
-	// Output: proposed has a threshold: true history epochs: 5
+	fmt.Println(m.Method(), "has a threshold:", m.Threshold() < 1e300, "labels:", len(m.Labels()))
+	// Output: proposed has a threshold: true labels: 200
 }
 
 // ExampleOptions_Validate shows that a bad option is reported by its field name.
@@ -115,17 +115,15 @@ func ExampleOptions_Validate() {
 	// Output: udocc: Options.BatchSize: 1 < 2 (BatchNorm needs 2 rows)
 }
 
-// readme is the README's "As a library" example, between the markers, verbatim
-// (TestReadme checks it): a fit with the defaults of `udocc fit`, labels of new rows,
-// and the model saved, loaded and scoring them again.
-func readme(ctx context.Context, rows, newRows [][]float64, dir string) error {
-	// README begin
+// lifecycle is a fit with the defaults of `udocc fit`, labels of new rows, and the model
+// saved, loaded and scoring them again.
+func lifecycle(ctx context.Context, rows, newRows [][]float64, dir string) error {
 	m, err := udocc.Fit(ctx, rows, udocc.Options{}) // the defaults; rows: [][]float64, n rows of d numbers
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	scores, labels := m.Scores(), m.Labels()  // training rows; also m.Threshold(), m.Ratio(), m.History()
+	scores, labels := m.Scores(), m.Labels()  // training rows; also m.Threshold(), m.Ratio()
 	newLabels, err := m.Predict(ctx, newRows) // new rows, standardised as the training rows were
 	if err != nil {
 		return err
@@ -139,16 +137,15 @@ func readme(ctx context.Context, rows, newRows [][]float64, dir string) error {
 	}
 	defer saved.Close()
 	newScores, err := saved.Score(ctx, newRows)
-	// README end
 	fmt.Println(len(scores), len(labels), len(newLabels), len(newScores))
 	return err
 }
 
-// Example_defaults runs the README's example: the defaults of `udocc fit` on 200 rows.
+// Example_defaults runs lifecycle: the defaults of `udocc fit` on 200 rows.
 func Example_defaults() {
 	dir, _ := os.MkdirTemp("", "udocc-example-")
 	defer os.RemoveAll(dir)
-	if err := readme(context.Background(), table(200, 4, 1), table(20, 4, 2), filepath.Join(dir, "model")); err != nil {
+	if err := lifecycle(context.Background(), table(200, 4, 1), table(20, 4, 2), filepath.Join(dir, "model")); err != nil {
 		fmt.Println(err)
 	}
 	// Output: 200 200 20 20

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"slices"
 
 	"github.com/udocc/udocc/data"
@@ -11,50 +12,6 @@ import (
 	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/torch"
 )
-
-// DefaultExplainSteps are the points of the midpoint rule with which the
-// IntegratedGradients method integrates the distance's gradient along the path from the
-// baseline row (ExplainOptions.Steps).
-const DefaultExplainSteps = 16
-
-// MaxExplainSteps bounds ExplainOptions.Steps: each step is a pass of the networks over
-// every row explained, and the midpoint rule's error at 1024 points is far below a
-// float32 score's resolution.
-const MaxExplainSteps = 1024
-
-// ExactShapleyFeatures is the most active features (those off the baseline's value)
-// whose Shapley values Explain computes exactly, over all 2^k coalitions, when
-// ExplainOptions.Exact asks; beyond, it samples permutations (ExplainOptions.Samples).
-const ExactShapleyFeatures = 12
-
-// CheapExactShapleyFeatures is the most active features whose Shapley values Explain
-// computes exactly by default: up to 2^5 = 32 coalitions, no more scored rows than the
-// 8·(5−1) of DefaultShapleySamples permutations. Beyond, exact values cost more than
-// sampled ones (2^10 = 1024 scored rows a row of 10 against 72) and are no more
-// faithful: on the planted anomalies of the paper sets of at most 12 features both lead
-// with the moved features on 94.1 % of rows (docs/explain.md).
-const CheapExactShapleyFeatures = 5
-
-// DefaultShapleySamples are the permutations, in antithetic pairs, from which the Shapley
-// method estimates a row's values beyond ExactShapleyFeatures active features: 8·(k−1)
-// scored rows a row of k. On the paper sets of at most 12 features, 8 name exact
-// Shapley's top feature on 96.5 % of flagged rows, 16 on 97.9 % (docs/explain.md), at
-// twice the cost.
-const DefaultShapleySamples = 8
-
-// ShapleyMaxFeatures is the most features of a model whose default explanation
-// (ExplainOptions.Method "") is Shapley values; a wider model's is IntegratedGradients.
-// Sampled Shapley values cost 8·(k−1) scored rows a row of k active features, integrated
-// gradients about 50 whatever k (16 points, each a pass forward and back): on a table of
-// 512 features 130 times less. On the shifted tables of the paper sets
-// (docs/explain.md) Shapley values lead with the moved features more often than
-// integrated gradients up to cardio's 21 features, the two are level (within 2.4
-// points) from 30 to 36, and integrated gradients do as well from mnist's 100 on.
-const ShapleyMaxFeatures = 40
-
-// InteractionShare is the part of a row's rise over the baseline at which the
-// interaction of its two leading features is reported (Attribution.Interacts).
-const InteractionShare = 0.25
 
 // ExplainMethod is how Explain attributes a score to the features (Attribution).
 type ExplainMethod string
@@ -68,7 +25,7 @@ const (
 	// with the features outside S set to the baseline's: the mean, over the orders in
 	// which the features can move from the baseline to the row, of what feature j's move
 	// adds to the score. Exact over the 2^k coalitions of a row's k active features (off
-	// the baseline's value; the others' values are 0) for k ≤ ExactShapleyFeatures,
+	// the baseline's value; the others' values are 0) for k ≤ 12,
 	// estimated from ExplainOptions.Samples permutations beyond (Attribution.StdErr).
 	// The parts sum to Score − Base.
 	Shapley ExplainMethod = "shapley"
@@ -83,15 +40,10 @@ const (
 	GradientInput ExplainMethod = "gradient-input"
 )
 
-// ExplainMethods are the methods, the default first.
-func ExplainMethods() []ExplainMethod {
-	return []ExplainMethod{Shapley, Occlusion, IntegratedGradients, GradientInput}
-}
-
-// DefaultExplainMethod is the explanation ExplainOptions.Method "" gives on this model:
-// Shapley for at most ShapleyMaxFeatures features, else IntegratedGradients.
-func (m *Model) DefaultExplainMethod() ExplainMethod {
-	if m.meta.Sizes[0] <= ShapleyMaxFeatures {
+// defaultExplainMethod is the explanation ExplainOptions.Method "" gives on this model:
+// Shapley for at most tool.ShapleyMaxFeatures features, else IntegratedGradients.
+func (m *Model) defaultExplainMethod() ExplainMethod {
+	if m.meta.Sizes[0] <= tool.ShapleyMaxFeatures {
 		return Shapley
 	}
 	return IntegratedGradients
@@ -107,30 +59,27 @@ const explainChunk = 1024
 var explainBudget = 1 << 20
 
 // normalRows is the most unflagged training rows whose per-feature median and spread the
-// fit keeps for explanations (Model.Normal), at an even stride: a median of 10^5 values
+// fit keeps for explanations (Model.normal), at an even stride: a median of 10^5 values
 // is as good as one of all of them.
 var normalRows = 100_000
 
 // ExplainOptions choose how Explain attributes a score; the zero value is the default.
 type ExplainOptions struct {
-	// Method is the attribution; "" means Shapley for a model of at most
-	// ShapleyMaxFeatures features and IntegratedGradients for a wider one
-	// (Model.DefaultExplainMethod).
+	// Method is the attribution; "" means Shapley for a model of at most 40 features
+	// and IntegratedGradients for a wider one (docs/explain.md measures both).
 	Method ExplainMethod
 	// Steps are, for IntegratedGradients, the points of the midpoint rule that integrates
 	// the distance's gradient from the baseline row to the row, at most
-	// MaxExplainSteps; 0 means DefaultExplainSteps.
+	// 1024; 0 means 16.
 	Steps int
 	// Samples are, for Shapley, the permutations of a row's active features (those off
 	// the baseline's value) from which the values are estimated, in antithetic pairs (an
 	// odd count is rounded up, and 4 is the least): k−1 scored rows each, for k active
-	// features. 0 means exact values for k ≤ CheapExactShapleyFeatures (k ≤
-	// ExactShapleyFeatures with Exact) and DefaultShapleySamples beyond; a positive
-	// count estimates whatever k is.
+	// features. 0 means exact values for k ≤ 5 (k ≤ 12 with Exact) and 8 permutations
+	// beyond; a positive count estimates whatever k is.
 	Samples int
-	// Exact, for Shapley with Samples 0, computes exact values for rows of up to
-	// ExactShapleyFeatures active features, 2^k scored rows a row of k, where the
-	// default samples beyond CheapExactShapleyFeatures.
+	// Exact, for Shapley with Samples 0, computes exact values for rows of up to 12
+	// active features, 2^k scored rows a row of k, where the default samples beyond 5.
 	Exact bool
 }
 
@@ -138,7 +87,7 @@ type ExplainOptions struct {
 // over the baseline row, the unflagged training rows' per-feature median (Normal).
 //
 // For the ensemble method the score is w·z_D(mean_k z_{D,k}) + (1−w)·z_R(mean_k z_{R,k})
-// (w = Model.DistanceWeight, z the robust scales fitted on the training rows), linear in
+// (w the ensemble's distance weight, saved in model.json, z the robust scales fitted on the training rows), linear in
 // every member's distance D_k and reconstruction error R_k. By Shapley (the default)
 // Features[j] is feature j's Shapley value of the score, with the features outside a
 // coalition set to the baseline's; the parts sum to Score − Base. The other methods
@@ -214,10 +163,10 @@ func (a Attribution) Lowering(n int) []int {
 }
 
 // Interacts reports whether the interaction of the two leading features carries at
-// least InteractionShare of the row's rise over the baseline (a row at or under the
+// least a quarter of the row's rise over the baseline (a row at or under the
 // baseline: never).
 func (a Attribution) Interacts() bool {
-	return a.Pair[0] >= 0 && a.Rise() > 0 && a.Interaction >= InteractionShare*a.Rise()
+	return a.Pair[0] >= 0 && a.Rise() > 0 && a.Interaction >= tool.InteractionShare*a.Rise()
 }
 
 // Carrying lists the fewest features that raise the score whose parts together carry at
@@ -264,11 +213,11 @@ func ranked(values []float64, n int, key func(float64) float64) []int {
 	return idx[:min(max(n, 0), len(idx))]
 }
 
-// Normal returns, per feature and in the data's units, the median and the spread (the
+// normal returns, per feature and in the data's units, the median and the spread (the
 // median absolute deviation) of the training rows the model did not flag (of every
 // training row for a method without labels): the baseline of Explain. Both are nil for
 // a model saved without them.
-func (m *Model) Normal() (median, spread []float64) {
+func (m *Model) normal() (median, spread []float64) {
 	if m.meta.Normal == nil {
 		return nil, nil
 	}
@@ -305,14 +254,14 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	if m.meta.Normal == nil {
 		return nil, errors.New("udocc: the model keeps no median of its normal rows (it was saved by an older udocc): fit it again to explain rows")
 	}
-	if o.Steps < 0 || o.Steps > MaxExplainSteps {
-		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d: want 0 (the default, %d) to %d", o.Steps, DefaultExplainSteps, MaxExplainSteps)
+	if o.Steps < 0 || o.Steps > tool.MaxExplainSteps {
+		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d: want 0 (the default, %d) to %d", o.Steps, tool.DefaultExplainSteps, tool.MaxExplainSteps)
 	}
 	if o.Samples < 0 {
 		return nil, fmt.Errorf("udocc: ExplainOptions.Samples %d < 0", o.Samples)
 	}
 	if o.Method == "" {
-		o.Method = m.DefaultExplainMethod()
+		o.Method = m.defaultExplainMethod()
 	}
 	distPart, recPart := torch.DistanceOcclusion, torch.ReconstructionOcclusion
 	switch o.Method {
@@ -370,7 +319,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	distBase, alphas := b, []float32(nil)
 	switch o.Method {
 	case IntegratedGradients:
-		alphas = midpoints(orDefault(o.Steps, DefaultExplainSteps))
+		alphas = midpoints(orDefault(o.Steps, tool.DefaultExplainSteps))
 	case GradientInput:
 		distBase, alphas = make([]float32, d), []float32{1}
 	}

@@ -2,6 +2,7 @@ package udocc
 
 import (
 	"context"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"math/rand/v2"
 
@@ -13,10 +14,10 @@ import (
 // the score of the row with the features outside S set to median, the normal rows'. A
 // feature whose value is the median's changes no coalition's score, so its value is 0
 // and the game is played by the row's other features, its active ones. For at most
-// CheapExactShapleyFeatures active features (ExactShapleyFeatures where exact) and
+// tool.CheapExactShapleyFeatures active features (tool.ExactShapleyFeatures where exact) and
 // samples 0 the values are exact, from the 2^k
 // coalitions' scores; otherwise they are estimated from samples permutations
-// (DefaultShapleySamples for 0), in antithetic pairs (a permutation and its reverse), each
+// (tool.DefaultShapleySamples for 0), in antithetic pairs (a permutation and its reverse), each
 // of which walks the row's active features from the baseline to the row one at a time
 // and credits each feature with what its move adds to the score. Either way the values
 // sum to Score − Base (to the scores' rounding: the walk's ends are the two). The scored
@@ -26,11 +27,11 @@ import (
 // other rows explained with it.
 func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32, samples int, exact bool) error {
 	d := sub.D
-	exactUpTo := CheapExactShapleyFeatures
+	exactUpTo := tool.CheapExactShapleyFeatures
 	if exact {
-		exactUpTo = ExactShapleyFeatures
+		exactUpTo = tool.ExactShapleyFeatures
 	}
-	pairs := DefaultShapleySamples / 2
+	pairs := tool.DefaultShapleySamples / 2
 	if samples > 0 {
 		pairs = max(2, (samples+1)/2)
 	}

@@ -3,6 +3,7 @@ package udocc_test
 import (
 	"context"
 	"errors"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -74,7 +75,7 @@ func TestExplain(t *testing.T) {
 			if len(atts) != len(rows) {
 				t.Fatalf("%d attributions of %d rows", len(atts), len(rows))
 			}
-			median, spread := m.Normal()
+			median, spread := tool.Of(m).Normal()
 			if len(median) != 4 || len(spread) != 4 {
 				t.Fatalf("Normal: %d medians, %d spreads for 4 features", len(median), len(spread))
 			}
@@ -316,7 +317,7 @@ func TestExplainShapleySampled(t *testing.T) {
 
 	// Row 19 with 4 of its features at the median: 10 active features, exact values when
 	// asked (sampled by default, beyond CheapExactShapleyFeatures), 0 for the 4.
-	median, _ := m.Normal()
+	median, _ := tool.Of(m).Normal()
 	part := slices.Clone(rows[19])
 	for j := 0; j < 4; j++ {
 		part[j] = float64(float32(median[j]))
@@ -374,7 +375,7 @@ func TestExplainBlocks(t *testing.T) {
 	rows := shiftedTable(120, 5, 7)
 	m := fitted(t, udocc.Ensemble, rows)
 	ds := dataset(t, rows)
-	for _, meth := range udocc.ExplainMethods() {
+	for _, meth := range []udocc.ExplainMethod{udocc.Shapley, udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput} {
 		t.Run(string(meth), func(t *testing.T) {
 			o := udocc.ExplainOptions{Method: meth}
 			want, err := m.ExplainDataset(context.Background(), ds, nil, o)
@@ -443,7 +444,7 @@ func TestExplainInteraction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	median, _ := m.Normal()
+	median, _ := tool.Of(m).Normal()
 	var drops [][]float64
 	for i, a := range atts {
 		for _, drop := range [][]int{{a.Pair[0]}, {a.Pair[1]}, {a.Pair[0], a.Pair[1]}} {
@@ -577,15 +578,15 @@ func dataset(t *testing.T, rows [][]float64) *data.Dataset {
 // gradients for a wider one, the very values each method gives when named.
 func TestExplainDefaultMethod(t *testing.T) {
 	ctx := context.Background()
-	for _, d := range []int{udocc.ShapleyMaxFeatures, udocc.ShapleyMaxFeatures + 1} {
+	for _, d := range []int{tool.ShapleyMaxFeatures, tool.ShapleyMaxFeatures + 1} {
 		rows := shiftedTable(150, d, 7)
 		m := fitted(t, udocc.Ensemble, rows)
 		ds := dataset(t, rows)
 		want := udocc.Shapley
-		if d > udocc.ShapleyMaxFeatures {
+		if d > tool.ShapleyMaxFeatures {
 			want = udocc.IntegratedGradients
 		}
-		if got := m.DefaultExplainMethod(); got != want {
+		if got := tool.Of(m).DefaultExplainMethod(); got != string(want) {
 			t.Errorf("%d features: DefaultExplainMethod() = %s, want %s", d, got, want)
 		}
 		def, err := m.ExplainDataset(ctx, ds, []int{3, 9}, udocc.ExplainOptions{})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -12,26 +13,18 @@ import (
 	"time"
 )
 
-// The defaults of HandlerOptions' limits.
-const (
-	DefaultMaxBodyBytes  = 64 << 20
-	DefaultMaxRows       = 100_000
-	DefaultMaxConcurrent = 64
-	DefaultTimeout       = 30 * time.Second
-)
-
 // HandlerOptions are the limits and settings of Handler; the zero value serves with the
 // defaults. They are the flags of `udocc serve` one to one.
 type HandlerOptions struct {
-	// MaxBodyBytes bounds a request's body (DefaultMaxBodyBytes, 64 MiB); a larger one is
+	// MaxBodyBytes bounds a request's body (0: 64 MiB); a larger one is
 	// refused with 413, from its Content-Length before it is read where it gives one.
 	MaxBodyBytes int64
-	// MaxRows bounds the rows of one score request (DefaultMaxRows); more: 413.
+	// MaxRows bounds the rows of one score request (0: 100,000); more: 413.
 	MaxRows int
-	// MaxConcurrent bounds the score requests served at once (DefaultMaxConcurrent);
+	// MaxConcurrent bounds the score requests served at once (0: 64);
 	// one more is refused at once with 429.
 	MaxConcurrent int
-	// Timeout bounds a score request (DefaultTimeout): its body must have arrived by then
+	// Timeout bounds a score request (0: 30 s): its body must have arrived by then
 	// (408 otherwise, where the server lets a handler set a read deadline, as net/http's
 	// does), and its rows must have got their turn on the model (503 otherwise).
 	Timeout time.Duration
@@ -39,7 +32,7 @@ type HandlerOptions struct {
 	// /readyz must carry (Authorization: Bearer TOKEN); 401 otherwise.
 	Token string
 	// Dir is the folder the model was loaded from, "" where there is none: POST
-	// /v1/reload and ModelHandler.Reload load it again, on Device ("" means "cpu") with
+	// /v1/reload loads it again, on Device ("" means "cpu") with
 	// Threads (Model.SetThreads), and GET /v1/model gives its model.json's sha256.
 	Dir     string
 	Device  string
@@ -51,16 +44,16 @@ type HandlerOptions struct {
 // withDefaults is o with every unset field at its default.
 func (o HandlerOptions) withDefaults() HandlerOptions {
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = DefaultMaxBodyBytes
+		o.MaxBodyBytes = tool.DefaultMaxBodyBytes
 	}
 	if o.MaxRows <= 0 {
-		o.MaxRows = DefaultMaxRows
+		o.MaxRows = tool.DefaultMaxRows
 	}
 	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = DefaultMaxConcurrent
+		o.MaxConcurrent = tool.DefaultMaxConcurrent
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
+		o.Timeout = tool.DefaultTimeout
 	}
 	if o.Device == "" {
 		o.Device = "cpu"
@@ -71,9 +64,9 @@ func (o HandlerOptions) withDefaults() HandlerOptions {
 	return o
 }
 
-// ModelHandler serves a model over HTTP (Handler). Its methods are safe for concurrent
-// use.
-type ModelHandler struct {
+// modelHandler serves a model over HTTP (Handler); it is the tool.Server the udocc serve
+// command drives. Its methods are safe for concurrent use.
+type modelHandler struct {
 	opts    HandlerOptions
 	slots   chan struct{} // one per score request in progress
 	metrics *handlerMetrics
@@ -89,7 +82,7 @@ type ModelHandler struct {
 // so that a model swapped out is closed only after the last of them is done.
 type served struct {
 	m    *Model
-	info ModelInfo
+	info tool.ModelInfo
 	// jobs feed the model's scorer goroutine (scorer), the one caller of the model:
 	// Model.Score is not safe for concurrent use. stopped is closed when it returns.
 	jobs    chan *scoreJob
@@ -102,8 +95,10 @@ type served struct {
 //	POST /v1/score   rows as JSON ({"rows": [[…], …]} or rows keyed by column name) or CSV
 //	                 (Content-Type: text/csv, header required); per row the score, label
 //	                 and confidence, and with ?explain=N its N leading features
-//	GET  /v1/model   the model's metadata (ModelInfo)
-//	POST /v1/reload  load opts.Dir again and swap it in (Reload)
+//	GET  /v1/model   the model's metadata: columns, method, threshold, count and
+//	                 interval, version, the sha256 of its files
+//	POST /v1/reload  load opts.Dir again and swap it in; a model that does not load is
+//	                 refused, and the one served before keeps serving
 //	GET  /healthz    200 while the process serves
 //	GET  /readyz     200 while a model is served
 //	GET  /metrics    Prometheus metrics: requests by route and code, rows scored,
@@ -111,18 +106,25 @@ type served struct {
 //
 // Every refusal is a JSON {"error": {…}} with a 4xx status (docs/serve.md lists them).
 // Paths are absolute: mount the handler at "/" or under http.StripPrefix. The handler
-// takes m over: it closes m when another model is swapped in and the requests on m are
-// done, or at Close. docs/serve.md shows it mounted on a service's own mux.
-func Handler(m *Model, opts HandlerOptions) *ModelHandler {
+// takes m over: it closes m when a reload swaps another model in and the requests on m
+// are done. It is also an io.Closer: Close stops serving (later requests get 503) and
+// returns once the requests in progress are done and m is closed. It is safe for
+// concurrent use. docs/serve.md shows it mounted on a service's own mux.
+func Handler(m *Model, opts HandlerOptions) http.Handler {
+	return newHandler(m, opts)
+}
+
+// newHandler is Handler's handler.
+func newHandler(m *Model, opts HandlerOptions) *modelHandler {
 	opts = opts.withDefaults()
-	h := &ModelHandler{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), metrics: newHandlerMetrics()}
+	h := &modelHandler{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), metrics: newHandlerMetrics()}
 	s := newServed(m, modelInfo(m, "", nil))
 	h.cur = s
 	h.metrics.setModel(nil, s.info)
 	return h
 }
 
-func newServed(m *Model, info ModelInfo) *served {
+func newServed(m *Model, info tool.ModelInfo) *served {
 	s := &served{m: m, info: info, jobs: make(chan *scoreJob, 256), stopped: make(chan struct{})}
 	go s.scorer()
 	return s
@@ -138,7 +140,7 @@ func (s *served) retire() {
 
 // acquire returns the model now served, with a reference the caller releases
 // (s.refs.Done); nil once the handler is closed.
-func (h *ModelHandler) acquire() *served {
+func (h *modelHandler) acquire() *served {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.cur != nil {
@@ -147,14 +149,15 @@ func (h *ModelHandler) acquire() *served {
 	return h.cur
 }
 
-// Swap serves m from now on: requests that have begun finish on the model they began
-// with, which is closed once they are done. The handler takes m over. After Close, Swap
-// closes m.
-func (h *ModelHandler) Swap(m *Model) {
-	h.swap(newServed(m, modelInfo(m, "", nil)))
+// Swap serves m, a *Model, from now on: requests that have begun finish on the model
+// they began with, which is closed once they are done. The handler takes m over. After
+// Close, Swap closes m.
+func (h *modelHandler) Swap(m any) {
+	mm := m.(*Model)
+	h.swap(newServed(mm, modelInfo(mm, "", nil)))
 }
 
-func (h *ModelHandler) swap(s *served) {
+func (h *modelHandler) swap(s *served) {
 	h.mu.Lock()
 	old := h.cur
 	if old == nil { // closed
@@ -172,16 +175,12 @@ func (h *ModelHandler) swap(s *served) {
 	}()
 }
 
-// ErrNoModelDir reports a reload of a handler that was given no folder
-// (HandlerOptions.Dir).
-var ErrNoModelDir = errors.New("udocc: the handler has no model folder to reload (HandlerOptions.Dir)")
-
 // Reload loads the model in HandlerOptions.Dir again and swaps it in (Swap), returning
 // its metadata. A model that does not load, or a folder that changes while it is read,
 // is refused with an error and a log line, and the model served before keeps serving.
-func (h *ModelHandler) Reload() (ModelInfo, error) {
+func (h *modelHandler) Reload() (tool.ModelInfo, error) {
 	if h.opts.Dir == "" {
-		return ModelInfo{}, ErrNoModelDir
+		return tool.ModelInfo{}, tool.ErrNoModelDir
 	}
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
@@ -190,7 +189,7 @@ func (h *ModelHandler) Reload() (ModelInfo, error) {
 	if err != nil {
 		h.metrics.reloads.WithLabelValues("refused").Inc()
 		log.Error("reload refused; the model served before keeps serving", "dir", h.opts.Dir, "err", err)
-		return ModelInfo{}, err
+		return tool.ModelInfo{}, err
 	}
 	old := h.Info()
 	h.swap(newServed(m, info))
@@ -200,11 +199,11 @@ func (h *ModelHandler) Reload() (ModelInfo, error) {
 }
 
 // Info is the metadata of the model served now.
-func (h *ModelHandler) Info() ModelInfo {
+func (h *modelHandler) Info() tool.ModelInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.cur == nil {
-		return ModelInfo{}
+		return tool.ModelInfo{}
 	}
 	return h.cur.info
 }
@@ -212,7 +211,7 @@ func (h *ModelHandler) Info() ModelInfo {
 // Close stops serving: later requests are refused with 503, and Close returns once the
 // requests in progress are done and every model the handler held is closed. A later
 // call does nothing; the error is nil (an io.Closer).
-func (h *ModelHandler) Close() error {
+func (h *modelHandler) Close() error {
 	h.mu.Lock()
 	old := h.cur
 	h.cur = nil
@@ -225,7 +224,7 @@ func (h *ModelHandler) Close() error {
 }
 
 // ServeHTTP routes a request (Handler lists the routes).
-func (h *ModelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *modelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	route, serve := h.route(r)
 	rec := &statusWriter{ResponseWriter: w}
@@ -253,7 +252,7 @@ func (h *ModelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // route names a request's route for the metrics and picks its handler.
-func (h *ModelHandler) route(r *http.Request) (string, http.HandlerFunc) {
+func (h *modelHandler) route(r *http.Request) (string, http.HandlerFunc) {
 	only := func(method string, f http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
@@ -286,12 +285,12 @@ func (h *ModelHandler) route(r *http.Request) (string, http.HandlerFunc) {
 }
 
 // authorized reports whether r carries the bearer token.
-func (h *ModelHandler) authorized(r *http.Request) bool {
+func (h *modelHandler) authorized(r *http.Request) bool {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.opts.Token)) == 1
 }
 
-func (h *ModelHandler) ready(w http.ResponseWriter, r *http.Request) {
+func (h *modelHandler) ready(w http.ResponseWriter, r *http.Request) {
 	s := h.acquire()
 	if s == nil {
 		h.refuse(w, r, errClosed)
@@ -301,7 +300,7 @@ func (h *ModelHandler) ready(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "version": s.info.Version})
 }
 
-func (h *ModelHandler) model(w http.ResponseWriter, r *http.Request) {
+func (h *modelHandler) model(w http.ResponseWriter, r *http.Request) {
 	s := h.acquire()
 	if s == nil {
 		h.refuse(w, r, errClosed)
@@ -311,10 +310,10 @@ func (h *ModelHandler) model(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.info)
 }
 
-func (h *ModelHandler) reload(w http.ResponseWriter, r *http.Request) {
+func (h *modelHandler) reload(w http.ResponseWriter, r *http.Request) {
 	info, err := h.Reload()
 	switch {
-	case errors.Is(err, ErrNoModelDir):
+	case errors.Is(err, tool.ErrNoModelDir):
 		h.refuse(w, r, &httpError{http.StatusConflict, "no_model_folder", err.Error(), 0, ""})
 	case err != nil:
 		h.refuse(w, r, &httpError{http.StatusUnprocessableEntity, "reload_refused", "the new model was refused and the model served before keeps serving: " + err.Error(), 0, ""})
@@ -337,7 +336,7 @@ var errClosed = &httpError{http.StatusServiceUnavailable, "closed", "the handler
 func (e *httpError) Error() string { return e.message }
 
 // refuse writes e and logs it.
-func (h *ModelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpError) {
+func (h *modelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpError) {
 	body := struct {
 		Error struct {
 			Code    string `json:"code"`

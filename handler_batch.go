@@ -84,7 +84,7 @@ func (s *served) run(batch []*scoreJob, rows int) {
 	if len(live) == 0 {
 		return
 	}
-	d := s.m.Inputs()
+	d := s.m.inputs()
 	x := make([]float32, 0, rows*d)
 	for _, j := range live {
 		x = append(x, j.x[:j.n*d]...)
@@ -104,7 +104,7 @@ func (s *served) run(batch []*scoreJob, rows int) {
 
 // runOne scores one job, explains it where asked, and finds its first unscorable row.
 func (s *served) runOne(j *scoreJob) {
-	d := s.m.Inputs()
+	d := s.m.inputs()
 	ds := &data.Dataset{Name: "request", N: j.n, D: d, X: j.x[:j.n*d]}
 	j.scores, _, j.err = s.m.ScoreDataset(j.ctx, ds)
 	if errors.Is(j.err, ErrUnscorable) {

@@ -37,7 +37,7 @@ func BenchmarkHandlerScore(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: model, Logger: quietLog()}) // as udocc serve
+	h, err := loadHandler(udocc.HandlerOptions{Dir: model, Logger: quietLog()}) // as udocc serve
 	if err != nil {
 		b.Fatal(err)
 	}

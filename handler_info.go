@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,50 +15,17 @@ import (
 	"github.com/udocc/udocc/internal/models"
 )
 
-// ModelInfo is what GET /v1/model says of the model a ModelHandler serves.
-type ModelInfo struct {
-	// Version names the model's contents: the first 16 hex digits of the SHA-256 of its
-	// description (model.json's fields, its network files' hashes among them), the same
-	// for a model however it was loaded. Every score response carries it.
-	Version string `json:"version"`
-	// Udocc is the version of udocc that fitted the model.
-	Udocc  string `json:"udocc"`
-	Method Method `json:"method"`
-	// Columns are the names of the inputs, in order; nil where the training table named
-	// none (rows then match by position). Inputs is their count.
-	Columns []string `json:"columns"`
-	Inputs  int      `json:"inputs"`
-	// Ignored are the columns a CSV header or a JSON row may carry beside the inputs: the
-	// training table's id column and the columns its fit dropped.
-	Ignored []string `json:"ignored,omitempty"`
-	// Threshold is in score units (Model.Threshold); null for a method without one (oc).
-	Threshold *float64 `json:"threshold"`
-	// Count is the rule that set the ensemble's threshold (e.g. "two-means") and
-	// RatioInterval the 80 % interval of the share of anomalies beside it
-	// (Model.RatioInterval); absent where there is none.
-	Count         string    `json:"count,omitempty"`
-	RatioInterval []float64 `json:"ratio_interval,omitempty"`
-	Members       int       `json:"members"`
-	Device        string    `json:"device"`
-	// Dir is the folder the model was loaded from; "" for a model handed over in memory.
-	Dir string `json:"dir,omitempty"`
-	// Files are the SHA-256 (hex) of the model's files by name: its networks (checked
-	// against model.json when it was loaded) and, where Dir is known, model.json.
-	Files  map[string]string `json:"files"`
-	Loaded time.Time         `json:"loaded"`
-}
-
 // modelInfo describes m, loaded from dir ("" for none) whose model.json held metaFile.
-func modelInfo(m *Model, dir string, metaFile []byte) ModelInfo {
+func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
 	desc, err := json.Marshal(m.meta)
 	if err != nil {
 		panic("udocc: a model's description does not encode: " + err.Error()) // it was decoded or built by us
 	}
 	sum := sha256.Sum256(desc)
-	info := ModelInfo{
-		Version: hex.EncodeToString(sum[:8]), Udocc: m.meta.Udocc, Method: m.Method(),
-		Columns: m.Features(), Inputs: m.Inputs(), Count: m.meta.ThresholdRule,
-		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.Device(), Dir: dir,
+	info := tool.ModelInfo{
+		Version: hex.EncodeToString(sum[:8]), Udocc: m.meta.Udocc, Method: string(m.Method()),
+		Columns: m.Features(), Inputs: m.inputs(), Count: m.meta.ThresholdRule,
+		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.deviceName(), Dir: dir,
 		Files: map[string]string{}, Loaded: time.Now().UTC(),
 	}
 	if sel := m.meta.Selection; sel != nil {
@@ -82,38 +50,38 @@ func modelInfo(m *Model, dir string, metaFile []byte) ModelInfo {
 // loadServed loads the model in dir on device with threads, and its description. The
 // folder must not change while it is read: model.json is read before and after Load,
 // whose own check of the network files' hashes against it covers the rest.
-func loadServed(dir, device string, threads int) (*Model, ModelInfo, error) {
+func loadServed(dir, device string, threads int) (*Model, tool.ModelInfo, error) {
 	path := filepath.Join(dir, models.MetaFile)
 	before, err := os.ReadFile(path)
 	if err != nil {
-		return nil, ModelInfo{}, fmt.Errorf("udocc: load: %w", err)
+		return nil, tool.ModelInfo{}, fmt.Errorf("udocc: load: %w", err)
 	}
 	m, err := Load(dir, device)
 	if err != nil {
-		return nil, ModelInfo{}, err
+		return nil, tool.ModelInfo{}, err
 	}
 	after, err := os.ReadFile(path)
 	if err != nil || !bytes.Equal(before, after) {
 		m.Close()
-		return nil, ModelInfo{}, fmt.Errorf("udocc: load %s: the folder changed while it was read; reload again once it is written", dir)
+		return nil, tool.ModelInfo{}, fmt.Errorf("udocc: load %s: the folder changed while it was read; reload again once it is written", dir)
 	}
 	m.SetThreads(threads)
 	return m, modelInfo(m, dir, before), nil
 }
 
-// LoadHandler loads the model in opts.Dir (Load, on opts.Device with opts.Threads) and
-// serves it (Handler), with its model.json's hash in its ModelInfo; a reload loads the
-// folder again.
-func LoadHandler(opts HandlerOptions) (*ModelHandler, error) {
+// loadHandler is tool.LoadHandler: it loads the model in opts.Dir (Load, on opts.Device
+// with opts.Threads) and serves it (Handler), with its model.json's hash in its
+// tool.ModelInfo; a reload loads the folder again.
+func loadHandler(opts HandlerOptions) (*modelHandler, error) {
 	opts = opts.withDefaults()
 	if opts.Dir == "" {
-		return nil, ErrNoModelDir
+		return nil, tool.ErrNoModelDir
 	}
 	m, info, err := loadServed(opts.Dir, opts.Device, opts.Threads)
 	if err != nil {
 		return nil, err
 	}
-	h := Handler(m, opts)
+	h := newHandler(m, opts)
 	h.cur.info = info
 	h.metrics.setModel(nil, info)
 	return h, nil

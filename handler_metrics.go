@@ -1,6 +1,7 @@
 package udocc
 
 import (
+	"github.com/udocc/udocc/internal/tool"
 	"net/http"
 	"strconv"
 	"time"
@@ -10,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// handlerMetrics are a ModelHandler's Prometheus metrics, in a registry of its own (so
+// handlerMetrics are a modelHandler's Prometheus metrics, in a registry of its own (so
 // that several handlers, or a host's own metrics, never collide), with the Go runtime's
 // and the process's collectors beside them.
 type handlerMetrics struct {
@@ -41,7 +42,7 @@ func newHandlerMetrics() *handlerMetrics {
 			Name: "udocc_http_requests_in_flight", Help: "Requests being served.",
 		}),
 		model: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "udocc_model_info", Help: "1 for the model served: its version (ModelInfo.Version), method and udocc.",
+			Name: "udocc_model_info", Help: "1 for the model served: its version (tool.ModelInfo.Version), method and udocc.",
 		}, []string{"version", "method", "udocc"}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "udocc_model_reloads_total", Help: "Model reloads, by result (ok, refused).",
@@ -63,7 +64,7 @@ func (m *handlerMetrics) observe(route string, code int, d time.Duration) {
 }
 
 // setModel marks info's model as the one served, old's (when not nil) as no longer.
-func (m *handlerMetrics) setModel(old *ModelInfo, info ModelInfo) {
+func (m *handlerMetrics) setModel(old *tool.ModelInfo, info tool.ModelInfo) {
 	if old != nil {
 		m.model.DeleteLabelValues(old.Version, string(old.Method), old.Udocc)
 	}

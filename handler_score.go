@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"mime"
@@ -21,7 +22,7 @@ import (
 const scoreChunkRows = 4096
 
 // score answers POST /v1/score.
-func (h *ModelHandler) score(w http.ResponseWriter, r *http.Request) {
+func (h *modelHandler) score(w http.ResponseWriter, r *http.Request) {
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
@@ -42,7 +43,7 @@ func (h *ModelHandler) score(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.refs.Done()
-	explain, herr := explainParam(r, s.m.Inputs())
+	explain, herr := explainParam(r, s.m.inputs())
 	if herr != nil {
 		h.refuse(w, r, herr)
 		return
@@ -75,7 +76,7 @@ func explainParam(r *http.Request, d int) (int, *httpError) {
 }
 
 // rowReader reads the request's rows by its Content-Type: JSON (or none) or CSV.
-func rowReader(r *http.Request, info ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
+func rowReader(r *http.Request, info tool.ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
 	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored}
 	ct := r.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
@@ -98,8 +99,8 @@ type scored struct {
 }
 
 // scoreRows reads and scores the rows of rd a chunk at a time.
-func (h *ModelHandler) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, explain int, length int64) (*scored, *httpError) {
-	d := s.m.Inputs()
+func (h *modelHandler) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, explain int, length int64) (*scored, *httpError) {
+	d := s.m.inputs()
 	chunk := max(1, min(scoreChunkRows, (1<<18)/d))
 	if length > 0 { // each value takes two bytes at least ("0,"): a small body, a small buffer
 		chunk = int(min(int64(chunk), length/int64(2*d)+1))
@@ -122,7 +123,7 @@ func (h *ModelHandler) scoreRows(ctx context.Context, s *served, rd rowbody.Read
 			return nil, herr
 		}
 	}
-	res.labels = s.m.Label(res.scores)
+	res.labels = s.m.label(res.scores)
 	res.conf = confidence(s.m, res.scores)
 	return res, nil
 }
@@ -205,7 +206,7 @@ func (res *scored) json(s *served) []byte {
 	b = append(b, `,"results":[`...)
 	var names [][]byte
 	if res.top != nil {
-		for j := range s.m.Inputs() {
+		for j := range s.m.inputs() {
 			name := fmt.Sprintf("x%d", j+1)
 			if cols := s.info.Columns; j < len(cols) {
 				name = cols[j]

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"log/slog"
 	"net/http"
@@ -111,7 +112,7 @@ func TestHandlerScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: dir, Logger: quietLog()})
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestHandlerScore(t *testing.T) {
 // status and a JSON error naming the row and column where there is one.
 func TestHandlerRefusals(t *testing.T) {
 	_, dir, rows := namedModel(t, 1)
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: dir, MaxRows: 50, MaxBodyBytes: 1 << 16, Logger: quietLog()})
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, MaxRows: 50, MaxBodyBytes: 1 << 16, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestHandlerRefusals(t *testing.T) {
 // timeout, and that a request beyond MaxConcurrent is refused with 429 meanwhile.
 func TestHandlerSlowBody(t *testing.T) {
 	_, dir, _ := namedModel(t, 1)
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: dir, Timeout: 300 * time.Millisecond, MaxConcurrent: 1, Logger: quietLog()})
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, Timeout: 300 * time.Millisecond, MaxConcurrent: 1, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestHandlerSlowBody(t *testing.T) {
 // TestHandlerAuth checks the bearer token: required on every route but the probes.
 func TestHandlerAuth(t *testing.T) {
 	_, dir, rows := namedModel(t, 1)
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: dir, Token: "s3cret", Logger: quietLog()})
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, Token: "s3cret", Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestHandlerAuth(t *testing.T) {
 // and that /metrics counts requests by code, rows scored and the model's version.
 func TestHandlerInfoAndMetrics(t *testing.T) {
 	m, dir, rows := namedModel(t, 1)
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: dir, Logger: quietLog()})
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +361,7 @@ func TestHandlerInfoAndMetrics(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	code, body := get("/v1/model")
-	var info udocc.ModelInfo
+	var info tool.ModelInfo
 	if err := json.Unmarshal([]byte(body), &info); err != nil || code != 200 {
 		t.Fatalf("%d %v %s", code, err, body)
 	}
@@ -375,12 +376,12 @@ func TestHandlerInfoAndMetrics(t *testing.T) {
 			t.Errorf("%s: sha256 %s, want %x", e.Name(), info.Files[e.Name()], sum)
 		}
 	}
-	if info.Method != udocc.Ensemble || !slices.Equal(info.Columns, []string{"a", "b", "c"}) || *info.Threshold != m.Threshold() ||
+	if info.Method != string(udocc.Ensemble) || !slices.Equal(info.Columns, []string{"a", "b", "c"}) || *info.Threshold != m.Threshold() ||
 		info.Members != 2 || info.Count == "" || len(info.RatioInterval) != 2 || len(info.Version) != 16 {
 		t.Errorf("info %+v", info)
 	}
 	// The version names the contents: the in-memory model has the same.
-	mem := udocc.Handler(reloaded(t, m), udocc.HandlerOptions{})
+	mem := server(reloaded(t, m), udocc.HandlerOptions{})
 	if mem.Info().Version != info.Version {
 		t.Errorf("version %s loaded from the folder, %s in memory", info.Version, mem.Info().Version)
 	}
@@ -423,12 +424,12 @@ func TestHandlerReload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[udocc.Handler(reloaded(t, m), udocc.HandlerOptions{}).Info().Version] = s
+		want[server(reloaded(t, m), udocc.HandlerOptions{}).Info().Version] = s
 	}
 	if len(want) != 2 {
 		t.Fatal("the two models have one version")
 	}
-	h, err := udocc.LoadHandler(udocc.HandlerOptions{Dir: dir, Logger: quietLog()})
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +518,7 @@ func TestHandlerReload(t *testing.T) {
 func TestHandlerSwapClosesOld(t *testing.T) {
 	a, _, rows := namedModel(t, 1)
 	first, second := reloaded(t, a), reloaded(t, a)
-	h := udocc.Handler(first, udocc.HandlerOptions{Logger: quietLog()})
+	h := server(first, udocc.HandlerOptions{Logger: quietLog()})
 	h.Swap(second)
 	h.Close()
 	for i, m := range []*udocc.Model{first, second} {
@@ -525,4 +526,12 @@ func TestHandlerSwapClosesOld(t *testing.T) {
 			t.Errorf("model %d after Swap and Close: Score gave %v, want closed", i, err)
 		}
 	}
+}
+
+// loadHandler is the handler `udocc serve` loads (tool.LoadHandler).
+func loadHandler(o udocc.HandlerOptions) (tool.Server, error) { return tool.LoadHandler(o) }
+
+// server is Handler's handler as `udocc serve` drives it (tool.Server).
+func server(m *udocc.Model, o udocc.HandlerOptions) tool.Server {
+	return udocc.Handler(m, o).(tool.Server)
 }

@@ -3,6 +3,7 @@ package udocc_test
 import (
 	"context"
 	"errors"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"os"
 	"path/filepath"
@@ -95,8 +96,8 @@ func TestSaveFullDisk(t *testing.T) {
 		t.Fatalf("the model saved before: %v", err)
 	}
 	defer l.Close()
-	if !slices.Equal(l.Hidden(), []int{8, 4}) {
-		t.Errorf("the model at %s has hidden sizes %v, want the small one's", path, l.Hidden())
+	if !slices.Equal(tool.Of(l).Hidden(), []int{8, 4}) {
+		t.Errorf("the model at %s has hidden sizes %v, want the small one's", path, tool.Of(l).Hidden())
 	}
 	if es, _ := os.ReadDir(dir); len(es) != 1 {
 		var names []string
@@ -182,14 +183,14 @@ func TestExplainStepsCap(t *testing.T) {
 	m := fitted(t, "ensemble", table(60, 3, 1))
 	rows := table(2, 3, 2)
 	ds := dataset(t, rows)
-	for _, steps := range []int{-1, udocc.MaxExplainSteps + 1, math.MaxInt} {
+	for _, steps := range []int{-1, tool.MaxExplainSteps + 1, math.MaxInt} {
 		_, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: steps})
 		if err == nil || !strings.Contains(err.Error(), "ExplainOptions.Steps") {
 			t.Errorf("Steps %d: %v, want an error naming ExplainOptions.Steps", steps, err)
 		}
 	}
-	if _, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: udocc.MaxExplainSteps}); err != nil {
-		t.Errorf("Steps %d: %v", udocc.MaxExplainSteps, err)
+	if _, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: udocc.IntegratedGradients, Steps: tool.MaxExplainSteps}); err != nil {
+		t.Errorf("Steps %d: %v", tool.MaxExplainSteps, err)
 	}
 }
 

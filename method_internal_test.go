@@ -8,7 +8,7 @@ import "testing"
 // contamination overriding the rules; several rules without an interval.
 func TestDefaultCount(t *testing.T) {
 	opts := DefaultOptions()
-	if opts.Count != nil || DefaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
+	if opts.Count != nil || defaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
 		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), LearnedCount)
 	}
 	for _, c := range []struct {
@@ -20,8 +20,8 @@ func TestDefaultCount(t *testing.T) {
 		rule          string
 	}{
 		{nil, 0, true, 0, false, "learned"},
-		{[]CountRule{KMeansCount}, 0, false, 1, true, "kmeans"},
-		{[]CountRule{KMeansCount}, 0.1, false, 0, false, "contamination=0.1"},
+		{[]CountRule{kmeansRule}, 0, false, 1, true, "kmeans"},
+		{[]CountRule{kmeansRule}, 0.1, false, 0, false, "contamination=0.1"},
 		{[]CountRule{"kmeans", "mad"}, 0, false, 2, false, "kmeans+mad"},
 	} {
 		o := DefaultOptions()

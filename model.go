@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/method"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 
@@ -30,62 +31,22 @@ type Model struct {
 	thr     float64 // +Inf where the method has none (oc)
 	scores  []float64
 	labels  []bool
-	members []Member
-	history [][]Epoch
+	members []tool.Member
+	history [][]tool.Epoch
 	calls   inflight // the calls on nets and aes in flight, which Close waits for
 }
 
-// Epoch is one member's record of one fine-tuning epoch (Model.History).
-type Epoch struct {
-	Epoch     int     // e, 1-based
-	Loss      float64 // mean minibatch loss
-	TrainSize int     // rows trained on in the epoch, |D_N^e|
-	Radius    float64 // SB's R after the epoch (0 for the other methods)
-	Seconds   float64 // wall time of the group's epoch, training and scoring
-	// The selector's record: δ^{e*} of Eq. (5) (0 where no search ran), the running mean
-	// δ̄ of Eq. (6) (NaN before the first search), the minimum of the rule's objective
-	// and how many δ share it, the selected anomaly ratio (n−δ̄)/n, the rows the next
-	// epoch trains on, the threshold in score units (NaN where the method has none),
-	// whether the selected set fell below the floor and was replaced by the lowest-ranked
-	// rows, and the rule's objective for δ = 0..n at the last epoch (Eq. (5) for
-	// PaperRule; NaN outside [2, n−1]; nil at the other epochs).
-	DeltaStar     int
-	DeltaBar      float64
-	MinScaled     float64
-	Ties          int
-	SelectedRatio float64
-	NextTrainSize int
-	Threshold     float64
-	Floored       bool
-	Curve         []float64
-}
-
 // epochsOf is a member's history in root's terms.
-func epochsOf(h []training.Epoch) []Epoch {
-	out := make([]Epoch, len(h))
+func epochsOf(h []training.Epoch) []tool.Epoch {
+	out := make([]tool.Epoch, len(h))
 	for i, e := range h {
 		r := e.Record
-		out[i] = Epoch{Epoch: e.Epoch, Loss: e.Loss, TrainSize: e.TrainSize, Radius: e.Radius, Seconds: e.Seconds,
+		out[i] = tool.Epoch{Epoch: e.Epoch, Loss: e.Loss, TrainSize: e.TrainSize, Radius: e.Radius, Seconds: e.Seconds,
 			DeltaStar: r.DeltaStar, DeltaBar: r.DeltaBar, MinScaled: r.MinScaled, Ties: r.Ties,
 			SelectedRatio: r.SelectedRatio, NextTrainSize: r.NextTrainSize, Threshold: r.Threshold,
 			Floored: r.Floored, Curve: r.Curve}
 	}
 	return out
-}
-
-// Member is one network of a model, trained from its own seed in lockstep with the
-// others.
-type Member struct {
-	Seed uint64
-	// Threshold is the member's own threshold on its distances for the paper's methods
-	// but oc; +Inf for oc and for the ensemble's members, which are thresholded together.
-	Threshold float64
-	// Scores are the training rows' distances ||φ(x)−c||², Eq. (3); Labels are the rows
-	// above Threshold (nil without one); PretrainLoss is the autoencoder's loss per
-	// pretraining epoch. All three are nil for a loaded model.
-	Scores       []float64
-	Labels       []bool
-	PretrainLoss []float64
 }
 
 // Fit trains a detector on rows, n rows of d numbers each, with opts, and scores and
@@ -193,7 +154,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	m := newModel(fit, meta, opts.Device)
 	m.threads = opts.Threads
 	m.scores = tr.Scores
-	m.labels = m.Label(m.scores)
+	m.labels = m.label(m.scores)
 	if err := m.fitNormal(ds, rk); err != nil {
 		m.Close()
 		return nil, nil, err
@@ -201,7 +162,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	thresholds := m.meta.Thresholds()
 	for k, mt := range tr.Members {
 		m.history = append(m.history, epochsOf(mt.History))
-		mem := Member{Seed: mt.Seed, Threshold: thresholds[k], Scores: mt.Dist, PretrainLoss: mt.PretrainLoss}
+		mem := tool.Member{Seed: mt.Seed, Threshold: thresholds[k], Scores: mt.Dist, PretrainLoss: mt.PretrainLoss}
 		mem.Labels = mem.Label(mem.Scores)
 		m.members = append(m.members, mem)
 	}
@@ -229,7 +190,7 @@ func (m *Model) Threshold() float64 { return m.thr }
 func (m *Model) Labels() []bool { return slices.Clone(m.labels) }
 
 // RatioInterval is the 80 % interval of the share of anomalies that the default count
-// (Options.Count DefaultCount) gives beside its selected ratio,
+// (Options.Count nil: LearnedCount) gives beside its selected ratio,
 // measured on real tables (docs/threshold.md A.0); NaN, NaN for another rule, a given
 // Options.Contamination and the paper's methods.
 func (m *Model) RatioInterval() (low, high float64) {
@@ -264,14 +225,14 @@ func (m *Model) Ratio() float64 {
 	return float64(n) / float64(len(m.labels))
 }
 
-// History is every member's per-epoch fine-tuning record (loss, training set size,
+// historyCopy is every member's per-epoch fine-tuning record (loss, training set size,
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
 // nil for a loaded model. It is a copy.
-func (m *Model) History() [][]Epoch {
+func (m *Model) historyCopy() [][]tool.Epoch {
 	if m.history == nil {
 		return nil
 	}
-	out := make([][]Epoch, len(m.history))
+	out := make([][]tool.Epoch, len(m.history))
 	for k, h := range m.history {
 		out[k] = slices.Clone(h)
 		for e := range out[k] {
@@ -281,13 +242,13 @@ func (m *Model) History() [][]Epoch {
 	return out
 }
 
-// Members are the model's members in seed order, with their training rows' scores and
+// membersCopy are the model's members in seed order, with their training rows' scores and
 // labels for a model that Fit returned (a copy).
-func (m *Model) Members() []Member {
+func (m *Model) membersCopy() []tool.Member {
 	if m.members == nil { // a loaded model
-		var out []Member
+		var out []tool.Member
 		for k, thr := range m.meta.Thresholds() {
-			out = append(out, Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
+			out = append(out, tool.Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
 		}
 		return out
 	}
@@ -321,10 +282,10 @@ func (m *Model) Close() error {
 // the table named none, so that new tables' columns match by position. It is a copy.
 func (m *Model) Features() []string { return slices.Clone(m.meta.Features) }
 
-// Selection is how the training table's columns were chosen from its file (an id
+// selection is how the training table's columns were chosen from its file (an id
 // column, columns kept or dropped; package data); the zero Selection where every column
 // was taken. Reading a new table with it gives the model's columns.
-func (m *Model) Selection() data.Selection {
+func (m *Model) selection() data.Selection {
 	if m.meta.Selection == nil {
 		return data.Selection{}
 	}
@@ -334,43 +295,34 @@ func (m *Model) Selection() data.Selection {
 }
 
 // Device is the device the model's networks are on: "cpu", "cuda" or "cuda:N".
-func (m *Model) Device() string { return m.device }
+func (m *Model) deviceName() string { return m.device }
 
-// Inputs is the number of columns the model takes.
-func (m *Model) Inputs() int { return m.meta.Sizes[0] }
+// inputs is the number of columns the model takes.
+func (m *Model) inputs() int { return m.meta.Sizes[0] }
 
-// Hidden are the encoder's layer widths after the input (a copy).
-func (m *Model) Hidden() []int { return slices.Clone(m.meta.Sizes[1:]) }
+// hiddenWidths are the encoder's layer widths after the input (a copy).
+func (m *Model) hiddenWidths() []int { return slices.Clone(m.meta.Sizes[1:]) }
 
-// ConstantColumns are the training columns that held one value throughout; the
+// constantColumns are the training columns that held one value throughout; the
 // standardisation leaves them 0 for every row. It is a copy.
-func (m *Model) ConstantColumns() []int { return slices.Clone(m.meta.Scaler.ConstantColumns) }
+func (m *Model) constantColumns() []int { return slices.Clone(m.meta.Scaler.ConstantColumns) }
 
-// DistanceWeight is the ensemble's w: the distances' part of the combined score, the
+// distanceWeight is the ensemble's w: the distances' part of the combined score, the
 // reconstruction errors' being 1 − w (Attribution); NaN for the paper's methods.
-func (m *Model) DistanceWeight() float64 {
+func (m *Model) distanceWeight() float64 {
 	if m.meta.Ensemble == nil {
 		return math.NaN()
 	}
 	return m.meta.Ensemble.DistanceWeight
 }
 
-// Label labels scores by the model's Threshold, true above it; nil for a model without
+// label labels scores by the model's Threshold, true above it; nil for a model without
 // one (oc).
-func (m *Model) Label(scores []float64) []bool {
+func (m *Model) label(scores []float64) []bool {
 	if math.IsInf(m.thr, 1) {
 		return nil
 	}
 	return threshold.Labels(scores, m.thr)
-}
-
-// Label labels the member's distances by its own Threshold, true above it; nil where it
-// has none (oc, and the ensemble's members).
-func (mem Member) Label(dist []float64) []bool {
-	if math.IsInf(mem.Threshold, 1) {
-		return nil
-	}
-	return threshold.Labels(dist, mem.Threshold)
 }
 
 // SetThreads sets the CPU threads on which the model scores and explains rows: n, or

@@ -70,7 +70,7 @@ type Options struct {
 	// overlap, the shim's threads number the largest count among them).
 	Device  string
 	Threads int
-	// Count are the ensemble's count rules; nil means DefaultCount, which also gives an
+	// Count are the ensemble's count rules; nil means LearnedCount, which also gives an
 	// 80 % interval for the share (Model.RatioInterval). After a screening fit each rule's
 	// share is the larger of its shares on the screening's scores and on the final ones;
 	// several rules flag the geometric mean of their shares. Only for Ensemble.

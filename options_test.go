@@ -3,6 +3,7 @@ package udocc_test
 import (
 	"context"
 	"errors"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 	"testing"
@@ -38,9 +39,9 @@ func TestZeroOptions(t *testing.T) {
 			}
 			a, b := fit(c.zero), fit(c.def)
 			if a.Method() != b.Method() || !slices.Equal(a.Scores(), b.Scores()) || a.Threshold() != b.Threshold() ||
-				len(a.Members()) != len(b.Members()) || !slices.Equal(a.Hidden(), b.Hidden()) {
+				len(tool.Of(a).Members()) != len(tool.Of(b).Members()) || !slices.Equal(tool.Of(a).Hidden(), tool.Of(b).Hidden()) {
 				t.Errorf("zero options: method %s, %d members, threshold %g, widths %v; defaults: method %s, %d members, threshold %g, widths %v",
-					a.Method(), len(a.Members()), a.Threshold(), a.Hidden(), b.Method(), len(b.Members()), b.Threshold(), b.Hidden())
+					a.Method(), len(tool.Of(a).Members()), a.Threshold(), tool.Of(a).Hidden(), b.Method(), len(tool.Of(b).Members()), b.Threshold(), tool.Of(b).Hidden())
 			}
 		})
 	}
@@ -48,11 +49,11 @@ func TestZeroOptions(t *testing.T) {
 		// No pretraining and no screening: the members have no pretraining loss.
 		o := udocc.Options{PretrainEpochs: -1, ScreenEpochs: -1, WeightDecay: -1, Epochs: 2, Members: 1}
 		m := fit(o)
-		if pl := m.Members()[0].PretrainLoss; len(pl) != 0 {
+		if pl := tool.Of(m).Members()[0].PretrainLoss; len(pl) != 0 {
 			t.Errorf("PretrainEpochs -1: %d pretraining epochs, want none", len(pl))
 		}
 		d := fit(udocc.Options{Epochs: 2, Members: 1})
-		if pl := d.Members()[0].PretrainLoss; len(pl) != 60 {
+		if pl := tool.Of(d).Members()[0].PretrainLoss; len(pl) != 60 {
 			t.Errorf("PretrainEpochs 0: %d pretraining epochs, want the default 60", len(pl))
 		}
 	})
@@ -79,7 +80,7 @@ func TestWidthsIgnoreName(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if h := m.Hidden(); !slices.Equal(h, want) {
+			if h := tool.Of(m).Hidden(); !slices.Equal(h, want) {
 				t.Errorf("table %q of %d features: widths %v, want %v", name, d, h, want)
 			}
 			m.Close()
@@ -91,12 +92,12 @@ func TestWidthsIgnoreName(t *testing.T) {
 // the model.
 func TestAccessorsCopy(t *testing.T) {
 	m := fitted(t, udocc.Ensemble, table(80, 3, 2))
-	h, s, l, med := m.Hidden(), m.Scores(), m.Labels(), m.Medians()
-	mem, hist := m.Members(), m.History()
+	h, s, l, med := tool.Of(m).Hidden(), m.Scores(), m.Labels(), tool.Of(m).Medians()
+	mem, hist := tool.Of(m).Members(), tool.Of(m).History()
 	h[0], s[0], l[0], med[0] = -1, math.Inf(1), !l[0], -1
 	mem[0].Scores[0], mem[0].Seed, hist[0][0].Loss = -1, 99, -1
-	if m.Hidden()[0] == -1 || m.Scores()[0] == math.Inf(1) || m.Labels()[0] == l[0] ||
-		m.Medians()[0] == -1 || m.Members()[0].Scores[0] == -1 || m.Members()[0].Seed == 99 || m.History()[0][0].Loss == -1 {
+	if tool.Of(m).Hidden()[0] == -1 || m.Scores()[0] == math.Inf(1) || m.Labels()[0] == l[0] ||
+		tool.Of(m).Medians()[0] == -1 || tool.Of(m).Members()[0].Scores[0] == -1 || tool.Of(m).Members()[0].Seed == 99 || tool.Of(m).History()[0][0].Loss == -1 {
 		t.Error("a change to an accessor's result reached the model")
 	}
 }

@@ -6,27 +6,37 @@ import (
 	"testing"
 )
 
-// TestReadme checks that the README's "As a library" example is, line for line, the
-// code between the markers of readme in example_test.go, which compiles and runs.
+// TestReadme checks that the README's "As a library" section shows `go get` and that its
+// program is, line for line, examples/library/main.go from its package clause on: a
+// program that `go vet ./...` compiles and its TestProgram runs.
 func TestReadme(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "## As a library\n")
+	section, _, _ = strings.Cut(section, "\n## ")
 	_, block, ok2 := strings.Cut(section, "```go\n")
 	block, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
 		t.Fatal(`README.md: no go code block in "## As a library"`)
 	}
-	src, err := os.ReadFile("example_test.go")
+	if !strings.Contains(section, "```sh\ngo get github.com/udocc/udocc\n```") {
+		t.Error(`README.md's "As a library" does not show go get github.com/udocc/udocc`)
+	}
+	src, err := os.ReadFile("examples/library/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, code, _ := strings.Cut(string(src), "// README begin\n")
-	code, _, _ = strings.Cut(code, "// README end")
-	if want, got := lines(code), lines(block); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("README.md's library example differs from example_test.go's readme:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	_, code, ok := strings.Cut(string(src), "\npackage main\n")
+	if !ok {
+		t.Fatal("examples/library/main.go: no package clause")
+	}
+	if want, got := lines("package main\n"+code), lines(block); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("README.md's library program differs from examples/library/main.go:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(lines(code[strings.Index(code, "func main()"):])); n > 17 {
+		t.Errorf("the README's program's main has %d lines, want at most 15 and its braces", n)
 	}
 }
 

@@ -33,25 +33,6 @@ const (
 	TAR Method = "tar"
 )
 
-// Methods lists every method, the default first.
-func Methods() []Method {
-	out := make([]Method, len(training.AllMethods))
-	for i, m := range training.AllMethods {
-		out[i] = Method(m.Name)
-	}
-	return out
-}
-
-// TakesRatio says whether the method needs Options.Ratio (sb and tar).
-func (m Method) TakesRatio() bool { return m.internal().Ratio }
-
-// TakesRule says whether the method takes a rule: Options.Count (ensemble) or
-// Options.Delta (proposed).
-func (m Method) TakesRule() bool { return m.internal().Rule }
-
-// Labels says whether the method labels rows; oc ranks them without a threshold.
-func (m Method) Labels() bool { return m.internal().Labels }
-
 // internal is the training method of m, the zero Method for an unknown name.
 func (m Method) internal() training.Method {
 	meth, _ := training.MethodNamed(string(m))
@@ -64,31 +45,22 @@ type CountRule string
 
 // LearnedCount is the count learned on the corpus of real tables (package
 // internal/count, its model.json; docs/threshold.md A.0): from label-free features of
-// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: two-means'
-// share of the final scores where they have no isolated extremes, a prior elsewhere —
-// with an 80 % interval from held-out residuals of fits like it and a flag where the
+// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: the MAD rule's
+// share of the final scores where the screening and the final fit disagree on their top
+// rows, a prior elsewhere — with an 80 % interval from held-out residuals of the original
+// tables' fits like it and a flag where the
 // count is not to be trusted (Model.CountReliable). It is not a rule of the scores
 // alone, and cannot be joined with others by "+".
 const LearnedCount CountRule = "learned"
 
-// KMeansCount is udocc's earlier default count: the exact two-means split of the
+// kmeansRule is udocc's earlier default count: the exact two-means split of the
 // scores, applied to the screening fit's and the final fit's, the larger share flagged.
-const KMeansCount CountRule = "kmeans"
+const kmeansRule CountRule = "kmeans"
 
-// DefaultCount is the ensemble's count where Options.Count is nil: the learned count,
+// defaultCount is the ensemble's count where Options.Count is nil: the learned count,
 // with its 80 % interval for the share (Model.RatioInterval) and its reliability flag
 // (Model.CountReliable); docs/threshold.md A.0.
-const DefaultCount = LearnedCount
-
-// CountRules lists the count rules: learned, then the rules of the scores (mad, iqr,
-// modz, zscore, chauvenet, gesd, gmm, gmm-log, gmm-bic, kmeans, otsu and comb).
-func CountRules() []CountRule {
-	out := []CountRule{LearnedCount}
-	for _, r := range threshold.All() {
-		out = append(out, CountRule(r.Name()))
-	}
-	return out
-}
+const defaultCount = LearnedCount
 
 // DeltaRule is the proposed method's rule for the rank threshold δ of each epoch.
 type DeltaRule string
@@ -102,15 +74,6 @@ const (
 	// are broken by Options.Ties.
 	PaperRule DeltaRule = "paper"
 )
-
-// DeltaRules lists the δ rules, the default first.
-func DeltaRules() []DeltaRule {
-	var out []DeltaRule
-	for _, r := range dynamics.RuleNames() {
-		out = append(out, DeltaRule(r))
-	}
-	return out
-}
 
 // Ties is how PaperRule breaks ties of Eq. (5)'s minimum.
 type Ties string
@@ -151,18 +114,18 @@ func (o Options) count() (threshold.Combination, error) {
 	return c, nil
 }
 
-// countNames are the count rules o names: Count, or DefaultCount where it is nil.
+// countNames are the count rules o names: Count, or defaultCount where it is nil.
 func (o Options) countNames() []CountRule {
 	if len(o.Count) == 0 {
-		return []CountRule{DefaultCount}
+		return []CountRule{defaultCount}
 	}
 	return o.Count
 }
 
-// kmeansCount says whether o counts by KMeansCount alone, which gives an interval
+// kmeansCount says whether o counts by kmeansRule alone, which gives an interval
 // around its share (training.DefaultInterval, udocc's earlier default count).
 func (o Options) kmeansCount() bool {
-	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{KMeansCount})
+	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{kmeansRule})
 }
 
 // learnedCount says whether o counts by LearnedCount.
@@ -198,7 +161,7 @@ func (o Options) Rule() string {
 			return fmt.Sprintf("contamination=%g", o.Contamination)
 		}
 		if len(o.Count) == 0 {
-			return string(DefaultCount)
+			return string(defaultCount)
 		}
 		names := make([]string, len(o.Count))
 		for i, r := range o.Count {

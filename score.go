@@ -22,13 +22,14 @@ var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 // that score, explain or save may run concurrently, with each other and with Close
 // (after which they return ErrClosed).
 func (m *Model) Score(ctx context.Context, rows [][]float64) ([]float64, error) {
-	s, _, err := m.ScoreMembers(ctx, rows)
+	s, _, err := m.scoreMembers(ctx, rows)
 	return s, err
 }
 
-// ScoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
-// (member by member, as Members lists them): on the training rows, the Members' Scores.
-func (m *Model) ScoreMembers(ctx context.Context, rows [][]float64) ([]float64, [][]float64, error) {
+// scoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
+// (member by member, as membersCopy lists them): on the training rows, the members'
+// Scores.
+func (m *Model) scoreMembers(ctx context.Context, rows [][]float64) ([]float64, [][]float64, error) {
 	ds, err := dataset(rows, m.meta.Sizes[0])
 	if err != nil {
 		return nil, nil, err
@@ -49,11 +50,11 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ds, err := m.MatchColumns(ds)
+	ds, err := m.matchColumns(ds)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := m.Impute(ds); err != nil {
+	if _, err := m.imputeMissing(ds); err != nil {
 		return nil, nil, err
 	}
 	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
@@ -73,7 +74,7 @@ func (m *Model) Predict(ctx context.Context, rows [][]float64) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Label(s), nil
+	return m.label(s), nil
 }
 
 // dataset packs rows into a data set, checking that every row has d numbers (d < 0:

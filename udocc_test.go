@@ -3,6 +3,7 @@ package udocc_test
 import (
 	"context"
 	"errors"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ func fitted(t *testing.T, method udocc.Method, rows [][]float64) *udocc.Model {
 	t.Helper()
 	o := quick()
 	o.Method = method
-	if method.TakesRatio() {
+	if method == udocc.SB || method == udocc.TAR {
 		o.Ratio = 0.1
 	}
 	m, err := udocc.Fit(context.Background(), rows, o)
@@ -36,7 +37,7 @@ func fitted(t *testing.T, method udocc.Method, rows [][]float64) *udocc.Model {
 // gives a model that scores and labels new rows exactly as the fitted one.
 func TestScoreIsScores(t *testing.T) {
 	rows, fresh := table(120, 3, 1), table(30, 3, 2)
-	for _, method := range udocc.Methods() {
+	for _, method := range allMethods {
 		t.Run(string(method), func(t *testing.T) {
 			m := fitted(t, method, rows)
 			if m.Method() != method {
@@ -57,14 +58,14 @@ func TestScoreIsScores(t *testing.T) {
 					t.Fatalf("row %d: label %v, score %g, threshold %g", i, l, m.Scores()[i], m.Threshold())
 				}
 			}
-			if len(m.History()) != 2 || len(m.History()[0]) != 3 {
-				t.Errorf("History: %d members, want 2 of 3 epochs", len(m.History()))
+			if len(tool.Of(m).History()) != 2 || len(tool.Of(m).History()[0]) != 3 {
+				t.Errorf("History: %d members, want 2 of 3 epochs", len(tool.Of(m).History()))
 			}
-			_, dist, err := m.ScoreMembers(context.Background(), rows)
+			_, dist, err := tool.Of(m).ScoreMembers(context.Background(), rows)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for k, mem := range m.Members() {
+			for k, mem := range tool.Of(m).Members() {
 				if mem.Seed != uint64(k) || !slices.Equal(dist[k], mem.Scores) || len(mem.PretrainLoss) != 5 {
 					t.Errorf("member %d: seed %d, ScoreMembers equal to its Scores: %v, %d pretraining losses",
 						k, mem.Seed, slices.Equal(dist[k], mem.Scores), len(mem.PretrainLoss))
@@ -97,8 +98,8 @@ func TestScoreIsScores(t *testing.T) {
 			if !slices.Equal(a, b) || l.Threshold() != m.Threshold() && !math.IsInf(m.Threshold(), 1) {
 				t.Errorf("the loaded model scores new rows differently, or has another threshold")
 			}
-			for k, mem := range l.Members() {
-				if want := m.Members()[k]; mem.Seed != want.Seed || mem.Threshold != want.Threshold || mem.Scores != nil {
+			for k, mem := range tool.Of(l).Members() {
+				if want := tool.Of(m).Members()[k]; mem.Seed != want.Seed || mem.Threshold != want.Threshold || mem.Scores != nil {
 					t.Errorf("loaded member %d: %+v, want seed %d, threshold %g and no training scores", k, mem, want.Seed, want.Threshold)
 				}
 			}
@@ -238,7 +239,7 @@ func TestValidate(t *testing.T) {
 		{"Ratio", func(o *udocc.Options) { o.Ratio = 0.1 }},
 		{"Hidden", func(o *udocc.Options) { o.Hidden = []int{8, 0} }},
 		{"Count", func(o *udocc.Options) { o.Count = []udocc.CountRule{"magic"} }},
-		{"Count", func(o *udocc.Options) { o.Method, o.Count = "oc", []udocc.CountRule{udocc.DefaultCount} }},
+		{"Count", func(o *udocc.Options) { o.Method, o.Count = "oc", []udocc.CountRule{udocc.LearnedCount} }},
 		{"Delta", func(o *udocc.Options) { o.Delta = udocc.PaperRule }},
 		{"Epochs", func(o *udocc.Options) { *o = udocc.PaperOptions(); o.Epochs = 1 }},
 		{"Seeds", func(o *udocc.Options) { o.Seeds = []uint64{1, 2} }},
@@ -283,7 +284,7 @@ func TestClose(t *testing.T) {
 // median of the rows being scored, so a row alone always got 1).
 func TestRowScoredAlone(t *testing.T) {
 	rows := table(120, 3, 1)
-	for _, method := range udocc.Methods() {
+	for _, method := range allMethods {
 		t.Run(string(method), func(t *testing.T) {
 			m := fitted(t, method, rows)
 			whole, err := m.Score(context.Background(), rows)
@@ -308,3 +309,6 @@ func TestRowScoredAlone(t *testing.T) {
 		})
 	}
 }
+
+// allMethods are the methods, the default first.
+var allMethods = []udocc.Method{udocc.Ensemble, udocc.Proposed, udocc.OC, udocc.SB, udocc.Otsu, udocc.TAR}

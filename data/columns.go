@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/udocc/udocc/internal/datax"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,7 +132,7 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		}
 		hint := ""
 		for _, name := range bad {
-			if isLabelName(name) {
+			if datax.IsLabelName(name) {
 				hint = fmt.Sprintf("; if %s is the label, say so with --label %s", quoteValue(name), name)
 				break
 			}

@@ -20,7 +20,7 @@ import (
 // under HeaderAuto, when not all of its cells are numbers (np.savetxt writes none, and
 // a header of numbers is rare enough to ask for --header yes).
 //
-// A column is numeric when every cell of it is a number or missing (MissingValues; one
+// A column is numeric when every cell of it is a number or missing (missingValues; one
 // that is NaN or ±Inf is reported as such): a column whose first cells are missing is
 // not taken for text. The others are text, refused as features unless opts.Selection
 // leaves them out (DropText). The label and the id column may hold anything.
@@ -245,7 +245,7 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 }
 
 // looksNumeric reports whether a cell reads as a number, as a missing value
-// (MissingValues), or as something parseCell reports as a bad number rather than
+// (missingValues), or as something parseCell reports as a bad number rather than
 // text: NaN, ±Inf, out of range.
 func looksNumeric(cell string) bool {
 	s := strings.TrimSpace(cell)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"github.com/udocc/udocc/internal/memory"
 	"io"
 	"os"
 	"path/filepath"
@@ -156,29 +157,16 @@ func TestTableAllocatedOnce(t *testing.T) {
 	}
 }
 
-// TestCheckMemory refuses what no machine holds, and accepts a little.
-func TestCheckMemory(t *testing.T) {
-	if _, ok := availableMemory(); !ok {
-		t.Skip("the memory available cannot be read here")
-	}
-	if err := CheckMemory("a table", 1<<62); !errors.Is(err, ErrNoMemory) {
-		t.Errorf("2^62 bytes: got %v, want ErrNoMemory", err)
-	}
-	if err := CheckMemory("a table", 1<<20); err != nil {
-		t.Errorf("1 MiB: %v", err)
-	}
-}
-
 // TestNPYStreamShapeRefused reads a .npy stream (size unknown) whose header claims 2^40
 // values: refused before they are allocated.
 func TestNPYStreamShapeRefused(t *testing.T) {
-	if _, ok := availableMemory(); !ok {
+	if _, ok := memory.Available(); !ok {
 		t.Skip("the memory available cannot be read here")
 	}
 	b := npyBytes("<f4", false, []int{1 << 20, 1 << 20}, make([]byte, 64))
 	var err error
 	got := allocated(func() { _, err = parseNPY(bytes.NewReader(b), -1, false) })
-	if !errors.Is(err, ErrNoMemory) {
+	if !errors.Is(err, memory.ErrNoMemory) {
 		t.Fatalf("got %v, want ErrNoMemory", err)
 	}
 	if got > 1<<20 {
@@ -286,18 +274,9 @@ func TestLongValuesQuotedShort(t *testing.T) {
 	}
 }
 
-// TestLabelHints: columns named as labels usually are, taking two values, are hinted;
-// a text column so named is refused with --label suggested.
+// TestLabelHints: a text column named as labels usually are is refused with --label
+// suggested (internal/labelhint hints the numeric ones).
 func TestLabelHints(t *testing.T) {
-	for _, name := range []string{"is_anomaly", "anomaly", "outlier", "class", "Label"} {
-		ds, err := decodeCSV([]byte("a,"+name+"\n1,0\n2,1\n3,0\n"), LoadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := ds.LikelyLabels(); len(got) != 1 || got[0].Name != name {
-			t.Errorf("%s: hints %v", name, got)
-		}
-	}
 	_, err := decodeCSV([]byte("a,class\n1,normal\n2,attack\n"), LoadOptions{})
 	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), "--label class") {
 		t.Errorf("a text label column: %v", err)

@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/memory"
 	"io"
 	"math"
 	"slices"
@@ -42,7 +43,7 @@ func (t *csvRows) reserve(records int, named bool) error {
 	if named {
 		rows--
 	}
-	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", rows, d), tableBytes(int64(rows), int64(d))); err != nil {
+	if err := memory.Check(fmt.Sprintf("a table of %d rows x %d columns", rows, d), tableBytes(int64(rows), int64(d))); err != nil {
 		return err
 	}
 	t.x = make([]float32, 0, rows*d)
@@ -56,7 +57,7 @@ func (t *csvRows) grow() error {
 		return nil
 	}
 	c := max(2*cap(t.x), 64*d)
-	if err := CheckMemory(fmt.Sprintf("a table of more than %d rows x %d columns", len(t.x)/d, d), tableBytes(int64(c), 1)+4*int64(len(t.x))); err != nil {
+	if err := memory.Check(fmt.Sprintf("a table of more than %d rows x %d columns", len(t.x)/d, d), tableBytes(int64(c), 1)+4*int64(len(t.x))); err != nil {
 		return err
 	}
 	t.x = slices.Grow(t.x, c-len(t.x))
@@ -121,7 +122,7 @@ func (t *csvRows) checkCells(rec []string, line int) error {
 // parseFeatures parses the feature cells of rec into dst, one per feature; on a bad
 // cell it returns its column (0-based) and why.
 //
-// A missing cell (MissingValues) is NaN unless t.missing is MissingError; under
+// A missing cell (missingValues) is NaN unless t.missing is MissingError; under
 // dropText, a cell of text marks its column as text (textSeen) and is NaN too, the
 // column to be left out whole (dataset).
 func (t *csvRows) parseFeatures(rec []string, dst []float32) (int, error) {

@@ -31,8 +31,8 @@ var (
 	errEmptyCell = errors.New("empty cell")
 	// errNonFinite reports a NaN or ±Inf value.
 	errNonFinite = errors.New("value is NaN or infinite")
-	// ErrMissingValue reports a cell that marks a missing value (MissingValues) where
-	// LoadOptions.Missing is MissingError.
+	// ErrMissingValue reports a cell that marks a missing value (empty, NA, NaN, null,
+	// …, as pandas' read_csv reads them) where LoadOptions.Missing is MissingError.
 	ErrMissingValue = errors.New("missing value")
 	// errRagged reports a row with a different number of columns than the
 	// header or the first row.
@@ -80,7 +80,7 @@ type Dataset struct {
 	// TextDropped names the non-numeric columns left out under Selection.DropText: a
 	// column is numeric when every cell that is not missing is a number.
 	TextDropped []string
-	// Missing counts, per feature, the cells read as missing (MissingValues) under
+	// Missing counts, per feature, the cells read as missing (LoadOptions.Missing) under
 	// MissingKeep: those cells are NaN in X until a model imputes them. Nil when no cell
 	// was missing (and for the formats other than delimited text).
 	Missing []int
@@ -102,7 +102,7 @@ type Dataset struct {
 	Positive  string
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
 	// wide is X at full precision, for a matrix (MAT, NPY, NPZ) read with
-	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended
+	// LoadOptions.wide: its id column's numbers become text exactly, and datax.WriteAppended
 	// copies its values exactly. nil otherwise.
 	wide []float64
 	// wideInts are wide's values exactly where the matrix holds 64-bit integers.
@@ -197,20 +197,20 @@ type LoadOptions struct {
 	// error of a bad file, are the same at any count. A text with a double quote, and
 	// one read from a pipe, are parsed on one.
 	Threads int
-	// Missing says what a delimited text's missing cells (MissingValues: empty, NA,
-	// NaN, null, …) become; the zero value, MissingError, refuses them.
+	// Missing says what a delimited text's missing cells (empty, NA, NaN, null, …:
+	// pandas' default na_values) become; the zero value, MissingError, refuses them.
 	Missing Missing
 	// LabelOptional lets the label column named by LabelColumn be absent from the
 	// file, which then loads without labels (Y nil): a model's remembered label
 	// column, which new rows need not have.
 	LabelOptional bool
 	// full makes a matrix reader keep its values at full precision too (Dataset.wide),
-	// for WriteAppended.
+	// for datax.WriteAppended.
 	full bool
 }
 
 // wide reports whether a matrix reader keeps its values at full precision beside X: for
-// WriteAppended, and for an id column, whose numbers become text.
+// datax.WriteAppended, and for an id column, whose numbers become text.
 func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" }
 
 // Missing is what a reader does with a missing cell.
@@ -224,18 +224,18 @@ const (
 	MissingDropRows Missing = "drop-rows" // a row with a missing cell is left out, counted
 )
 
-// MissingValues are the cells that mark a missing value, as pandas' read_csv reads them
+// missingValues are the cells that mark a missing value, as pandas' read_csv reads them
 // by default (its na_values), compared after trimming spaces.
-var MissingValues = []string{"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+var missingValues = []string{"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
 	"1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
 
-// isMissingCell reports whether a cell, trimmed, is one of MissingValues.
+// isMissingCell reports whether a cell, trimmed, is one of missingValues.
 func isMissingCell(cell string) bool {
 	s := strings.TrimSpace(cell)
 	if len(s) > 8 {
 		return false
 	}
-	return slices.Contains(MissingValues, s)
+	return slices.Contains(missingValues, s)
 }
 
 // Part is block Index of Of equal blocks of a file's n rows: rows
@@ -256,17 +256,6 @@ const (
 	HeaderYes  Header = "yes" // the first row is a header
 	HeaderNo   Header = "no"  // every row is data; columns are named x1…xD
 )
-
-// ParseHeader reads "yes", "no" or "auto" (or "").
-func ParseHeader(s string) (Header, error) {
-	switch s {
-	case "yes", "no":
-		return Header(s), nil
-	case "auto", "":
-		return HeaderAuto, nil
-	}
-	return "", fmt.Errorf("data: header %q (want yes, no or auto): %w", s, ErrOptions)
-}
 
 // Validate reports contradictory or out-of-range options.
 func (o LoadOptions) Validate() error {

@@ -12,8 +12,8 @@
 // files rather than holding their bytes, so that a table is in memory once, at half
 // float64's size (a finite value beyond float32's range is refused). For tables, a
 // Selection chooses the feature columns and the id column, and labels may follow the
-// 0/1, -1/1 (scikit-learn) or true/false conventions or name their positive value;
-// WriteAppended writes a table back with columns (scores) added. Every reader
+// 0/1, -1/1 (scikit-learn) or true/false conventions or name their positive value.
+// Every reader
 // checks what it reads (finite values, no nulls, a rectangular matrix, at least
 // one row and column, labels of two values) and its errors name the file and
 // the place in it that is wrong; callers branch on the sentinel errors (ErrFormat,

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/memory"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,10 +37,8 @@ func formatOf(path, named string) (string, error) {
 	return "", fmt.Errorf("data: %s: extension %q: %w", path, ext, ErrUnknownFormat)
 }
 
-// IsTable reports whether a file of this format (or, for "", of path's extension)
-// is a table with named columns and a label column (CSV, Parquet), rather than a
-// matrix with labels in a variable (MAT, NPY, NPZ).
-func IsTable(path, format string) bool {
+// isTable is datax.IsTable.
+func isTable(path, format string) bool {
 	f, err := formatOf(path, format)
 	return err == nil && !slices.Contains([]string{"mat", "npy", "npz"}, f)
 }
@@ -128,7 +127,7 @@ func readWhole(path, format string) ([]byte, error) {
 		return nil, err
 	}
 	if st.Mode().IsRegular() {
-		if err := CheckMemory("reading the file whole", st.Size()); err != nil {
+		if err := memory.Check("reading the file whole", st.Size()); err != nil {
 			return nil, err
 		}
 		var b bytes.Buffer
@@ -145,7 +144,7 @@ func readWhole(path, format string) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			c := max(2*cap(b), 1<<20)
-			if err := CheckMemory("reading the stream whole", int64(c)); err != nil {
+			if err := memory.Check("reading the stream whole", int64(c)); err != nil {
 				return nil, err
 			}
 			b = slices.Grow(b, c-len(b))

@@ -144,12 +144,3 @@ func (ds *Dataset) keepRows(keep []int) {
 	}
 	ds.X, ds.N, ds.RowIndex = x, len(keep), keep
 }
-
-// MissingCells is the count of missing cells over every column (Missing).
-func (ds *Dataset) MissingCells() int {
-	n := 0
-	for _, c := range ds.Missing {
-		n += c
-	}
-	return n
-}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/udocc/udocc/internal/memory"
 	"io"
 	"math"
 	"os"
@@ -18,7 +19,7 @@ import (
 
 // npyArray is a decoded .npy array: its shape and values in C (row-major) order,
 // narrowed to float32 (x), or at full precision (wide) where parseNPY was asked to
-// keep it (labels, and a matrix an id column or WriteAppended needs exactly).
+// keep it (labels, and a matrix an id column or datax.WriteAppended needs exactly).
 type npyArray struct {
 	dtype string
 	shape []int
@@ -106,7 +107,7 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	if wide {
 		width = 8
 	}
-	if err := CheckMemory(fmt.Sprintf("an array of shape %v", shape), tableBytes(int64(numel), width/4)); err != nil {
+	if err := memory.Check(fmt.Sprintf("an array of shape %v", shape), tableBytes(int64(numel), width/4)); err != nil {
 		return nil, err
 	}
 	if fortran && len(shape) > 2 {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/memory"
 	"io"
 	"os"
 	"slices"
@@ -128,7 +129,7 @@ func (t *parquetTable) allocate(lim parquetLimits) (int64, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("no rows: %w", errEmpty)
 	}
-	if err := CheckMemory(fmt.Sprintf("a table of %d rows x %d columns", n, t.d), tableBytes(n, t.d)); err != nil {
+	if err := memory.Check(fmt.Sprintf("a table of %d rows x %d columns", n, t.d), tableBytes(n, t.d)); err != nil {
 		return 0, err
 	}
 	t.x = make([]float32, n*t.d)

@@ -4,25 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"github.com/udocc/udocc/internal/datax"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 )
 
-// ScoreColumns are the columns, side by side and in this order, that every table udocc
-// writes holds: scores.csv and WriteAppended's output (as Appended columns).
-var ScoreColumns = []string{"score", "rank", "label"}
-
-// maxHeaderBytes bounds the first line HasScoreColumns reads of a CSV file.
+// maxHeaderBytes bounds the first line hasScoreColumns reads of a CSV file.
 const maxHeaderBytes = 1 << 20
 
-// HasScoreColumns reports whether the table at path has ScoreColumns side by side among
-// its column names: the first line of a CSV file (of at most 1 MiB), the schema of a
-// Parquet file (by its extension .parquet). That is how udocc recognises a file it wrote
-// before, which it may write over; a file it cannot read as either is not one (false,
-// nil). Only an error opening path is returned.
-func HasScoreColumns(path string) (bool, error) {
+// hasScoreColumns is datax.HasScoreColumns.
+func hasScoreColumns(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
@@ -51,9 +44,16 @@ func HasScoreColumns(path string) (bool, error) {
 		}
 	}
 	for i := range names {
-		if slices.Equal(names[i:min(i+len(ScoreColumns), len(names))], ScoreColumns) {
+		if slices.Equal(names[i:min(i+len(datax.ScoreColumns), len(names))], datax.ScoreColumns) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+func init() {
+	datax.WriteAppended = writeAppended
+	datax.TableFormat = tableFormat
+	datax.HasScoreColumns = hasScoreColumns
+	datax.IsTable = isTable
 }

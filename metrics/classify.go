@@ -56,21 +56,3 @@ func ratio(a, b int) float64 {
 	}
 	return float64(a) / float64(b)
 }
-
-// Precision returns Count(labels, predicted).Precision().
-func Precision(labels, predicted []int) (float64, error) {
-	c, err := Count(labels, predicted)
-	return c.Precision(), err
-}
-
-// Recall returns Count(labels, predicted).Recall().
-func Recall(labels, predicted []int) (float64, error) {
-	c, err := Count(labels, predicted)
-	return c.Recall(), err
-}
-
-// F1 returns Count(labels, predicted).F1().
-func F1(labels, predicted []int) (float64, error) {
-	c, err := Count(labels, predicted)
-	return c.F1(), err
-}

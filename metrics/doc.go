@@ -7,8 +7,7 @@
 // average_precision_score (the step-wise sum of precision times recall
 // increments, not the trapezoid). Count tallies a 0/1 labelling into a
 // Counts confusion table whose Precision, Recall and F1 methods match
-// precision_score, recall_score and f1_score; the functions Precision,
-// Recall and F1 do both steps at once.
+// precision_score, recall_score and f1_score.
 //
 // Undefined cases are errors, never NaN: a single class in the labels
 // (ErrOneClass), mismatched lengths, labels other than 0/1, non-finite

@@ -25,12 +25,10 @@ func TestGolden(t *testing.T) {
 			check("ROCAUC", auc, err, c.auc)
 			ap, err := PRAUC(c.labels, c.scores)
 			check("PRAUC", ap, err, c.ap)
-			p, err := Precision(c.labels, c.pred)
-			check("Precision", p, err, c.precision)
-			r, err := Recall(c.labels, c.pred)
-			check("Recall", r, err, c.recall)
-			f, err := F1(c.labels, c.pred)
-			check("F1", f, err, c.f1)
+			counts, err := Count(c.labels, c.pred)
+			check("Precision", counts.Precision(), err, c.precision)
+			check("Recall", counts.Recall(), err, c.recall)
+			check("F1", counts.F1(), err, c.f1)
 		})
 	}
 }

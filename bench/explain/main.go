@@ -32,6 +32,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -122,7 +123,7 @@ func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribu
 			return nil, err
 		}
 	}
-	out[0] = out[slices.Index(ours, m.DefaultExplainMethod())]
+	out[0] = out[slices.Index(ours, udocc.ExplainMethod(tool.Of(m).DefaultExplainMethod()))]
 	return out, nil
 }
 
@@ -362,7 +363,7 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 		return out, err
 	}
 	tl := copodTails(ds)
-	median, _ := m.Normal()
+	median, _ := tool.Of(m).Normal()
 	d := ds.D
 	rng := rand.New(rand.NewPCG(7, uint64(len(rows))))
 	// Altered copies of each row: each of ours' top three, COPOD's, and three random
@@ -438,8 +439,8 @@ func costs(dir string, names []string, n, threads int) error {
 			}
 			// The rows the default Shapley values score, scored at once: the floor of
 			// what they cost through Model.ScoreDataset.
-			k := len(rows) * udocc.DefaultShapleySamples * (ds.D - 1)
-			if ds.D <= udocc.CheapExactShapleyFeatures {
+			k := len(rows) * tool.DefaultShapleySamples * (ds.D - 1)
+			if ds.D <= tool.CheapExactShapleyFeatures {
 				k = len(rows) << ds.D
 			}
 			same := &data.Dataset{Name: ds.Name, N: k, D: ds.D, X: make([]float32, 0, k*ds.D)}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,7 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 		return s, nil, err
 	}
 	s.seconds = time.Since(start).Seconds()
-	median, spread := m.Normal()
+	median, spread := tool.Of(m).Normal()
 	for r, a := range atts {
 		s.rows++
 		for j, v := range ds.Row(rows[r]) {
@@ -123,7 +124,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 			}
 			meth := string(o.Method)
 			if meth == "" {
-				meth = "default (" + string(m.DefaultExplainMethod()) + ")"
+				meth = "default (" + tool.Of(m).DefaultExplainMethod() + ")"
 			}
 			med := "–"
 			if len(s.halfSizes) > 0 {
@@ -167,8 +168,8 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		if err != nil {
 			return err
 		}
-		if ds.D > udocc.ExactShapleyFeatures {
-			return fmt.Errorf("%s has %d features, more than %d", name, ds.D, udocc.ExactShapleyFeatures)
+		if ds.D > tool.ExactShapleyFeatures {
+			return fmt.Errorf("%s has %d features, more than %d", name, ds.D, tool.ExactShapleyFeatures)
 		}
 		tables = append(tables, table{ds, nil})
 		gen, err := synth.NewFromDataset(ds, 0, synth.Options{})

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/udocc/udocc/internal/datax"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"os"
@@ -88,7 +90,7 @@ func (t tableFlags) check(asJSON bool) error {
 		return usagef("--scores-to - and --json both want stdout")
 	}
 	if t.appendTo != "" {
-		if _, err := data.TableFormat(t.appendTo); err != nil {
+		if _, err := datax.TableFormat(t.appendTo); err != nil {
 			return usagef("--append-to: %v", err)
 		}
 	}
@@ -171,10 +173,10 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	opts := data.LoadOptions{}
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
 	opts.Part, opts.Threads = t.part, t.threads
-	opts.Missing, _ = t.missingPolicy()         // checked with the flags
-	opts.Delimiter, _ = t.delim()               // checked with the flags
-	opts.Header, _ = data.ParseHeader(f.header) // checked with the flags
-	if data.IsTable(path, t.format) {
+	opts.Missing, _ = t.missingPolicy()    // checked with the flags
+	opts.Delimiter, _ = t.delim()          // checked with the flags
+	opts.Header, _ = parseHeader(f.header) // checked with the flags
+	if datax.IsTable(path, t.format) {
 		if i, err := strconv.Atoi(f.label); err == nil {
 			opts.LabelNumber = i + 1 // --label is 0-based (not negative: checked with the flags)
 		} else {
@@ -288,7 +290,7 @@ func csvField(s string) string {
 // them whole.
 func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels []bool, stdout io.Writer) error {
 	if t.appendTo != "" {
-		cols := []data.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
+		cols := []datax.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
 		for _, r := range anomalyRanks(scores) {
 			cols[1].Values = append(cols[1].Values, float64(r))
 		}
@@ -315,7 +317,7 @@ func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels [
 				cols[k].Values = full
 			}
 		}
-		if err := data.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
+		if err := datax.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
 			return err
 		}
 	}
@@ -355,13 +357,13 @@ func scoreSelection(fs *pflag.FlagSet, t tableFlags, m *lib.Model) data.Selectio
 			return t.selection()
 		}
 	}
-	return m.Selection()
+	return tool.Of(m).Selection()
 }
 
 // scoreLabel is the label of udocc score and explain: --label where given, else the
 // model's label column (and --positive value), which a table may lack (optional).
 func scoreLabel(fs *pflag.FlagSet, f inputFlags, t tableFlags, m *lib.Model) (inputFlags, tableFlags, bool) {
-	name, positive := m.LabelColumn()
+	name, positive := tool.Of(m).LabelColumn()
 	if fs.Changed("label") || name == "" {
 		return f, t, false
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"os"
 	"time"
@@ -28,8 +29,8 @@ func addCutFlags(fs *pflag.FlagSet, c *cutFlags, on string) {
 	fs.StringVar(&c.rule, "threshold", "", "re-cut: apply this count rule to the scores of "+on+" ("+orList(thresholdNames())+")")
 }
 
-// cut is the lib.Cut the flags give, nil where none is given (unless required).
-func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*lib.Cut, error) {
+// cut is the tool.Cut the flags give, nil where none is given (unless required).
+func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*tool.Cut, error) {
 	given := 0
 	var names []string
 	for _, name := range []string{"contamination", "count", "threshold"} {
@@ -52,7 +53,7 @@ func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*lib.Cut, error) {
 	case fs.Changed("count") && c.count < 1:
 		return nil, usagef("--count %d: want 1 or more rows", c.count)
 	}
-	cut := &lib.Cut{Contamination: c.contamination, Count: c.count, Rule: lib.CountRule(c.rule)}
+	cut := &tool.Cut{Contamination: c.contamination, Count: c.count, Rule: c.rule}
 	if c.rule != "" && !validRule(c.rule) {
 		return nil, usagef("--threshold %q: want one of %s", c.rule, orList(thresholdNames()))
 	}
@@ -122,7 +123,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer m.Close()
 	before := m.Threshold()
-	t, err := m.Recut(nil, *cut)
+	t, err := tool.Of(m).Recut(nil, *cut)
 	if err != nil {
 		return fmt.Errorf("%s: %w", model, libError(err))
 	}
@@ -130,7 +131,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return libError(err)
 	}
 	s := cutSummary{Model: model, Out: out, Cut: cut.String(), Before: before, Threshold: t,
-		Flagged: m.TrainingFlagged(), Seconds: time.Since(start).Seconds()}
+		Flagged: tool.Of(m).TrainingFlagged(), Seconds: time.Since(start).Seconds()}
 	if asJSON {
 		b, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {

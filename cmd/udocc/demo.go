@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/memory"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -77,7 +78,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	// 4 bytes a value and 8 a label, refused before they are allocated when they cannot be.
 	need := min(float64(*rows)*(4*float64(*features)+8), math.MaxInt64)
-	if err := data.CheckMemory(fmt.Sprintf("--rows %d x --features %d", *rows, *features), int64(need)); err != nil {
+	if err := memory.Check(fmt.Sprintf("--rows %d x --features %d", *rows, *features), int64(need)); err != nil {
 		return err
 	}
 	ds := demoTable(*rows, *features, *ratio, 2024)

@@ -68,7 +68,7 @@ func TestEnsembleFit(t *testing.T) {
 	})
 	t.Run("model.json is an ensemble's with a finite threshold and none per member", func(t *testing.T) {
 		thr := number(t, meta, "threshold")
-		if meta["method"] != "ensemble" || math.IsInf(thr, 0) || meta["threshold_rule"] != string(lib.DefaultCount) {
+		if meta["method"] != "ensemble" || math.IsInf(thr, 0) || meta["threshold_rule"] != string(lib.LearnedCount) {
 			t.Errorf("method %v, threshold %v, threshold_rule %v; want ensemble, a finite number, the default count",
 				meta["method"], meta["threshold"], meta["threshold_rule"])
 		}
@@ -97,7 +97,7 @@ func TestEnsembleFit(t *testing.T) {
 			t.Errorf("method %v, seeds %s; want ensemble, [0,1,2,3,4]", s["method"], got)
 		}
 		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": training.DistanceWeight,
-			"lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": string(lib.DefaultCount),
+			"lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": string(lib.LearnedCount),
 			"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim})
 		if s["delta_bar"] != nil {
 			t.Errorf("delta_bar %v, want null: the ensemble searches no δ", s["delta_bar"])
@@ -262,7 +262,7 @@ func TestPresets(t *testing.T) {
 		{"default: an ensemble of 5 at lr 1e-4 for 10 epochs", []string{"--pretrain-epochs", "1"}, "ensemble",
 			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "epochs": 10, "pretrain_epochs": 1,
 				"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim,
-				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": string(lib.DefaultCount)}, nil},
+				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": string(lib.LearnedCount)}, nil},
 		{"paper: proposed at lr 1e-3 for 50 epochs", []string{"--preset", "paper", "--pretrain-epochs", "1"}, "proposed",
 			map[string]any{"preset": "paper", "lr": 1e-3, "pretrain_lr": 0, "epochs": 50, "pretrain_epochs": 1,
 				"threshold_rule": "accumulated"}, []string{"members", "distance_weight", "screen_epochs", "trim"}},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"image/color"
 	"io"
 	"path/filepath"
@@ -173,7 +174,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rowsFlag := fs.String("rows", "", "rows to explain, 1-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
 	nf := fs.Int("features", 5, "features shown per row: those that raise its score the most, with their shares ("+sharesDefinition+"), and as many that lower it the most")
-	method := fs.String("method", "", fmt.Sprintf("attribution (default: %s for a model of at most %d features, %s for a wider one): %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, lib.ShapleyMaxFeatures, lib.IntegratedGradients, lib.Shapley, lib.CheapExactShapleyFeatures, lib.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
+	method := fs.String("method", "", fmt.Sprintf("attribution (default: %s for a model of at most %d features, %s for a wider one): %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, tool.ShapleyMaxFeatures, lib.IntegratedGradients, lib.Shapley, tool.CheapExactShapleyFeatures, tool.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -256,7 +257,7 @@ func explainRows(fs *pflag.FlagSet, rowsFlag string, top, nf int, method string)
 	case nf < 1:
 		return nil, usagef("--features %d: want at least 1", nf)
 	}
-	if method != "" && !slices.Contains(lib.ExplainMethods(), lib.ExplainMethod(method)) {
+	if method != "" && !slices.Contains([]lib.ExplainMethod{lib.Shapley, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput}, lib.ExplainMethod(method)) {
 		return nil, usagef("--method %q: want %s, %s, %s or %s", method, lib.Shapley, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
 	}
 	if rowsFlag == "" {
@@ -307,11 +308,11 @@ func topRows(scores []float64, n int) []int {
 // most; its interaction where Attribution.Interacts; and Attribution.Carrying(0.5) where
 // it is longer than one feature.
 func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
-	median, spread := m.Normal()
+	median, spread := tool.Of(m).Normal()
 	out := make([]explainedRow, len(atts))
 	for r, a := range atts {
 		er := explainedRow{Row: a.Row + 1, Score: a.Score, Base: a.Base, Features: []explainedFeature{}, Lowering: []explainedFeature{}} // 1-based, as scores.csv
-		if l := m.Label([]float64{a.Score}); l != nil {
+		if l := tool.Of(m).Label([]float64{a.Score}); l != nil {
 			er.Flagged = &l[0]
 		}
 		feature := func(j int) explainedFeature {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"path/filepath"
 	"slices"
@@ -20,7 +21,7 @@ import (
 // Labels write δ̄ as "mean δ*": gonum/plot draws a combining macron (U+0304) as a glyph
 // of its own after the δ, or not at all, so "δ̄" would read as δ.
 func (f *fitted) figures(dir string) error {
-	first, hist := f.members[0], f.m.History()[0]
+	first, hist := f.members[0], tool.Of(f.m).History()[0]
 	member := f.ds.Name
 	if len(f.members) > 1 {
 		member = fmt.Sprintf("%s, seed %d of %d", f.ds.Name, first.Seed, len(f.members))
@@ -54,7 +55,7 @@ func (f *fitted) figures(dir string) error {
 
 // curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
 // true boundary n(1 − true ratio) marked.
-func curveFigure(hist []lib.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
+func curveFigure(hist []tool.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
 	for j := len(hist) - 1; j >= 0; j-- {
 		rec := hist[j]
 		if rec.Curve == nil {
@@ -85,7 +86,7 @@ func curveFigure(hist []lib.Epoch, n, trueRatio float64, name, rule string) (plo
 
 // ratioFigure is the selected anomaly ratio (n − δ̄)/n over epochs, with the ratio of
 // each epoch's own δ* and the true ratio.
-func ratioFigure(hist []lib.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
+func ratioFigure(hist []tool.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
 	var ep, sel, star []float64
 	n := float64(rows)
 	for _, h := range hist {
@@ -204,7 +205,7 @@ func intervalCuts(m *lib.Model, at func(float64) float64) []plots.Mark {
 }
 
 // lossFigure shows the pretraining and fine-tuning losses per epoch.
-func lossFigure(pretrain []float64, hist []lib.Epoch, name string) plots.Figure {
+func lossFigure(pretrain []float64, hist []tool.Epoch, name string) plots.Figure {
 	var pe, pl, fe, fl []float64
 	for i, l := range pretrain {
 		pe, pl = append(pe, float64(i+1)), append(pl, l)

@@ -3,6 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/labelhint"
+	"github.com/udocc/udocc/internal/tool"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 	"io"
 	"math"
 	"os"
@@ -55,7 +60,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default 32,16,8, or for the ensemble 32,16,4 on a table of at most 8 features; --preset paper: the paper's widths for a paper set, by the table's name: arrhythmia 128,64,32, mnist 64,32,16, pima and thyroid 32,16,4)")
-	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+string(lib.DefaultCount)+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
+	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+tool.LearnedCount+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
@@ -89,10 +94,11 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.checkEnsemble(fs); err != nil {
 		return err
 	}
-	if !m.TakesRatio() && fs.Changed("ratio") {
+	meth, _ := training.MethodNamed(string(m)) // m is a method: methodOf read it
+	if !meth.Ratio && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}
-	if fs.Changed("threshold") && !m.TakesRule() {
+	if fs.Changed("threshold") && !meth.Rule {
 		return usagef("--threshold is only for --method ensemble or proposed")
 	}
 	if m == lib.Proposed {
@@ -191,7 +197,7 @@ func (o *fitOptions) deltaRule() error {
 		return usagef("--ties %q: want smallest, largest or median", o.ties)
 	}
 	o.Delta = lib.DeltaRule(o.threshold)
-	if !slices.Contains(lib.DeltaRules(), o.Delta) {
+	if !slices.Contains(dynamics.RuleNames(), string(o.Delta)) {
 		return usagef("--threshold %q: want a δ rule of --method proposed: %s", o.threshold, orList(deltaNames()))
 	}
 	if o.Delta == lib.PaperRule {
@@ -225,7 +231,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	addTableFlags(fs, &o.table)
 	addSendFlags(fs, &o.table)
 	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
-	fs.DurationVar(&o.distTimeout, "dist-timeout", lib.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
+	fs.DurationVar(&o.distTimeout, "dist-timeout", torch.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -335,7 +341,7 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 		return summary{}, err
 	}
 	defer tx.Abort()
-	for _, l := range ds.LikelyLabels() {
+	for _, l := range labelhint.Of(ds) {
 		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, l.Name, l.Name)
 	}
 	f, err := fitTable(ctx, ds, o, newProgress(stderr, o.output.quiet))

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/tool"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 	"io"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -85,7 +88,7 @@ func addInputFlags(fs *pflag.FlagSet, in *inputFlags) {
 }
 
 func (in inputFlags) check() error {
-	if _, err := data.ParseHeader(in.header); err != nil {
+	if _, err := parseHeader(in.header); err != nil {
 		return usagef("--header %q: want yes, no or auto", in.header)
 	}
 	if i, err := strconv.Atoi(in.label); err == nil && i < 0 {
@@ -155,7 +158,7 @@ func checkRates(lr, pretrainLR, weightDecay float64) error {
 // lowerRate says which learning rate to lower for err, a lib.ErrDiverged: the
 // pretraining one for the autoencoders' phase, the fine-tuning one otherwise.
 func lowerRate(err error, o lib.Options) string {
-	if errors.Is(err, lib.ErrPretrainDiverged) {
+	if errors.Is(err, training.ErrPretrainDiverged) {
 		if o.PretrainLR == 0 {
 			return fmt.Sprintf("try a lower --pretrain-lr (pretraining now takes --lr, %g)", o.LR)
 		}
@@ -202,26 +205,23 @@ func orList(xs []string) string {
 
 // methodOf is the method of --method.
 func methodOf(name string) (lib.Method, error) {
-	if m := lib.Method(name); slices.Contains(lib.Methods(), m) {
-		return m, nil
+	if meth, err := training.MethodNamed(name); err == nil {
+		return lib.Method(meth.Name), nil
 	}
 	return "", usagef("--method: unknown method %q: want one of %s", name, strings.Join(methodNames(), ", "))
 }
 
-func methodNames() []string { return names(lib.Methods()) }
-
-func thresholdNames() []string { return names(lib.CountRules()) }
-
-func deltaNames() []string { return names(lib.DeltaRules()) }
-
-// names spells typed names as strings.
-func names[S ~string](xs []S) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = string(x)
+func methodNames() []string {
+	var out []string
+	for _, m := range training.AllMethods {
+		out = append(out, m.Name)
 	}
 	return out
 }
+
+func thresholdNames() []string { return tool.CountRules() }
+
+func deltaNames() []string { return dynamics.RuleNames() }
 
 // parseHidden reads --arch, layer widths such as "32,16,8".
 func parseHidden(s string) ([]int, error) {
@@ -254,8 +254,19 @@ func checkDevice(dev string) error {
 // shim decides, with the message a group on dev would fail with),
 // so that a fit or a bench fails before it trains or writes anything.
 func deviceUsable(dev string) error {
-	if err := lib.CheckDevice(dev); err != nil {
+	if err := torch.CheckDevice(dev); err != nil {
 		return fmt.Errorf("--device %s: %w", dev, err)
 	}
 	return nil
+}
+
+// parseHeader reads --header: "yes", "no" or "auto" (or "").
+func parseHeader(s string) (data.Header, error) {
+	switch s {
+	case "yes", "no":
+		return data.Header(s), nil
+	case "auto", "":
+		return data.HeaderAuto, nil
+	}
+	return "", fmt.Errorf("--header %q: want yes, no or auto", s)
 }

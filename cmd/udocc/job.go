@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"time"
 
@@ -19,7 +20,7 @@ type fitted struct {
 	ds      *data.Dataset
 	o       fitOptions
 	m       *lib.Model
-	members []lib.Member
+	members []tool.Member
 	epochs  [][]epochMetrics   // member k's metrics after each epoch, where labels are known
 	pre     float64            // seconds until the last pretraining epoch
 	ends    map[string]float64 // seconds from the fit's start to each stage's last epoch
@@ -76,7 +77,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
-	f.m, f.members = m, m.Members()
+	f.m, f.members = m, tool.Of(m).Members()
 	f.summary = f.summarise(time.Since(start).Seconds())
 	return f, nil
 }
@@ -135,7 +136,7 @@ func evaluateEpoch(y []int, scores []float64, labels []bool) epochMetrics {
 }
 
 // deltaBar is a member's final δ̄ and selected ratio, NaN for methods without them.
-func deltaBar(h []lib.Epoch) (float64, float64) {
+func deltaBar(h []tool.Epoch) (float64, float64) {
 	if len(h) == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -144,7 +145,7 @@ func deltaBar(h []lib.Epoch) (float64, float64) {
 }
 
 // ratioSpread is the mean, std, min and max of the selected ratio over the search epochs.
-func ratioSpread(h []lib.Epoch) *spread {
+func ratioSpread(h []tool.Epoch) *spread {
 	var xs []float64
 	for _, e := range h {
 		if !math.IsNaN(e.SelectedRatio) {

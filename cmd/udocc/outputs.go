@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"path/filepath"
@@ -131,7 +133,7 @@ func writeScores(path string, scores []float64, f scoresFile) error {
 // anomalyRanks are the ranks of scores, 1 for the highest (the most anomalous row) to
 // n: the direction of every rank udocc writes.
 func anomalyRanks(scores []float64) []int32 {
-	r := lib.Ranks(scores)
+	r := dynamics.Ranks32(scores)
 	n := int32(len(r))
 	for i := range r {
 		r[i] = n + 1 - r[i]
@@ -141,7 +143,7 @@ func anomalyRanks(scores []float64) []int32 {
 
 // probabilities are m's Probability of each score; nil where the model gives none.
 func probabilities(m *lib.Model, scores []float64) []float64 {
-	if math.IsInf(m.Threshold(), 1) || len(scores) == 0 || math.IsNaN(m.Probability(scores[0])) {
+	if math.IsInf(m.Threshold(), 1) || len(scores) == 0 || math.IsNaN(tool.Of(m).Probability(scores[0])) {
 		return nil
 	}
 	return m.Probabilities(scores)
@@ -201,7 +203,7 @@ func (f *fitted) writeHistory(path string) error {
 		header = append(header, "rocauc", "prauc", "f1")
 	}
 	var rows [][]string
-	for k, hist := range f.m.History() {
+	for k, hist := range tool.Of(f.m).History() {
 		for j, h := range hist {
 			star, ties := "", ""
 			if h.DeltaStar > 0 {

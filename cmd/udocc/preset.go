@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/udocc/udocc/internal/tool"
 	"slices"
 	"strings"
 
@@ -37,7 +38,7 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 	}
 	if !fs.Changed("threshold") {
 		// Each method's own default: the ensemble's and proposed's presets say it.
-		o.threshold = string(lib.DefaultCount)
+		o.threshold = tool.LearnedCount
 		if o.method != string(lib.Ensemble) {
 			o.threshold = string(lib.Accumulated)
 		}
@@ -64,7 +65,7 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	}
 	o.Count = nil
 	for _, name := range strings.Split(o.threshold, "+") {
-		if !slices.Contains(lib.CountRules(), lib.CountRule(name)) {
+		if !slices.Contains(tool.CountRules(), name) {
 			return usagef("--threshold %q: one of %v, or several joined by +", o.threshold, thresholdNames())
 		}
 		o.Count = append(o.Count, lib.CountRule(name))

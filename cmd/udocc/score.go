@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"path/filepath"
 	"slices"
@@ -111,28 +112,28 @@ type scored struct {
 // scores.csv and summary.json into out; it returns the summary and its JSON.
 // A cut, when not nil, draws the threshold anew on these rows' scores (Model.Recut on
 // the loaded model; the saved one is untouched).
-func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *lib.Cut) (scored, []byte, error) {
+func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *tool.Cut) (scored, []byte, error) {
 	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
 	final, dist, err := m.ScoreDataset(ctx, ds)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 	}
 	if cut != nil {
-		if _, err := m.Recut(final, *cut); err != nil {
+		if _, err := tool.Of(m).Recut(final, *cut); err != nil {
 			return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 		}
 	}
-	labels := m.Label(final)
+	labels := tool.Of(m).Label(final)
 	s := scored{scores: final, labels: labels}
 	s.scoreSummary = scoreSummary{Udocc: Version, Model: dir, Data: ds.Name, Source: ds.Path, Method: string(m.Method()),
-		N: ds.N, D: ds.D, Device: m.Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels),
+		N: ds.N, D: ds.D, Device: tool.Of(m).Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels),
 		Columns: columnsOf(ds, imputed, nil)}
 	if cut != nil {
 		s.Cut = cut.String()
 	}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 	var cols []scoreColumn
-	if members := m.Members(); len(members) > 1 {
+	if members := tool.Of(m).Members(); len(members) > 1 {
 		for k, mem := range members {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
@@ -183,7 +184,7 @@ func openScored(fs *pflag.FlagSet, dir, path, device string, f inputFlags, t tab
 		m.Close()
 		return nil, nil, nil, err
 	}
-	ds, err := m.MatchColumns(in.ds)
+	ds, err := tool.Of(m).MatchColumns(in.ds)
 	if err != nil {
 		in.remove()
 		m.Close()

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"log/slog"
 	"net"
@@ -33,10 +34,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.model, "model", "", "the model folder (udocc fit's model/, or Model.Save's)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on; localhost unless told otherwise (then set --token-file)")
 	addDeviceFlags(fs, &f.device, &f.threads, usableCores())
-	fs.Int64Var(&f.opts.MaxBodyBytes, "max-body-bytes", lib.DefaultMaxBodyBytes, "the largest request body; larger: 413")
-	fs.IntVar(&f.opts.MaxRows, "max-rows", lib.DefaultMaxRows, "the most rows one score request may send; more: 413")
-	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", lib.DefaultMaxConcurrent, "the most score requests served at once; more: 429")
-	fs.DurationVar(&f.opts.Timeout, "timeout", lib.DefaultTimeout, "a score request's body must arrive (408) and its rows get their turn on the model (503) within it")
+	fs.Int64Var(&f.opts.MaxBodyBytes, "max-body-bytes", tool.DefaultMaxBodyBytes, "the largest request body; larger: 413")
+	fs.IntVar(&f.opts.MaxRows, "max-rows", tool.DefaultMaxRows, "the most rows one score request may send; more: 413")
+	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", tool.DefaultMaxConcurrent, "the most score requests served at once; more: 429")
+	fs.DurationVar(&f.opts.Timeout, "timeout", tool.DefaultTimeout, "a score request's body must arrive (408) and its rows get their turn on the model (503) within it")
 	fs.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token every request but /healthz and /readyz must carry")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; needs --tls-key")
 	fs.StringVar(&f.tlsKy, "tls-key", "", "PEM private key of --tls-cert")
@@ -74,7 +75,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	h, err := lib.LoadHandler(f.opts)
+	h, err := tool.LoadHandler(f.opts)
 	if err != nil {
 		return libError(err)
 	}
@@ -89,7 +90,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // serve serves on ln until ctx ends (SIGINT, SIGTERM), then drains the requests in
 // progress; SIGHUP reloads the model meanwhile.
-func serve(ctx context.Context, srv *http.Server, ln net.Listener, h *lib.ModelHandler, f serveFlags, log *slog.Logger) error {
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, h tool.Server, f serveFlags, log *slog.Logger) error {
 	if !loopback(ln.Addr()) && f.opts.Token == "" {
 		log.Warn("listening beyond localhost without --token-file: anyone who reaches the address can score and reload", "addr", ln.Addr().String())
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"path/filepath"
@@ -274,7 +275,7 @@ func flagged(labels []bool) int {
 
 func (f *fitted) summarise(total float64) summary {
 	o, m, ds := f.o, f.m, f.ds
-	hist := m.History()
+	hist := tool.Of(m).History()
 	fine := 0.0
 	for _, e := range hist[0] {
 		fine += e.Seconds // the group's epochs: the same for every member
@@ -283,7 +284,7 @@ func (f *fitted) summarise(total float64) summary {
 		Udocc: Version, Libtorch: lib.RuntimeInfo().Libtorch, Data: ds.Name, Source: ds.Path,
 		Method: string(o.Method), N: ds.N, D: ds.D, Seed: f.members[0].Seed, Device: o.Device,
 		Config: configJSON{
-			Arch: m.Hidden(), PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
+			Arch: tool.Of(m).Hidden(), PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
 			Trim:      trimOf(o),
 			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
 			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset, Ranks: ranksOf(o),
@@ -296,12 +297,12 @@ func (f *fitted) summarise(total float64) summary {
 	for _, mem := range f.members {
 		s.Seeds = append(s.Seeds, mem.Seed)
 	}
-	s.Constant = m.ConstantColumns()
+	s.Constant = tool.Of(m).ConstantColumns()
 	if strings.EqualFold(filepath.Ext(ds.Path), ".csv") {
 		s.Header = &ds.Named
 	}
 	s.Features, s.TextDropped = ds.Features, ds.TextDropped
-	s.Columns = columnsOf(ds, m.TrainingMissing(), m.ConstantColumns())
+	s.Columns = columnsOf(ds, tool.Of(m).TrainingMissing(), tool.Of(m).ConstantColumns())
 	if !ds.Selection.IsZero() {
 		s.Selection = &ds.Selection
 	}
@@ -309,7 +310,7 @@ func (f *fitted) summarise(total float64) summary {
 	s.labelMetrics = metricsOf(ds.Y, m.Scores(), m.Labels())
 	if o.Method == lib.Ensemble {
 		s.Config.Members = len(f.members)
-		w := m.DistanceWeight()
+		w := tool.Of(m).DistanceWeight()
 		s.Config.DistanceWeight = &w
 		r := m.Ratio()
 		s.SelectedRatio = &r

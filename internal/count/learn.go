@@ -33,7 +33,7 @@ type LearnOptions struct {
 	MaxShare    float64  // 0: 0.30
 	Trained     string
 	Version     int
-	// Originals: a gated count's intervals come from the held-out residuals of the
+	// Originals: a count's intervals come from the held-out residuals of the
 	// corpus's original tables only, whose shares are those of the tables users bring, and
 	// not from those of the resampled copies too, whose shares are drawn log-uniformly over
 	// 0.2-40 % by design. The prior and the gate are still learned on every sample (a
@@ -82,6 +82,21 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 			hs = append(hs, held{s, math.Log(s.TrueShare) - mg.clip(mg.predictLn(s.Features))})
 		}
 	}
+	// The residuals the bands are read from (the original tables' only, with
+	// o.Originals), each group weighing alike.
+	if o.Originals {
+		kept := hs[:0:0]
+		for _, h := range hs {
+			if !h.s.Copy {
+				kept = append(kept, h)
+			}
+		}
+		hs = kept
+	}
+	size := map[string]int{}
+	for _, h := range hs {
+		size[h.s.Group]++
+	}
 	// The reliability feature: among the model's features (o.Reliability where the
 	// samples carry only that one), the one whose bands give the narrowest intervals on
 	// average, the bands learned on the residuals of the other groups.
@@ -105,14 +120,14 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 			var res []residual
 			for _, h := range hs {
 				if h.s.Group != g {
-					res = append(res, residual{rel: relOf(h.s, j), r: h.r, w: 1 / float64(groupSize(samples, h.s.Group))})
+					res = append(res, residual{rel: relOf(h.s, j), r: h.r, w: 1 / float64(size[h.s.Group])})
 				}
 			}
 			bs := bands(res, o.Bands)
 			for _, h := range hs {
 				if h.s.Group == g {
 					b := bandOf(bs, relOf(h.s, j))
-					w := 1 / float64(groupSize(samples, g))
+					w := 1 / float64(size[g])
 					width += w * (b.High - b.Low)
 					wsum += w
 				}
@@ -124,7 +139,7 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 	}
 	var res []residual
 	for _, h := range hs {
-		res = append(res, residual{rel: relOf(h.s, best), r: h.r, w: 1 / float64(groupSize(samples, h.s.Group))})
+		res = append(res, residual{rel: relOf(h.s, best), r: h.r, w: 1 / float64(size[h.s.Group])})
 	}
 	if best >= 0 {
 		m.Reliability = o.Features[best]
@@ -190,16 +205,6 @@ func groupsOf(samples []Sample) []string {
 	}
 	slices.Sort(gs)
 	return gs
-}
-
-func groupSize(samples []Sample, g string) int {
-	c := 0
-	for _, s := range samples {
-		if s.Group == g {
-			c++
-		}
-	}
-	return c
 }
 
 func split(samples []Sample, g string) (train, test []Sample) {

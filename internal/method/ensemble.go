@@ -270,7 +270,7 @@ func ruleShares(scores []float64, c threshold.Combination) ([]float64, error) {
 // the screening's scores two-means splits off only a few extreme rows of mnist and
 // thyroid), and the geometric mean of those shares for several rules
 // (threshold.Combination); one rule without a screening is the rule's own threshold.
-// KMeansCount alone comes with the interval training.DefaultInterval gives around its
+// The kmeans rule alone comes with the interval training.DefaultInterval gives around its
 // share.
 func ensembleThreshold(scores []float64, screen []float64, cfg Config) (float64, []float64, error) {
 	if cfg.Contamination > 0 {

@@ -40,7 +40,7 @@ type Config struct {
 	TrainRows  int
 	SampleSeed uint64
 	// Contamination, when > 0, is the top share of rows flagged; else Count's rules (or
-	// the learned count, Learned) choose it. KMeansInterval: the count is KMeansCount
+	// the learned count, Learned) choose it. KMeansInterval: the count is the kmeans rule
 	// alone, which gives an interval around its share.
 	Contamination  float64
 	Count          threshold.Combination

@@ -264,11 +264,22 @@ func (j *jsonReader) arrayBuffered(row []float32) bool {
 			i++
 		}
 		tok := buf[start:i]
-		if i == len(buf) || len(tok) == 0 || len(tok) > maxToken || !jsonNumber(tok) {
+		if i == len(buf) || len(tok) == 0 || len(tok) > maxToken {
 			return false
 		}
-		v, ok := exactFloat(tok)
-		if !ok {
+		// A token of more than 18 bytes has more than 15 digits, most likely: strconv's.
+		var (
+			v  float32
+			n  int
+			ok bool
+		)
+		if len(tok) <= 18 {
+			v, n, ok = exactFloat(buf[start : i+1])
+		}
+		if !ok || n != len(tok) {
+			if !jsonNumber(tok) {
+				return false
+			}
 			var msg string
 			if v, msg = parseValue(unsafe.String(&tok[0], len(tok))); msg != "" {
 				return false
@@ -283,62 +294,76 @@ func (j *jsonReader) arrayBuffered(row []float32) bool {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// exactFloat is parseValue of a JSON number tok (jsonNumber holds) on Clinger's fast
-// path: where its digits, leading zeros aside, are at most 15 (an integer below 2^53, so
-// exact in a float64) and its power of ten at most 22 either way (exact too), one product
-// or quotient of two exact float64s is the correctly rounded value, as strconv.ParseFloat
-// gives it; then narrowed to float32 as parseValue does. Numbers written by people and
-// most programs (0.31, 12.5, 1e-3) take it, and skip strconv's general reader; ok is
-// false for the others.
-func exactFloat(tok []byte) (float32, bool) {
-	if len(tok) > 18 { // more than 15 digits, most likely: not worth the look
-		return 0, false
-	}
+// exactFloat reads the JSON number at the start of b, in one pass, where Clinger's fast
+// path gives its value: at most 15 digits, leading zeros aside (an integer below 2^53, so
+// exact in a float64), and a power of ten at most 22 either way (exact too), so that one
+// product or quotient of two exact float64s is the correctly rounded value, as
+// strconv.ParseFloat gives it; then narrowed to float32 as parseValue does. n is the
+// number's bytes. Numbers written by people and most programs (0.31, 12.5, 1e-3) take
+// it; ok is false for any other, for a number that breaks JSON's grammar, and for one
+// that runs to b's end or into another byte of a number ("1.5.2"), which the caller then
+// reads the long way, with its errors.
+func exactFloat(b []byte) (v float32, n int, ok bool) {
 	i, neg := 0, false
-	if tok[0] == '-' {
+	if i < len(b) && b[i] == '-' {
 		i, neg = 1, true
 	}
 	var mant uint64
 	digits, exp := 0, 0
-	for ; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
-		if mant == 0 && tok[i] == '0' {
-			continue
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			if digits++; digits > 15 {
+				return 0, 0, false
+			}
+			mant = mant*10 + uint64(b[i]-'0')
 		}
-		if digits++; digits > 15 {
-			return 0, false
-		}
-		mant = mant*10 + uint64(tok[i]-'0')
+	default:
+		return 0, 0, false
 	}
-	if i < len(tok) && tok[i] == '.' {
-		for i++; i < len(tok) && tok[i] >= '0' && tok[i] <= '9'; i++ {
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 			exp--
-			if mant == 0 && tok[i] == '0' {
+			if mant == 0 && b[i] == '0' {
 				continue
 			}
 			if digits++; digits > 15 {
-				return 0, false
+				return 0, 0, false
 			}
-			mant = mant*10 + uint64(tok[i]-'0')
+			mant = mant*10 + uint64(b[i]-'0')
+		}
+		if i == start {
+			return 0, 0, false
 		}
 	}
-	if i < len(tok) { // an exponent: [eE][+-]?digits
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		eneg := false
-		if tok[i] == '+' || tok[i] == '-' {
-			eneg = tok[i] == '-'
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			eneg = b[i] == '-'
 			i++
 		}
-		e := 0
-		for ; i < len(tok); i++ {
+		start, e := i, 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
 			if e > 1000 {
-				return 0, false
+				return 0, 0, false
 			}
-			e = e*10 + int(tok[i]-'0')
+			e = e*10 + int(b[i]-'0')
+		}
+		if i == start {
+			return 0, 0, false
 		}
 		if eneg {
 			e = -e
 		}
 		exp += e
+	}
+	if i == len(b) || numberByte(b[i]) {
+		return 0, 0, false
 	}
 	f := float64(mant)
 	switch {
@@ -348,12 +373,12 @@ func exactFloat(tok []byte) (float32, bool) {
 	case exp < 0 && exp >= -22:
 		f /= pow10[-exp]
 	default:
-		return 0, false
+		return 0, 0, false
 	}
 	if neg {
 		f = -f
 	}
-	return float32(f), true
+	return float32(f), i, true
 }
 
 // object reads a row's fields after its '{'.

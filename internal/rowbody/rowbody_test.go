@@ -245,15 +245,20 @@ func TestExactFloat(t *testing.T) {
 		toks = append(toks, strconv.FormatFloat(v, 'g', prec, 64), strconv.FormatFloat(v, 'f', rng.IntN(12), 64),
 			strconv.FormatFloat(float64(float32(v)), 'g', -1, 32))
 	}
+	toks = append(toks, "01", "1.", ".5", "-", "1e", "1e+", "1.5.2", "--1", "1x", "0.1e5.5")
 	took := 0
 	for _, s := range toks {
-		if !jsonNumber([]byte(s)) {
-			continue
-		}
-		got, ok := exactFloat([]byte(s))
+		got, n, ok := exactFloat([]byte(s + ","))
 		if !ok {
 			continue
 		}
+		if n < len(s) && numberByte(s[n]) || !jsonNumber([]byte(s[:n])) {
+			t.Fatalf("%q: exactFloat took %d bytes as %v: not a whole JSON number", s, n, got)
+		}
+		if _, _, ok := exactFloat([]byte(s[:n])); ok {
+			t.Fatalf("%q: exactFloat took a number that runs to the buffer's end", s)
+		}
+		s = s[:n]
 		took++
 		want, msg := parseValue(s)
 		if msg != "" {

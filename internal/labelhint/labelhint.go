@@ -1,14 +1,14 @@
-package data
+// Package labelhint finds the feature columns of a table that look like a label left
+// among the features, which `udocc fit` warns of: trained on, such a column tells the
+// network the answer. It reads a data.Dataset and changes nothing.
+package labelhint
 
 import (
 	"fmt"
-	"strings"
-)
 
-// labelNames are the column names that usually hold a label rather than a feature.
-var labelNames = []string{"y", "label", "labels", "target", "class", "outlier", "anomaly",
-	"is_anomaly", "is_outlier", "anomaly_label", "ground_truth", "outcome", "fraud", "is_fraud",
-	"attack", "malicious", "diagnosis", "churn"}
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/datax"
+)
 
 // labelMinority is the largest share of its rarer value a 0/1 column found by its
 // values alone may have to be taken for a label: anomalies are the minority.
@@ -21,22 +21,22 @@ type LikelyLabel struct {
 	Why  string
 }
 
-// LikelyLabels lists the feature columns that look like a label left among the
+// Of lists the feature columns that look like a label left among the
 // features: named as labels usually are (y, label, target, class, outcome, outlier,
 // anomaly, is_anomaly, …, in any case) and taking exactly two values; or, by their
 // values alone, 0/1 with the rarer value on under 40 % of the rows, as the first or
 // the last column, beside a column that is not 0/1 (so that a block of one-hot columns
 // does not raise a warning per column). Trained on, such a column tells the network
 // the answer.
-func (ds *Dataset) LikelyLabels() []LikelyLabel {
+func Of(ds *data.Dataset) []LikelyLabel {
 	var out []LikelyLabel
 	for j, name := range ds.Features {
-		values, ones := ds.twoValues(j)
+		values, ones := twoValues(ds, j)
 		switch {
-		case ds.Named && isLabelName(name) && values == 2:
+		case ds.Named && datax.IsLabelName(name) && values == 2:
 			out = append(out, LikelyLabel{name, "named as a label, with two values"})
 		case ones < 0 || ds.D < 3 || !(j == 0 || j == ds.D-1):
-		case j == 0 && ds.binary(1), j == ds.D-1 && ds.binary(ds.D-2):
+		case j == 0 && binary(ds, 1), j == ds.D-1 && binary(ds, ds.D-2):
 		default:
 			share := min(float64(ones), float64(ds.N-ones)) / float64(ds.N)
 			if share > 0 && share < labelMinority {
@@ -56,7 +56,7 @@ func minority(ones, n int) int {
 
 // twoValues counts column j's distinct values up to 3, and, where they are 0 and 1
 // only, its ones (-1 otherwise).
-func (ds *Dataset) twoValues(j int) (values, ones int) {
+func twoValues(ds *data.Dataset, j int) (values, ones int) {
 	seen := map[float32]bool{}
 	ones, binary := 0, true
 	for i := 0; i < ds.N; i++ {
@@ -82,16 +82,7 @@ func (ds *Dataset) twoValues(j int) (values, ones int) {
 }
 
 // binary reports whether column j holds 0 and 1 only.
-func (ds *Dataset) binary(j int) bool {
-	_, ones := ds.twoValues(j)
+func binary(ds *data.Dataset, j int) bool {
+	_, ones := twoValues(ds, j)
 	return ones >= 0
-}
-
-func isLabelName(name string) bool {
-	for _, l := range labelNames {
-		if strings.EqualFold(name, l) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,30 @@
+// Command library is the README's library example: it fits the default detector on the
+// table named by its argument, prints the threshold and the share of rows flagged, and
+// saves the model to ./model.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/data"
+)
+
+func main() {
+	table, err := data.Load(os.Args[1], data.LoadOptions{}) // CSV, Parquet, .mat, .npy, .npz
+	if err != nil {
+		log.Fatal(err)
+	}
+	m, err := udocc.FitDataset(context.Background(), table, udocc.Options{}) // the defaults
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Close()
+	fmt.Printf("threshold %.4g: %.1f %% of %d rows flagged\n", m.Threshold(), 100*m.Ratio(), table.N)
+	if err := m.Save("model"); err != nil { // udocc.Load and `udocc score --model model` read it
+		log.Fatal(err)
+	}
+}
