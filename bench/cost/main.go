@@ -18,10 +18,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -86,7 +84,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 	if err != nil {
 		return err
 	}
-	done, err := readDone(out)
+	done, err := bench.DoneLines(out, func(r record) string { return key(r.Table, r.Variant, r.Seed) })
 	if err != nil {
 		return err
 	}
@@ -160,28 +158,6 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 
 func key(table, variant string, seed uint64) string {
 	return fmt.Sprintf("%s\x00%s\x00%d", table, variant, seed)
-}
-
-// readDone lists the fits already in the file at path (none where it does not exist).
-func readDone(path string) (map[string]bool, error) {
-	done := map[string]bool{}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		done[key(r.Table, r.Variant, r.Seed)] = true
-	}
-	return done, sc.Err()
 }
 
 // writeScores writes one fit's scores beside each row's index in the table and its label.

@@ -12,10 +12,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -71,7 +69,7 @@ func run(corpus, out string, seed uint64, copies, half int, only string) error {
 		return err
 	}
 	index := filepath.Join(out, "index.jsonl")
-	done, err := readDone(index)
+	done, err := bench.DoneLines(index, func(r record) string { return r.Table })
 	if err != nil {
 		return err
 	}
@@ -194,25 +192,4 @@ func writeRows(path string, y []int, in []int8, s1, s2 []float64) error {
 		fmt.Fprintf(&b, "%d,%d,%s,%s\n", y[i], in[i], strconv.FormatFloat(s1[i], 'g', 7, 64), strconv.FormatFloat(s2[i], 'g', 7, 64))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-func readDone(path string) (map[string]bool, error) {
-	done := map[string]bool{}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		done[r.Table] = true
-	}
-	return done, sc.Err()
 }
