@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unsafe"
 )
@@ -267,15 +268,7 @@ func (j *jsonReader) arrayBuffered(row []float32) bool {
 		if i == len(buf) || len(tok) == 0 || len(tok) > maxToken {
 			return false
 		}
-		// A token of more than 18 bytes has more than 15 digits, most likely: strconv's.
-		var (
-			v  float32
-			n  int
-			ok bool
-		)
-		if len(tok) <= 18 {
-			v, n, ok = exactFloat(buf[start : i+1])
-		}
+		v, n, ok := exactFloat(buf[start : i+1])
 		if !ok || n != len(tok) {
 			if !jsonNumber(tok) {
 				return false
@@ -294,15 +287,16 @@ func (j *jsonReader) arrayBuffered(row []float32) bool {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// exactFloat reads the JSON number at the start of b, in one pass, where Clinger's fast
-// path gives its value: at most 15 digits, leading zeros aside (an integer below 2^53, so
-// exact in a float64), and a power of ten at most 22 either way (exact too), so that one
-// product or quotient of two exact float64s is the correctly rounded value, as
-// strconv.ParseFloat gives it; then narrowed to float32 as parseValue does. n is the
-// number's bytes. Numbers written by people and most programs (0.31, 12.5, 1e-3) take
-// it; ok is false for any other, for a number that breaks JSON's grammar, and for one
-// that runs to b's end or into another byte of a number ("1.5.2"), which the caller then
-// reads the long way, with its errors.
+// exactFloat reads the JSON number at the start of b, in one pass, to the value
+// strconv.ParseFloat gives it, narrowed to float32 as parseValue does, where it has at
+// most 19 digits (leading zeros aside: they fit a uint64 exactly). At most 15 digits and a
+// power of ten at most 22 either way take Clinger's fast path (one product or quotient of
+// two exact float64s is correctly rounded); the others the Eisel–Lemire algorithm
+// (eiselLemire64), as strconv itself does once its general reader has read the digits,
+// which was most of a 1,000-row request's cost. n is the number's bytes. ok is false for
+// a number with more digits, one the algorithm cannot decide, one beyond float32's range,
+// one that breaks JSON's grammar, and one that runs to b's end or into another byte of a
+// number ("1.5.2"): the caller then reads it the long way, with its errors.
 func exactFloat(b []byte) (v float32, n int, ok bool) {
 	i, neg := 0, false
 	if i < len(b) && b[i] == '-' {
@@ -315,7 +309,7 @@ func exactFloat(b []byte) (v float32, n int, ok bool) {
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
 		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-			if digits++; digits > 15 {
+			if digits++; digits > 19 {
 				return 0, 0, false
 			}
 			mant = mant*10 + uint64(b[i]-'0')
@@ -331,7 +325,7 @@ func exactFloat(b []byte) (v float32, n int, ok bool) {
 			if mant == 0 && b[i] == '0' {
 				continue
 			}
-			if digits++; digits > 15 {
+			if digits++; digits > 19 {
 				return 0, 0, false
 			}
 			mant = mant*10 + uint64(b[i]-'0')
@@ -368,17 +362,27 @@ func exactFloat(b []byte) (v float32, n int, ok bool) {
 	f := float64(mant)
 	switch {
 	case mant == 0:
-	case exp >= 0 && exp <= 22:
-		f *= pow10[exp]
-	case exp < 0 && exp >= -22:
-		f /= pow10[-exp]
+		if neg {
+			f = -f
+		}
+	case digits <= 15 && exp >= 0 && exp <= 22:
+		if f *= pow10[exp]; neg {
+			f = -f
+		}
+	case digits <= 15 && exp < 0 && exp >= -22:
+		if f /= pow10[-exp]; neg {
+			f = -f
+		}
 	default:
+		if f, ok = eiselLemire64(mant, exp, neg); !ok {
+			return 0, 0, false
+		}
+	}
+	v = float32(f)
+	if math.IsInf(float64(v), 0) {
 		return 0, 0, false
 	}
-	if neg {
-		f = -f
-	}
-	return float32(f), i, true
+	return v, i, true
 }
 
 // object reads a row's fields after its '{'.

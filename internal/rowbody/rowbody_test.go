@@ -232,21 +232,26 @@ func TestJSONNumbers(t *testing.T) {
 }
 
 // TestExactFloat holds exactFloat, where it takes a number, to strconv's value narrowed
-// to float32 (parseValue's), bit for bit: numbers of every length and exponent, short
-// and long, with and without signs, zeros, fractions and exponents.
+// to float32 (parseValue's), bit for bit: numbers of every length (its Clinger and its
+// Eisel–Lemire paths) and exponent, with and without signs, zeros, fractions and
+// exponents, float32's and float64's extremes.
 func TestExactFloat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	toks := []string{"0", "-0", "0.0", "1", "-1", "0.5", "12.5", "1e3", "1E-3", "-2.5e+10", "123456789012345",
 		"1234567890123456", "0.000000000000000000001", "1e22", "1e23", "9e-22", "9e-23", "100000000000000000000",
-		"0.1", "0.2", "0.3", "3.4028235e38", "1e39", "0.00000000000000000000000000000000000000000000001"}
+		"0.1", "0.2", "0.3", "3.4028235e38", "3.4028236e38", "1e39", "0.00000000000000000000000000000000000000000000001",
+		"1e-45", "1.4e-45", "7e-46", "1e-310", "9999999999999999999", "99999999999999999999", "0.30000000000000004",
+		"-1234567890123456789e-10", "1e308", "1e309"}
 	for range 200000 {
 		v := rng.NormFloat64() * math.Pow(10, float64(rng.IntN(30)-15))
 		prec := rng.IntN(18) + 1
 		toks = append(toks, strconv.FormatFloat(v, 'g', prec, 64), strconv.FormatFloat(v, 'f', rng.IntN(12), 64),
-			strconv.FormatFloat(float64(float32(v)), 'g', -1, 32))
+			strconv.FormatFloat(float64(float32(v)), 'g', -1, 32), strconv.FormatFloat(float64(float32(v)), 'g', -1, 64),
+			strconv.FormatFloat(v, 'e', 18, 64), strconv.FormatFloat(v*1e30, 'e', rng.IntN(19), 64))
 	}
 	toks = append(toks, "01", "1.", ".5", "-", "1e", "1e+", "1.5.2", "--1", "1x", "0.1e5.5")
-	took := 0
+	took, long := 0, 0
+	strip := strings.NewReplacer("-", "", ".", "")
 	for _, s := range toks {
 		got, n, ok := exactFloat([]byte(s + ","))
 		if !ok {
@@ -260,6 +265,9 @@ func TestExactFloat(t *testing.T) {
 		}
 		s = s[:n]
 		took++
+		if sig := strings.TrimLeft(strip.Replace(strings.SplitN(strings.ToLower(s), "e", 2)[0]), "0"); len(sig) > 15 {
+			long++ // on the Eisel–Lemire path
+		}
 		want, msg := parseValue(s)
 		if msg != "" {
 			t.Fatalf("%s: exactFloat took %v, parseValue refused it: %s", s, got, msg)
@@ -267,6 +275,9 @@ func TestExactFloat(t *testing.T) {
 		if math.Float32bits(got) != math.Float32bits(want) {
 			t.Fatalf("%s: exactFloat %v (%08x), parseValue %v (%08x)", s, got, math.Float32bits(got), want, math.Float32bits(want))
 		}
+	}
+	if long < 100000 {
+		t.Errorf("exactFloat took %d numbers of more than 15 digits: the Eisel–Lemire path is not being tested", long)
 	}
 	if took < len(toks)/3 {
 		t.Errorf("exactFloat took %d of %d numbers: the fast path is not being tested", took, len(toks))
