@@ -283,3 +283,25 @@ func TestExactFloat(t *testing.T) {
 		t.Errorf("exactFloat took %d of %d numbers: the fast path is not being tested", took, len(toks))
 	}
 }
+
+// TestEightDigits: eightDigits reads every run of eight ASCII digits as strconv does, and
+// refuses eight bytes with any other byte among them, the digits' neighbours included.
+func TestEightDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for range 100000 {
+		s := fmt.Sprintf("%08d", rng.IntN(100000000))
+		got, ok := eightDigits([]byte(s))
+		want, _ := strconv.ParseUint(s, 10, 64)
+		if !ok || got != want {
+			t.Fatalf("%q: %d, %v; want %d", s, got, ok, want)
+		}
+		b := []byte(s)
+		b[rng.IntN(8)] = []byte{'/', ':', '.', 'e', '-', ' ', 0, 0xff}[rng.IntN(8)]
+		if _, ok := eightDigits(b); ok {
+			t.Fatalf("%q: read as eight digits", b)
+		}
+	}
+	if _, ok := eightDigits([]byte("1234567")); ok {
+		t.Fatal("seven bytes read as eight digits")
+	}
+}
