@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -36,8 +37,15 @@ type jsonReader struct {
 // each an array of c.D numbers or an object with a number for each of c.Names (and any
 // value for a name in c.Ignore).
 func NewJSON(r io.Reader, c Columns) Reader {
-	return &jsonReader{r: bufio.NewReaderSize(r, 64<<10), c: c, tok: make([]byte, 0, maxToken)}
+	br := buffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &jsonReader{r: br, c: c, tok: make([]byte, 0, maxToken)}
 }
+
+// buffers are the JSON readers' 64 KiB buffers, each back in the pool once its reader
+// has given its last rows or its error: a request of one row took a new 64 KiB buffer,
+// and thousands of them a second kept the collector busy and the latency's tail long.
+var buffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 func (j *jsonReader) Next(x []float32) (int, error) {
 	if j.err != nil {
@@ -46,6 +54,11 @@ func (j *jsonReader) Next(x []float32) (int, error) {
 	n, err := j.next(x)
 	if err != nil && err != io.EOF {
 		j.err = err
+	}
+	if err != nil && j.r != nil { // the last call that reads: the buffer goes back
+		j.r.Reset(nil)
+		buffers.Put(j.r)
+		j.r = nil
 	}
 	return n, err
 }
