@@ -274,23 +274,22 @@ func (j *jsonReader) arrayBuffered(row []float32) bool {
 		if k == len(row) {
 			return false
 		}
+		if v, n, ok := exactFloat(buf[i:]); ok && n <= maxToken {
+			row[k] = v
+			i = space(i + n)
+			continue
+		}
 		start := i
 		for i < len(buf) && numberByte(buf[i]) {
 			i++
 		}
 		tok := buf[start:i]
-		if i == len(buf) || len(tok) == 0 || len(tok) > maxToken {
+		if i == len(buf) || len(tok) == 0 || len(tok) > maxToken || !jsonNumber(tok) {
 			return false
 		}
-		v, n, ok := exactFloat(buf[start : i+1])
-		if !ok || n != len(tok) {
-			if !jsonNumber(tok) {
-				return false
-			}
-			var msg string
-			if v, msg = parseValue(unsafe.String(&tok[0], len(tok))); msg != "" {
-				return false
-			}
+		v, msg := parseValue(unsafe.String(&tok[0], len(tok)))
+		if msg != "" {
+			return false
 		}
 		row[k] = v
 		i = space(i)
