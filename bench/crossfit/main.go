@@ -111,7 +111,7 @@ func run(corpus, out string, seed uint64, copies, half int, only string) error {
 						return err
 					}
 				}
-				ds = subset(full, bench.CopyRows(full.Y, shares[j], bench.CopyMaxRows, seed))
+				ds = bench.Subset(full, bench.CopyRows(full.Y, shares[j], bench.CopyMaxRows, seed))
 			}
 			r := record{Table: name, Group: t.Group, Source: t.Name, Seed: seed, N: ds.N, D: ds.D,
 				True: float64(ds.Anomalies()) / float64(ds.N)}
@@ -153,7 +153,7 @@ func crossFit(ds *data.Dataset, seed uint64, half int) (in []int8, s1, s2 []floa
 		for _, i := range rows {
 			in[i] = int8(k + 1)
 		}
-		sub := subset(ds, rows)
+		sub := bench.Subset(ds, rows)
 		opts := udocc.DefaultOptions()
 		opts.Seed = seed + uint64(k)
 		model, err := udocc.FitDataset(context.Background(), sub, opts)
@@ -169,20 +169,6 @@ func crossFit(ds *data.Dataset, seed uint64, half int) (in []int8, s1, s2 []floa
 		}
 	}
 	return in, scores[0], scores[1], nil
-}
-
-// subset is a new table of ds's rows (sorted into table order), labels kept.
-func subset(ds *data.Dataset, rows []int) *data.Dataset {
-	slices.Sort(rows)
-	c := *ds
-	c.X = make([]float32, 0, len(rows)*ds.D)
-	c.Y = make([]int, 0, len(rows))
-	for _, i := range rows {
-		c.X = append(c.X, ds.Row(i)...)
-		c.Y = append(c.Y, ds.Y[i])
-	}
-	c.N = len(rows)
-	return &c
 }
 
 func writeRows(path string, y []int, in []int8, s1, s2 []float64) error {
