@@ -294,13 +294,28 @@ const shipTie = 0.01
 // groupBeyond10 is the mean over groups of the share of a group's original tables'
 // fits whose estimate misses the true share by more than ×10.
 func groupBeyond10(fits []countFit, est []countmodel.Estimate) float64 {
+	return groupMean(fits, est, func(absLn float64) float64 {
+		if absLn > math.Log(10) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// groupMeanAbsLn is the mean over groups of the mean |ln(estimate/true)| over a group's
+// original tables.
+func groupMeanAbsLn(fits []countFit, est []countmodel.Estimate) float64 {
+	return groupMean(fits, est, func(absLn float64) float64 { return absLn })
+}
+
+// groupMean is the mean over groups of the mean of f(|ln(estimate/true)|) over a group's
+// original tables' fits (an estimate of 0 taken as one row).
+func groupMean(fits []countFit, est []countmodel.Estimate, f func(absLn float64) float64) float64 {
 	sum, cnt := map[string]float64{}, map[string]int{}
-	for i, f := range fits {
-		if f.original {
-			if math.Abs(math.Log(max(est[i].Share, 1/float64(f.rec.N))/f.rec.TrueRatio)) > math.Log(10) {
-				sum[f.rec.Group]++
-			}
-			cnt[f.rec.Group]++
+	for i, fit := range fits {
+		if fit.original {
+			sum[fit.rec.Group] += f(math.Abs(math.Log(max(est[i].Share, 1/float64(fit.rec.N)) / fit.rec.TrueRatio)))
+			cnt[fit.rec.Group]++
 		}
 	}
 	t := 0.0
@@ -308,23 +323,6 @@ func groupBeyond10(fits []countFit, est []countmodel.Estimate) float64 {
 		t += sum[g] / float64(c)
 	}
 	return t / float64(len(cnt))
-}
-
-// groupMeanAbsLn is the mean over groups of the mean |ln(estimate/true)| over a group's
-// original tables.
-func groupMeanAbsLn(fits []countFit, est []countmodel.Estimate) float64 {
-	sum, cnt := map[string]float64{}, map[string]int{}
-	for i, f := range fits {
-		if f.original {
-			sum[f.rec.Group] += math.Abs(math.Log(max(est[i].Share, 1/float64(f.rec.N)) / f.rec.TrueRatio))
-			cnt[f.rec.Group]++
-		}
-	}
-	t := 0.0
-	for g, s := range sum {
-		t += s / float64(cnt[g])
-	}
-	return t / float64(len(sum))
 }
 
 func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, names []string, kind string, heldRidge, heldGated []countmodel.Estimate, ridge, gated *countmodel.Model) {

@@ -43,21 +43,13 @@ func LearnGated(samples []Sample, o LearnOptions) (*Model, error) {
 		return nil, fmt.Errorf("count: learn a gate from %d samples of %d groups: too few", len(samples), len(groups))
 	}
 	m := fitGate(samples, o)
-	// The samples the intervals are read from, and each group's number of them: every
-	// group weighs alike.
-	calib := func(s Sample) bool { return !o.Originals || !s.Copy }
-	size := map[string]int{}
-	for _, s := range samples {
-		if calib(s) {
-			size[s.Group]++
-		}
-	}
+	size := calibrationSizes(samples, o)
 	var prior, rule []residual
 	for _, g := range groups {
 		tr, te := split(samples, g)
 		mg := fitGate(tr, o)
 		for _, s := range te {
-			if !calib(s) {
+			if !o.calibrates(s) {
 				continue
 			}
 			ln, open := mg.gatedLn(s.Features, o.Features)

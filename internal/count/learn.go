@@ -45,6 +45,22 @@ type LearnOptions struct {
 	chooseReliability bool
 }
 
+// calibrates says whether a sample's held-out residual goes into a count's intervals:
+// every sample's, or with o.Originals an original table's only.
+func (o LearnOptions) calibrates(s Sample) bool { return !o.Originals || !s.Copy }
+
+// calibrationSizes is each group's number of the samples the intervals are read from
+// (calibrates), by which its residuals are weighed: every group weighs alike.
+func calibrationSizes(samples []Sample, o LearnOptions) map[string]int {
+	size := map[string]int{}
+	for _, s := range samples {
+		if o.calibrates(s) {
+			size[s.Group]++
+		}
+	}
+	return size
+}
+
 // ChooseReliability returns o with the reliability feature chosen among its features by
 // the narrowest held-out intervals.
 func (o LearnOptions) ChooseReliability() LearnOptions {
@@ -84,19 +100,14 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 	}
 	// The residuals the bands are read from (the original tables' only, with
 	// o.Originals), each group weighing alike.
-	if o.Originals {
-		kept := hs[:0:0]
-		for _, h := range hs {
-			if !h.s.Copy {
-				kept = append(kept, h)
-			}
-		}
-		hs = kept
-	}
-	size := map[string]int{}
+	kept := hs[:0:0]
 	for _, h := range hs {
-		size[h.s.Group]++
+		if o.calibrates(h.s) {
+			kept = append(kept, h)
+		}
 	}
+	hs = kept
+	size := calibrationSizes(samples, o)
 	// The reliability feature: among the model's features (o.Reliability where the
 	// samples carry only that one), the one whose bands give the narrowest intervals on
 	// average, the bands learned on the residuals of the other groups.
