@@ -59,7 +59,12 @@ else
 fi
 
 cp build.sh "$dir/"
-cp internal/torch/shim/*.h internal/torch/shim/*.cpp "$dir/internal/torch/shim/"
+# Every C++ source and header under the shim, subfolders kept (build.sh also compiles
+# shim/fast/ and shim/pintest/).
+(cd internal/torch/shim && find . -name '*.cpp' -o -name '*.h') | while read -r f; do
+  mkdir -p "$dir/internal/torch/shim/$(dirname "$f")"
+  cp "internal/torch/shim/$f" "$dir/internal/torch/shim/$f"
+done
 cp scripts/cuda-run.sh "$dir/scripts/"
 # The PyTorch eager baseline, timed beside udocc on the same GPU and wheel.
 eager=${EAGER:-$(pwd)/../shared/baseline/torch_epoch.py}

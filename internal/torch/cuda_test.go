@@ -65,7 +65,18 @@ func TestCUDADevices(t *testing.T) {
 	if want := fmt.Sprintf("only %d CUDA device(s) visible", count); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("%s: error %v, want one containing %q", bad, err, want)
 	}
-	_, err = Load(filepath.Join(t.TempDir(), "none.pt"), bad)
+	// A model that exists, loaded on a device that does not: the error names the device.
+	g, err := NewGroup([]int{3, 2}, 1, false, "cpu", []uint64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.pt")
+	err = g.Save(0, path)
+	g.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(path, bad)
 	if err == nil || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("load on %s: error %v, want one naming the device", bad, err)
 	}
