@@ -82,6 +82,12 @@ func dynamicsShare(epochs [][][]float32) float64 {
 	return medianOf(shares)
 }
 
+// largerKmeans is the share larger/kmeans flags on the fit (e^its feature), the default
+// count before the learned ones.
+func (f countFit) largerKmeans() float64 {
+	return math.Exp(f.feats[slices.Index(countmodel.Names(), "larger_kmeans")])
+}
+
 // LearnCount learns the count from the fits in dir (real.jsonl and raw/), writes the
 // model to modelPath and the report to dir/count.md.
 func LearnCount(dir, modelPath string, progress io.Writer) error {
@@ -136,6 +142,11 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ruleOpts := opts.ChooseReliability()
+	rule, err := countmodel.LearnRule(samples, ruleOpts)
+	if err != nil {
+		return err
+	}
 	if progress != nil {
 		fmt.Fprintf(progress, "count study: models learned; held-out estimates next\n")
 	}
@@ -147,15 +158,27 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The model shipped is the one of least held-out mean |ln| over the groups'
-	// original tables (the study's first criterion); where the two are within
-	// shipTie of each other, far inside the noise of 34 groups, the one that misses by
-	// more than ×10 on fewer of them (the count issue's "no catastrophes").
-	model, held, kind := gated, heldGated, "gated"
-	lr, lg := groupMeanAbsLn(fits, heldRidge), groupMeanAbsLn(fits, heldGated)
-	if lr < lg-shipTie || math.Abs(lr-lg) <= shipTie && groupBeyond10(fits, heldRidge) < groupBeyond10(fits, heldGated) {
-		model, held, kind = ridge, heldRidge, "ridge"
+	heldRule, err := countmodel.HeldoutRule(samples, ruleOpts)
+	if err != nil {
+		return err
 	}
+	// The model shipped is the one of least held-out mean |ln| over the groups'
+	// original tables (the study's first criterion); where two are within shipTie of
+	// each other, far inside the noise of 34 groups, the one that misses by more than
+	// ×10 on fewer of them (the count issue's "no catastrophes").
+	type learned struct {
+		kind  string
+		model *countmodel.Model
+		held  []countmodel.Estimate
+	}
+	best := learned{"gated", gated, heldGated}
+	for _, c := range []learned{{"ridge", ridge, heldRidge}, {"rule", rule, heldRule}} {
+		lc, lb := groupMeanAbsLn(fits, c.held), groupMeanAbsLn(fits, best.held)
+		if lc < lb-shipTie || math.Abs(lc-lb) <= shipTie && groupBeyond10(fits, c.held) < groupBeyond10(fits, best.held) {
+			best = c
+		}
+	}
+	model, held, kind := best.model, best.held, best.kind
 	b, err := json.MarshalIndent(model, "", "  ")
 	if err != nil {
 		return err
@@ -178,7 +201,7 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 		return err
 	}
 	var sb strings.Builder
-	writeCountReport(&sb, fits, held, names, kind, heldRidge, heldGated, ridge, gated)
+	writeCountReport(&sb, fits, held, names, kind, heldRidge, heldGated, heldRule, ridge, gated, rule)
 	return atomicfile.WriteBytes(filepath.Join(dir, CountReport), []byte(sb.String()))
 }
 
@@ -325,7 +348,7 @@ func groupMean(fits []countFit, est []countmodel.Estimate, f func(absLn float64)
 	return t / float64(len(cnt))
 }
 
-func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, names []string, kind string, heldRidge, heldGated []countmodel.Estimate, ridge, gated *countmodel.Model) {
+func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, names []string, kind string, heldRidge, heldGated, heldRule []countmodel.Estimate, ridge, gated, rule *countmodel.Model) {
 	nan := func(int) float64 { return math.NaN() }
 	groups := groupNames(fits)
 	// The best constant, learned leave-one-group-out: the share of least group-weighted
@@ -347,13 +370,15 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 	}
 	ests := []estimator{
 		{"shipped count: " + kind + " (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
-		{"today's default (larger/kmeans)", func(i int) float64 { return fits[i].rec.Default.Selected }, nan, nan},
+		{"the count of the build that made the fits (not held out)", func(i int) float64 { return fits[i].rec.Default.Selected }, nan, nan},
+		{"larger/kmeans, the default before the learned counts (a fixed rule)", func(i int) float64 { return fits[i].largerKmeans() }, nan, nan},
 		{"constant 5 %", func(int) float64 { return 0.05 }, nan, nan},
 		{"constant 10 %", func(int) float64 { return 0.10 }, nan, nan},
 		{"best constant (leave-one-group-out)", func(i int) float64 { return logoConst[fits[i].rec.Group] }, nan, nan},
 		{"the paper's dynamics count on the members (accumulated δ̄; tables a fit trains on whole, at most 2,048 rows)", func(i int) float64 { return fits[i].dynamics }, nan, nan},
 		{"ridge count (held out)", func(i int) float64 { return heldRidge[i].Share }, func(i int) float64 { return heldRidge[i].Low }, func(i int) float64 { return heldRidge[i].High }},
 		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }, func(i int) float64 { return heldGated[i].Low }, func(i int) float64 { return heldGated[i].High }},
+		{"rule count (held out)", func(i int) float64 { return heldRule[i].Share }, func(i int) float64 { return heldRule[i].Low }, func(i int) float64 { return heldRule[i].High }},
 	}
 	fmt.Fprintf(w, "# The count, learned on the corpus and judged leave-one-group-out\n\n")
 	fmt.Fprintf(w, "Generated by `udocc bench --study --real --corpus DIR --learn-count` from %d fits: %d original tables "+
@@ -361,9 +386,17 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		"**held out by source group**: each fit is judged by a model learned (penalty and interval bands "+
 		"included) without any fit of its group. Averages are taken per group first, then over groups.\n\n",
 		len(fits), countOriginals(fits), len(groups))
-	fmt.Fprintf(w, "Two learned counts were fitted and judged alike; the one of least held-out mean |ln| over the groups is shipped "+
-		"(internal/count/model.json), or, where the two are within %.2f of each other, the one that misses by more than ×10 on fewer "+
+	fmt.Fprintf(w, "Three learned counts were fitted and judged alike; the one of least held-out mean |ln| over the groups is shipped "+
+		"(internal/count/model.json), or, where two are within %.2f of each other, the one that misses by more than ×10 on fewer "+
 		"fits: **%s**.\n\n", shipTie, kind)
+	if u := slices.IndexFunc(rule.Coef, func(c float64) bool { return c != 0 }); u >= 0 {
+		fmt.Fprintf(w, "- Rule count: the share %s flags, as it is (the rule of least group-weighted |ln| among %d); reliability feature %s; bands:",
+			rule.Features[u], len(countmodel.RuleFeatures()), rule.Reliability)
+		for _, b := range rule.Bands {
+			fmt.Fprintf(w, " [≤ %.3f: ×%.2f to ×%.2f, reliable %v]", b.Upto, math.Exp(b.Low), math.Exp(b.High), b.Reliable)
+		}
+		fmt.Fprintf(w, ".\n")
+	}
 	fmt.Fprintf(w, "- Ridge count (least absolute deviations, ridge penalty %g chosen leave-one-group-out) on %s; reliability feature %s; bands:",
 		ridge.Lambda, strings.Join(ridge.Features, ", "), ridge.Reliability)
 	for _, b := range ridge.Bands {
@@ -490,7 +523,8 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 	resp := []respEst{{"shipped count (held out)", func(i int) float64 { return held[i].Share }},
 		{"ridge count (held out)", func(i int) float64 { return heldRidge[i].Share }},
 		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }},
-		{"today's default (larger/kmeans)", func(i int) float64 { return max(fits[i].rec.Default.Selected, 1/float64(fits[i].rec.N)) }},
+		{"rule count (held out)", func(i int) float64 { return heldRule[i].Share }},
+		{"the count of the build that made the fits", func(i int) float64 { return max(fits[i].rec.Default.Selected, 1/float64(fits[i].rec.N)) }},
 		{"the paper's dynamics count (accumulated δ̄, median of members)", func(i int) float64 { return fits[i].dynamics }}}
 	for j, nm := range names {
 		if strings.HasPrefix(nm, "kmeans") || strings.HasPrefix(nm, "mad") || strings.HasPrefix(nm, "iqr") {
@@ -533,7 +567,7 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 	}
 
 	// Per group.
-	fmt.Fprintf(w, "\n## Per group: mean |ln(selected/true)| on the original tables\n\n| group | tables | shipped | today | 5 %% | 10 %% | LOGO constant | dynamics | ridge | gated |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n## Per group: mean |ln(selected/true)| on the original tables\n\n| group | tables | shipped | fits' build | larger/kmeans | 5 %% | 10 %% | LOGO constant | dynamics | ridge | gated | rule |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	gAgg := make([]map[string]agg, len(ests))
 	for k, e := range ests {
 		_, gAgg[k], _ = perGroup(e, all)
@@ -552,12 +586,12 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		fmt.Fprintln(w)
 	}
 	// Per table.
-	fmt.Fprintf(w, "\n## Per table (original tables, mean over seeds)\n\n| table | group | n | true share | ROCAUC | learned share [80 %% interval] | reliable | \\|ln\\| shipped | today | 5 %% | 10 %% | LOGO const | dynamics | ridge | gated |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n## Per table (original tables, mean over seeds)\n\n| table | group | n | true share | ROCAUC | learned share [80 %% interval] | reliable | \\|ln\\| shipped | fits' build | larger/kmeans | 5 %% | 10 %% | LOGO const | dynamics | ridge | gated | rule |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	type tabAcc struct {
 		f                  countFit
 		k                  int
 		share, lo, hi, auc float64
-		ln                 [8]float64
+		ln                 []float64
 		reliable           int
 	}
 	tabs := map[string]*tabAcc{}
@@ -568,7 +602,7 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		}
 		t := tabs[f.rec.Table]
 		if t == nil {
-			t = &tabAcc{f: f}
+			t = &tabAcc{f: f, ln: make([]float64, len(ests))}
 			tabs[f.rec.Table] = t
 			order = append(order, f.rec.Table)
 		}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/gob"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -383,4 +385,52 @@ func readRaw(dir string, r RealRecord) (realRaw, error) {
 
 func readReal(path string) ([]RealRecord, error) {
 	return readLines(path, func(r RealRecord) bool { return r.Table != "" })
+}
+
+// ExportRealScores writes, for every original table's fit at seed in the study folder
+// dir (real.jsonl and raw/), a folder out/TABLE-SEED holding scores.csv (columns score
+// and true_label), the form ../shared/peers/pythresh_rules.py reads. A fit of more than
+// maxScores rows keeps maxScores evenly spaced scores in score order (0: every score),
+// since some of PyThresh's rules are too slow on 50,000. It returns the folders written.
+func ExportRealScores(dir, out string, seed uint64, maxScores int) ([]string, error) {
+	recs, err := readReal(filepath.Join(dir, RealFile))
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, r := range recs {
+		if r.Source != "" || r.Seed != seed {
+			continue
+		}
+		raw, err := readRaw(filepath.Join(dir, RealRaw), r)
+		if err != nil {
+			return dirs, err
+		}
+		idx := make([]int, len(raw.Scores))
+		for i := range idx {
+			idx[i] = i
+		}
+		if maxScores > 0 && len(idx) > maxScores {
+			slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(raw.Scores[a], raw.Scores[b]) })
+			kept := make([]int, maxScores)
+			for j := range kept {
+				kept[j] = idx[j*(len(idx)-1)/(maxScores-1)]
+			}
+			idx = kept
+		}
+		var b bytes.Buffer
+		b.WriteString("score,true_label\n")
+		for _, i := range idx {
+			fmt.Fprintf(&b, "%s,%d\n", strconv.FormatFloat(raw.Scores[i], 'g', -1, 64), raw.Y[i])
+		}
+		sub := filepath.Join(out, fmt.Sprintf("%s-%d", strings.ReplaceAll(r.Table, "/", "_"), seed))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return dirs, err
+		}
+		if err := atomicfile.WriteBytes(filepath.Join(sub, "scores.csv"), b.Bytes()); err != nil {
+			return dirs, err
+		}
+		dirs = append(dirs, sub)
+	}
+	return dirs, nil
 }

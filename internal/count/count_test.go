@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -204,5 +205,47 @@ func TestGatedIntervalsFromOriginals(t *testing.T) {
 	}
 	if c := float64(in) / float64(n); c < 0.65 || c > 0.92 {
 		t.Errorf("held-out coverage of the originals %.2f, want about 0.8", c)
+	}
+}
+
+// TestLearnRuleChoosesTheRuleThatCounts: of three rules' shares, one tracks the true
+// share (iqr_final), one flags far too many and one is noise: the rule count picks the
+// one that counts, as it is (coefficient 1, no intercept), and its held-out estimates are
+// that rule's share, clipped, inside their intervals. An Estimate from a fit's inputs
+// computes only that rule and the reliability feature.
+func TestLearnRuleChoosesTheRuleThatCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := []string{"kmeans_final", "mad_final", "iqr_final", "agree_members"}
+	var samples []Sample
+	for g := 0; g < 6; g++ {
+		for i := 0; i < 15; i++ {
+			x := rng.Float64()*4 - 6
+			f := []float64{x + 2, rng.Float64()*5 - 7, x + 0.1*rng.NormFloat64(), rng.Float64()}
+			samples = append(samples, Sample{Group: string(rune('a' + g)), Features: f, Reliability: f[3], TrueShare: math.Exp(x)})
+		}
+	}
+	o := LearnOptions{Features: names, Reliability: "agree_members", MinShare: 0.001, MaxShare: 0.3}
+	m, err := LearnRule(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{0, 0, 1, 0}; !slices.Equal(m.Coef, want) || m.Intercept != 0 {
+		t.Fatalf("coefficients %v, intercept %g: want %v and 0 (iqr_final as it is)", m.Coef, m.Intercept, want)
+	}
+	if got := m.used(); len(got) != 1 || got[0] != "iqr_final" {
+		t.Errorf("features an estimate computes: %v, want [iqr_final]", got)
+	}
+	held, err := HeldoutRule(samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range samples {
+		want := math.Exp(m.clip(s.Features[2]))
+		if math.Abs(held[i].Share-want) > 1e-12*want {
+			t.Fatalf("sample %d: held-out share %g, want iqr_final's %g", i, held[i].Share, want)
+		}
+		if !(held[i].Low <= held[i].Share && held[i].Share <= held[i].High) {
+			t.Fatalf("sample %d: share %g outside [%g, %g]", i, held[i].Share, held[i].Low, held[i].High)
+		}
 	}
 }

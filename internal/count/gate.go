@@ -215,3 +215,7 @@ func (m *Model) estimateGated(f []float64) Estimate {
 	share := math.Exp(ln)
 	return Estimate{Share: share, Low: min(share*math.Exp(b.Low), 1), High: min(share*math.Exp(b.High), 1), Reliable: b.Reliable}
 }
+
+// RuleFeatures are the features that are shares of a rule (a gate's Use, a rule count's
+// one), in the order they are tried.
+func RuleFeatures() []string { return slices.Clone(useFeatures) }

@@ -84,7 +84,69 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 		return nil, fmt.Errorf("count: learn from %d groups: too few", len(groups))
 	}
 	lambda := chooseLambda(samples, groups)
-	m := fitRidge(samples, lambda, o)
+	return learnWith(samples, o, func(s []Sample) *Model { return fitRidge(s, lambda, o) })
+}
+
+// LearnRule learns a rule count: the share that one label-free rule flags on the fit's
+// scores, as it is — the rule (of useFeatures) of least group-weighted mean
+// |ln(share/true)| on the samples — with Learn's interval bands, read from the held-out
+// residuals of rules chosen without each group. It has one choice among six where the
+// ridge has thirteen coefficients and the gate thousands of cuts.
+func LearnRule(samples []Sample, o LearnOptions) (*Model, error) {
+	o = o.defaults()
+	if len(samples) < 10 {
+		return nil, fmt.Errorf("count: learn from %d samples: too few", len(samples))
+	}
+	if len(groupsOf(samples)) < 3 {
+		return nil, fmt.Errorf("count: learn from %d groups: too few", len(groupsOf(samples)))
+	}
+	return learnWith(samples, o, func(s []Sample) *Model { return fitRule(s, o) })
+}
+
+// fitRule is the rule count of least group-weighted mean |ln(share/true)| on samples
+// (the prior, their weighted median share, where no rule is among the features).
+func fitRule(samples []Sample, o LearnOptions) *Model {
+	p := len(o.Features)
+	m := &Model{
+		Version: o.Version, Trained: o.Trained, Features: o.Features,
+		Mean: make([]float64, p), Scale: ones(p), Coef: make([]float64, p),
+		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
+	}
+	size := map[string]int{}
+	for _, s := range samples {
+		size[s.Group]++
+	}
+	y, w := make([]float64, len(samples)), make([]float64, len(samples))
+	for i, s := range samples {
+		y[i], w[i] = math.Log(s.TrueShare), 1/float64(size[s.Group])
+	}
+	best, bestErr := -1, math.Inf(1)
+	for _, use := range useFeatures {
+		u := slices.Index(o.Features, use)
+		if u < 0 {
+			continue
+		}
+		e := 0.0
+		for i, s := range samples {
+			e += w[i] * math.Abs(m.clip(s.Features[u])-y[i])
+		}
+		if e < bestErr-1e-12 {
+			best, bestErr = u, e
+		}
+	}
+	if best < 0 {
+		m.Intercept = WeightedQuantile(y, w, 0.5)
+	} else {
+		m.Coef[best] = 1
+	}
+	return m
+}
+
+// learnWith fits a model on every sample with fit and gives it interval bands from the
+// leave-one-group-out residuals of models fit without each group (Learn).
+func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Model, error) {
+	groups := groupsOf(samples)
+	m := fit(samples)
 	// The leave-one-group-out residuals at that penalty.
 	type held struct {
 		s Sample
@@ -93,7 +155,7 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 	var hs []held
 	for _, g := range groups {
 		tr, te := split(samples, g)
-		mg := fitRidge(tr, lambda, o)
+		mg := fit(tr)
 		for _, s := range te {
 			hs = append(hs, held{s, math.Log(s.TrueShare) - mg.clip(mg.predictLn(s.Features))})
 		}
@@ -171,12 +233,21 @@ func bandOf(bs []Band, r float64) Band {
 
 // Heldout is each sample's estimate from a model learned without the sample's group.
 func Heldout(samples []Sample, o LearnOptions) ([]Estimate, error) {
+	return heldoutWith(samples, o, Learn)
+}
+
+// HeldoutRule is each sample's estimate from a rule count learned without its group.
+func HeldoutRule(samples []Sample, o LearnOptions) ([]Estimate, error) {
+	return heldoutWith(samples, o, LearnRule)
+}
+
+func heldoutWith(samples []Sample, o LearnOptions, learn func([]Sample, LearnOptions) (*Model, error)) ([]Estimate, error) {
 	o = o.defaults()
 	out := make([]Estimate, len(samples))
 	groups := groupsOf(samples)
 	for _, g := range groups {
 		tr, _ := split(samples, g)
-		m, err := Learn(tr, o)
+		m, err := learn(tr, o)
 		if err != nil {
 			return nil, fmt.Errorf("count: without group %s: %w", g, err)
 		}

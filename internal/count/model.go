@@ -117,7 +117,7 @@ func (m *Model) Validate() error {
 // Reads says whether the model reads the inputs part beside Final (Screen, Agreement):
 // a fit keeps or computes it only then.
 func (m *Model) Reads(part inputs) bool {
-	names := append(slices.Clone(m.Features), m.Reliability)
+	names := append(m.used(), m.Reliability)
 	if m.Gate != nil {
 		names = []string{m.Gate.Use, m.Gate.On}
 	}
@@ -154,12 +154,29 @@ func (m *Model) Estimate(in *Inputs) (Estimate, error) {
 		full[slices.Index(m.Features, m.Gate.On)] = f[1]
 		return m.estimateGated(full), nil
 	}
-	names := append(slices.Clone(m.Features), m.Reliability)
-	f, err := Compute(in, names)
+	// Only the features of nonzero coefficient (a rule count's one) and the
+	// reliability feature are computed; the others enter as 0 with a 0 coefficient.
+	used := m.used()
+	f, err := Compute(in, append(used, m.Reliability))
 	if err != nil {
 		return Estimate{}, err
 	}
-	return m.estimate(f[:len(m.Features)], f[len(m.Features)]), nil
+	full := make([]float64, len(m.Features))
+	for i, name := range used {
+		full[slices.Index(m.Features, name)] = f[i]
+	}
+	return m.estimate(full, f[len(used)]), nil
+}
+
+// used are the features of nonzero coefficient.
+func (m *Model) used() []string {
+	var out []string
+	for j, c := range m.Coef {
+		if c != 0 {
+			out = append(out, m.Features[j])
+		}
+	}
+	return out
 }
 
 func (m *Model) estimate(f []float64, rel float64) Estimate {
