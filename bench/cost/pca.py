@@ -108,7 +108,7 @@ def analyse(base_p, orig_p, variants, pyod_p):
     print("| table | rows × columns | ROCAUC, columns | " + " | ".join(f"ROCAUC, {n}" for n in names) +
           " | PRAUC, columns | " + " | ".join(f"PRAUC, {n}" for n in names) + " | fit s, columns | " +
           " | ".join(f"fit s, {n}" for n in names) + " | best of PyOD's eleven |")
-    print("|---" * (5 + 3 * len(names)) + "|")
+    print("|---" * (6 + 3 * len(names)) + "|")
     for t in sorted(o):
         r = o[t]
         k = t.rsplit(".", 1)[0]

@@ -194,7 +194,7 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	for i, f := range fits {
 		b, _ := json.Marshal(map[string]any{"table": f.rec.Table, "group": f.rec.Group, "seed": f.rec.Seed, "source": f.rec.Source,
 			"n": f.rec.N, "true": f.rec.TrueRatio, "share": held[i].Share, "low": held[i].Low, "high": held[i].High,
-			"reliable": held[i].Reliable, "today": f.rec.Default.Selected, "rocauc": f.rec.Default.ROCAUC})
+			"reliable": held[i].Reliable, "today": f.rec.Default.Selected, "larger_kmeans": f.largerKmeans(), "rocauc": f.rec.Default.ROCAUC})
 		lines.Write(append(b, '\n'))
 	}
 	if err := atomicfile.WriteBytes(filepath.Join(dir, CountHeldout), []byte(lines.String())); err != nil {
