@@ -63,6 +63,7 @@ def make(k, out, dmin):
 
 
 def orig(out, dmin):
+    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "GROUPS.csv"), "w") as f:
         f.write("table,group\n")
         for r, _, _ in wide(dmin):
