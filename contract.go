@@ -55,8 +55,8 @@ func (m *Model) trainingMissing() []int { return slices.Clone(m.meta.Missing) }
 func (m *Model) matchColumns(ds *data.Dataset) (*data.Dataset, error) {
 	features := m.meta.Features
 	if len(features) == 0 || !ds.Named || slices.Equal(ds.Features, features) {
-		if ds.D != m.meta.Sizes[0] {
-			return nil, fmt.Errorf("udocc: %s has %d columns, the model was trained on %d: %w", where(ds), ds.D, m.meta.Sizes[0], ErrColumns)
+		if ds.D != m.inputs() {
+			return nil, fmt.Errorf("udocc: %s has %d columns, the model was trained on %d: %w", where(ds), ds.D, m.inputs(), ErrColumns)
 		}
 		return ds, nil
 	}

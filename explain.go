@@ -41,9 +41,13 @@ const (
 )
 
 // defaultExplainMethod is the explanation ExplainOptions.Method "" gives on this model:
-// Shapley for at most tool.ShapleyMaxFeatures features, else IntegratedGradients.
+// Shapley for at most tool.ShapleyMaxFeatures features, else IntegratedGradients, and
+// Occlusion for a model that reads its table's principal components (Options.Components).
 func (m *Model) defaultExplainMethod() ExplainMethod {
-	if m.meta.Sizes[0] <= tool.ShapleyMaxFeatures {
+	if m.meta.Projection != nil {
+		return Occlusion
+	}
+	if m.inputs() <= tool.ShapleyMaxFeatures {
 		return Shapley
 	}
 	return IntegratedGradients
@@ -66,7 +70,9 @@ var normalRows = 100_000
 // ExplainOptions choose how Explain attributes a score; the zero value is the default.
 type ExplainOptions struct {
 	// Method is the attribution; "" means Shapley for a model of at most 40 features
-	// and IntegratedGradients for a wider one (docs/explain.md measures both).
+	// and IntegratedGradients for a wider one (docs/explain.md measures both), and
+	// Occlusion for a model that reads its table's principal components
+	// (Options.Components), which the gradient methods refuse.
 	Method ExplainMethod
 	// Steps are, for IntegratedGradients, the points of the midpoint rule that integrates
 	// the distance's gradient from the baseline row to the row, at most
@@ -227,7 +233,7 @@ func (m *Model) normal() (median, spread []float64) {
 // Explain attributes the scores of rows (as Score takes them) to their features, row by
 // row, with the default ExplainOptions; ctx as ExplainDataset takes it.
 func (m *Model) Explain(ctx context.Context, rows [][]float64) ([]Attribution, error) {
-	ds, err := dataset(rows, m.meta.Sizes[0])
+	ds, err := dataset(rows, m.inputs())
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +253,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	}
 	defer m.calls.leave()
 	defer torch.WithThreads(workers(m.threads))()
-	d := m.meta.Sizes[0]
+	d := m.inputs()
 	if ds.D != d || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), d)
 	}
@@ -267,6 +273,9 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	switch o.Method {
 	case Shapley, Occlusion:
 	case IntegratedGradients, GradientInput:
+		if m.meta.Projection != nil {
+			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Options.Components): explain it by %q or %q", o.Method, m.meta.Sizes[0], Occlusion, Shapley)
+		}
 		distPart, recPart = torch.DistancePart, torch.ReconstructionPart
 	default:
 		return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: want %q, %q, %q or %q", o.Method, Shapley, Occlusion, IntegratedGradients, GradientInput)
@@ -310,6 +319,12 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	}
 	if o.Method == Shapley {
 		if err := m.shapley(ctx, out, sub, median, o.Samples, o.Exact); err != nil {
+			return nil, err
+		}
+		return out, m.interactions(ctx, out, sub, median)
+	}
+	if m.meta.Projection != nil { // occlusion, through the components
+		if err := m.occludeProjected(ctx, out, sub, median); err != nil {
 			return nil, err
 		}
 		return out, m.interactions(ctx, out, sub, median)
@@ -485,7 +500,7 @@ func midpoints(n int) []float32 {
 
 // baseScore is the score of the baseline row, the normal rows' per-feature median.
 func (m *Model) baseScore(ctx context.Context) (float64, error) {
-	d := m.meta.Sizes[0]
+	d := m.inputs()
 	ds := &data.Dataset{Name: "baseline", N: 1, D: d, X: make([]float32, d)}
 	for j, v := range m.meta.Normal.Median {
 		ds.X[j] = float32(v)

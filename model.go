@@ -133,6 +133,20 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if err != nil {
 		return nil, nil, fmt.Errorf("udocc: %w", err)
 	}
+	// A wide table reaches the networks as its leading principal components
+	// (Options.Components): the networks, their scaler and the method see those.
+	var proj *models.Projection
+	if opts.projects(ds.D) {
+		var pds *data.Dataset
+		if proj, pds, err = fitProjection(ds, t.Scaler, opts.Components, opts.Seed); err != nil {
+			return nil, nil, err
+		}
+		if t.Scaler, err = scale.Fit(pds); err != nil {
+			return nil, nil, fmt.Errorf("udocc: %w", err)
+		}
+		t.DS = pds
+		cfg = opts.method(pds.D, trace)
+	}
 	// The thread count is this fit's, and back to what it was when it returns (torch.WithThreads).
 	defer torch.WithThreads(workers(opts.Threads))()
 	fit, tr, err := method.Fit(ctx, t, cfg)
@@ -142,7 +156,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 
 	meta := &models.Meta{
 		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: string(opts.Method),
-		Data: ds.Name, Sizes: models.Sizes(ds.D, cfg.Train.Hidden), Scaler: *t.Scaler,
+		Data: ds.Name, Sizes: models.Sizes(t.DS.D, cfg.Train.Hidden), Scaler: *t.Scaler, Projection: proj,
 	}
 	if ds.Named {
 		meta.Features = ds.Features
@@ -298,14 +312,19 @@ func (m *Model) selection() data.Selection {
 func (m *Model) deviceName() string { return m.device }
 
 // inputs is the number of columns the model takes.
-func (m *Model) inputs() int { return m.meta.Sizes[0] }
+func (m *Model) inputs() int { return m.meta.Inputs() }
 
 // hiddenWidths are the encoder's layer widths after the input (a copy).
 func (m *Model) hiddenWidths() []int { return slices.Clone(m.meta.Sizes[1:]) }
 
 // constantColumns are the training columns that held one value throughout; the
 // standardisation leaves them 0 for every row. It is a copy.
-func (m *Model) constantColumns() []int { return slices.Clone(m.meta.Scaler.ConstantColumns) }
+func (m *Model) constantColumns() []int {
+	if p := m.meta.Projection; p != nil {
+		return slices.Clone(p.Columns.ConstantColumns)
+	}
+	return slices.Clone(m.meta.Scaler.ConstantColumns)
+}
 
 // distanceWeight is the ensemble's w: the distances' part of the combined score, the
 // reconstruction errors' being 1 − w (Attribution); NaN for the paper's methods.

@@ -45,6 +45,14 @@ type Options struct {
 	// 0: training.EnsembleTrainRows (2,048); negative: every row. A data-parallel rank
 	// trains on its whole block; the other methods ignore it and train on every row.
 	TrainRows int
+	// Components, for the ensemble: a table of more than 300 columns
+	// (training.EnsembleProjectAbove) reaches the networks as its Components leading
+	// principal components, fitted on the standardised training sample and kept in the
+	// model, which cuts the fit of a wide table (pretrained networks' embeddings) by about
+	// five and did not lower the scores held out by source (docs/cost.md). 0: 32;
+	// negative: every column. A data-parallel fit reads every column; the other methods
+	// ignore it. Explanations of such a model are by occlusion (or Shapley values).
+	Components int
 	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
 	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).
 	LR, PretrainLR float64
@@ -112,6 +120,7 @@ func DefaultOptions() Options {
 	o.Method = Ensemble
 	o.Members = training.EnsembleSize
 	o.TrainRows = training.EnsembleTrainRows
+	o.Components = training.EnsembleComponents
 	return o
 }
 
@@ -168,6 +177,7 @@ func (o Options) resolved() Options {
 	setInt(&o.PretrainEpochs, def.PretrainEpochs)
 	setInt(&o.ScreenEpochs, def.ScreenEpochs)
 	setInt(&o.TrainRows, def.TrainRows)
+	setInt(&o.Components, def.Components)
 	setFloat(&o.Trim, def.Trim)
 	setFloat(&o.LR, def.LR)
 	setFloat(&o.PretrainLR, def.PretrainLR)
@@ -183,7 +193,7 @@ func (o Options) resolved() Options {
 	if o.RankScores == "" {
 		o.RankScores = def.RankScores
 	}
-	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs, &o.TrainRows} {
+	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs, &o.TrainRows, &o.Components} {
 		if *v < 0 {
 			*v = 0
 		}

@@ -30,7 +30,7 @@ func (m *Model) Score(ctx context.Context, rows [][]float64) ([]float64, error) 
 // (member by member, as membersCopy lists them): on the training rows, the members'
 // Scores.
 func (m *Model) scoreMembers(ctx context.Context, rows [][]float64) ([]float64, [][]float64, error) {
-	ds, err := dataset(rows, m.meta.Sizes[0])
+	ds, err := dataset(rows, m.inputs())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,12 +57,12 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	if _, err := m.imputeMissing(ds); err != nil {
 		return nil, nil, err
 	}
-	if ds.D != m.meta.Sizes[0] || len(ds.X) != ds.N*ds.D || ds.N < 1 {
-		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.meta.Sizes[0])
+	if ds.D != m.inputs() || len(ds.X) != ds.N*ds.D || ds.N < 1 {
+		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.inputs())
 	}
 	// The thread count is the model's for the call (torch.WithThreads).
 	defer torch.WithThreads(workers(m.threads))()
-	return m.fit.Score(ctx, ds)
+	return m.fit.Score(ctx, m.networkRows(ds))
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/project"
 	"github.com/udocc/udocc/internal/regfile"
 	"github.com/udocc/udocc/internal/scale"
 )
@@ -77,6 +78,25 @@ type Meta struct {
 	// Tail is the ensemble's training scores at a grid of top shares, from which a new
 	// threshold is drawn without the rows (udocc cut), and the probability is anchored.
 	Tail *Tail `json:"training_scores,omitempty"`
+	// Projection, for a wide table, maps its standardised columns (Columns) to the
+	// leading principal components the networks read (Sizes[0] of them, standardised
+	// by Scaler); absent when the networks read the columns themselves.
+	Projection *Projection `json:"projection,omitempty"`
+}
+
+// Projection is a wide table's map to its leading principal components.
+type Projection struct {
+	Columns scale.Scaler       `json:"columns"`
+	Map     project.Projection `json:"map"`
+}
+
+// Inputs is the number of the table's columns the model reads: Sizes[0], or the
+// projection's columns.
+func (m *Meta) Inputs() int {
+	if m.Projection != nil {
+		return len(m.Projection.Columns.Mean)
+	}
+	return m.Sizes[0]
 }
 
 // Label is the label column of a training table.
@@ -161,8 +181,8 @@ func (m *Meta) Validate() error {
 		return fmt.Errorf("sizes: %d layer sizes, want the input width and at least one layer: %w", len(m.Sizes), ErrFormat)
 	case len(m.Members) == 0:
 		return fmt.Errorf("members: no networks: %w", ErrFormat)
-	case len(m.Features) != 0 && len(m.Features) != m.Sizes[0]:
-		return fmt.Errorf("features: %d names for %d inputs (sizes[0]): %w", len(m.Features), m.Sizes[0], ErrFormat)
+	case len(m.Features) != 0 && len(m.Features) != m.Inputs():
+		return fmt.Errorf("features: %d names for %d inputs: %w", len(m.Features), m.Inputs(), ErrFormat)
 	case len(m.Scaler.Mean) != m.Sizes[0] || len(m.Scaler.Scale) != m.Sizes[0]:
 		return fmt.Errorf("scaler: %d columns for %d inputs (sizes[0]): %w", len(m.Scaler.Mean), m.Sizes[0], ErrFormat)
 	}
@@ -201,13 +221,25 @@ func (m *Meta) Validate() error {
 	if err := m.Scaler.Validate(); err != nil {
 		return fmt.Errorf("scaler: %w: %w", err, ErrFormat)
 	}
+	if p := m.Projection; p != nil {
+		if err := p.Columns.Validate(); err != nil {
+			return fmt.Errorf("projection: columns: %w: %w", err, ErrFormat)
+		}
+		if err := p.Map.Validate(); err != nil {
+			return fmt.Errorf("projection: %w: %w", err, ErrFormat)
+		}
+		if p.Map.K != m.Sizes[0] || p.Map.D != len(p.Columns.Mean) || len(p.Columns.Scale) != p.Map.D {
+			return fmt.Errorf("projection: %d components of %d columns (a scaler of %d) for %d inputs (sizes[0]): %w",
+				p.Map.K, p.Map.D, len(p.Columns.Mean), m.Sizes[0], ErrFormat)
+		}
+	}
 	if m.Normal != nil {
-		if err := m.Normal.validate(m.Sizes[0]); err != nil {
+		if err := m.Normal.validate(m.Inputs()); err != nil {
 			return err
 		}
 	}
-	if m.Medians != nil && len(m.Medians) != m.Sizes[0] {
-		return fmt.Errorf("impute_medians: %d for %d inputs (sizes[0]): %w", len(m.Medians), m.Sizes[0], ErrFormat)
+	if m.Medians != nil && len(m.Medians) != m.Inputs() {
+		return fmt.Errorf("impute_medians: %d for %d inputs: %w", len(m.Medians), m.Inputs(), ErrFormat)
 	}
 	for j, v := range m.Medians {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

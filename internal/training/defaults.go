@@ -22,6 +22,12 @@ const (
 	// trains on a seeded sample of this many rows and every row is scored (the
 	// Options.TrainRows of `udocc fit`; docs/cost.md says how it was chosen).
 	EnsembleTrainRows = 2048
+	// EnsembleComponents and EnsembleProjectAbove: a table of more than
+	// EnsembleProjectAbove columns reaches the default ensemble's networks as its
+	// EnsembleComponents leading principal components (the Options.Components of `udocc
+	// fit`; docs/cost.md, "Wide tables on principal components", says how they were chosen).
+	EnsembleComponents   = 32
+	EnsembleProjectAbove = 300
 )
 
 // EnsembleConfig returns the default training settings of `udocc fit`: the paper's

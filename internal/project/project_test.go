@@ -1,0 +1,124 @@
+package project
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// lowRank is m rows of d columns: 6 latent directions of decaying scale plus noise.
+func lowRank(m, d int, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	basis := make([][]float64, 6)
+	for i := range basis {
+		basis[i] = make([]float64, d)
+		for j := range basis[i] {
+			basis[i][j] = rng.NormFloat64()
+		}
+	}
+	x := make([]float64, m*d)
+	for r := 0; r < m; r++ {
+		for i, b := range basis {
+			f := rng.NormFloat64() * 10 / float64(i+1)
+			for j := range b {
+				x[r*d+j] += f * b[j]
+			}
+		}
+		for j := 0; j < d; j++ {
+			x[r*d+j] += 0.1 * rng.NormFloat64()
+		}
+	}
+	return x
+}
+
+// TestFitFindsTheLeadingDirections: on rows of six latent directions and noise, the
+// randomised fit's components are orthonormal and each of the six is, up to sign, the
+// exact SVD's (|cosine| above 0.999); a second fit with the seed gives the same bits.
+func TestFitFindsTheLeadingDirections(t *testing.T) {
+	for _, shape := range [][2]int{{300, 800}, {900, 350}} {
+		m, d := shape[0], shape[1]
+		x := lowRank(m, d, 3)
+		p, err := Fit(x, m, d, 6, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mat.NewDense(m, d, slices.Clone(x))
+		for j := 0; j < d; j++ {
+			var mean float64
+			for i := 0; i < m; i++ {
+				mean += a.At(i, j)
+			}
+			for i := 0; i < m; i++ {
+				a.Set(i, j, a.At(i, j)-mean/float64(m))
+			}
+		}
+		var svd mat.SVD
+		if !svd.Factorize(a, mat.SVDThin) {
+			t.Fatal("exact SVD failed")
+		}
+		var v mat.Dense
+		svd.VTo(&v)
+		for i := 0; i < 6; i++ {
+			var dot, norm float64
+			for j := 0; j < d; j++ {
+				c := float64(p.Components[i*d+j])
+				dot += c * v.At(j, i)
+				norm += c * c
+			}
+			if math.Abs(norm-1) > 1e-5 || math.Abs(math.Abs(dot)-1) > 1e-3 {
+				t.Errorf("%d × %d: component %d: norm² %.6f, |cosine| with the exact one %.6f", m, d, i, norm, math.Abs(dot))
+			}
+			for k := 0; k < i; k++ {
+				var o float64
+				for j := 0; j < d; j++ {
+					o += float64(p.Components[i*d+j]) * float64(p.Components[k*d+j])
+				}
+				if math.Abs(o) > 1e-5 {
+					t.Errorf("components %d and %d: dot %.2g", k, i, o)
+				}
+			}
+		}
+		again, err := Fit(x, m, d, 6, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(again.Components, p.Components) {
+			t.Error("a second fit with the same seed gives other components")
+		}
+	}
+}
+
+// TestApply: Apply is the rows times the components' transpose.
+func TestApply(t *testing.T) {
+	p := &Projection{K: 2, D: 3, Components: []float32{1, 0, 0, 0, 0.5, 0.75}}
+	out := make([]float32, 4)
+	p.Apply(out, []float32{1, 2, 3, -1, 0, 5}, 2)
+	if want := []float32{1, 3.25, -1, 3.75}; !slices.Equal(out, want) {
+		t.Errorf("Apply: %v, want %v", out, want)
+	}
+	col := make([]float32, 2)
+	p.Column(2, col)
+	if want := []float32{0, 0.75}; !slices.Equal(col, want) {
+		t.Errorf("Column 2: %v, want %v", col, want)
+	}
+}
+
+// TestValidate: a projection of the wrong shape or with a non-finite value is refused.
+func TestValidate(t *testing.T) {
+	for name, p := range map[string]*Projection{
+		"short":   {K: 2, D: 3, Components: []float32{1, 0, 0}},
+		"NaN":     {K: 1, D: 2, Components: []float32{float32(math.NaN()), 0}},
+		"too big": {K: 1, D: 2, Components: []float32{3, 0}},
+		"no k":    {K: 0, D: 2},
+	} {
+		if err := p.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := Fit(nil, 0, 3, 2, 1); err == nil {
+		t.Error("Fit of no rows: no error")
+	}
+}

@@ -1,0 +1,123 @@
+package udocc
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/project"
+	"github.com/udocc/udocc/internal/scale"
+	"github.com/udocc/udocc/internal/training"
+)
+
+// projectionRows is the most rows the principal components are fitted on: the size of
+// the ensemble's training sample.
+const projectionRows = training.EnsembleTrainRows
+
+// projects says whether a fit with the resolved options o reads a table of d columns
+// through its leading components (Options.Components): the ensemble's, in one process,
+// above training.EnsembleProjectAbove columns.
+func (o Options) projects(d int) bool {
+	return o.Method == Ensemble && o.Dist == nil && o.Components > 0 && d > training.EnsembleProjectAbove
+}
+
+// fitProjection fits the map of ds's columns, standardised by cols, to its k leading
+// principal components on at most projectionRows of its rows (drawn from seed), and
+// returns it with ds's rows mapped (a table of k columns).
+func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, seed uint64) (*models.Projection, *data.Dataset, error) {
+	rows := make([]int, ds.N)
+	for i := range rows {
+		rows[i] = i
+	}
+	if ds.N > projectionRows {
+		rng := rand.New(rand.NewPCG(seed, 0x5bd1e995))
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		rows = rows[:projectionRows]
+	}
+	x := make([]float64, len(rows)*ds.D)
+	std := make([]float32, ds.D)
+	for r, i := range rows {
+		cols.Standardise(std, ds.Row(i))
+		for j, v := range std {
+			x[r*ds.D+j] = float64(v)
+		}
+	}
+	p, err := project.Fit(x, len(rows), ds.D, k, seed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("udocc: %s: principal components: %w", ds.Name, err)
+	}
+	proj := &models.Projection{Columns: *cols, Map: *p}
+	return proj, projectRows(proj, ds), nil
+}
+
+// projectRows is ds's rows mapped to the components of proj (a new table).
+func projectRows(proj *models.Projection, ds *data.Dataset) *data.Dataset {
+	k := proj.Map.K
+	out := &data.Dataset{Name: ds.Name, N: ds.N, D: k, X: make([]float32, ds.N*k)}
+	const block = 256
+	std := make([]float32, block*ds.D)
+	for lo := 0; lo < ds.N; lo += block {
+		hi := min(lo+block, ds.N)
+		s := std[:(hi-lo)*ds.D]
+		proj.Columns.Standardise(s, ds.X[lo*ds.D:hi*ds.D])
+		proj.Map.Apply(out.X[lo*k:hi*k], s, hi-lo)
+	}
+	return out
+}
+
+// networkRows is ds (the model's columns, in order) as the networks read it: ds itself,
+// or its rows mapped to the model's components.
+func (m *Model) networkRows(ds *data.Dataset) *data.Dataset {
+	if m.meta.Projection == nil {
+		return ds
+	}
+	return projectRows(m.meta.Projection, ds)
+}
+
+// occludeProjected sets out's Features by occlusion for a model that reads components:
+// feature j's part is the row's score less the score of the row with feature j set to
+// the normal rows' median. A column's change moves the components along column j of the
+// map, so the occluded rows are made in component space, d of them a row, and scored in
+// blocks of explainBudget values.
+func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32) error {
+	p := m.meta.Projection
+	d, k := sub.D, p.Map.K
+	base := make([]float32, d)
+	p.Columns.Standardise(base, median)
+	z := projectRows(p, sub) // each row's components
+	row := make([]float32, d)
+	col := make([]float32, k)
+	per := max(1, explainBudget/(d*k))
+	x := make([]float32, 0, min(len(out), per)*d*k)
+	for lo := 0; lo < len(out); lo += per {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hi := min(lo+per, len(out))
+		x = x[:0]
+		for r := lo; r < hi; r++ {
+			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
+			zr := z.X[r*k : (r+1)*k]
+			for j := 0; j < d; j++ {
+				p.Map.Column(j, col)
+				delta := float64(base[j]) - float64(row[j])
+				for i, c := range col {
+					x = append(x, float32(float64(zr[i])+delta*float64(c)))
+				}
+			}
+		}
+		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x})
+		if err != nil {
+			return err
+		}
+		for r := lo; r < hi; r++ {
+			f := out[r].Features
+			for j := 0; j < d; j++ {
+				f[j] = out[r].Score - s[(r-lo)*d+j]
+			}
+		}
+	}
+	return nil
+}

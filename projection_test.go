@@ -1,0 +1,171 @@
+package udocc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/models"
+)
+
+// wideTable is n rows of d columns driven by 5 latent factors plus noise, its last 10
+// rows shifted along a direction the normal rows do not use.
+func wideTable(n, d int) *data.Dataset {
+	rng := rand.New(rand.NewPCG(11, 12))
+	basis := make([][]float64, 6)
+	for i := range basis {
+		basis[i] = make([]float64, d)
+		for j := range basis[i] {
+			basis[i][j] = rng.NormFloat64()
+		}
+	}
+	ds := &data.Dataset{Name: "wide", N: n, D: d, X: make([]float32, n*d)}
+	for r := 0; r < n; r++ {
+		for i, b := range basis[:5] {
+			f := rng.NormFloat64() / float64(i+1)
+			for j := range b {
+				ds.X[r*d+j] += float32(f * b[j])
+			}
+		}
+		if r >= n-10 {
+			for j, v := range basis[5] {
+				ds.X[r*d+j] += float32(1.5 * v)
+			}
+		}
+		for j := 0; j < d; j++ {
+			ds.X[r*d+j] += float32(0.05 * rng.NormFloat64())
+		}
+	}
+	return ds
+}
+
+func quickWideOptions() Options {
+	return Options{PretrainEpochs: 3, ScreenEpochs: 3, Epochs: 2, Members: 2, Threads: 1}
+}
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
+
+// TestProjectedModel: a table of more than 300 columns is read through its 32 leading
+// components (Options.Components), kept in the model: a saved and loaded model scores
+// the table as the fit did, a row alone as in the table, and explains a row by
+// occlusion of its columns, each part the score less that of the row with the column
+// set to the normal median — computed here the long way, through Score. Integrated
+// gradients are refused with an error naming the components; Components negative reads
+// every column.
+func TestProjectedModel(t *testing.T) {
+	ctx := context.Background()
+	ds := wideTable(240, 320)
+	m, err := FitDataset(ctx, ds, quickWideOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	p := m.meta.Projection
+	if p == nil || m.meta.Sizes[0] != 32 || p.Map.D != 320 || m.inputs() != 320 {
+		t.Fatalf("projection %v, sizes %v, inputs %d: want 32 components of 320 columns", p != nil, m.meta.Sizes, m.inputs())
+	}
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(dir, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got, _, err := l.ScoreDataset(ctx, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := m.Scores()
+	for i := range train {
+		if !closeTo(got[i], train[i]) {
+			t.Fatalf("row %d scores %v after load, %v in the fit", i+1, got[i], train[i])
+		}
+	}
+	last := make([]float64, ds.D)
+	for j, v := range ds.Row(ds.N - 1) {
+		last[j] = float64(v)
+	}
+	alone, err := l.Score(ctx, [][]float64{last})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !closeTo(alone[0], got[ds.N-1]) {
+		t.Errorf("the last row scores %v alone, %v in the table", alone[0], got[ds.N-1])
+	}
+
+	atts, err := l.Explain(ctx, [][]float64{last})
+	if err != nil {
+		t.Fatal(err)
+	}
+	median := l.meta.Normal.Median
+	occluded := make([][]float64, ds.D)
+	for j := range occluded {
+		occluded[j] = append([]float64(nil), last...)
+		occluded[j][j] = median[j]
+	}
+	s, err := l.Score(ctx, occluded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range occluded {
+		if want := alone[0] - s[j]; math.Abs(atts[0].Features[j]-want) > 1e-4*(1+math.Abs(alone[0])) {
+			t.Fatalf("column %d: part %v, the score less the occluded row's %v", j+1, atts[0].Features[j], want)
+		}
+	}
+	if _, err := l.ExplainDataset(ctx, ds, []int{0}, ExplainOptions{Method: IntegratedGradients}); err == nil || !strings.Contains(err.Error(), "principal components") {
+		t.Errorf("integrated gradients on a projected model: error %v", err)
+	}
+
+	o := quickWideOptions()
+	o.Components = -1
+	every, err := FitDataset(ctx, ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer every.Close()
+	if every.meta.Projection != nil || every.meta.Sizes[0] != 320 {
+		t.Errorf("Components -1: projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
+	}
+}
+
+// TestProjectedModelFileChecked: a model.json whose projection does not fit its inputs
+// is refused on load, naming the projection.
+func TestProjectedModelFileChecked(t *testing.T) {
+	m, err := FitDataset(context.Background(), wideTable(200, 310), quickWideOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "model")
+	err = m.Save(dir)
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "model.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	mp := raw["projection"].(map[string]any)["map"].(map[string]any)
+	mp["k"] = 31
+	b, _ = json.Marshal(raw)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, "cpu"); err == nil || !errors.Is(err, models.ErrFormat) || !strings.Contains(err.Error(), "projection") {
+		t.Errorf("a projection of 31 components for 32 inputs: error %v", err)
+	}
+}
