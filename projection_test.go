@@ -47,7 +47,7 @@ func wideTable(n, d int) *data.Dataset {
 }
 
 func quickWideOptions() Options {
-	return Options{PretrainEpochs: 3, ScreenEpochs: 3, Epochs: 2, Members: 2, Threads: 1}
+	return Options{PretrainEpochs: 3, ScreenEpochs: 3, Epochs: 2, Members: 2, Threads: 1, Components: 32}
 }
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
@@ -57,8 +57,8 @@ func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
 // the table as the fit did, a row alone as in the table, and explains a row by
 // occlusion of its columns, each part the score less that of the row with the column
 // set to the normal median — computed here the long way, through Score. Integrated
-// gradients are refused with an error naming the components; Components negative reads
-// every column.
+// gradients are refused with an error naming the components; Components 0 (the default)
+// reads every column, and a negative one is an error naming the option.
 func TestProjectedModel(t *testing.T) {
 	ctx := context.Background()
 	ds := wideTable(240, 320)
@@ -126,14 +126,18 @@ func TestProjectedModel(t *testing.T) {
 	}
 
 	o := quickWideOptions()
-	o.Components = -1
+	o.Components = 0
 	every, err := FitDataset(ctx, ds, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer every.Close()
 	if every.meta.Projection != nil || every.meta.Sizes[0] != 320 {
-		t.Errorf("Components -1: projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
+		t.Errorf("Components 0: projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
+	}
+	o.Components = -1
+	if _, err := FitDataset(ctx, ds, o); err == nil || !strings.Contains(err.Error(), "Components") {
+		t.Errorf("Components -1: error %v", err)
 	}
 }
 

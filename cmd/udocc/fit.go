@@ -66,7 +66,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
 	fs.IntVar(&o.ScreenEpochs, "screen-epochs", o.ScreenEpochs, "ensemble: autoencoder epochs of the screening fit on every row, whose scores choose the rows the final fit leaves out and the threshold's count; 0: one fit on every row")
 	fs.IntVar(&o.TrainRows, "train-rows", o.TrainRows, "ensemble: the most rows the networks train on; a larger table trains on a sample of this many rows drawn from --seed, and every row is scored; 0: every row")
-	fs.IntVar(&o.Components, "components", o.Components, "ensemble: a table of more than 300 columns reaches the networks as this many of its leading principal components (explanations then by occlusion); 0: every column")
+	fs.IntVar(&o.Components, "components", 0, "ensemble: a table of more than 300 columns reaches the networks as this many of its leading principal components (32 measured best; explanations then by occlusion); 0: every column")
 	fs.Float64Var(&o.Trim, "trim", o.Trim, "ensemble: share of rows, those the screening fit scored highest, that the final fit leaves out")
 	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "fine-tuning epochs (--preset paper: 50)")
 	fs.IntVar(&o.BatchSize, "batch-size", o.BatchSize, "minibatch rows")
@@ -178,7 +178,7 @@ func (o *fitOptions) checkZeros(fs *pflag.FlagSet) error {
 // library's negative, as its zero means the default; --pretrain-lr 0, "--lr", is the fine-tuning rate itself.
 func (o *fitOptions) library() lib.Options {
 	opts := o.Options
-	for _, v := range []*int{&opts.PretrainEpochs, &opts.ScreenEpochs, &opts.TrainRows, &opts.Components} {
+	for _, v := range []*int{&opts.PretrainEpochs, &opts.ScreenEpochs, &opts.TrainRows} {
 		if *v == 0 {
 			*v = -1
 		}

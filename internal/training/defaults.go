@@ -22,11 +22,10 @@ const (
 	// trains on a seeded sample of this many rows and every row is scored (the
 	// Options.TrainRows of `udocc fit`; docs/cost.md says how it was chosen).
 	EnsembleTrainRows = 2048
-	// EnsembleComponents and EnsembleProjectAbove: a table of more than
-	// EnsembleProjectAbove columns reaches the default ensemble's networks as its
-	// EnsembleComponents leading principal components (the Options.Components of `udocc
-	// fit`; docs/cost.md, "Wide tables on principal components", says how they were chosen).
-	EnsembleComponents   = 32
+	// EnsembleProjectAbove: with Options.Components K (`udocc fit --components K`), a
+	// table of more than EnsembleProjectAbove columns reaches the ensemble's networks as
+	// its K leading principal components (docs/cost.md, "Wide tables on principal
+	// components", says how the bound and K = 32 were chosen, and why it is not the default).
 	EnsembleProjectAbove = 300
 )
 
