@@ -67,6 +67,15 @@ func projectRows(proj *models.Projection, ds *data.Dataset) *data.Dataset {
 	return out
 }
 
+// components are the principal components the networks read, 0 when they read the
+// columns.
+func (m *Model) components() int {
+	if m.meta.Projection == nil {
+		return 0
+	}
+	return m.meta.Projection.Map.K
+}
+
 // networkRows is ds (the model's columns, in order) as the networks read it: ds itself,
 // or its rows mapped to the model's components.
 func (m *Model) networkRows(ds *data.Dataset) *data.Dataset {

@@ -47,6 +47,8 @@ func TestUsageErrors(t *testing.T) {
 		{"negative screening epochs", []string{"fit", "--screen-epochs", "-1", "table.csv"}, "--screen-epochs -1"},
 		{"negative weight decay", []string{"fit", "--weight-decay", "-1e-6", "table.csv"}, "--weight-decay -1e-06"},
 		{"negative training rows", []string{"fit", "--train-rows", "-1", "table.csv"}, "--train-rows -1"},
+		{"negative components", []string{"fit", "--components", "-1", "table.csv"}, "--components -1"},
+		{"components with oc", []string{"fit", "--method", "oc", "--components", "32", "table.csv"}, "--components is only for --method ensemble"},
 		{"--threshold with oc", []string{"fit", "--method", "oc", "--threshold", "paper", "table.csv"}, "--threshold"},
 		{"score without --model", []string{"score", "table.csv"}, "--model"},
 		{"score without DATA", []string{"score", "--model", "m"}, "DATA"},

@@ -380,6 +380,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		}
 	}
 	s.Columns.print(stdout)
+	if k := s.Config.Components; k > 0 {
+		fmt.Fprintf(stdout, "  read through their %d leading principal components (--components); rows explained by occlusion\n", k)
+	}
 	if f.paperWidths {
 		fmt.Fprintf(stdout, "  layer widths %s: the paper's for %s, by the table's name (--arch sets others)\n", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.Config.Arch)), ","), "[]"), s.Data)
 	}

@@ -77,6 +77,9 @@ type Model interface {
 	// training columns that held one value throughout (a copy).
 	Device() string
 	Inputs() int
+	// Components are the leading principal components the networks read in place of
+	// the columns (Options.Components); 0 when they read the columns.
+	Components() int
 	Hidden() []int
 	ConstantColumns() []int
 	// DistanceWeight is the ensemble's w, the distances' part of the combined score;
