@@ -131,7 +131,9 @@ func orthonormal(a *mat.Dense) *mat.Dense {
 
 // Validate checks the projection's shape and values.
 func (p *Projection) Validate() error {
-	if p.K < 1 || p.D < 1 || len(p.Components) != p.K*p.D {
+	// K and D are bounded by the values held before their product is taken (a file may
+	// claim any K and D).
+	if p.K < 1 || p.D < 1 || p.K > len(p.Components) || p.D > len(p.Components) || len(p.Components) != p.K*p.D {
 		return fmt.Errorf("%w: %d components of %d values for k %d and d %d", ErrProjection, len(p.Components), p.D, p.K, p.D)
 	}
 	for i, c := range p.Components {
