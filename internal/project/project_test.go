@@ -113,6 +113,8 @@ func TestValidate(t *testing.T) {
 		"NaN":     {K: 1, D: 2, Components: []float32{float32(math.NaN()), 0}},
 		"too big": {K: 1, D: 2, Components: []float32{3, 0}},
 		"no k":    {K: 0, D: 2},
+		// K·D overflows int64 to 0: the claim is refused before its product is trusted.
+		"a claim the values do not hold": {K: 1 << 32, D: 1 << 32},
 	} {
 		if err := p.Validate(); err == nil {
 			t.Errorf("%s: accepted", name)
