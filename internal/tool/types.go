@@ -92,6 +92,9 @@ type ModelInfo struct {
 	// none (rows then match by position). Inputs is their count.
 	Columns []string `json:"columns"`
 	Inputs  int      `json:"inputs"`
+	// Components are the leading principal components the networks read in place of
+	// the columns (fit --components); absent when they read the columns.
+	Components int `json:"components,omitempty"`
 	// Ignored are the columns a CSV header or a JSON row may carry beside the inputs: the
 	// training table's id column and the columns its fit dropped.
 	Ignored []string `json:"ignored,omitempty"`
