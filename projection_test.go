@@ -80,6 +80,9 @@ func TestProjectedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	if info := modelInfo(l, dir, nil); info.Components != 32 || info.Inputs != 320 {
+		t.Errorf("served model info: %d components of %d inputs, want 32 of 320", info.Components, info.Inputs)
+	}
 	got, _, err := l.ScoreDataset(ctx, ds)
 	if err != nil {
 		t.Fatal(err)
