@@ -274,7 +274,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	case Shapley, Occlusion:
 	case IntegratedGradients, GradientInput:
 		if m.meta.Projection != nil {
-			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Options.Components): explain it by %q or %q", o.Method, m.meta.Sizes[0], Occlusion, Shapley)
+			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Options.Components): explain it by %q or %q", o.Method, m.components(), Occlusion, Shapley)
 		}
 		distPart, recPart = torch.DistancePart, torch.ReconstructionPart
 	default:

@@ -103,7 +103,6 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	cfg := opts.method(ds.D, trace)
 	medians := fitMedians(ds)
 	missing, err := impute(ds, medians)
 	if err != nil {
@@ -145,8 +144,8 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 			return nil, nil, fmt.Errorf("udocc: %w", err)
 		}
 		t.DS = pds
-		cfg = opts.method(pds.D, trace)
 	}
+	cfg := opts.method(t.DS.D, trace) // the networks' input width
 	// The thread count is this fit's, and back to what it was when it returns (torch.WithThreads).
 	defer torch.WithThreads(workers(opts.Threads))()
 	fit, tr, err := method.Fit(ctx, t, cfg)

@@ -423,7 +423,7 @@ func ExportRealScores(dir, out string, seed uint64, maxScores int) ([]string, er
 		for _, i := range idx {
 			fmt.Fprintf(&b, "%s,%d\n", strconv.FormatFloat(raw.Scores[i], 'g', -1, 64), raw.Y[i])
 		}
-		sub := filepath.Join(out, fmt.Sprintf("%s-%d", strings.ReplaceAll(r.Table, "/", "_"), seed))
+		sub := strings.TrimSuffix(rawPath(out, r.Table, seed), ".gob") // TABLE-SEED, as the raw files are named
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return dirs, err
 		}

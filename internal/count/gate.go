@@ -96,21 +96,8 @@ func (m *Model) gatedLn(f []float64, names []string) (float64, bool) {
 
 // fitGate chooses the prior and the gate on samples.
 func fitGate(samples []Sample, o LearnOptions) *Model {
-	w := make([]float64, len(samples))
-	size := map[string]int{}
-	for _, s := range samples {
-		size[s.Group]++
-	}
-	y := make([]float64, len(samples))
-	for i, s := range samples {
-		w[i] = 1 / float64(size[s.Group])
-		y[i] = math.Log(s.TrueShare)
-	}
-	m := &Model{
-		Version: o.Version, Trained: o.Trained, Features: o.Features,
-		Mean: make([]float64, len(o.Features)), Scale: ones(len(o.Features)), Coef: make([]float64, len(o.Features)),
-		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
-	}
+	y, w := lnTruth(samples)
+	m := blankModel(o)
 	m.Intercept = WeightedQuantile(y, w, 0.5)
 	loss := func(pred func(i int) float64) float64 {
 		var e float64
@@ -150,6 +137,31 @@ func fitGate(samples []Sample, o LearnOptions) *Model {
 		}
 	}
 	return m
+}
+
+// lnTruth is each sample's ln(true share) and its weight, every group's samples
+// weighing 1 in all.
+func lnTruth(samples []Sample) (y, w []float64) {
+	size := map[string]int{}
+	for _, s := range samples {
+		size[s.Group]++
+	}
+	y, w = make([]float64, len(samples)), make([]float64, len(samples))
+	for i, s := range samples {
+		y[i], w[i] = math.Log(s.TrueShare), 1/float64(size[s.Group])
+	}
+	return y, w
+}
+
+// blankModel is a model of o's features, every coefficient and the intercept 0, the
+// features neither centred nor scaled: a gate or a rule count fills it in.
+func blankModel(o LearnOptions) *Model {
+	p := len(o.Features)
+	return &Model{
+		Version: o.Version, Trained: o.Trained, Features: o.Features,
+		Mean: make([]float64, p), Scale: ones(p), Coef: make([]float64, p),
+		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
+	}
 }
 
 func ones(n int) []float64 {

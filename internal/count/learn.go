@@ -106,20 +106,8 @@ func LearnRule(samples []Sample, o LearnOptions) (*Model, error) {
 // fitRule is the rule count of least group-weighted mean |ln(share/true)| on samples
 // (the prior, their weighted median share, where no rule is among the features).
 func fitRule(samples []Sample, o LearnOptions) *Model {
-	p := len(o.Features)
-	m := &Model{
-		Version: o.Version, Trained: o.Trained, Features: o.Features,
-		Mean: make([]float64, p), Scale: ones(p), Coef: make([]float64, p),
-		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
-	}
-	size := map[string]int{}
-	for _, s := range samples {
-		size[s.Group]++
-	}
-	y, w := make([]float64, len(samples)), make([]float64, len(samples))
-	for i, s := range samples {
-		y[i], w[i] = math.Log(s.TrueShare), 1/float64(size[s.Group])
-	}
+	m := blankModel(o)
+	y, w := lnTruth(samples)
 	best, bestErr := -1, math.Inf(1)
 	for _, use := range useFeatures {
 		u := slices.Index(o.Features, use)
