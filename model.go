@@ -214,7 +214,8 @@ func (m *Model) RatioInterval() (low, high float64) {
 }
 
 // CountReliable says whether the learned count (LearnedCount) trusts its count: false
-// where the scores do not separate and the interval is the prior's. ok is false for
+// where its 80 % interval is wider than ×20 or rests on the held-out residuals of fewer
+// than ten source groups (docs/threshold.md A.0). ok is false for
 // another count, a given Options.Contamination and the paper's methods.
 func (m *Model) CountReliable() (reliable, ok bool) {
 	if m.meta.CountReliable == nil {

@@ -398,7 +398,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		}
 		fmt.Fprintln(stdout)
 		if s.CountReliable != nil && !*s.CountReliable {
-			fmt.Fprintf(stdout, "  count unreliable: the scores do not separate; the interval is the prior's (--contamination sets the share)\n")
+			fmt.Fprintf(stdout, "  count unreliable: its 80 %% interval is wide, or rests on too few tables (--contamination sets the share)\n")
 		}
 	}
 	if s.Threshold != nil {

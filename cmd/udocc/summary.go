@@ -32,8 +32,8 @@ type summary struct {
 	// RatioInterval is the 80 % interval (low, high) of the share of anomalies that the
 	// ensemble's default count gives; absent for another rule or --contamination.
 	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
-	// CountReliable is the learned count's flag (--threshold learned): false where the
-	// scores do not separate and the interval is the prior's; absent for other counts.
+	// CountReliable is the learned count's flag (--threshold learned): false where its
+	// 80 % interval is wide or rests on too few tables; absent for other counts.
 	CountReliable *bool    `json:"count_reliable,omitempty"`
 	RatioEpochs   *spread  `json:"selected_ratio_epochs"`
 	Threshold     *float64 `json:"threshold"`

@@ -124,7 +124,7 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	// Both counts' intervals are read from the original tables' held-out residuals
 	// (LearnOptions.Originals); the copies serve the models and their response.
 	opts := countmodel.LearnOptions{
-		Features: names, Reliability: "agree_members", Version: 2, Originals: true,
+		Features: names, Reliability: "agree_members", Version: 3, Originals: true,
 		Trained: fmt.Sprintf("udocc bench --study --real --corpus --learn-count: %d fits of %d tables and their resampled copies in %d source groups",
 			len(fits), countOriginals(fits), len(groupNames(fits))),
 	}

@@ -2,6 +2,7 @@ package count
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -247,5 +248,73 @@ func TestLearnRuleChoosesTheRuleThatCounts(t *testing.T) {
 		if !(held[i].Low <= held[i].Share && held[i].Share <= held[i].High) {
 			t.Fatalf("sample %d: share %g outside [%g, %g]", i, held[i].Share, held[i].Low, held[i].High)
 		}
+	}
+}
+
+// TestGateChosenHeldOut: the gate is chosen by its leave-one-group-out error among
+// gateSpecs. Where the MAD rule's share is the true share on the fits whose screening and
+// final fit disagree (agree_screen_final below its median) and noise elsewhere, the gate
+// counts by MAD below a cut near that median; where the rule is noise everywhere, there is
+// no gate and every fit gets the prior. A case's interval is reliable only when it comes
+// from MinBandGroups groups or more.
+func TestGateChosenHeldOut(t *testing.T) {
+	names := []string{"mad_final", "iqr_final", "agree_screen_final", "agree_members"}
+	build := func(informative bool, groups int) []Sample {
+		rng := rand.New(rand.NewPCG(5, 6))
+		var out []Sample
+		for g := 0; g < groups; g++ {
+			for i := 0; i < 20; i++ {
+				ln := math.Log(0.002) + rng.Float64()*math.Log(0.3/0.002)
+				agree := rng.Float64()
+				mad := math.Log(0.002) + rng.Float64()*math.Log(0.3/0.002)
+				if informative && agree < 0.5 {
+					mad = ln + 0.05*rng.NormFloat64()
+				}
+				out = append(out, Sample{Group: fmt.Sprintf("g%02d", g), TrueShare: math.Exp(ln),
+					Features: []float64{mad, rng.NormFloat64() - 3, agree, rng.Float64()}})
+			}
+		}
+		return out
+	}
+	o := LearnOptions{Features: names, Reliability: "agree_members", MinShare: 0.001, MaxShare: 0.3}
+	m, err := LearnGated(build(true, 12), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Gate == nil || m.Gate.Use != "mad_final" || m.Gate.On != "agree_screen_final" || m.Gate.Above ||
+		m.Gate.Upto < 0.2 || m.Gate.Upto > 0.8 {
+		t.Fatalf("gate %+v, want mad_final where agree_screen_final ≤ about 0.5", m.Gate)
+	}
+	if b := m.Bands[1]; !b.Reliable || math.Exp(b.High-b.Low) > 2 {
+		t.Errorf("the rule's band %+v from 12 groups: want narrow and reliable", b)
+	}
+	few, err := LearnGated(build(true, 6), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if few.Gate == nil || few.Bands[1].Reliable {
+		t.Errorf("from 6 groups: gate %+v, rule band %+v; want a gate whose band is not reliable (fewer than %d groups)",
+			few.Gate, few.Bands[1], MinBandGroups)
+	}
+	none, err := LearnGated(build(false, 12), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Gate != nil {
+		t.Errorf("rules of noise: gate %+v, want none", none.Gate)
+	}
+	held, err := HeldoutGated(build(true, 12), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := build(true, 12)
+	good := 0
+	for i := range s {
+		if s[i].Features[2] < 0.4 && math.Abs(math.Log(held[i].Share/s[i].TrueShare)) < 0.3 {
+			good++
+		}
+	}
+	if good < 12*20*3/10 {
+		t.Errorf("held out, %d fits of the informative case counted within ×1.35, want most of about %d", good, 12*20*4/10)
 	}
 }

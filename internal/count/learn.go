@@ -181,7 +181,7 @@ func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Mo
 			var res []residual
 			for _, h := range hs {
 				if h.s.Group != g {
-					res = append(res, residual{rel: relOf(h.s, j), r: h.r, w: 1 / float64(size[h.s.Group])})
+					res = append(res, residual{rel: relOf(h.s, j), r: h.r, w: 1 / float64(size[h.s.Group]), group: h.s.Group})
 				}
 			}
 			bs := bands(res, o.Bands)
@@ -200,7 +200,7 @@ func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Mo
 	}
 	var res []residual
 	for _, h := range hs {
-		res = append(res, residual{rel: relOf(h.s, best), r: h.r, w: 1 / float64(size[h.s.Group])})
+		res = append(res, residual{rel: relOf(h.s, best), r: h.r, w: 1 / float64(size[h.s.Group]), group: h.s.Group})
 	}
 	if best >= 0 {
 		m.Reliability = o.Features[best]
@@ -398,7 +398,10 @@ func fitWeighted(samples []Sample, lambda float64, o LearnOptions, extra []float
 	return m
 }
 
-type residual struct{ rel, r, w float64 }
+type residual struct {
+	rel, r, w float64
+	group     string
+}
 
 // bands cuts the residuals into k bands of equal weight by reliability, each with the
 // weighted 10th and 90th percentiles of its residuals.

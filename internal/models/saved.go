@@ -55,7 +55,7 @@ type Meta struct {
 	// contamination.
 	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
 	// CountReliable says, for the learned count, whether its interval is narrow enough to
-	// trust the count (false: the scores do not separate; the interval is the prior's),
+	// trust the count (false: the interval is wide, or rests on the residuals of too few tables),
 	// and CountModel is the version of the count's model (internal/count).
 	CountReliable *bool `json:"count_reliable,omitempty"`
 	CountModel    int   `json:"count_model,omitempty"`
