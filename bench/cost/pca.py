@@ -74,6 +74,18 @@ def orig(out, dmin):
             f.write(f"{r['table']},{r['group']}\n")
 
 
+def panel_best(pyod_p):
+    """The best ROCAUC of PyOD's panel (pyod_panel.py's lines at pyod_p) per table name;
+    empty without a file."""
+    best = collections.defaultdict(float)
+    if pyod_p:
+        for l in open(pyod_p):
+            r = json.loads(l)
+            if "rocauc" in r:
+                best[r["table"]] = max(best[r["table"]], r["rocauc"])
+    return best
+
+
 def lines(p):
     return {json.loads(l)["table"]: json.loads(l) for l in open(p)}
 
@@ -87,12 +99,7 @@ def analyse(base_p, orig_p, variants, pyod_p):
     for v in variants:
         name, p = v.split("=", 1)
         V[name] = {t.rsplit(".", 1)[0]: r for t, r in lines(p).items()}
-    best = collections.defaultdict(float)
-    if pyod_p:
-        for l in open(pyod_p):
-            r = json.loads(l)
-            if "rocauc" in r:
-                best[r["table"]] = max(best[r["table"]], r["rocauc"])
+    best = panel_best(pyod_p)
     groups = sorted({r["group"] for r in base.values()})
     val = lambda r: (r["rocauc"] + r["prauc"]) / 2
 

@@ -30,7 +30,7 @@ import collections, csv, json, os, sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from pca import D, load  # noqa: E402
+from pca import D, load, panel_best  # noqa: E402
 
 
 def tables():
@@ -101,12 +101,7 @@ def lines(p):
 def analyse(orig_p, variants, pyod_p):
     O = lines(orig_p)
     V = {n: lines(p) for n, p in (v.split("=", 1) for v in variants)}
-    best = collections.defaultdict(float)
-    if pyod_p:
-        for l in open(pyod_p):
-            r = json.loads(l)
-            if "rocauc" in r:
-                best[r["table"]] = max(best[r["table"]], r["rocauc"])
+    best = panel_best(pyod_p)
     keys = sorted(k for k in O if all(k in v for v in V.values()))
     groups = sorted({O[k]["group"] for k in keys})
     val = lambda r: (r["rocauc"] + r["prauc"]) / 2
