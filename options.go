@@ -45,15 +45,14 @@ type Options struct {
 	// 0: training.EnsembleTrainRows (2,048); negative: every row. A data-parallel rank
 	// trains on its whole block; the other methods ignore it and train on every row.
 	TrainRows int
-	// Components, for the ensemble: when positive, a table of more than 300 columns
+	// Components, for the ensemble: a table of more than 300 columns
 	// (training.EnsembleProjectAbove) reaches the networks as its Components leading
-	// principal components (32 measured best), fitted on the standardised training
-	// sample and kept in the model. On wide tables (pretrained networks' embeddings) it
-	// cuts the fit by two to five and raised the scores of three of four sources; it is
-	// not the default because the learned count, relearned on such fits, did worse held
-	// out (docs/cost.md). 0: every column. A data-parallel fit reads every column; the
-	// other methods ignore it. Explanations of such a model are by occlusion of its
-	// columns (or Shapley values).
+	// principal components, fitted on the standardised training sample and kept in the
+	// model. On wide tables (pretrained networks' embeddings) it cuts the fit by two to
+	// five and raised the scores of three of four sources (docs/cost.md). 0:
+	// training.EnsembleComponents (32); negative: every column. A data-parallel fit
+	// reads every column; the other methods ignore it. Explanations of such a model are
+	// by occlusion of its columns (or Shapley values).
 	Components int
 	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
 	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).
@@ -122,6 +121,7 @@ func DefaultOptions() Options {
 	o.Method = Ensemble
 	o.Members = training.EnsembleSize
 	o.TrainRows = training.EnsembleTrainRows
+	o.Components = training.EnsembleComponents
 	return o
 }
 
@@ -178,6 +178,7 @@ func (o Options) resolved() Options {
 	setInt(&o.PretrainEpochs, def.PretrainEpochs)
 	setInt(&o.ScreenEpochs, def.ScreenEpochs)
 	setInt(&o.TrainRows, def.TrainRows)
+	setInt(&o.Components, def.Components)
 	setFloat(&o.Trim, def.Trim)
 	setFloat(&o.LR, def.LR)
 	setFloat(&o.PretrainLR, def.PretrainLR)
@@ -193,7 +194,7 @@ func (o Options) resolved() Options {
 	if o.RankScores == "" {
 		o.RankScores = def.RankScores
 	}
-	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs, &o.TrainRows} {
+	for _, v := range []*int{&o.PretrainEpochs, &o.ScreenEpochs, &o.TrainRows, &o.Components} {
 		if *v < 0 {
 			*v = 0
 		}
@@ -222,7 +223,7 @@ func (o Options) validate() error {
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.Components < 0 || o.Components > training.EnsembleProjectAbove:
-		return badOption("Components", "%d: want 0 (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
+		return badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
 	case o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
 		return badOption("TrainRows", "%d: want a negative number (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):

@@ -13,6 +13,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // wideTable is n rows of d columns driven by 5 latent factors plus noise, its last 10
@@ -130,17 +131,26 @@ func TestProjectedModel(t *testing.T) {
 
 	o := quickWideOptions()
 	o.Components = 0
+	def, err := FitDataset(ctx, ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer def.Close()
+	if def.meta.Projection == nil || def.meta.Sizes[0] != training.EnsembleComponents {
+		t.Errorf("Components 0 (the default): projection %v, sizes %v; want %d components", def.meta.Projection != nil, def.meta.Sizes, training.EnsembleComponents)
+	}
+	o.Components = -1
 	every, err := FitDataset(ctx, ds, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer every.Close()
 	if every.meta.Projection != nil || every.meta.Sizes[0] != 320 {
-		t.Errorf("Components 0: projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
+		t.Errorf("Components -1 (every column): projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
 	}
-	o.Components = -1
+	o.Components = training.EnsembleProjectAbove + 1
 	if _, err := FitDataset(ctx, ds, o); err == nil || !strings.Contains(err.Error(), "Components") {
-		t.Errorf("Components -1: error %v", err)
+		t.Errorf("Components %d: error %v", o.Components, err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/udocc/udocc/internal/bench"
+	"github.com/udocc/udocc/internal/training"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -50,6 +51,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"instead of the paper sets and --extra")
 	learnCount := fs.String("learn-count", "", "--study --real: fit nothing; learn the default count from the fits in --out and write its model to\n"+
 		"this path (internal/count/model.json ships in the binary), with the leave-one-group-out report OUT/"+bench.CountReport)
+	components := fs.Int("components", -1, "--study --real: the fits' principal components of a table of more than 300 columns\n"+
+		"(udocc fit --components); -1: every column, the material the count is learned on; 0: the default's")
+	judgeCount := fs.String("judge-count", "", "--study --real --learn-count: also judge the count, held out by group, on the fits in this folder\n"+
+		"(the same tables and seeds fitted with another --components: the default's own fits)")
 	copies := fs.Int("copies", 0, "--study --real --corpus: resampled copies of every table, its anomalies subsampled to shares drawn\n"+
 		"log-uniformly from 0.2 % to 40 % (fitted at the first seed)")
 	if err := parse(fs, args); err != nil {
@@ -79,7 +84,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if !fs.Changed("out") {
 				out = "bench/study-real"
 			}
-			if err := bench.LearnCount(out, *learnCount, stderr); err != nil {
+			if err := bench.LearnCount(out, *learnCount, *judgeCount, stderr); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "udocc bench --study --real --learn-count: model in %s, report in %s\n", *learnCount, filepath.Join(out, bench.CountReport))
@@ -91,9 +96,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if fs.Changed("copies") && *corpus == "" {
 			return usagef("--copies applies only with --corpus")
 		}
-		return runStudyReal(ctx, fs, o, seeds, *extra, *corpus, *copies, *reportOnly, *quiet, stdout, stderr)
+		return runStudyReal(ctx, fs, o, seeds, *extra, *corpus, *copies, *components, *reportOnly, *quiet, stdout, stderr)
 	}
-	for _, name := range []string{"real", "extra", "corpus", "copies", "learn-count"} {
+	for _, name := range []string{"real", "extra", "corpus", "copies", "learn-count", "components", "judge-count"} {
 		if fs.Changed(name) && !*study {
 			return usagef("--%s applies only with --study", name)
 		}
@@ -171,9 +176,12 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.
 }
 
 // runStudyReal runs `udocc bench --study --real`.
-func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra, corpus string, copies int, reportOnly, quiet bool, stdout, stderr io.Writer) error {
+func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra, corpus string, copies, components int, reportOnly, quiet bool, stdout, stderr io.Writer) error {
+	if components > training.EnsembleProjectAbove {
+		return usagef("--components %d: want -1, 0 or 1 to %d", components, training.EnsembleProjectAbove)
+	}
 	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly,
-		Corpus: corpus, Copies: copies}
+		Corpus: corpus, Copies: copies, Components: components}
 	if !fs.Changed("out") {
 		ro.Out = "bench/study-real"
 	}

@@ -66,7 +66,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
 	fs.IntVar(&o.ScreenEpochs, "screen-epochs", o.ScreenEpochs, "ensemble: autoencoder epochs of the screening fit on every row, whose scores choose the rows the final fit leaves out and the threshold's count; 0: one fit on every row")
 	fs.IntVar(&o.TrainRows, "train-rows", o.TrainRows, "ensemble: the most rows the networks train on; a larger table trains on a sample of this many rows drawn from --seed, and every row is scored; 0: every row")
-	fs.IntVar(&o.Components, "components", 0, "ensemble: a table of more than 300 columns reaches the networks as this many of its leading principal components (32 measured best; explanations then by occlusion); 0: every column")
+	fs.IntVar(&o.Components, "components", o.Components, "ensemble: a table of more than 300 columns reaches the networks as this many of its leading principal components (explanations then by occlusion); 0: every column")
 	fs.Float64Var(&o.Trim, "trim", o.Trim, "ensemble: share of rows, those the screening fit scored highest, that the final fit leaves out")
 	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "fine-tuning epochs (--preset paper: 50)")
 	fs.IntVar(&o.BatchSize, "batch-size", o.BatchSize, "minibatch rows")
@@ -174,11 +174,12 @@ func (o *fitOptions) checkZeros(fs *pflag.FlagSet) error {
 }
 
 // library is the Options the flags give the library. A flag's 0 that means none (no
-// pretraining, no screening, no weight decay, no training sample: every row) is the
+// pretraining, no screening, no weight decay, no training sample: every row, no
+// projection: every column) is the
 // library's negative, as its zero means the default; --pretrain-lr 0, "--lr", is the fine-tuning rate itself.
 func (o *fitOptions) library() lib.Options {
 	opts := o.Options
-	for _, v := range []*int{&opts.PretrainEpochs, &opts.ScreenEpochs, &opts.TrainRows} {
+	for _, v := range []*int{&opts.PretrainEpochs, &opts.ScreenEpochs, &opts.TrainRows, &opts.Components} {
 		if *v == 0 {
 			*v = -1
 		}
@@ -383,7 +384,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 	if k := s.Config.Components; k > 0 {
 		fmt.Fprintf(stdout, "  read through their %d leading principal components (--components); rows explained by occlusion\n", k)
 	} else if s.Method == string(lib.Ensemble) && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
-		fmt.Fprintf(stdout, "  %d columns: --components 32 fits a table this wide 2-5x faster (docs/cost.md)\n", s.D)
+		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (docs/cost.md)\n", s.D)
 	}
 	if f.paperWidths {
 		fmt.Fprintf(stdout, "  layer widths %s: the paper's for %s, by the table's name (--arch sets others)\n", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.Config.Arch)), ","), "[]"), s.Data)

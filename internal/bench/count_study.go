@@ -89,38 +89,25 @@ func (f countFit) largerKmeans() float64 {
 }
 
 // LearnCount learns the count from the fits in dir (real.jsonl and raw/), writes the
-// model to modelPath and the report to dir/count.md.
-func LearnCount(dir, modelPath string, progress io.Writer) error {
-	recs, err := readReal(filepath.Join(dir, RealFile))
+// model to modelPath and the report to dir/count.md. With judgeDir, the report also
+// judges the shipped kind of count, held out by group, on the fits there: the same
+// tables, seeds and copies fitted with another setting (the default's projection of wide
+// tables), the count learned on dir's fits.
+func LearnCount(dir, modelPath, judgeDir string, progress io.Writer) error {
+	fits, err := loadCountFits(dir, progress)
 	if err != nil {
 		return err
 	}
-	if len(recs) == 0 {
-		return fmt.Errorf("bench: count study: no fits in %s", dir)
-	}
-	names := countmodel.Names()
-	var fits []countFit
-	for i, r := range recs {
-		raw, err := readRaw(filepath.Join(dir, RealRaw), r)
-		if err != nil {
+	var judged []countFit
+	if judgeDir != "" {
+		if judged, err = loadCountFits(judgeDir, progress); err != nil {
 			return err
 		}
-		members, distRec := countmodel.Agreements(raw.Dist, raw.Rec)
-		f, err := countmodel.Compute(&countmodel.Inputs{Final: raw.Scores, Screen: raw.Screen, MemberAgreement: members, DistRecAgreement: distRec}, names)
-		if err != nil {
-			return fmt.Errorf("bench: count study: %s seed %d: %w", r.Table, r.Seed, err)
-		}
-		y := make([]int, len(raw.Y))
-		for j, v := range raw.Y {
-			y[j] = int(v)
-		}
-		cf := countFit{rec: r, feats: f, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs)}
-		cf.rankLabels(raw.Scores, y)
-		fits = append(fits, cf)
-		if progress != nil && (i+1)%50 == 0 {
-			fmt.Fprintf(progress, "count study: features of %d/%d fits\n", i+1, len(recs))
+		if judged, err = alignFits(fits, judged); err != nil {
+			return fmt.Errorf("bench: count study: %s and %s: %w", dir, judgeDir, err)
 		}
 	}
+	names := countmodel.Names()
 	// Both counts' intervals are read from the original tables' held-out residuals
 	// (LearnOptions.Originals); the copies serve the models and their response.
 	opts := countmodel.LearnOptions{
@@ -202,7 +189,173 @@ func LearnCount(dir, modelPath string, progress io.Writer) error {
 	}
 	var sb strings.Builder
 	writeCountReport(&sb, fits, held, names, kind, heldRidge, heldGated, heldRule, ridge, gated, rule)
+	if judged != nil {
+		js := make([]countmodel.Sample, len(judged))
+		for i, f := range judged {
+			js[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats,
+				Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, Copy: !f.original}
+		}
+		jheld, err := countmodel.HeldoutOn(kind, samples, js, opts)
+		if err != nil {
+			return err
+		}
+		writeJudged(&sb, judgeDir, kind, fits, judged, held, jheld)
+	}
 	return atomicfile.WriteBytes(filepath.Join(dir, CountReport), []byte(sb.String()))
+}
+
+// loadCountFits reads the fits in dir (real.jsonl and raw/) and computes each one's count
+// features.
+func loadCountFits(dir string, progress io.Writer) ([]countFit, error) {
+	recs, err := readReal(filepath.Join(dir, RealFile))
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("bench: count study: no fits in %s", dir)
+	}
+	names := countmodel.Names()
+	var fits []countFit
+	for i, r := range recs {
+		raw, err := readRaw(filepath.Join(dir, RealRaw), r)
+		if err != nil {
+			return nil, err
+		}
+		members, distRec := countmodel.Agreements(raw.Dist, raw.Rec)
+		f, err := countmodel.Compute(&countmodel.Inputs{Final: raw.Scores, Screen: raw.Screen, MemberAgreement: members, DistRecAgreement: distRec}, names)
+		if err != nil {
+			return nil, fmt.Errorf("bench: count study: %s seed %d: %w", r.Table, r.Seed, err)
+		}
+		y := make([]int, len(raw.Y))
+		for j, v := range raw.Y {
+			y[j] = int(v)
+		}
+		cf := countFit{rec: r, feats: f, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs)}
+		cf.rankLabels(raw.Scores, y)
+		fits = append(fits, cf)
+		if progress != nil && (i+1)%50 == 0 {
+			fmt.Fprintf(progress, "count study: features of %d/%d fits\n", i+1, len(recs))
+		}
+	}
+	return fits, nil
+}
+
+// alignFits returns b's fits in the order of a's, each matched by table and seed, or an
+// error where the two are not the same fits (tables, seeds, copies and truths).
+func alignFits(a, b []countFit) ([]countFit, error) {
+	if len(a) != len(b) {
+		return nil, fmt.Errorf("%d fits against %d", len(a), len(b))
+	}
+	type key struct {
+		table string
+		seed  uint64
+	}
+	at := make(map[key]int, len(b))
+	for i, f := range b {
+		at[key{f.rec.Table, f.rec.Seed}] = i
+	}
+	out := make([]countFit, len(a))
+	for i, f := range a {
+		j, ok := at[key{f.rec.Table, f.rec.Seed}]
+		if !ok || b[j].rec.Group != f.rec.Group || b[j].rec.TrueRatio != f.rec.TrueRatio {
+			return nil, fmt.Errorf("no fit of %s seed %d like the other's", f.rec.Table, f.rec.Seed)
+		}
+		out[i] = b[j]
+	}
+	return out, nil
+}
+
+// logoConstants is the best constant count learned leave-one-group-out, by group: the
+// share of least group-weighted mean |ln(share/true)| over the other groups' fits (a
+// weighted median of ln(true)).
+func logoConstants(fits []countFit) map[string]float64 {
+	size := map[string]int{}
+	for _, f := range fits {
+		size[f.rec.Group]++
+	}
+	out := map[string]float64{}
+	for _, g := range groupNames(fits) {
+		var ys, ws []float64
+		for _, f := range fits {
+			if f.rec.Group != g {
+				ys = append(ys, math.Log(f.rec.TrueRatio))
+				ws = append(ws, 1/float64(size[f.rec.Group]))
+			}
+		}
+		out[g] = math.Exp(countmodel.WeightedQuantile(ys, ws, 0.5))
+	}
+	return out
+}
+
+// writeJudged is the report's section on the shipped count judged, held out by group, on
+// other fits of the same tables (LearnCount's judgeDir), beside the same count on the
+// fits it was learned from and the held-out constant: the criteria on the original
+// tables per group, then over groups, and a paired bootstrap over the groups.
+func writeJudged(w io.Writer, judgeDir, kind string, fits, judged []countFit, held, jheld []countmodel.Estimate) {
+	logo := logoConstants(fits)
+	type agg struct{ absLn, w15, beyond, cov float64 }
+	perGroup := func(of []countFit, est func(i int) (share, lo, hi float64)) (agg, map[string]float64) {
+		sums, cnt := map[string]*agg{}, map[string]int{}
+		for i, f := range of {
+			if !f.original {
+				continue
+			}
+			share, lo, hi := est(i)
+			r := countFigures(f, share, lo, hi)
+			a := sums[f.rec.Group]
+			if a == nil {
+				a = &agg{}
+				sums[f.rec.Group] = a
+			}
+			a.absLn += r.absLn
+			for _, b := range []struct {
+				on bool
+				to *float64
+			}{{r.within15, &a.w15}, {r.beyond10, &a.beyond}, {r.covered, &a.cov}} {
+				if b.on {
+					*b.to++
+				}
+			}
+			cnt[f.rec.Group]++
+		}
+		var tot agg
+		byGroup := map[string]float64{}
+		for g, a := range sums {
+			c := float64(cnt[g])
+			byGroup[g] = a.absLn / c
+			tot.absLn += a.absLn / c
+			tot.w15 += a.w15 / c
+			tot.beyond += a.beyond / c
+			tot.cov += a.cov / c
+		}
+		k := float64(len(sums))
+		return agg{tot.absLn / k, tot.w15 / k, tot.beyond / k, tot.cov / k}, byGroup
+	}
+	on := func(h []countmodel.Estimate) func(i int) (float64, float64, float64) {
+		return func(i int) (float64, float64, float64) { return h[i].Share, h[i].Low, h[i].High }
+	}
+	tj, gj := perGroup(judged, on(jheld))
+	tl, _ := perGroup(fits, on(held))
+	tc, gc := perGroup(judged, func(i int) (float64, float64, float64) {
+		return logo[judged[i].rec.Group], math.NaN(), math.NaN()
+	})
+	judgeDir = filepath.Base(judgeDir) // the folder's name: a report reads the same wherever it was made
+	fmt.Fprintf(w, "\n## Held out on the fits in %s\n\n", judgeDir)
+	fmt.Fprintf(w, "The %s count learned as above (on every group but the judged one's) judged on other fits of the same tables, seeds "+
+		"and copies: those in %s (made with `--components 0`, the default's projection of tables of more than 300 columns, where the count learned from fits that read every column). Original tables, per group then over groups.\n\n", kind, judgeDir)
+	fmt.Fprintf(w, "| count | mean \\|ln\\| | within ×1.5 | beyond ×10 | 80 %% interval coverage |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| %s, on those fits | %.3f | %.0f %% | %.0f %% | %.0f %% |\n", kind, tj.absLn, 100*tj.w15, 100*tj.beyond, 100*tj.cov)
+	fmt.Fprintf(w, "| %s, on the fits it was learned from | %.3f | %.0f %% | %.0f %% | %.0f %% |\n", kind, tl.absLn, 100*tl.w15, 100*tl.beyond, 100*tl.cov)
+	fmt.Fprintf(w, "| best constant (leave-one-group-out) | %.3f | %.0f %% | %.0f %% | — |\n\n", tc.absLn, 100*tc.w15, 100*tc.beyond)
+	var diffs []float64
+	for _, g := range groupNames(judged) {
+		if a, ok := gj[g]; ok {
+			diffs = append(diffs, a-gc[g])
+		}
+	}
+	lo, mid, hi := bootstrapMean(diffs, 10000)
+	fmt.Fprintf(w, "Paired bootstrap over the %d groups (10,000 resamples), on those fits, %s − best constant: %+.3f [%+.3f, %+.3f].\n",
+		len(diffs), kind, mid, lo, hi)
 }
 
 func countOriginals(fits []countFit) int {
@@ -351,23 +504,7 @@ func groupMean(fits []countFit, est []countmodel.Estimate, f func(absLn float64)
 func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, names []string, kind string, heldRidge, heldGated, heldRule []countmodel.Estimate, ridge, gated, rule *countmodel.Model) {
 	nan := func(int) float64 { return math.NaN() }
 	groups := groupNames(fits)
-	// The best constant, learned leave-one-group-out: the share of least group-weighted
-	// mean |ln(share/true)| over the other groups' fits (a weighted median of ln(true)).
-	size := map[string]int{}
-	for _, f := range fits {
-		size[f.rec.Group]++
-	}
-	logoConst := map[string]float64{}
-	for _, g := range groups {
-		var ys, ws []float64
-		for _, f := range fits {
-			if f.rec.Group != g {
-				ys = append(ys, math.Log(f.rec.TrueRatio))
-				ws = append(ws, 1/float64(size[f.rec.Group]))
-			}
-		}
-		logoConst[g] = math.Exp(countmodel.WeightedQuantile(ys, ws, 0.5))
-	}
+	logoConst := logoConstants(fits)
 	ests := []estimator{
 		{"shipped count: " + kind + " (held out by group)", func(i int) float64 { return held[i].Share }, func(i int) float64 { return held[i].Low }, func(i int) float64 { return held[i].High }},
 		{"the count of the build that made the fits (not held out)", func(i int) float64 { return fits[i].rec.Default.Selected }, nan, nan},

@@ -64,6 +64,10 @@ type RealOptions struct {
 	// to shares drawn log-uniformly from CopyLow to CopyHigh; each copy keeps its
 	// table's group. A copy has at most CopyMaxRows rows.
 	Copies int
+	// Components is the fits' udocc.Options.Components: 0 (the default's: a table of
+	// more than 300 columns read through its 32 leading principal components) or negative
+	// (every column: the count's material, threshold.md A.0).
+	Components int
 	// ReportOnly fits nothing: the report from the records and raw files there.
 	ReportOnly bool
 	Progress   func(done, total int, name string)
@@ -219,7 +223,7 @@ func StudyReal(ctx context.Context, o RealOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rec, raw, err := realFit(ctx, j.t, j.seed, o.Device)
+		rec, raw, err := realFit(ctx, j.t, j.seed, o.Device, o.Components)
 		if err != nil {
 			return fmt.Errorf("bench: study: %s seed %d: %w", j.t.name, j.seed, err)
 		}
@@ -300,7 +304,7 @@ func keepRows(ds *data.Dataset, rows []int) {
 
 // realFit fits the default detector on one table and seed through udocc.FitDataset,
 // and the isolation forest on the same rows.
-func realFit(ctx context.Context, t realTable, seed uint64, device string) (RealRecord, realRaw, error) {
+func realFit(ctx context.Context, t realTable, seed uint64, device string, components int) (RealRecord, realRaw, error) {
 	ds, full, err := loadReal(t, seed)
 	if err != nil {
 		return RealRecord{}, realRaw{}, err
@@ -312,6 +316,7 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string) (Real
 	// The widths the corpus fits were made with (the learned count is fitted on them):
 	// the paper's for a paper set's name, which the library no longer picks by name.
 	opts.Hidden, _ = models.Preset(ds.Name)
+	opts.Components = components
 	t0 := time.Now()
 	m, fr, err := fitTraced(ctx, ds, opts)
 	if err != nil {

@@ -32,7 +32,7 @@ func glassPath(t *testing.T) (string, string) {
 // same scores at the default distance weight.
 func TestRealOnePipeline(t *testing.T) {
 	_, path := glassPath(t)
-	rec, raw, err := realFit(context.Background(), realTable{name: "glass", group: "paper", path: path}, 3, "cpu")
+	rec, raw, err := realFit(context.Background(), realTable{name: "glass", group: "paper", path: path}, 3, "cpu", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

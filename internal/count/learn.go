@@ -229,6 +229,49 @@ func HeldoutRule(samples []Sample, o LearnOptions) ([]Estimate, error) {
 	return heldoutWith(samples, o, LearnRule)
 }
 
+// HeldoutOn is each judged sample's estimate from a count of kind "gated", "ridge" or
+// "rule" learned on the train samples of every group but the judged sample's own: the
+// figures a count learned on one set of fits gets on another set of fits of the same
+// tables (the default's fits with another setting), still held out by group.
+func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]Estimate, error) {
+	o = o.defaults()
+	var learn func([]Sample, LearnOptions) (*Model, error)
+	switch kind {
+	case "gated":
+		learn = LearnGated
+	case "ridge":
+		learn, o = Learn, o.ChooseReliability()
+	case "rule":
+		learn, o = LearnRule, o.ChooseReliability()
+	default:
+		return nil, fmt.Errorf("count: no learner %q", kind)
+	}
+	out := make([]Estimate, len(judge))
+	for _, g := range groupsOf(judge) {
+		tr, _ := split(train, g)
+		m, err := learn(tr, o)
+		if err != nil {
+			return nil, fmt.Errorf("count: without group %s: %w", g, err)
+		}
+		j := slices.Index(o.Features, m.Reliability)
+		for i, s := range judge {
+			if s.Group != g {
+				continue
+			}
+			if kind == "gated" {
+				out[i] = m.estimateGated(s.Features)
+				continue
+			}
+			rel := s.Reliability
+			if j >= 0 && o.chooseReliability {
+				rel = s.Features[j]
+			}
+			out[i] = m.estimate(s.Features, rel)
+		}
+	}
+	return out, nil
+}
+
 func heldoutWith(samples []Sample, o LearnOptions, learn func([]Sample, LearnOptions) (*Model, error)) ([]Estimate, error) {
 	o = o.defaults()
 	out := make([]Estimate, len(samples))

@@ -22,11 +22,12 @@ const (
 	// trains on a seeded sample of this many rows and every row is scored (the
 	// Options.TrainRows of `udocc fit`; docs/cost.md says how it was chosen).
 	EnsembleTrainRows = 2048
-	// EnsembleProjectAbove: with Options.Components K (`udocc fit --components K`), a
-	// table of more than EnsembleProjectAbove columns reaches the ensemble's networks as
-	// its K leading principal components (docs/cost.md, "Wide tables on principal
-	// components", says how the bound and K = 32 were chosen, and why it is not the default).
+	// EnsembleProjectAbove: a table of more than EnsembleProjectAbove columns reaches the
+	// ensemble's networks as its K leading principal components, K = Options.Components
+	// (`udocc fit --components K`), EnsembleComponents by default. docs/cost.md, "Wide
+	// tables on principal components", says how the bound and K were chosen.
 	EnsembleProjectAbove = 300
+	EnsembleComponents   = 32
 )
 
 // EnsembleConfig returns the default training settings of `udocc fit`: the paper's
