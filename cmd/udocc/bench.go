@@ -79,7 +79,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err // before bench.Run, which would write an empty report
 	}
 	if *study && *realGroup {
+		if fs.Changed("judge-count") && *learnCount == "" {
+			return usagef("--judge-count applies only with --learn-count")
+		}
 		if *learnCount != "" {
+			if fs.Changed("components") {
+				return usagef("--components applies to the study's fits, not to --learn-count (which fits nothing)")
+			}
 			out := o.Out
 			if !fs.Changed("out") {
 				out = "bench/study-real"

@@ -45,6 +45,10 @@ func TestBenchFlags(t *testing.T) {
 		{"normals without --study", []string{"--max-normals", "50"}, 2, "--max-normals"},
 		{"study report of nothing", []string{"--study", "--report-only", "--out", out}, 1, bench.StudyFile},
 		{"negative normals", []string{"--study", "--max-normals", "-1", "--out", out}, 2, "--max-normals -1"},
+		{"judge without learning", []string{"--study", "--real", "--judge-count", out, "--out", out}, 2, "--judge-count applies only with --learn-count"},
+		{"components when learning", []string{"--study", "--real", "--learn-count", out + "/m.json", "--components", "0", "--out", out}, 2, "--components applies to the study's fits"},
+		{"too many components", []string{"--study", "--real", "--components", "301", "--out", out}, 2, "--components 301"},
+		{"components without --study", []string{"--components", "0"}, 2, "--components applies only with --study"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := benchCLI(append([]string{"--data", out}, c.args...)...)

@@ -318,3 +318,38 @@ func TestGateChosenHeldOut(t *testing.T) {
 		t.Errorf("held out, %d fits of the informative case counted within ×1.35, want most of about %d", good, 12*20*4/10)
 	}
 }
+
+// TestHeldoutOnItself: judged on the samples it learns from, HeldoutOn gives what the
+// held-out estimates of each kind give; an unknown kind is an error.
+func TestHeldoutOnItself(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var samples []Sample
+	for g := 0; g < 8; g++ {
+		for i := 0; i < 15; i++ {
+			ln := math.Log(0.002) + rng.Float64()*math.Log(0.3/0.002)
+			f := []float64{ln + 0.3*rng.NormFloat64(), rng.Float64(), rng.Float64()}
+			samples = append(samples, Sample{Group: fmt.Sprintf("g%d", g), Features: f, Reliability: f[2], TrueShare: math.Exp(ln), Copy: i%2 == 1})
+		}
+	}
+	o := LearnOptions{Features: []string{"mad_final", "agree_screen_final", "agree_members"}, Reliability: "agree_members", Originals: true}
+	for _, c := range []struct {
+		kind string
+		held func([]Sample, LearnOptions) ([]Estimate, error)
+		o    LearnOptions
+	}{{"gated", HeldoutGated, o}, {"ridge", Heldout, o.ChooseReliability()}, {"rule", HeldoutRule, o.ChooseReliability()}} {
+		want, err := c.held(samples, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := HeldoutOn(c.kind, samples, samples, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: HeldoutOn on its own samples differs from its held-out estimates", c.kind)
+		}
+	}
+	if _, err := HeldoutOn("forest", samples, samples, o); err == nil {
+		t.Error("an unknown kind: no error")
+	}
+}
