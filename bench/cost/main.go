@@ -7,7 +7,8 @@
 //
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
 // screen-epochs and epochs (the defaults' fields of the same names) and bottleneck (the
-// default widths, 32,16,8, with this last one); "default" is the defaults as they are.
+// default widths, 32,16,8, with this last one) and trim-pct (Trim, in percent); "default"
+// is the defaults as they are.
 // Tables above -max-rows rows are fitted on a seeded sample of that many rows, as `udocc
 // bench --study --real` does (bench.LoadRealTable: the same rows for the same seed), so
 // that the default's lines can be checked against that study's. Lines already in -out
@@ -205,7 +206,7 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "trim-pct":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
@@ -229,6 +230,8 @@ func parseVariants(spec string) ([]variant, error) {
 					o.Epochs = s.v
 				case "bottleneck": // the default widths with this last one
 					o.Hidden = []int{32, 16, s.v}
+				case "trim-pct": // the screening's share left out, in percent
+					o.Trim = float64(s.v) / 100
 				}
 			}
 		}})
