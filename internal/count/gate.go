@@ -261,21 +261,7 @@ func quantileOf(v []float64, q float64) float64 {
 
 // HeldoutGated is each sample's estimate from a gated count learned without its group.
 func HeldoutGated(samples []Sample, o LearnOptions) ([]Estimate, error) {
-	o = o.defaults()
-	out := make([]Estimate, len(samples))
-	for _, g := range groupsOf(samples) {
-		tr, _ := split(samples, g)
-		m, err := LearnGated(tr, o)
-		if err != nil {
-			return nil, fmt.Errorf("count: without group %s: %w", g, err)
-		}
-		for i, s := range samples {
-			if s.Group == g {
-				out[i] = m.estimateGated(s.Features)
-			}
-		}
-	}
-	return out, nil
+	return heldoutOn(samples, samples, o, LearnGated, true)
 }
 
 func (m *Model) estimateGated(f []float64) Estimate {

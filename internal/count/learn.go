@@ -221,12 +221,12 @@ func bandOf(bs []Band, r float64) Band {
 
 // Heldout is each sample's estimate from a model learned without the sample's group.
 func Heldout(samples []Sample, o LearnOptions) ([]Estimate, error) {
-	return heldoutWith(samples, o, Learn)
+	return heldoutOn(samples, samples, o, Learn, false)
 }
 
 // HeldoutRule is each sample's estimate from a rule count learned without its group.
 func HeldoutRule(samples []Sample, o LearnOptions) ([]Estimate, error) {
-	return heldoutWith(samples, o, LearnRule)
+	return heldoutOn(samples, samples, o, LearnRule, false)
 }
 
 // HeldoutOn is each judged sample's estimate from a count of kind "gated", "ridge" or
@@ -234,18 +234,22 @@ func HeldoutRule(samples []Sample, o LearnOptions) ([]Estimate, error) {
 // figures a count learned on one set of fits gets on another set of fits of the same
 // tables (the default's fits with another setting), still held out by group.
 func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]Estimate, error) {
-	o = o.defaults()
-	var learn func([]Sample, LearnOptions) (*Model, error)
 	switch kind {
 	case "gated":
-		learn = LearnGated
+		return heldoutOn(train, judge, o, LearnGated, true)
 	case "ridge":
-		learn, o = Learn, o.ChooseReliability()
+		return heldoutOn(train, judge, o.ChooseReliability(), Learn, false)
 	case "rule":
-		learn, o = LearnRule, o.ChooseReliability()
-	default:
-		return nil, fmt.Errorf("count: no learner %q", kind)
+		return heldoutOn(train, judge, o.ChooseReliability(), LearnRule, false)
 	}
+	return nil, fmt.Errorf("count: no learner %q", kind)
+}
+
+// heldoutOn is each judged sample's estimate from the model learn fits on the train
+// samples of the other groups: a gated model's (gated), or one read at the sample's
+// reliability.
+func heldoutOn(train, judge []Sample, o LearnOptions, learn func([]Sample, LearnOptions) (*Model, error), gated bool) ([]Estimate, error) {
+	o = o.defaults()
 	out := make([]Estimate, len(judge))
 	for _, g := range groupsOf(judge) {
 		tr, _ := split(train, g)
@@ -258,7 +262,7 @@ func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]Estimate, 
 			if s.Group != g {
 				continue
 			}
-			if kind == "gated" {
+			if gated {
 				out[i] = m.estimateGated(s.Features)
 				continue
 			}
@@ -267,30 +271,6 @@ func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]Estimate, 
 				rel = s.Features[j]
 			}
 			out[i] = m.estimate(s.Features, rel)
-		}
-	}
-	return out, nil
-}
-
-func heldoutWith(samples []Sample, o LearnOptions, learn func([]Sample, LearnOptions) (*Model, error)) ([]Estimate, error) {
-	o = o.defaults()
-	out := make([]Estimate, len(samples))
-	groups := groupsOf(samples)
-	for _, g := range groups {
-		tr, _ := split(samples, g)
-		m, err := learn(tr, o)
-		if err != nil {
-			return nil, fmt.Errorf("count: without group %s: %w", g, err)
-		}
-		j := slices.Index(o.Features, m.Reliability)
-		for i, s := range samples {
-			if s.Group == g {
-				rel := s.Reliability
-				if j >= 0 && o.chooseReliability {
-					rel = s.Features[j]
-				}
-				out[i] = m.estimate(s.Features, rel)
-			}
 		}
 	}
 	return out, nil
