@@ -369,11 +369,7 @@ func (m *Model) interactions(ctx context.Context, out []Attribution, sub *data.D
 	}
 	per := max(1, explainBudget/(3*d))
 	x := make([]float32, 0, min(len(out), per)*3*d)
-	for lo := 0; lo < len(out); lo += per {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hi := min(lo+per, len(out))
+	return inBlocks(ctx, len(out), per, func(lo, hi int) error {
 		x = x[:0]
 		for r := lo; r < hi; r++ {
 			row := sub.X[r*d : (r+1)*d]
@@ -393,6 +389,20 @@ func (m *Model) interactions(ctx context.Context, out []Attribution, sub *data.D
 		for r := lo; r < hi; r++ {
 			v := s[3*(r-lo):]
 			out[r].Interaction = out[r].Score - v[0] - v[1] + v[2]
+		}
+		return nil
+	})
+}
+
+// inBlocks calls f on the rows [lo, hi) of n rows, per rows at a time, in order, checking
+// ctx before each block; it stops at the first error.
+func inBlocks(ctx context.Context, n, per int, f func(lo, hi int) error) error {
+	for lo := 0; lo < n; lo += per {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f(lo, min(lo+per, n)); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -431,11 +441,7 @@ func (m *Model) attribute(ctx context.Context, out []Attribution, sub *data.Data
 	for i := range atts {
 		atts[i] = make([]float32, chunk*d)
 	}
-	for lo := 0; lo < sub.N; lo += chunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hi := min(lo+chunk, sub.N)
+	return inBlocks(ctx, sub.N, chunk, func(lo, hi int) error {
 		xc := x[:(hi-lo)*d]
 		m.meta.Scaler.Standardise(xc, sub.X[lo*d:hi*d])
 		err := parallel.ForErr(len(nets), threads, func(i int) error {
@@ -457,8 +463,8 @@ func (m *Model) attribute(ctx context.Context, out []Attribution, sub *data.Data
 				}
 			}
 		})
-	}
-	return nil
+		return nil
+	})
 }
 
 // explainChunkOf is the most rows that one block of attribute gives each network: at most

@@ -95,25 +95,23 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	d, k := sub.D, p.Map.K
 	base := make([]float32, d)
 	p.Columns.Standardise(base, median)
-	z := projectRows(p, sub) // each row's components
+	cols := make([]float32, d*k) // column j of the map at cols[j*k:]
+	for j := 0; j < d; j++ {
+		p.Map.Column(j, cols[j*k:(j+1)*k])
+	}
 	row := make([]float32, d)
-	col := make([]float32, k)
+	z := make([]float32, k) // the row's components
 	per := max(1, explainBudget/(d*k))
 	x := make([]float32, 0, min(len(out), per)*d*k)
-	for lo := 0; lo < len(out); lo += per {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hi := min(lo+per, len(out))
+	return inBlocks(ctx, len(out), per, func(lo, hi int) error {
 		x = x[:0]
 		for r := lo; r < hi; r++ {
 			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
-			zr := z.X[r*k : (r+1)*k]
+			p.Map.Apply(z, row, 1)
 			for j := 0; j < d; j++ {
-				p.Map.Column(j, col)
 				delta := float64(base[j]) - float64(row[j])
-				for i, c := range col {
-					x = append(x, float32(float64(zr[i])+delta*float64(c)))
+				for i, c := range cols[j*k : (j+1)*k] {
+					x = append(x, float32(float64(z[i])+delta*float64(c)))
 				}
 			}
 		}
@@ -127,6 +125,6 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 				f[j] = out[r].Score - s[(r-lo)*d+j]
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
