@@ -145,16 +145,36 @@ func gateSpecs(o LearnOptions) []gateSpec {
 	return specs
 }
 
-// gate is spec's gate on samples (its cut the quantile of their values); nil for none.
-func (sp gateSpec) gate(samples []Sample, names []string) *Gate {
+// gate is spec's gate on the samples of cuts (its cut the quantile of their values); nil
+// for none.
+func (sp gateSpec) gate(cuts *cutter, names []string) *Gate {
 	if sp.use < 0 {
 		return nil
 	}
-	vals := make([]float64, len(samples))
-	for i, s := range samples {
-		vals[i] = s.Features[sp.on]
+	return &Gate{Use: names[sp.use], On: names[sp.on], Upto: cuts.cut(sp.on, sp.q), Above: sp.above}
+}
+
+// cutter gives the quantiles of the samples' features, each feature's values sorted once
+// however many candidates cut it.
+type cutter struct {
+	samples []Sample
+	sorted  map[int][]float64
+}
+
+func newCutter(samples []Sample) *cutter { return &cutter{samples, map[int][]float64{}} }
+
+// cut is the q-quantile of feature j over the samples (quantileSorted).
+func (c *cutter) cut(j int, q float64) float64 {
+	v, ok := c.sorted[j]
+	if !ok {
+		v = make([]float64, len(c.samples))
+		for i, s := range c.samples {
+			v[i] = s.Features[j]
+		}
+		slices.Sort(v)
+		c.sorted[j] = v
 	}
-	return &Gate{Use: names[sp.use], On: names[sp.on], Upto: quantileOf(vals, sp.q), Above: sp.above}
+	return quantileSorted(v, q)
 }
 
 // fitGate chooses the prior and the gate on samples. The prior is the group-weighted
@@ -178,13 +198,15 @@ func fitGate(samples []Sample, o LearnOptions) *Model {
 	for _, g := range groups {
 		tr, te := split(samples, g)
 		ytr, wtr := lnTruth(tr)
+		yte, _ := lnTruth(te)
 		prior := WeightedQuantile(ytr, wtr, 0.5)
+		cuts := newCutter(tr)
 		for k, sp := range specs {
-			gm := &Model{Intercept: prior, Gate: sp.gate(tr, o.Features), MinShare: o.MinShare, MaxShare: o.MaxShare}
+			gm := &Model{Intercept: prior, Gate: sp.gate(cuts, o.Features), MinShare: o.MinShare, MaxShare: o.MaxShare}
 			e := 0.0
-			for _, s := range te {
+			for i, s := range te {
 				ln, _ := gm.gatedLn(s.Features, o.Features)
-				e += math.Abs(ln - math.Log(s.TrueShare))
+				e += math.Abs(ln - yte[i])
 			}
 			loss[k] += e / float64(len(te))
 		}
@@ -195,7 +217,7 @@ func fitGate(samples []Sample, o LearnOptions) *Model {
 			best = k
 		}
 	}
-	m.Gate = specs[best].gate(samples, o.Features)
+	m.Gate = specs[best].gate(newCutter(samples), o.Features)
 	return m
 }
 
@@ -253,9 +275,8 @@ func WeightedQuantile(y, w []float64, q float64) float64 {
 	return y[idx[len(idx)-1]]
 }
 
-func quantileOf(v []float64, q float64) float64 {
-	x := slices.Clone(v)
-	slices.Sort(x)
+// quantileSorted is the q-quantile of the sorted values x.
+func quantileSorted(x []float64, q float64) float64 {
 	return x[min(len(x)-1, int(q*float64(len(x))))]
 }
 
