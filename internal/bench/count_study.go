@@ -115,11 +115,7 @@ func LearnCount(dir, modelPath, judgeDir string, progress io.Writer) error {
 		Trained: fmt.Sprintf("udocc bench --study --real --corpus --learn-count: %d fits of %d tables and their resampled copies in %d source groups",
 			len(fits), countOriginals(fits), len(groupNames(fits))),
 	}
-	samples := make([]countmodel.Sample, len(fits))
-	for i, f := range fits {
-		samples[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats,
-			Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, Copy: !f.original}
-	}
+	samples := countSamples(fits, names, opts.Reliability)
 	ridgeOpts := opts.ChooseReliability()
 	ridge, err := countmodel.Learn(samples, ridgeOpts)
 	if err != nil {
@@ -190,12 +186,7 @@ func LearnCount(dir, modelPath, judgeDir string, progress io.Writer) error {
 	var sb strings.Builder
 	writeCountReport(&sb, fits, held, names, kind, heldRidge, heldGated, heldRule, ridge, gated, rule)
 	if judged != nil {
-		js := make([]countmodel.Sample, len(judged))
-		for i, f := range judged {
-			js[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats,
-				Reliability: f.feats[slices.Index(names, opts.Reliability)], TrueShare: f.rec.TrueRatio, Copy: !f.original}
-		}
-		jheld, err := countmodel.HeldoutOn(kind, samples, js, opts)
+		jheld, err := countmodel.HeldoutOn(kind, samples, countSamples(judged, names, opts.Reliability), opts)
 		if err != nil {
 			return err
 		}
@@ -238,6 +229,18 @@ func loadCountFits(dir string, progress io.Writer) ([]countFit, error) {
 		}
 	}
 	return fits, nil
+}
+
+// countSamples are the fits as the count's learner takes them: features in the order of
+// names, the reliability feature rel read from them.
+func countSamples(fits []countFit, names []string, rel string) []countmodel.Sample {
+	r := slices.Index(names, rel)
+	out := make([]countmodel.Sample, len(fits))
+	for i, f := range fits {
+		out[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats, Reliability: f.feats[r],
+			TrueShare: f.rec.TrueRatio, Copy: !f.original}
+	}
+	return out
 }
 
 // alignFits returns b's fits in the order of a's, each matched by table and seed, or an
