@@ -290,58 +290,74 @@ func logoConstants(fits []countFit) map[string]float64 {
 	return out
 }
 
+// countAgg is a count's criteria on some fits' original tables: mean |ln|, the shares
+// within ×1.5, covered by the interval and beyond ×10, the mean F1 over the oracle's.
+type countAgg struct{ absLn, w15, f1, cov, beyond float64 }
+
+// groupFigures is estimator e's criteria on the original tables of fits that keep
+// accepts (a fit e gives NaN is left out): over groups (each group's mean, then their
+// mean), by group, and every interval's width (high / low).
+func groupFigures(fits []countFit, e estimator, keep func(f countFit) bool) (countAgg, map[string]countAgg, []float64) {
+	sums := map[string]*countAgg{}
+	cnt := map[string]int{}
+	var widths []float64
+	for i, f := range fits {
+		if !f.original || !keep(f) || math.IsNaN(e.share(i)) {
+			continue // a count a fit lacks: the dynamics count above TrainRows rows
+		}
+		r := countFigures(f, e.share(i), e.lo(i), e.hi(i))
+		a := sums[f.rec.Group]
+		if a == nil {
+			a = &countAgg{}
+			sums[f.rec.Group] = a
+		}
+		a.absLn += r.absLn
+		a.f1 += r.f1ratio
+		if r.within15 {
+			a.w15++
+		}
+		if r.covered {
+			a.cov++
+		}
+		if r.beyond10 {
+			a.beyond++
+		}
+		if !math.IsNaN(r.width) {
+			widths = append(widths, r.width)
+		}
+		cnt[f.rec.Group]++
+	}
+	out := map[string]countAgg{}
+	var tot countAgg
+	for g, a := range sums {
+		c := float64(cnt[g])
+		ga := countAgg{a.absLn / c, a.w15 / c, a.f1 / c, a.cov / c, a.beyond / c}
+		out[g] = ga
+		tot.absLn += ga.absLn
+		tot.w15 += ga.w15
+		tot.f1 += ga.f1
+		tot.cov += ga.cov
+		tot.beyond += ga.beyond
+	}
+	k := float64(len(out))
+	tot = countAgg{tot.absLn / k, tot.w15 / k, tot.f1 / k, tot.cov / k, tot.beyond / k}
+	return tot, out, widths
+}
+
 // writeJudged is the report's section on the shipped count judged, held out by group, on
 // other fits of the same tables (LearnCount's judgeDir), beside the same count on the
 // fits it was learned from and the held-out constant: the criteria on the original
 // tables per group, then over groups, and a paired bootstrap over the groups.
 func writeJudged(w io.Writer, judgeDir, kind string, fits, judged []countFit, held, jheld []countmodel.Estimate) {
 	logo := logoConstants(fits)
-	type agg struct{ absLn, w15, beyond, cov float64 }
-	perGroup := func(of []countFit, est func(i int) (share, lo, hi float64)) (agg, map[string]float64) {
-		sums, cnt := map[string]*agg{}, map[string]int{}
-		for i, f := range of {
-			if !f.original {
-				continue
-			}
-			share, lo, hi := est(i)
-			r := countFigures(f, share, lo, hi)
-			a := sums[f.rec.Group]
-			if a == nil {
-				a = &agg{}
-				sums[f.rec.Group] = a
-			}
-			a.absLn += r.absLn
-			for _, b := range []struct {
-				on bool
-				to *float64
-			}{{r.within15, &a.w15}, {r.beyond10, &a.beyond}, {r.covered, &a.cov}} {
-				if b.on {
-					*b.to++
-				}
-			}
-			cnt[f.rec.Group]++
-		}
-		var tot agg
-		byGroup := map[string]float64{}
-		for g, a := range sums {
-			c := float64(cnt[g])
-			byGroup[g] = a.absLn / c
-			tot.absLn += a.absLn / c
-			tot.w15 += a.w15 / c
-			tot.beyond += a.beyond / c
-			tot.cov += a.cov / c
-		}
-		k := float64(len(sums))
-		return agg{tot.absLn / k, tot.w15 / k, tot.beyond / k, tot.cov / k}, byGroup
+	all := func(countFit) bool { return true }
+	nan := func(int) float64 { return math.NaN() }
+	of := func(h []countmodel.Estimate) estimator {
+		return estimator{share: func(i int) float64 { return h[i].Share }, lo: func(i int) float64 { return h[i].Low }, hi: func(i int) float64 { return h[i].High }}
 	}
-	on := func(h []countmodel.Estimate) func(i int) (float64, float64, float64) {
-		return func(i int) (float64, float64, float64) { return h[i].Share, h[i].Low, h[i].High }
-	}
-	tj, gj := perGroup(judged, on(jheld))
-	tl, _ := perGroup(fits, on(held))
-	tc, gc := perGroup(judged, func(i int) (float64, float64, float64) {
-		return logo[judged[i].rec.Group], math.NaN(), math.NaN()
-	})
+	tj, gj, _ := groupFigures(judged, of(jheld), all)
+	tl, _, _ := groupFigures(fits, of(held), all)
+	tc, gc, _ := groupFigures(judged, estimator{share: func(i int) float64 { return logo[judged[i].rec.Group] }, lo: nan, hi: nan}, all)
 	judgeDir = filepath.Base(judgeDir) // the folder's name: a report reads the same wherever it was made
 	fmt.Fprintf(w, "\n## Held out on the fits in %s\n\n", judgeDir)
 	fmt.Fprintf(w, "The %s count learned as above (on every group but the judged one's) judged on other fits of the same tables, seeds "+
@@ -353,7 +369,7 @@ func writeJudged(w io.Writer, judgeDir, kind string, fits, judged []countFit, he
 	var diffs []float64
 	for _, g := range groupNames(judged) {
 		if a, ok := gj[g]; ok {
-			diffs = append(diffs, a-gc[g])
+			diffs = append(diffs, a.absLn-gc[g].absLn)
 		}
 	}
 	lo, mid, hi := bootstrapMean(diffs, 10000)
@@ -560,52 +576,8 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 	}
 
 	// Criteria on the original tables.
-	type agg struct{ absLn, w15, f1, cov, beyond float64 }
-	perGroup := func(e estimator, keep func(f countFit) bool) (agg, map[string]agg, []float64) {
-		sums := map[string]*agg{}
-		cnt := map[string]int{}
-		var widths []float64
-		for i, f := range fits {
-			if !f.original || !keep(f) || math.IsNaN(e.share(i)) {
-				continue // a count a fit lacks: the dynamics count above TrainRows rows
-			}
-			r := countFigures(f, e.share(i), e.lo(i), e.hi(i))
-			a := sums[f.rec.Group]
-			if a == nil {
-				a = &agg{}
-				sums[f.rec.Group] = a
-			}
-			a.absLn += r.absLn
-			a.f1 += r.f1ratio
-			if r.within15 {
-				a.w15++
-			}
-			if r.covered {
-				a.cov++
-			}
-			if r.beyond10 {
-				a.beyond++
-			}
-			if !math.IsNaN(r.width) {
-				widths = append(widths, r.width)
-			}
-			cnt[f.rec.Group]++
-		}
-		out := map[string]agg{}
-		var tot agg
-		for g, a := range sums {
-			c := float64(cnt[g])
-			ga := agg{a.absLn / c, a.w15 / c, a.f1 / c, a.cov / c, a.beyond / c}
-			out[g] = ga
-			tot.absLn += ga.absLn
-			tot.w15 += ga.w15
-			tot.f1 += ga.f1
-			tot.cov += ga.cov
-			tot.beyond += ga.beyond
-		}
-		k := float64(len(out))
-		tot = agg{tot.absLn / k, tot.w15 / k, tot.f1 / k, tot.cov / k, tot.beyond / k}
-		return tot, out, widths
+	perGroup := func(e estimator, keep func(f countFit) bool) (countAgg, map[string]countAgg, []float64) {
+		return groupFigures(fits, e, keep)
 	}
 	aucOf := map[string]float64{}
 	for _, f := range fits {
@@ -708,7 +680,7 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 
 	// Per group.
 	fmt.Fprintf(w, "\n## Per group: mean |ln(selected/true)| on the original tables\n\n| group | tables | shipped | fits' build | larger/kmeans | 5 %% | 10 %% | LOGO constant | dynamics | ridge | gated | rule |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	gAgg := make([]map[string]agg, len(ests))
+	gAgg := make([]map[string]countAgg, len(ests))
 	for k, e := range ests {
 		_, gAgg[k], _ = perGroup(e, all)
 	}
