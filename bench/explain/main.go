@@ -44,6 +44,7 @@ import (
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/bench"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/synth"
 	"github.com/udocc/udocc/internal/torch"
@@ -66,6 +67,8 @@ func main() {
 	agree := flag.Bool("agree", false, "instead: agreement of each method's top feature with exact Shapley values' on the sets named (at most 12 features) and planted tables")
 	samples := flag.Int("samples", 0, "ExplainOptions.Samples of -shares (0: the default)")
 	deletions := flag.Bool("deletion", true, "with the faithfulness tables, the deletion check on the sets themselves")
+	root := flag.String("data", "", "instead of the ODDS sets: the corpus folder (../shared/data), -sets naming its tables as paths in it (adbench/ALOI.npz,odds/cardio.mat)")
+	maxRows := flag.Int("max-rows", 10000, "with -data: a table of more rows is read as a seeded sample of this many (bench.LoadRealTable)")
 	flag.Parse()
 	if *planted != "" {
 		if err := writePlanted(*planted, *rows, *features, *anomalies, 0); err != nil {
@@ -75,6 +78,13 @@ func main() {
 		return
 	}
 	dir := odds.FindDir()
+	if *root != "" {
+		dir = *root
+		if *sets == "" {
+			fmt.Fprintln(os.Stderr, "explain: -data needs -sets, the tables as paths in it")
+			os.Exit(2)
+		}
+	}
 	if dir == "" {
 		fmt.Fprintln(os.Stderr, "explain: no ODDS data (set UDOCC_DATA or put the files in ../shared/data/odds)")
 		os.Exit(1)
@@ -96,7 +106,16 @@ func main() {
 	case *cost > 0:
 		err = costs(dir, names, *cost, *threads)
 	default:
-		err = run(dir, names, *seeds, *threads, *ratio, *deletions)
+		load := func(name string) (*data.Dataset, error) {
+			return data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
+		}
+		if *root != "" {
+			load = func(name string) (*data.Dataset, error) {
+				ds, _, _, err := bench.LoadRealTable(filepath.Join(dir, name), 0, *maxRows)
+				return ds, err
+			}
+		}
+		err = run(load, names, *seeds, *threads, *ratio, *deletions)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "explain:", err)
@@ -111,21 +130,30 @@ var methods = []string{"udocc default", "udocc Shapley", "udocc occlusion", "udo
 // (Model.DefaultExplainMethod: Shapley values up to ShapleyMaxFeatures features).
 var ours = []udocc.ExplainMethod{"", udocc.Shapley, udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
 
-// explainAll is every one of ours' attributions of rows.
+// explainAll is every one of ours' attributions of rows; explainSeconds[k] adds the
+// time method ours[k] took, and explainedRows the rows.
 func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribution, error) {
 	out := make([][]udocc.Attribution, len(ours))
 	for k, meth := range ours {
 		if meth == "" {
 			continue // the default's, below: the same attributions as its method's
 		}
+		start := time.Now()
 		var err error
 		if out[k], err = m.ExplainDataset(context.Background(), ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
 			return nil, err
 		}
+		explainSeconds[k] += time.Since(start).Seconds()
 	}
+	explainedRows += len(rows)
 	out[0] = out[slices.Index(ours, udocc.ExplainMethod(tool.Of(m).DefaultExplainMethod()))]
 	return out, nil
 }
+
+var (
+	explainSeconds = make([]float64, len(ours))
+	explainedRows  int
+)
 
 // tally counts explained anomalies: all of the moved features among the top three
 // (all), at least one (any), of n.
@@ -142,7 +170,9 @@ func pct(a, n float64) string {
 	return fmt.Sprintf("%.1f", 100*a/n)
 }
 
-func run(dir string, names []string, seeds, threads int, ratio float64, deletions bool) error {
+// run measures faithfulness on shifted tables of each named set and, with deletions,
+// the deletion check on the set itself; load reads a set by its name.
+func run(load func(string) (*data.Dataset, error), names []string, seeds, threads int, ratio float64, deletions bool) error {
 	ctx := context.Background()
 	opts := udocc.DefaultOptions()
 	opts.Threads = threads
@@ -152,9 +182,9 @@ func run(dir string, names []string, seeds, threads int, ratio float64, deletion
 	fmt.Println()
 	fmt.Printf("| set | tables | flagged anomalies | %s |\n", strings.Join(methods, " | "))
 	fmt.Printf("|---|---|---|%s\n", strings.Repeat("---|", len(methods)))
-	var delRows []string
+	var delRows, costRows []string
 	for _, name := range names {
-		ds, err := data.Load(filepath.Join(dir, name+".mat"), data.LoadOptions{})
+		ds, err := load(name)
 		if err != nil {
 			return err
 		}
@@ -163,6 +193,8 @@ func run(dir string, names []string, seeds, threads int, ratio float64, deletion
 			return err
 		}
 		per := make([]tally, len(methods))
+		clear(explainSeconds)
+		explainedRows = 0
 		for s := 0; s < seeds; s++ {
 			t, causes, err := gen.DatasetCauses(synth.Shifted, ratio, uint64(s))
 			if err != nil {
@@ -189,6 +221,8 @@ func run(dir string, names []string, seeds, threads int, ratio float64, deletion
 			total[i].add(t)
 		}
 		fmt.Printf("| %s | %d | %.0f | %s |\n", name, seeds, per[0].n, strings.Join(cells, " | "))
+		costRows = append(costRows, fmt.Sprintf("| %s | %d | %d | %.3f | %.3f | %.3f | %.3f |", name, ds.D, explainedRows,
+			explainSeconds[1], explainSeconds[2], explainSeconds[3], explainSeconds[4]))
 
 		if !deletions {
 			continue
@@ -217,6 +251,12 @@ func run(dir string, names []string, seeds, threads int, ratio float64, deletion
 	fmt.Printf("| **all** | | %.0f | %s |\n", total[0].n, strings.Join(cells, " | "))
 	fmt.Println()
 	fmt.Println("Cells: % of flagged true anomalies whose moved features are all among the three ranked first / at least one is.")
+	fmt.Println()
+	fmt.Println("| set | features | rows explained | Shapley s | occlusion s | IG s | grad×input s |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, r := range costRows {
+		fmt.Println(r)
+	}
 	if !deletions {
 		return nil
 	}
