@@ -206,7 +206,7 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "trim-pct":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
@@ -232,6 +232,14 @@ func parseVariants(spec string) ([]variant, error) {
 					o.Hidden = []int{32, 16, s.v}
 				case "trim-pct": // the screening's share left out, in percent
 					o.Trim = float64(s.v) / 100
+				case "pretrain-lr-e5": // pretraining's learning rate in units of 1e-5
+					o.PretrainLR = float64(s.v) * 1e-5
+				case "lr-e6": // fine-tuning's learning rate in units of 1e-6
+					o.LR = float64(s.v) * 1e-6
+				case "batch": // the minibatch's rows
+					o.BatchSize = s.v
+				case "wd-e7": // Adam's weight decay in units of 1e-7 (0: none)
+					o.WeightDecay = float64(s.v) * 1e-7
 				}
 			}
 		}})
