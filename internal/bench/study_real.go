@@ -19,7 +19,6 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/iforest"
-	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/metrics"
 )
@@ -313,9 +312,8 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string, compo
 		TrueRatio: float64(ds.Anomalies()) / float64(ds.N), Source: t.source}
 	opts := udocc.DefaultOptions()
 	opts.Seed, opts.Device = seed, device
-	// The widths the corpus fits were made with (the learned count is fitted on them):
-	// the paper's for a paper set's name, which the library no longer picks by name.
-	opts.Hidden, _ = models.Preset(ds.Name)
+	// The product's own widths (models.EnsembleHidden, by the table's shape), as `udocc
+	// fit` takes them: the corpus fits are the count's material and its judge.
 	opts.Components = components
 	t0 := time.Now()
 	m, fr, err := fitTraced(ctx, ds, opts)

@@ -325,8 +325,20 @@ func fitCalibration(cases []*realCase, feats []string) lotoFit {
 	for _, c := range cases {
 		per[c.r.Table]++
 	}
+	// Each case's features, ln(true share) and its table's fits, read once for the 50
+	// rounds (where every round read them twice).
+	type row struct {
+		x      []float64
+		y, per float64 // ln(true share); the fits of the case's table
+	}
+	rows := make([]row, 0, len(cases))
+	for _, c := range cases {
+		if x, ok := c.features(feats); ok {
+			rows = append(rows, row{x, math.Log(c.r.TrueRatio), float64(per[c.r.Table])})
+		}
+	}
 	d := len(feats) + 1
-	w := make([]float64, len(cases))
+	w := make([]float64, len(rows))
 	for i := range w {
 		w[i] = 1
 	}
@@ -336,17 +348,12 @@ func fitCalibration(cases []*realCase, feats []string) lotoFit {
 		for i := range a {
 			a[i] = make([]float64, d+1)
 		}
-		for i, c := range cases {
-			x, ok := c.features(feats)
-			if !ok {
-				continue
-			}
-			y := math.Log(c.r.TrueRatio)
-			wi := w[i] / float64(per[c.r.Table])
+		for i, r := range rows {
+			wi := w[i] / r.per
 			for p := 0; p < d; p++ {
-				a[p][d] += wi * x[p] * y
+				a[p][d] += wi * r.x[p] * r.y
 				for q := 0; q < d; q++ {
-					a[p][q] += wi * x[p] * x[q]
+					a[p][q] += wi * r.x[p] * r.x[q]
 				}
 			}
 		}
@@ -354,10 +361,8 @@ func fitCalibration(cases []*realCase, feats []string) lotoFit {
 			a[p][p] += 1e-3
 		}
 		coef = solveLinear(a)
-		for i, c := range cases {
-			if x, ok := c.features(feats); ok {
-				w[i] = 1 / max(math.Abs(dot(coef, x)-math.Log(c.r.TrueRatio)), 1e-3)
-			}
+		for i, r := range rows {
+			w[i] = 1 / max(math.Abs(dot(coef, r.x)-r.y), 1e-3)
 		}
 	}
 	return coef
