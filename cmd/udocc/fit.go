@@ -40,10 +40,12 @@ type fitOptions struct {
 	table      tableFlags
 	in         *input // the table fit reads, for --append-to; nil for demo
 	explain    int    // --explain
-	// started is when the command started, readSeconds how long reading DATA took: the
-	// wall time the report prints.
-	started     time.Time
-	readSeconds float64
+	// started is when the command started, readSeconds how long reading DATA took, and
+	// startSeconds how long the process took to reach the command (the loader's start of
+	// libtorch; 0 where /proc does not say): the wall time the report prints.
+	started      time.Time
+	readSeconds  float64
+	startSeconds float64
 	// nproc and distTimeout are the data-parallel run's (docs/distributed.md); this
 	// process's rank is Options.Dist, nil in a single process.
 	nproc       int
@@ -282,6 +284,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	readStart := time.Now()
 	o.started = readStart
+	if !processT0.IsZero() {
+		o.startSeconds = readStart.Sub(processT0).Seconds()
+	}
 	o.table.threads = o.Threads
 	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
@@ -415,16 +420,26 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	t := s.Timings
-	wall := t.ReadSeconds + t.TotalSeconds
+	wall := t.ReadSeconds + t.TotalSeconds + t.ExplainSeconds + t.FiguresSeconds
 	if !o.started.IsZero() {
 		wall = time.Since(o.started).Seconds()
 	}
-	parts := fmt.Sprintf("reading %.1f s, ", t.ReadSeconds)
+	wall += t.StartSeconds // the whole process, as time(1) gives it
+	parts := ""
+	if t.StartSeconds > 0 {
+		parts = fmt.Sprintf("starting %.1f s, ", t.StartSeconds)
+	}
+	parts += fmt.Sprintf("reading %.1f s, ", t.ReadSeconds)
 	if t.ScreenSeconds > 0 {
 		parts += fmt.Sprintf("screening fit %.1f s, ", t.ScreenSeconds)
 	}
-	parts += fmt.Sprintf("pretraining %.1f s, fine-tuning %.1f s, scoring %.1f s, writing %.1f s",
-		t.FinalPretrainSecs, t.FinalFinetuneSecs, t.ScoreSeconds, max(0, wall-t.ReadSeconds-t.TotalSeconds))
+	parts += fmt.Sprintf("pretraining %.1f s, fine-tuning %.1f s, scoring %.1f s, ",
+		t.FinalPretrainSecs, t.FinalFinetuneSecs, t.ScoreSeconds)
+	if t.ExplainSeconds > 0 {
+		parts += fmt.Sprintf("explaining %.1f s, ", t.ExplainSeconds)
+	}
+	parts += fmt.Sprintf("figures %.1f s, writing %.1f s", t.FiguresSeconds,
+		max(0, wall-t.StartSeconds-t.ReadSeconds-t.TotalSeconds-t.ExplainSeconds-t.FiguresSeconds))
 	fmt.Fprintf(stdout, "  wall time %.1f s (%s); results in %s\n", wall, parts, f.dir)
 	return nil
 }

@@ -446,3 +446,41 @@ func TestZeroFlagsMeanNone(t *testing.T) {
 		t.Errorf("config pretrain_epochs %v, screen_epochs %v, weight_decay %v; want 0, none, 0", c["pretrain_epochs"], c["screen_epochs"], c["weight_decay"])
 	}
 }
+
+// TestWallTimeParts: the fit's report and summary.json split the whole process's wall
+// time into its parts, the process's start (libtorch's loading) and the explanations
+// among them; a fit run inside another program (in process) reports no start of its own.
+func TestWallTimeParts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, true, 5)
+	r := mustUdocc(t, dir, fitArgs("--label", "y", "--contamination", "0.05", "--out", "o", "table.csv")...)
+	s := readSummary(t, filepath.Join(dir, "o", "summary.json"))
+	tm, _ := s["timings"].(map[string]any)
+	for _, k := range []string{"explain_seconds", "figures_seconds"} {
+		if v, ok := tm[k].(float64); !ok || !(v > 0) {
+			t.Errorf("timings %v: want a positive %s (10 rows flagged and explained, figures drawn)", tm, k)
+		}
+	}
+	for _, want := range []string{"explaining ", "figures ", "writing "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the wall time's parts lack %q:\n%s", want, r.stdout)
+		}
+	}
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		if v, ok := tm["start_seconds"].(float64); !ok || !(v > 0 && v < 600) {
+			t.Errorf("timings %v: want the process's start in start_seconds", tm)
+		}
+		if !strings.Contains(r.stdout, "starting ") {
+			t.Errorf("the wall time's parts lack the process's start:\n%s", r.stdout)
+		}
+	}
+	in := inProcess(fitArgs("--label", "y", "--contamination", "0.05", "--out", filepath.Join(dir, "p"), filepath.Join(dir, "table.csv"))...)
+	if in.code != 0 {
+		t.Fatalf("in process: exit %d: %s", in.code, in.stderr)
+	}
+	ps := readSummary(t, filepath.Join(dir, "p", "summary.json"))
+	if v, ok := ps["timings"].(map[string]any)["start_seconds"]; ok {
+		t.Errorf("in process: start_seconds %v, want none (the process is the test's)", v)
+	}
+}

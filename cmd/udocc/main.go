@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -77,6 +78,9 @@ func main() {
 	// A program owns its process: it keeps the pages its fits free (the library never
 	// sets malloc by itself; see torch.KeepFreedPages).
 	torch.KeepFreedPages()
+	if t0, ok := processStart(time.Now()); ok {
+		processT0 = t0
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"time"
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/internal/atomicfile"
@@ -26,9 +27,13 @@ func (f *fitted) write(ctx context.Context, dir string) error {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), m.Scores, m.Labels})
 		}
 	}
+	t0 := time.Now()
 	ex, err := explainFlagged(ctx, f.m, f.ds, f.m.Labels(), f.o.explain)
 	if err != nil {
 		return err
+	}
+	if ex != nil {
+		f.summary.Timings.ExplainSeconds = time.Since(t0).Seconds()
 	}
 	if err := writeScores(filepath.Join(dir, "scores.csv"), f.m.Scores(), scoresFile{id: idOf(f.ds), labels: f.m.Labels(),
 		prob: probabilities(f.m, f.m.Scores()), y: f.ds.Y, cols: cols, ex: ex, rows: f.ds.RowIndex}); err != nil {
@@ -40,9 +45,11 @@ func (f *fitted) write(ctx context.Context, dir string) error {
 	if err := f.m.Save(filepath.Join(dir, "model")); err != nil {
 		return err
 	}
+	t0 = time.Now()
 	if err := f.figures(dir); err != nil {
 		return err
 	}
+	f.summary.Timings.FiguresSeconds = time.Since(t0).Seconds()
 	b, err := json.MarshalIndent(f.summary, "", "  ")
 	if err != nil {
 		return err

@@ -182,13 +182,19 @@ type configJSON struct {
 
 // timings are a fit's wall times: TotalSeconds the library's fit (from its start to its
 // model, scored and thresholded), and its parts; ReadSeconds the table's reading before
-// it. PretrainSeconds is, as before, the time to the last pretraining epoch (the
-// screening fit's included).
+// it; StartSeconds the process's start before the command ran (the dynamic loader
+// mapping libtorch's libraries and running their initialisers; absent where /proc does
+// not say); ExplainSeconds the flagged rows' explanations and FiguresSeconds the
+// figures, after the fit. PretrainSeconds is, as before, the time to the last
+// pretraining epoch (the screening fit's included).
 type timings struct {
 	PretrainSeconds float64 `json:"pretrain_seconds"`
 	FinetuneSeconds float64 `json:"finetune_seconds"`
 	TotalSeconds    float64 `json:"total_seconds"`
 	ReadSeconds     float64 `json:"read_seconds"`
+	StartSeconds    float64 `json:"start_seconds,omitempty"`
+	ExplainSeconds  float64 `json:"explain_seconds,omitempty"`
+	FiguresSeconds  float64 `json:"figures_seconds,omitempty"`
 	// The fit's parts, one after another, adding up to TotalSeconds: the screening fit,
 	// the final fit's pretraining and fine-tuning, and the scoring and thresholding of
 	// every row after them.
@@ -293,7 +299,8 @@ func (f *fitted) summarise(total float64) summary {
 		},
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),
-		Timings:   timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total, ReadSeconds: o.readSeconds},
+		Timings: timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total, ReadSeconds: o.readSeconds,
+			StartSeconds: o.startSeconds},
 	}
 	s.Timings.stageTimes(f.ends)
 	for _, mem := range f.members {
