@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/parallel"
 
 	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
@@ -455,12 +457,22 @@ func realCaseTables(cases []*realCase) ([]string, map[string]bool) {
 // tables' own leave-one-table-out residuals.
 func addCalibrated(cases []*realCase, name string, feats []string) {
 	names, _ := realCaseTables(cases)
-	for _, t := range names {
-		train := casesWithout(cases, t)
-		coef := fitCalibration(train, feats)
+	// Each table's calibration and band, fitted without it, one table per core (the
+	// nested leave-one-table-out fits are the report's slowest part); the cases take
+	// them after, so that no fit reads a case while one is written.
+	type fitted struct {
+		coef   lotoFit
+		lo, hi float64
+	}
+	fits := make([]fitted, len(names))
+	parallel.For(len(names), runtime.GOMAXPROCS(0), func(i int) {
+		train := casesWithout(cases, names[i])
 		res := calibrationResiduals(train, feats)
 		slices.Sort(res)
-		lo, hi := stats.Quantile(res, 0.1), stats.Quantile(res, 0.9)
+		fits[i] = fitted{fitCalibration(train, feats), stats.Quantile(res, 0.1), stats.Quantile(res, 0.9)}
+	})
+	for i, t := range names {
+		coef, lo, hi := fits[i].coef, fits[i].lo, fits[i].hi
 		for _, c := range cases {
 			if c.r.Table != t {
 				continue
