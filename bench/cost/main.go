@@ -6,9 +6,12 @@
 // settings, and gives the command.
 //
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
-// screen-epochs and epochs (the defaults' fields of the same names) and bottleneck (the
-// default widths, 32,16,8, with this last one) and trim-pct (Trim, in percent); "default"
-// is the defaults as they are.
+// screen-epochs and epochs (the defaults' fields of the same names), bottleneck (the
+// default widths, 32,16,8, with this last one), trim-pct (Trim, in percent),
+// pretrain-lr-e5 and lr-e6 (PretrainLR in units of 1e-5, LR in units of 1e-6), batch
+// (BatchSize) and wd-e7 (WeightDecay in units of 1e-7); 0 of train-rows,
+// pretrain-epochs, screen-epochs or wd-e7 means none, as the flags of udocc fit say it.
+// "default" is the defaults as they are.
 // Tables above -max-rows rows are fitted on a seeded sample of that many rows, as `udocc
 // bench --study --real` does (bench.LoadRealTable: the same rows for the same seed), so
 // that the default's lines can be checked against that study's. Lines already in -out

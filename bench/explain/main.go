@@ -130,30 +130,24 @@ var methods = []string{"udocc default", "udocc Shapley", "udocc occlusion", "udo
 // (Model.DefaultExplainMethod: Shapley values up to ShapleyMaxFeatures features).
 var ours = []udocc.ExplainMethod{"", udocc.Shapley, udocc.Occlusion, udocc.IntegratedGradients, udocc.GradientInput}
 
-// explainAll is every one of ours' attributions of rows; explainSeconds[k] adds the
-// time method ours[k] took, and explainedRows the rows.
-func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) ([][]udocc.Attribution, error) {
-	out := make([][]udocc.Attribution, len(ours))
+// explainAll is every one of ours' attributions of rows, and the seconds each method
+// took (secs[k] for ours[k]; the default's, a copy of its method's, 0).
+func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) (out [][]udocc.Attribution, secs []float64, err error) {
+	out = make([][]udocc.Attribution, len(ours))
+	secs = make([]float64, len(ours))
 	for k, meth := range ours {
 		if meth == "" {
 			continue // the default's, below: the same attributions as its method's
 		}
 		start := time.Now()
-		var err error
 		if out[k], err = m.ExplainDataset(context.Background(), ds, rows, udocc.ExplainOptions{Method: meth}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		explainSeconds[k] += time.Since(start).Seconds()
+		secs[k] = time.Since(start).Seconds()
 	}
-	explainedRows += len(rows)
 	out[0] = out[slices.Index(ours, udocc.ExplainMethod(tool.Of(m).DefaultExplainMethod()))]
-	return out, nil
+	return out, secs, nil
 }
-
-var (
-	explainSeconds = make([]float64, len(ours))
-	explainedRows  int
-)
 
 // tally counts explained anomalies: all of the moved features among the top three
 // (all), at least one (any), of n.
@@ -193,8 +187,7 @@ func run(load func(string) (*data.Dataset, error), names []string, seeds, thread
 			return err
 		}
 		per := make([]tally, len(methods))
-		clear(explainSeconds)
-		explainedRows = 0
+		secs := make([]float64, len(ours)) // each method's explaining, over the table's seeds
 		for s := 0; s < seeds; s++ {
 			t, causes, err := gen.DatasetCauses(synth.Shifted, ratio, uint64(s))
 			if err != nil {
@@ -205,13 +198,16 @@ func run(load func(string) (*data.Dataset, error), names []string, seeds, thread
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.Name, err)
 			}
-			res, err := faithfulness(m, t, causes)
+			res, took, err := faithfulness(m, t, causes)
 			m.Close()
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.Name, err)
 			}
 			for i := range per {
 				per[i].add(res[i])
+			}
+			for k, v := range took {
+				secs[k] += v
 			}
 			fmt.Fprintf(os.Stderr, "%s seed %d: %.1f s, %.0f flagged anomalies\n", t.Name, s, time.Since(start).Seconds(), res[0].n)
 		}
@@ -221,8 +217,8 @@ func run(load func(string) (*data.Dataset, error), names []string, seeds, thread
 			total[i].add(t)
 		}
 		fmt.Printf("| %s | %d | %.0f | %s |\n", name, seeds, per[0].n, strings.Join(cells, " | "))
-		costRows = append(costRows, fmt.Sprintf("| %s | %d | %d | %.3f | %.3f | %.3f | %.3f |", name, ds.D, explainedRows,
-			explainSeconds[1], explainSeconds[2], explainSeconds[3], explainSeconds[4]))
+		costRows = append(costRows, fmt.Sprintf("| %s | %d | %.0f | %.3f | %.3f | %.3f | %.3f |", name, ds.D, per[0].n,
+			secs[1], secs[2], secs[3], secs[4]))
 
 		if !deletions {
 			continue
@@ -279,8 +275,8 @@ func run(load func(string) (*data.Dataset, error), names []string, seeds, thread
 }
 
 // faithfulness tallies, for each method, the flagged true anomalies of t whose causes
-// lead their explanation.
-func faithfulness(m *udocc.Model, t *data.Dataset, causes [][]int) ([]tally, error) {
+// lead their explanation, and the seconds each of ours took to explain them.
+func faithfulness(m *udocc.Model, t *data.Dataset, causes [][]int) ([]tally, []float64, error) {
 	var rows []int
 	for i, l := range m.Labels() {
 		if l && t.Y[i] == 1 && len(causes[i]) > 0 {
@@ -289,11 +285,11 @@ func faithfulness(m *udocc.Model, t *data.Dataset, causes [][]int) ([]tally, err
 	}
 	out := make([]tally, len(methods))
 	if len(rows) == 0 {
-		return out, nil
+		return out, nil, nil
 	}
-	atts, err := explainAll(m, t, rows)
+	atts, secs, err := explainAll(m, t, rows)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tails := copodTails(t)
 	for r, i := range rows {
@@ -304,7 +300,7 @@ func faithfulness(m *udocc.Model, t *data.Dataset, causes [][]int) ([]tally, err
 		out[len(ours)].add(hit(topOf(tails.row(i), 3), c))
 		out[len(ours)+1].add(randomHit(t.D, len(c)))
 	}
-	return out, nil
+	return out, secs, nil
 }
 
 // hit says whether all of causes, and whether any, are in top.
@@ -398,7 +394,7 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 	if len(rows) == 0 {
 		return out, nil
 	}
-	atts, err := explainAll(m, ds, rows)
+	atts, _, err := explainAll(m, ds, rows)
 	if err != nil {
 		return out, err
 	}

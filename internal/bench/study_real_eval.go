@@ -12,7 +12,6 @@ import (
 
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/parallel"
-
 	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
 )
