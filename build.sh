@@ -7,7 +7,9 @@
 #                       training and models packages again under DNNL_MAX_CPU_ISA=AVX2,
 #                       and the root package with the packages it leans on under -race,
 #                       then the gobuild check below
-#   ./build.sh shim     build only lib/libudocc_torch.so
+#   ./build.sh shim     build only lib/libudocc_torch.so (its link ordered so that a process
+#                       starts sooner, every symbol bound where the plain link binds it:
+#                       internal/torch/linkorder; UDOCC_PLAIN_LINK=1 keeps the plain link)
 #   ./build.sh gobuild  go build ./cmd/udocc as a Go user does (go get, go install: the
 #                       shim compiled by cgo from internal/torch/shim, no lib/); a check
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
@@ -155,7 +157,9 @@ build_shim() {
   shim_flags "$lt"
   key=$(cat internal/torch/shim/*.cpp internal/torch/shim/fast/*.cpp internal/torch/shim/*.h build.sh | sha256sum | cut -c1-16)
   key="$key $lt ${CXXFLAGS_T[*]}"
-  if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
+  # The stamp also holds the libraries the built shim resolves to (ldd), so that a change
+  # in libtorch's closure relinks it: the shim names many of them itself (order_shim).
+  if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key $(closure "$out")" ]; then
     return
   fi
   mkdir -p lib
@@ -167,11 +171,42 @@ build_shim() {
   # else of its own (a guest in its host's process).
   local obj=lib/.udocc_fast.o vis=(-fvisibility=hidden -fvisibility-inlines-hidden)
   g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 "${vis[@]}" internal/torch/shim/fast/udocc_fast.cpp -o "$obj"
-  g++ -O2 -fPIC -shared -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" \
-    internal/torch/shim/udocc_torch.cpp internal/torch/shim/udocc_dist.cpp "$obj" -o "$out.tmp" "${LDFLAGS_T[@]}"
-  rm -f "$obj"
+  local objs=(lib/.udocc_torch.o lib/.udocc_dist.o "$obj")
+  g++ -O2 -fPIC -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" -c internal/torch/shim/udocc_torch.cpp -o "${objs[0]}"
+  g++ -O2 -fPIC -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" -c internal/torch/shim/udocc_dist.cpp -o "${objs[1]}"
+  g++ -shared -fPIC "${objs[@]}" -o "$out.tmp" "${LDFLAGS_T[@]}"
+  order_shim "${objs[@]}"
+  rm -f "${objs[@]}"
   mv "$out.tmp" "$out"
-  echo "$key" > "$stamp"
+  echo "$key $(closure "$out")" > "$stamp"
+}
+
+# closure prints a short hash of the shared libraries $1 resolves to.
+closure() { ldd "$1" 2>/dev/null | sed 's/ (0x[0-9a-f]*)$//' | sha256sum | cut -c1-16; }
+
+# order_shim relinks $out.tmp (from the objects $@) naming the libraries its process
+# binds most symbols to as its own DT_NEEDED entries, most first, where that leaves
+# every symbol bound where it was: internal/torch/linkorder says how and why (about
+# 0.1 s off every process's start with Debian's libtorch). Where it cannot, or this is
+# not glibc, the plain link stays. UDOCC_PLAIN_LINK=1 skips it.
+order_shim() {
+  [ -n "${UDOCC_PLAIN_LINK:-}" ] && return
+  if ! command -v go >/dev/null || ! command -v gcc >/dev/null; then
+    log "the shim keeps its plain link (no go or no gcc to order it)"
+    return
+  fi
+  local dir=lib/.order
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp "$out.tmp" "$dir/libudocc_torch.so"
+  if ! printf 'int main(void) { return 0; }\n' | gcc -x c - -o "$dir/probe" -L"$dir" -Wl,--no-as-needed -ludocc_torch 2>/dev/null ||
+    ! env GOFLAGS= go run ./internal/torch/linkorder -probe "$dir/probe" -dir "$dir" -- \
+      g++ -shared -fPIC "$@" -o "$dir/libudocc_torch.so" "${LDFLAGS_T[@]}" -Wl,--no-as-needed @LIBS@ -Wl,--as-needed; then
+    log "the shim keeps its plain link (linkorder could not keep every binding)"
+    rm -rf "$dir"
+    return
+  fi
+  mv "$dir/libudocc_torch.so" "$out.tmp"
+  rm -rf "$dir"
 }
 
 # build_pin compiles lib/udocc_pin_test (internal/torch/shim/pintest), the program that pins the
