@@ -8,6 +8,7 @@
 // works on the first c rows only. The forward products run over all P rows, as the
 // libtorch path does, so a row's numbers do not depend on how many passengers ride along.
 #include "../udocc_fast.h"
+#include "../udocc_log1pf.h"
 
 // -fno-trapping-math and -fno-math-errno let gcc vectorise the loops over features
 // (LeakyReLU's select, Adam's square root); neither changes a result. They are set here,
@@ -500,6 +501,17 @@ void distances(const Net &net, const float *c, const float *x, int64_t m, float 
   }
 }
 
+// log1p_nonneg_inplace sets v[i] to log1p(v[i]) for n values v[i] >= 0. On x86-64 it is compiled
+// twice, for AVX2 and for the baseline, and the loader picks the one the CPU runs; both
+// compute udocc::log1pf_nonneg with the same IEEE operations (no fused multiply-add), so they
+// agree bit for bit.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void log1p_nonneg_inplace(float *v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) v[i] = udocc::log1pf_nonneg(v[i]);
+}
+
 void reconstruction(const Net &net, const float *x, int64_t m, float *out, const float *center,
                     const float *scale) {
   const int64_t d = net[0].in;
@@ -508,19 +520,28 @@ void reconstruction(const Net &net, const float *x, int64_t m, float *out, const
   for (int64_t i = 0; i < m; i += kEvalRows) {
     const int64_t len = std::min(kEvalRows, m - i);
     forward_eval(net, x + i * d, len, xr.data(), buf);
+    if (scale != nullptr) {
+      // z² for the block's rows, their log1p together (a vectorised loop), then each
+      // row's sum in the order of its features, as before.
+      for (int64_t v = 0; v < len * d; ++v) {
+        const int64_t j = v % d;
+        const float z = (x[i * d + v] - xr[v] - center[j]) / scale[j];
+        xr[v] = z * z;
+      }
+      log1p_nonneg_inplace(xr.data(), len * d);
+      for (int64_t r = 0; r < len; ++r) {
+        float se = 0;
+        for (int64_t j = 0; j < d; ++j) se += xr[r * d + j];
+        out[i + r] = se / static_cast<float>(d);
+      }
+      continue;
+    }
     for (int64_t r = 0; r < len; ++r) {
       float se = 0;
       const float *xi = x + (i + r) * d, *yi = xr.data() + r * d;
-      if (scale != nullptr) {
-        for (int64_t j = 0; j < d; ++j) {
-          float z = (xi[j] - yi[j] - center[j]) / scale[j];
-          se += std::log1p(z * z);
-        }
-      } else {
-        for (int64_t j = 0; j < d; ++j) {
-          float diff = yi[j] - xi[j];
-          se += diff * diff;
-        }
+      for (int64_t j = 0; j < d; ++j) {
+        float diff = yi[j] - xi[j];
+        se += diff * diff;
       }
       out[i + r] = se / static_cast<float>(d);
     }
