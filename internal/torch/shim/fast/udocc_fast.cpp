@@ -508,7 +508,7 @@ void distances(const Net &net, const float *c, const float *x, int64_t m, float 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void log1p_nonneg_inplace(float *v, int64_t n) {
+static void log1p_nonneg_inplace(float *v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] = udocc::log1pf_nonneg(v[i]);
 }
 
