@@ -49,7 +49,7 @@ import (
 
 var verbose bool
 
-// maxRounds bounds step 3's loop; the plain Debian closure needed two rounds.
+// maxRounds bounds step 3's loop; Debian's libtorch 1.13 needs four rounds.
 const maxRounds = 8
 
 // binding is one symbol's resolution: requester's reference to symbol, bound in definer.
@@ -60,22 +60,22 @@ type binding struct{ requester, symbol, definer string }
 //	binding file /lib/x86_64-linux-gnu/libfoo.so.1 [0] to /lib/.../libbar.so.2 [0]: normal symbol `baz' [GLIBC_2.2.5]
 var bindingLine = regexp.MustCompile("binding file (.+) \\[\\d+\\] to (.+) \\[\\d+\\]: \\S+ symbol `([^']+)'")
 
-// parseBindings reads LD_DEBUG=bindings output. shim is the path the shim was loaded
-// from; it is written "SHIM" so that two links in one folder compare equal.
-func parseBindings(out []byte, shim string) []binding {
+// parseBindings reads LD_DEBUG=bindings output. The shim, under whatever path it was
+// loaded from, is written "SHIM", so that two links compare equal.
+func parseBindings(out []byte) []binding {
 	var bs []binding
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	name := func(p []byte) string {
+		if filepath.Base(string(p)) == "libudocc_torch.so" {
+			return "SHIM"
+		}
+		return string(p)
+	}
 	for sc.Scan() {
 		m := bindingLine.FindSubmatch(sc.Bytes())
 		if m == nil {
 			continue
-		}
-		name := func(p []byte) string {
-			if string(p) == shim {
-				return "SHIM"
-			}
-			return string(p)
 		}
 		bs = append(bs, binding{name(m[1]), string(m[3]), name(m[2])})
 	}
@@ -208,29 +208,20 @@ func run(probe, dir string, link []string, libs []string) ([]binding, error) {
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("link: %w", err)
 	}
-	shim, err := filepath.Abs(filepath.Join(dir, "libudocc_torch.so"))
-	if err != nil {
-		return nil, err
+	path := dir
+	if old := os.Getenv("LD_LIBRARY_PATH"); old != "" {
+		path += ":" + old
 	}
 	p := exec.Command(probe)
-	p.Env = append(os.Environ(), "LD_LIBRARY_PATH="+dir, "LD_BIND_NOW=1", "LD_DEBUG=bindings")
+	p.Env = append(os.Environ(), "LD_LIBRARY_PATH="+path, "LD_BIND_NOW=1", "LD_DEBUG=bindings")
 	var stderr bytes.Buffer
 	p.Stderr = &stderr
 	if err := p.Run(); err != nil {
 		return nil, fmt.Errorf("probe %s: %w", probe, err)
 	}
-	bs := parseBindings(stderr.Bytes(), shim)
+	bs := parseBindings(stderr.Bytes())
 	if len(bs) == 0 {
 		return nil, errors.New("the probe printed no bindings (not glibc's loader?)")
-	}
-	// The shim itself is loaded through LD_LIBRARY_PATH under a relative or absolute
-	// name depending on DIR; normalise any spelling of it.
-	for i := range bs {
-		for _, f := range []*string{&bs[i].requester, &bs[i].definer} {
-			if filepath.Base(*f) == "libudocc_torch.so" {
-				*f = "SHIM"
-			}
-		}
 	}
 	return bs, nil
 }

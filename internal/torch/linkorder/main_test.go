@@ -10,7 +10,7 @@ func TestParseBindings(t *testing.T) {
 		"      9209:\tbinding file lib/.order/libudocc_torch.so [0] to /lib/x/libc.so.6 [0]: normal symbol `malloc' [GLIBC_2.2.5]\n" +
 		"      9209:\tsomething else\n" +
 		"      9209:\tbinding file /lib/x/libfoo.so [0] to /lib/x/libfoo.so [0]: protected symbol `bar'\n")
-	got := parseBindings(out, "lib/.order/libudocc_torch.so")
+	got := parseBindings(out)
 	want := []binding{
 		{"/lib/x/libgdal.so.32", "_ZN11xercesc_3_26XMLUni9fgZeroLenStrE", "/lib/x/libxerces-c-3.2.so"},
 		{"SHIM", "malloc", "/lib/x/libc.so.6"},
