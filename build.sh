@@ -156,7 +156,7 @@ build_shim() {
   lt=$(find_libtorch)
   shim_flags "$lt"
   key=$(cat internal/torch/shim/*.cpp internal/torch/shim/fast/*.cpp internal/torch/shim/*.h build.sh | sha256sum | cut -c1-16)
-  key="$key $lt ${CXXFLAGS_T[*]}"
+  key="$key $lt ${CXXFLAGS_T[*]} plain-link=${UDOCC_PLAIN_LINK:-}"
   # The stamp also holds the libraries the built shim resolves to (ldd), so that a change
   # in libtorch's closure relinks it: the shim names many of them itself (order_shim).
   if [ -f "$out" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key $(closure "$out")" ]; then
