@@ -171,9 +171,12 @@ build_shim() {
   # else of its own (a guest in its host's process).
   local obj=lib/.udocc_fast.o vis=(-fvisibility=hidden -fvisibility-inlines-hidden)
   g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 "${vis[@]}" internal/torch/shim/fast/udocc_fast.cpp -o "$obj"
-  local objs=(lib/.udocc_torch.o lib/.udocc_dist.o "$obj")
-  g++ -O2 -fPIC -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" -c internal/torch/shim/udocc_torch.cpp -o "${objs[0]}"
-  g++ -O2 -fPIC -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" -c internal/torch/shim/udocc_dist.cpp -o "${objs[1]}"
+  local objs=() src
+  for src in udocc_torch udocc_dist; do
+    g++ -O2 -fPIC -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" -c "internal/torch/shim/$src.cpp" -o "lib/.$src.o"
+    objs+=("lib/.$src.o")
+  done
+  objs+=("$obj")
   g++ -shared -fPIC "${objs[@]}" -o "$out.tmp" "${LDFLAGS_T[@]}"
   order_shim "${objs[@]}"
   rm -f "${objs[@]}"
@@ -184,7 +187,7 @@ build_shim() {
 # closure prints a short hash of the shared libraries $1 resolves to.
 closure() { ldd "$1" 2>/dev/null | sed 's/ (0x[0-9a-f]*)$//' | sha256sum | cut -c1-16; }
 
-# order_shim relinks $out.tmp (from the objects $@) naming the libraries its process
+# order_shim relinks $out.tmp (the plain link of the objects $@) naming the libraries its process
 # binds most symbols to as its own DT_NEEDED entries, most first, where that leaves
 # every symbol bound where it was: internal/torch/linkorder says how and why (about
 # 0.1 s off every process's start with Debian's libtorch). Where it cannot, or this is

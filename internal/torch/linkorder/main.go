@@ -15,8 +15,8 @@
 // libraries (OpenBLAS's libblas.so.3 and libopenblas.so.0 both define sgemm_) must keep
 // binding to the one that came first before, so the order is checked, not assumed:
 //
-//  1. link the shim as build.sh does and record every binding of a probe program that
-//     loads it, LD_BIND_NOW=1 LD_DEBUG=bindings (requester, symbol → definer);
+//  1. record every binding of a probe program that loads build.sh's plain link,
+//     LD_BIND_NOW=1 LD_DEBUG=bindings (requester, symbol → definer);
 //  2. order the definers by how many bindings they take, most first, subject to the
 //     constraints found so far (a before b), and relink naming them in that order;
 //  3. record the bindings again. Identical: done. Otherwise every binding that moved
@@ -27,9 +27,10 @@
 //
 //	linkorder -probe PROG -dir DIR -- LINK COMMAND ... @LIBS@ ...
 //
-// The link command must write DIR/libudocc_torch.so; @LIBS@ is replaced by the ordered
-// libraries' paths (nothing on the first, plain link). PROG is a program linked against
-// libudocc_torch.so, run with LD_LIBRARY_PATH=DIR. The result is left in DIR.
+// DIR holds the plain link, DIR/libudocc_torch.so, on the way in. The link command must
+// write DIR/libudocc_torch.so; @LIBS@ is replaced by the ordered libraries' paths. PROG
+// is a program linked against libudocc_torch.so, run with LD_LIBRARY_PATH=DIR. The
+// result is left in DIR.
 package main
 
 import (
@@ -90,12 +91,6 @@ func order(weight map[string]int, before map[string]map[string]bool) ([]string, 
 	for l := range weight {
 		libs = append(libs, l)
 	}
-	heavier := func(a, b string) bool {
-		if weight[a] != weight[b] {
-			return weight[a] > weight[b]
-		}
-		return a < b
-	}
 	// A light library that must come before a heavy one goes as early as the heavy one
 	// wants to: each library's priority is the largest weight among itself and all the
 	// libraries that must follow it.
@@ -119,7 +114,7 @@ func order(weight map[string]int, before map[string]map[string]bool) ([]string, 
 	for _, l := range libs {
 		lift(l, map[string]bool{})
 	}
-	heavier = func(a, b string) bool {
+	heavier := func(a, b string) bool {
 		if prio[a] != prio[b] {
 			return prio[a] > prio[b]
 		}
@@ -194,7 +189,8 @@ func moved(base, now []binding) (pairs [][2]string, differ bool) {
 	return pairs, differ
 }
 
-func run(probe, dir string, link []string, libs []string) ([]binding, error) {
+// linkWith runs the link command with libs in place of @LIBS@.
+func linkWith(link []string, libs []string) error {
 	var args []string
 	for _, a := range link {
 		if a == "@LIBS@" {
@@ -206,8 +202,13 @@ func run(probe, dir string, link []string, libs []string) ([]binding, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("link: %w", err)
+		return fmt.Errorf("link: %w", err)
 	}
+	return nil
+}
+
+// bindings runs probe against the shim in dir and returns what its loader bound.
+func bindings(probe, dir string) ([]binding, error) {
 	path := dir
 	if old := os.Getenv("LD_LIBRARY_PATH"); old != "" {
 		path += ":" + old
@@ -270,7 +271,7 @@ func main() {
 }
 
 func relink(probe, dir string, link []string) error {
-	base, err := run(probe, dir, link, nil)
+	base, err := bindings(probe, dir) // the plain link, which the caller left in dir
 	if err != nil {
 		return err
 	}
@@ -281,7 +282,10 @@ func relink(probe, dir string, link []string) error {
 		if err != nil {
 			return err
 		}
-		now, err := run(probe, dir, link, libs)
+		if err := linkWith(link, libs); err != nil {
+			return err
+		}
+		now, err := bindings(probe, dir)
 		if err != nil {
 			return err
 		}
