@@ -24,7 +24,7 @@ func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
 	sum := sha256.Sum256(desc)
 	info := tool.ModelInfo{
 		Version: hex.EncodeToString(sum[:8]), Udocc: m.meta.Udocc, Method: string(m.Method()),
-		Columns: m.Features(), Inputs: m.inputs(), Components: m.components(), Count: m.meta.ThresholdRule,
+		Columns: m.Features(), Inputs: m.inputs(), Components: m.components(), GaussianWeight: m.gaussianWeight(), Count: m.meta.ThresholdRule,
 		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.deviceName(), Dir: dir,
 		Files: map[string]string{}, Loaded: time.Now().UTC(),
 	}

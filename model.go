@@ -137,7 +137,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	var proj *models.Projection
 	if opts.projects(ds.D) {
 		var pds *data.Dataset
-		if proj, pds, err = fitProjection(ds, t.Scaler, opts.Components, opts.Seed); err != nil {
+		if proj, pds, t.Gaussian, err = fitProjection(ds, t.Scaler, opts.Components, opts.Gaussian > 0, opts.Seed); err != nil {
 			return nil, nil, err
 		}
 		if t.Scaler, err = scale.Fit(pds); err != nil {
@@ -146,6 +146,9 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 		t.DS = pds
 	}
 	cfg := opts.method(t.DS.D, trace) // the networks' input width
+	if t.Gaussian != nil {
+		cfg.GaussianWeight = opts.Gaussian
+	}
 	// The thread count is this fit's, and back to what it was when it returns (torch.WithThreads).
 	defer torch.WithThreads(workers(opts.Threads))()
 	fit, tr, err := method.Fit(ctx, t, cfg)

@@ -54,6 +54,13 @@ type Options struct {
 	// reads every column; the other methods ignore it. Explanations of such a model are
 	// by occlusion of its columns (or Shapley values).
 	Components int
+	// Gaussian, for the ensemble on a table read through its principal components
+	// (Components), is the weight in [0, 1] of the squared Mahalanobis distance of the
+	// row's standardised columns under a Ledoit–Wolf Gaussian, fitted on the same sample,
+	// mixed with the networks' score: it sees the small directions the components leave
+	// out, where a pretrained network's embedding holds its anomalies (docs/cost.md). 0:
+	// training.EnsembleGaussianWeight (0.9); negative: none (the networks alone).
+	Gaussian float64
 	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
 	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).
 	LR, PretrainLR float64
@@ -122,6 +129,7 @@ func DefaultOptions() Options {
 	o.Members = training.EnsembleSize
 	o.TrainRows = training.EnsembleTrainRows
 	o.Components = training.EnsembleComponents
+	o.Gaussian = training.EnsembleGaussianWeight
 	return o
 }
 
@@ -179,6 +187,7 @@ func (o Options) resolved() Options {
 	setInt(&o.ScreenEpochs, def.ScreenEpochs)
 	setInt(&o.TrainRows, def.TrainRows)
 	setInt(&o.Components, def.Components)
+	setFloat(&o.Gaussian, def.Gaussian)
 	setFloat(&o.Trim, def.Trim)
 	setFloat(&o.LR, def.LR)
 	setFloat(&o.PretrainLR, def.PretrainLR)
@@ -202,6 +211,9 @@ func (o Options) resolved() Options {
 	if o.WeightDecay < 0 {
 		o.WeightDecay = 0
 	}
+	if o.Gaussian < 0 {
+		o.Gaussian = 0
+	}
 	return o
 }
 
@@ -224,6 +236,8 @@ func (o Options) validate() error {
 		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.Components < 0 || o.Components > training.EnsembleProjectAbove:
 		return badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
+	case !(o.Gaussian >= 0 && o.Gaussian <= 1):
+		return badOption("Gaussian", "%g: want a negative number (none) or a weight in (0, 1]", o.Gaussian)
 	case o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
 		return badOption("TrainRows", "%d: want a negative number (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):

@@ -2,6 +2,7 @@ package udocc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -25,8 +26,11 @@ func (o Options) projects(d int) bool {
 
 // fitProjection fits the map of ds's columns, standardised by cols, to its k leading
 // principal components on at most projectionRows of its rows (drawn from seed), and
-// returns it with ds's rows mapped (a table of k columns).
-func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, seed uint64) (*models.Projection, *data.Dataset, error) {
+// with gauss the Ledoit–Wolf Gaussian of the same standardised rows (Options.Gaussian);
+// it returns them with ds's rows mapped (a table of k columns) and, with gauss, every
+// row's squared Mahalanobis distance. A Gaussian that cannot be fitted (every column
+// constant over the sample) is left out, and the networks score alone.
+func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed uint64) (*models.Projection, *data.Dataset, []float64, error) {
 	rows := make([]int, ds.N)
 	for i := range rows {
 		rows[i] = i
@@ -46,16 +50,33 @@ func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, seed uint64) (*m
 	}
 	p, err := project.Fit(x, len(rows), ds.D, k, seed)
 	if err != nil {
-		return nil, nil, fmt.Errorf("udocc: %s: principal components: %w", ds.Name, err)
+		return nil, nil, nil, fmt.Errorf("udocc: %s: principal components: %w", ds.Name, err)
 	}
 	proj := &models.Projection{Columns: *cols, Map: *p}
-	return proj, projectRows(proj, ds), nil
+	if gauss {
+		g, err := project.FitGaussian(x, len(rows), ds.D)
+		switch {
+		case errors.Is(err, project.ErrGaussian) && len(rows) >= 2:
+			// No spread to measure distances by: the networks alone.
+		case err != nil:
+			return nil, nil, nil, fmt.Errorf("udocc: %s: Gaussian: %w", ds.Name, err)
+		default:
+			proj.Gaussian = g
+		}
+	}
+	pds, gd := projectRows(proj, ds)
+	return proj, pds, gd, nil
 }
 
-// projectRows is ds's rows mapped to the components of proj (a new table).
-func projectRows(proj *models.Projection, ds *data.Dataset) *data.Dataset {
+// projectRows is ds's rows mapped to the components of proj (a new table), and where
+// proj has a Gaussian, each row's squared Mahalanobis distance under it (else nil).
+func projectRows(proj *models.Projection, ds *data.Dataset) (*data.Dataset, []float64) {
 	k := proj.Map.K
 	out := &data.Dataset{Name: ds.Name, N: ds.N, D: k, X: make([]float32, ds.N*k)}
+	var gd []float64
+	if proj.Gaussian != nil {
+		gd = make([]float64, ds.N)
+	}
 	const block = 256
 	std := make([]float32, block*ds.D)
 	for lo := 0; lo < ds.N; lo += block {
@@ -63,8 +84,11 @@ func projectRows(proj *models.Projection, ds *data.Dataset) *data.Dataset {
 		s := std[:(hi-lo)*ds.D]
 		proj.Columns.Standardise(s, ds.X[lo*ds.D:hi*ds.D])
 		proj.Map.Apply(out.X[lo*k:hi*k], s, hi-lo)
+		if gd != nil {
+			proj.Gaussian.Score(gd[lo:hi], s, hi-lo)
+		}
 	}
-	return out
+	return out, gd
 }
 
 // components are the principal components the networks read, 0 when they read the
@@ -76,11 +100,20 @@ func (m *Model) components() int {
 	return m.meta.Projection.Map.K
 }
 
+// gaussianWeight is the weight of the Gaussian of the model's columns in its score, 0
+// when it has none.
+func (m *Model) gaussianWeight() float64 {
+	if m.meta.Projection == nil || m.meta.Projection.Gaussian == nil || m.meta.Ensemble == nil {
+		return 0
+	}
+	return m.meta.Ensemble.GaussianWeight
+}
+
 // networkRows is ds (the model's columns, in order) as the networks read it: ds itself,
 // or its rows mapped to the model's components.
-func (m *Model) networkRows(ds *data.Dataset) *data.Dataset {
+func (m *Model) networkRows(ds *data.Dataset) (*data.Dataset, []float64) {
 	if m.meta.Projection == nil {
-		return ds
+		return ds, nil
 	}
 	return projectRows(m.meta.Projection, ds)
 }
@@ -103,11 +136,18 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	z := make([]float32, k) // the row's components
 	per := max(1, explainBudget/(d*k))
 	x := make([]float32, 0, min(len(out), per)*d*k)
+	var gd []float64 // the occluded rows' Gaussian distances, in x's order
+	if p.Gaussian != nil {
+		gd = make([]float64, min(len(out), per)*d)
+	}
 	return inBlocks(ctx, len(out), per, func(lo, hi int) error {
 		x = x[:0]
 		for r := lo; r < hi; r++ {
 			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
 			p.Map.Apply(z, row, 1)
+			if gd != nil {
+				p.Gaussian.Occlusions(gd[(r-lo)*d:(r-lo+1)*d], row, base)
+			}
 			for j := 0; j < d; j++ {
 				delta := float64(base[j]) - float64(row[j])
 				for i, c := range cols[j*k : (j+1)*k] {
@@ -118,6 +158,9 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x})
 		if err != nil {
 			return err
+		}
+		if gd != nil {
+			m.meta.Ensemble.MixGaussian(s, gd[:len(s)])
 		}
 		for r := lo; r < hi; r++ {
 			f := out[r].Features

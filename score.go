@@ -62,7 +62,14 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	}
 	// The thread count is the model's for the call (torch.WithThreads).
 	defer torch.WithThreads(workers(m.threads))()
-	return m.fit.Score(ctx, m.networkRows(ds))
+	nds, gd := m.networkRows(ds)
+	s, mem, err := m.fit.Score(ctx, nds)
+	if err != nil || gd == nil {
+		return s, mem, err
+	}
+	// A wide table's Gaussian, mixed in as the fit did (models.Ensemble.MixGaussian).
+	m.meta.Ensemble.MixGaussian(s, gd)
+	return s, mem, nil
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.

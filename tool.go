@@ -44,6 +44,7 @@ func (v toolView) Selection() data.Selection              { return v.m.selection
 func (v toolView) Device() string                         { return v.m.device }
 func (v toolView) Inputs() int                            { return v.m.inputs() }
 func (v toolView) Components() int                        { return v.m.components() }
+func (v toolView) GaussianWeight() float64                { return v.m.gaussianWeight() }
 func (v toolView) Hidden() []int                          { return v.m.hiddenWidths() }
 func (v toolView) ConstantColumns() []int                 { return v.m.constantColumns() }
 func (v toolView) DistanceWeight() float64                { return v.m.distanceWeight() }

@@ -9,7 +9,8 @@
 // screen-epochs and epochs (the defaults' fields of the same names), bottleneck (the
 // default widths, 32,16,8, with this last one), trim-pct (Trim, in percent),
 // pretrain-lr-e5 and lr-e6 (PretrainLR in units of 1e-5, LR in units of 1e-6), batch
-// (BatchSize) and wd-e7 (WeightDecay in units of 1e-7); 0 of train-rows,
+// (BatchSize), wd-e7 (WeightDecay in units of 1e-7) and gaussian-pct (Gaussian, in
+// percent); 0 of train-rows, gaussian-pct,
 // pretrain-epochs, screen-epochs or wd-e7 means none, as the flags of udocc fit say it.
 // "default" is the defaults as they are.
 // Tables above -max-rows rows are fitted on a seeded sample of that many rows, as `udocc
@@ -209,7 +210,7 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7", "gaussian-pct":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
@@ -243,6 +244,8 @@ func parseVariants(spec string) ([]variant, error) {
 					o.BatchSize = s.v
 				case "wd-e7": // Adam's weight decay in units of 1e-7 (0: none)
 					o.WeightDecay = float64(s.v) * 1e-7
+				case "gaussian-pct": // a projected table's Gaussian weight in percent (0: none)
+					o.Gaussian = float64(s.v) / 100
 				}
 			}
 		}})

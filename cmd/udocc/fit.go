@@ -69,6 +69,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	fs.IntVar(&o.ScreenEpochs, "screen-epochs", o.ScreenEpochs, "ensemble: autoencoder epochs of the screening fit on every row, whose scores choose the rows the final fit leaves out and the threshold's count; 0: one fit on every row")
 	fs.IntVar(&o.TrainRows, "train-rows", o.TrainRows, "ensemble: the most rows the networks train on; a larger table trains on a sample of this many rows drawn from --seed, and every row is scored; 0: every row")
 	fs.IntVar(&o.Components, "components", o.Components, "ensemble: a table of more than 300 columns reaches the networks as this many of its leading principal components (explanations then by occlusion); 0: every column")
+	fs.Float64Var(&o.Gaussian, "gaussian", o.Gaussian, "ensemble, on a table read through its principal components: the weight in [0, 1] of a Ledoit-Wolf Gaussian of its columns in the score, beside the networks'; 0: the networks alone")
 	fs.Float64Var(&o.Trim, "trim", o.Trim, "ensemble: share of rows, those the screening fit scored highest, that the final fit leaves out")
 	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "fine-tuning epochs (--preset paper: 50)")
 	fs.IntVar(&o.BatchSize, "batch-size", o.BatchSize, "minibatch rows")
@@ -159,6 +160,8 @@ func (o *fitOptions) checkZeros(fs *pflag.FlagSet) error {
 		return usagef("--train-rows %d < 0 (0: every row)", o.TrainRows)
 	case o.Components < 0:
 		return usagef("--components %d < 0 (0: every column)", o.Components)
+	case !(o.Gaussian >= 0 && o.Gaussian <= 1):
+		return usagef("--gaussian %g: want a weight in [0, 1] (0: the networks alone)", o.Gaussian)
 	case o.WeightDecay < 0:
 		return usagef("--weight-decay %g: want a number in [0, %.4g]", o.WeightDecay, float64(math.MaxFloat32))
 	case fs.Changed("epochs") && o.Epochs == 0:
@@ -188,6 +191,9 @@ func (o *fitOptions) library() lib.Options {
 	}
 	if opts.WeightDecay == 0 {
 		opts.WeightDecay = -1
+	}
+	if opts.Gaussian == 0 {
+		opts.Gaussian = -1
 	}
 	if opts.PretrainLR == 0 {
 		opts.PretrainLR = opts.LR
@@ -388,6 +394,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 	s.Columns.print(stdout)
 	if k := s.Config.Components; k > 0 {
 		fmt.Fprintf(stdout, "  read through their %d leading principal components (--components); rows explained by occlusion\n", k)
+		if w := s.Config.GaussianWeight; w > 0 {
+			fmt.Fprintf(stdout, "  score: %.2g of it a Ledoit-Wolf Gaussian of every column, %.2g the networks' (--gaussian)\n", w, 1-w)
+		}
 	} else if s.Method == string(lib.Ensemble) && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
 		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (docs/cost.md)\n", s.D)
 	}

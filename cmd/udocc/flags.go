@@ -179,7 +179,7 @@ func parseSeeds(flag, s string) ([]uint64, error) {
 
 // optionFlags are the flags of lib.Options' fields, for the library's Validate errors.
 var optionFlags = map[string]string{
-	"Method": "method", "Hidden": "arch", "Epochs": "epochs", "PretrainEpochs": "pretrain-epochs", "ScreenEpochs": "screen-epochs", "Trim": "trim", "TrainRows": "train-rows", "Components": "components",
+	"Method": "method", "Hidden": "arch", "Epochs": "epochs", "PretrainEpochs": "pretrain-epochs", "ScreenEpochs": "screen-epochs", "Trim": "trim", "TrainRows": "train-rows", "Components": "components", "Gaussian": "gaussian",
 	"LR": "lr", "PretrainLR": "pretrain-lr", "BatchSize": "batch-size", "WeightDecay": "weight-decay",
 	"Members": "members", "Seeds": "seed", "Device": "device", "Threads": "threads",
 	"Count": "threshold", "Delta": "threshold", "Ties": "ties", "Contamination": "contamination", "Ratio": "ratio", "RankScores": "rank-scores",

@@ -49,12 +49,12 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 // checkEnsemble checks the flags that belong to --method ensemble.
 func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	if o.Method != lib.Ensemble {
-		for _, name := range []string{"contamination", "members", "screen-epochs", "trim", "train-rows", "components"} {
+		for _, name := range []string{"contamination", "members", "screen-epochs", "trim", "train-rows", "components", "gaussian"} {
 			if fs.Changed(name) {
 				return usagef("--%s is only for --method ensemble", name)
 			}
 		}
-		o.Members, o.ScreenEpochs, o.TrainRows, o.Components = 1, 0, 0, 0
+		o.Members, o.ScreenEpochs, o.TrainRows, o.Components, o.Gaussian = 1, 0, 0, 0, 0
 		return nil
 	}
 	if fs.Changed("contamination") && fs.Changed("threshold") {

@@ -173,6 +173,7 @@ type configJSON struct {
 	Threshold      string   `json:"threshold_rule,omitempty"`
 	Members        int      `json:"members,omitempty"`         // the ensemble method's
 	Components     int      `json:"components,omitempty"`      // the principal components read (--components)
+	GaussianWeight float64  `json:"gaussian_weight,omitempty"` // the Gaussian's weight beside them (--gaussian)
 	DistanceWeight *float64 `json:"distance_weight,omitempty"` // the ensemble method's w
 	Preset         string   `json:"preset"`
 	Ranks          int      `json:"ranks,omitempty"` // a data-parallel run's W
@@ -295,7 +296,7 @@ func (f *fitted) summarise(total float64) summary {
 			Trim:      trimOf(o),
 			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
 			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset, Ranks: ranksOf(o),
-			Components: tool.Of(m).Components(),
+			Components: tool.Of(m).Components(), GaussianWeight: tool.Of(m).GaussianWeight(),
 		},
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),

@@ -155,6 +155,11 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
+	if t.Gaussian != nil && cfg.GaussianWeight > 0 {
+		if err := comb.FitGaussian(scores, t.Gaussian, cfg.GaussianWeight); err != nil {
+			return fmt.Errorf("udocc: %w", err)
+		}
+	}
 	e.comb = comb
 	if in != nil {
 		in.Final = scores

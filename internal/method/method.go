@@ -48,6 +48,8 @@ type Config struct {
 	KMeansInterval bool
 	// Rule spells the rule in model.json's threshold_rule.
 	Rule string
+	// GaussianWeight is the weight of Table.Gaussian in the score (models.Ensemble).
+	GaussianWeight float64
 
 	// Progress and Epoch are the caller's hooks (training.Hooks); Stop is the fit's ctx.
 	Progress func(stage string, epoch, total int)
@@ -65,6 +67,10 @@ type Table struct {
 	Scaler *scale.Scaler
 	Dist   *torch.Dist
 	Counts []int
+	// Gaussian, for the ensemble on a wide table read through its components, is each
+	// row's squared Mahalanobis distance under the Gaussian of its columns
+	// (project.Gaussian), which the combination mixes in with Config.GaussianWeight.
+	Gaussian []float64
 }
 
 // rows are the rows of the whole table.

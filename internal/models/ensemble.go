@@ -70,6 +70,43 @@ type Ensemble struct {
 	Recon          []Scale `json:"reconstruction"`  // per member; empty when w = 1
 	DistanceMean   Scale   `json:"distance_mean"`
 	ReconMean      Scale   `json:"reconstruction_mean"`
+	// GaussianWeight g, for a wide table read through its principal components, mixes
+	// the Ledoit–Wolf Gaussian's squared Mahalanobis distance G of the row's columns
+	// (Projection.Gaussian) into the networks' score N above:
+	//
+	//	score(x) = (1 − g) · z_N(N(x)) + g · z_G(G(x))
+	//
+	// each on a robust z scale learnt on the training rows. 0 where there is none.
+	GaussianWeight float64 `json:"gaussian_weight,omitempty"`
+	NetworksScale  Scale   `json:"networks_scale,omitzero"`
+	GaussianScale  Scale   `json:"gaussian_scale,omitzero"`
+}
+
+// FitGaussian learns the robust scales of the networks' scores s and the Gaussian's
+// distances gd over the training rows, sets the Gaussian's weight w, and mixes gd into
+// s in place (MixGaussian).
+func (e *Ensemble) FitGaussian(s, gd []float64, w float64) error {
+	if !(w > 0 && w <= 1) {
+		return fmt.Errorf("models: Gaussian weight %g is not in (0, 1]", w)
+	}
+	if len(s) != len(gd) {
+		return fmt.Errorf("models: %d Gaussian distances for %d scores", len(gd), len(s))
+	}
+	e.GaussianWeight, e.NetworksScale, e.GaussianScale = w, FitScale(s), FitScale(gd)
+	e.MixGaussian(s, gd)
+	return nil
+}
+
+// MixGaussian turns the networks' scores s into the model's in place, mixing in the
+// Gaussian's distances gd (one a row); s is unchanged where the ensemble has no Gaussian.
+func (e *Ensemble) MixGaussian(s, gd []float64) {
+	g := e.GaussianWeight
+	if g == 0 {
+		return
+	}
+	for i, v := range s {
+		s[i] = (1-g)*e.NetworksScale.z(v) + g*e.GaussianScale.z(gd[i])
+	}
 }
 
 // FitEnsemble learns the scales of an ensemble from the training rows' scores

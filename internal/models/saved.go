@@ -88,6 +88,10 @@ type Meta struct {
 type Projection struct {
 	Columns scale.Scaler       `json:"columns"`
 	Map     project.Projection `json:"map"`
+	// Gaussian is the Ledoit–Wolf Gaussian of the standardised columns, whose squared
+	// Mahalanobis distance the ensemble mixes into the score (Ensemble.GaussianWeight);
+	// absent in a model saved before it, or fitted with Options.Gaussian < 0.
+	Gaussian *project.Gaussian `json:"gaussian,omitempty"`
 }
 
 // Inputs is the number of the table's columns the model reads: Sizes[0], or the
@@ -232,6 +236,19 @@ func (m *Meta) Validate() error {
 			return fmt.Errorf("projection: %d components of %d columns (a scaler of %d) for %d inputs (sizes[0]): %w",
 				p.Map.K, p.Map.D, len(p.Columns.Mean), m.Sizes[0], ErrFormat)
 		}
+		if g := p.Gaussian; g != nil {
+			if err := g.Validate(); err != nil {
+				return fmt.Errorf("projection: %w: %w", err, ErrFormat)
+			}
+			if g.D != p.Map.D {
+				return fmt.Errorf("projection: a Gaussian of %d columns for %d: %w", g.D, p.Map.D, ErrFormat)
+			}
+		}
+		if (p.Gaussian != nil) != (m.Ensemble != nil && m.Ensemble.GaussianWeight > 0) {
+			return fmt.Errorf("projection.gaussian and ensemble.gaussian_weight: want both or neither: %w", ErrFormat)
+		}
+	} else if m.Ensemble != nil && m.Ensemble.GaussianWeight > 0 {
+		return fmt.Errorf("ensemble.gaussian_weight %v without a projection's Gaussian: %w", m.Ensemble.GaussianWeight, ErrFormat)
 	}
 	if m.Normal != nil {
 		if err := m.Normal.validate(m.Inputs()); err != nil {
@@ -298,8 +315,13 @@ func (m *Meta) validateEnsemble() error {
 		return fmt.Errorf("ensemble.distance: %d scales for %d members: %w", len(e.Distance), len(m.Members), ErrFormat)
 	case e.DistanceWeight < 1 && len(e.Recon) != len(m.Members):
 		return fmt.Errorf("ensemble.reconstruction: %d scales for %d members: %w", len(e.Recon), len(m.Members), ErrFormat)
+	case !(e.GaussianWeight >= 0 && e.GaussianWeight <= 1):
+		return fmt.Errorf("ensemble.gaussian_weight %v: want a number in [0, 1]: %w", e.GaussianWeight, ErrFormat)
 	}
 	scales := append(append([]Scale{e.DistanceMean, e.ReconMean}, e.Distance...), e.Recon...)
+	if e.GaussianWeight > 0 {
+		scales = append(scales, e.NetworksScale, e.GaussianScale)
+	}
 	for _, sc := range scales {
 		if math.IsNaN(sc.Median) || math.IsInf(sc.Median, 0) || !(sc.Spread > 0) || math.IsInf(sc.Spread, 0) {
 			return fmt.Errorf("ensemble: a scale of median %v and spread %v: want finite numbers, spread > 0: %w", sc.Median, sc.Spread, ErrFormat)

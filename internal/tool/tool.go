@@ -80,6 +80,9 @@ type Model interface {
 	// Components are the leading principal components the networks read in place of
 	// the columns (Options.Components); 0 when they read the columns.
 	Components() int
+	// GaussianWeight is the weight of the Gaussian of a projected table's columns in its
+	// score (Options.Gaussian); 0 when there is none.
+	GaussianWeight() float64
 	Hidden() []int
 	ConstantColumns() []int
 	// DistanceWeight is the ensemble's w, the distances' part of the combined score;

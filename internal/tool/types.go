@@ -95,6 +95,9 @@ type ModelInfo struct {
 	// Components are the leading principal components the networks read in place of
 	// the columns (fit --components); absent when they read the columns.
 	Components int `json:"components,omitempty"`
+	// GaussianWeight is the weight of the Gaussian of the columns in the score of such a
+	// model (Options.Gaussian); absent where there is none.
+	GaussianWeight float64 `json:"gaussian_weight,omitempty"`
 	// Ignored are the columns a CSV header or a JSON row may carry beside the inputs: the
 	// training table's id column and the columns its fit dropped.
 	Ignored []string `json:"ignored,omitempty"`

@@ -28,6 +28,11 @@ const (
 	// tables on principal components", says how the bound and K were chosen.
 	EnsembleProjectAbove = 300
 	EnsembleComponents   = 32
+	// EnsembleGaussianWeight is the weight of a Ledoit–Wolf Gaussian of a projected
+	// table's columns in its score, beside the networks' (Options.Gaussian, `udocc fit
+	// --gaussian`): chosen leave-one-group-out on the four sources of wide tables
+	// (docs/cost.md, "A Gaussian beside the networks on wide tables").
+	EnsembleGaussianWeight = 0.9
 )
 
 // EnsembleConfig returns the default training settings of `udocc fit`: the paper's

@@ -1,0 +1,166 @@
+package project
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// naiveGaussian is the Ledoit–Wolf squared Mahalanobis distance written out directly:
+// scikit-learn's shrinkage formula on the d × d covariance, Σ built and inverted.
+func naiveGaussian(x []float64, m, d int) (shrinkage float64, score func([]float64) float64) {
+	c := make([]float64, d)
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			c[j] += x[i*d+j] / float64(m)
+		}
+	}
+	for j := range c {
+		c[j] = float64(float32(c[j]))
+	}
+	s := mat.NewSymDense(d, nil)
+	x2 := mat.NewDense(m, d, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			x2.Set(i, j, (x[i*d+j]-c[j])*(x[i*d+j]-c[j]))
+		}
+	}
+	for j := 0; j < d; j++ {
+		for k := j; k < d; k++ {
+			var v float64
+			for i := 0; i < m; i++ {
+				v += (x[i*d+j] - c[j]) * (x[i*d+k] - c[k])
+			}
+			s.SetSym(j, k, v/float64(m))
+		}
+	}
+	var mu float64
+	for j := 0; j < d; j++ {
+		mu += s.At(j, j) / float64(d)
+	}
+	var x2tx2 mat.Dense
+	x2tx2.Mul(x2.T(), x2)
+	beta, delta := mat.Sum(&x2tx2), 0.0
+	for j := 0; j < d; j++ {
+		for k := 0; k < d; k++ {
+			delta += s.At(j, k) * s.At(j, k)
+		}
+	}
+	b := (beta/float64(m) - delta) / float64(d*m)
+	dd := (delta - 2*mu*mu*float64(d) + float64(d)*mu*mu) / float64(d)
+	shrinkage = min(b, dd) / dd
+	sigma := mat.NewSymDense(d, nil)
+	for j := 0; j < d; j++ {
+		for k := j; k < d; k++ {
+			v := (1 - shrinkage) * s.At(j, k)
+			if j == k {
+				v += shrinkage * mu
+			}
+			sigma.SetSym(j, k, v)
+		}
+	}
+	var inv mat.Dense
+	if err := inv.Inverse(sigma); err != nil {
+		panic(err)
+	}
+	return shrinkage, func(row []float64) float64 {
+		y := make([]float64, d)
+		for j := range y {
+			y[j] = row[j] - c[j]
+		}
+		v := mat.NewVecDense(d, y)
+		return mat.Inner(v, &inv, v)
+	}
+}
+
+func TestGaussianMatchesDirect(t *testing.T) {
+	for _, sh := range [][2]int{{40, 12}, {12, 40}, {30, 30}} {
+		m, d := sh[0], sh[1]
+		rng := rand.New(rand.NewPCG(uint64(m), uint64(d)))
+		x := make([]float64, m*d)
+		for i := 0; i < m; i++ {
+			f := rng.NormFloat64()
+			for j := 0; j < d; j++ { // a shared factor, so that the columns correlate
+				x[i*d+j] = float64(float32(f*float64(j%3) + rng.NormFloat64()*float64(1+j%4)))
+			}
+		}
+		g, err := FitGaussian(x, m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shrink, naive := naiveGaussian(x, m, d)
+		if math.Abs(g.Shrinkage-shrink) > 1e-9 {
+			t.Errorf("%d × %d: shrinkage %v, want %v", m, d, g.Shrinkage, shrink)
+		}
+		rows := make([]float32, 5*d)
+		for i := range rows {
+			rows[i] = float32(rng.NormFloat64() * 2)
+		}
+		got := make([]float64, 5)
+		g.Score(got, rows, 5)
+		for r := 0; r < 5; r++ {
+			row := make([]float64, d)
+			for j := range row {
+				row[j] = float64(rows[r*d+j])
+			}
+			want := naive(row)
+			if math.Abs(got[r]-want) > 1e-4*want {
+				t.Errorf("%d × %d: row %d scores %v, want %v (B has %d rows)", m, d, r, got[r], want, g.R)
+			}
+		}
+		// Occlusions: each column set to the baseline's, against scoring that row.
+		base := make([]float32, d)
+		occ := make([]float64, d)
+		own := g.Occlusions(occ, rows[:d], base)
+		if math.Abs(own-got[0]) > 1e-9*got[0] {
+			t.Errorf("%d × %d: Occlusions' own score %v, Score %v", m, d, own, got[0])
+		}
+		for j := 0; j < d; j++ {
+			row := append([]float32(nil), rows[:d]...)
+			row[j] = base[j]
+			var one [1]float64
+			g.Score(one[:], row, 1)
+			if math.Abs(occ[j]-one[0]) > 1e-9*math.Max(1, one[0]) {
+				t.Errorf("%d × %d: column %d occluded %v, scored %v", m, d, j, occ[j], one[0])
+			}
+		}
+	}
+}
+
+func TestGaussianConstantColumns(t *testing.T) {
+	x := make([]float64, 10*3)
+	for i := range x {
+		x[i] = 2
+	}
+	if _, err := FitGaussian(x, 10, 3); !errors.Is(err, ErrGaussian) {
+		t.Fatalf("constant rows: %v, want ErrGaussian", err)
+	}
+	g := &Gaussian{D: 2, R: 1, Iso: 1, Center: []float32{0, 0}, B: Floats{1, float32(math.NaN())}}
+	if err := g.Validate(); !errors.Is(err, ErrGaussian) {
+		t.Fatalf("NaN in B: %v, want ErrGaussian", err)
+	}
+}
+
+func TestFloatsJSON(t *testing.T) {
+	in := Floats{0, -1.5, float32(math.Inf(1)), 3.25e-20}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Floats
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	for i := range in {
+		if math.Float32bits(in[i]) != math.Float32bits(out[i]) {
+			t.Fatalf("%s: value %d read back %v, wrote %v", b, i, out[i], in[i])
+		}
+	}
+	if err := json.Unmarshal([]byte(`"AAAA"`), &out); !errors.Is(err, ErrGaussian) {
+		t.Fatalf("3 bytes: %v, want ErrGaussian", err)
+	}
+}
