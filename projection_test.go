@@ -163,7 +163,8 @@ func TestProjectedModel(t *testing.T) {
 // Ledoit–Wolf Gaussian of its columns (Options.Gaussian, 0.9 by default): the model's
 // training scores are (1 − g)·z_N + g·z_G of the same networks' scores (the fit with
 // Gaussian −1, whose networks train alike) and of the Gaussian's distances of the
-// standardised rows, each on its robust scale; the Gaussian alone (g = 1) ranks the
+// standardised rows, each on its robust scale; the count, read from the networks'
+// scores, flags as many rows as without the Gaussian; the Gaussian alone (g = 1) ranks the
 // ten rows shifted off the normal rows' subspace above the others (ROCAUC ≥ 0.99: with
 // fewer rows than columns the shrinkage is strong, and the largest normal rows come
 // close).
@@ -203,6 +204,24 @@ func TestProjectedGaussian(t *testing.T) {
 		want := (1-g)*(n[i]-zn.Median)/zn.Spread + g*(gd[i]-zg.Median)/zg.Spread
 		if !closeTo(s, want) {
 			t.Fatalf("row %d scores %v, want (1 − g)·z_N + g·z_G = %v", i+1, s, want)
+		}
+	}
+	// The count reads the networks' scores: as many rows flagged as without the
+	// Gaussian, the top ones of the mixed scores.
+	flagged := func(l []bool) (k int) {
+		for _, v := range l {
+			if v {
+				k++
+			}
+		}
+		return k
+	}
+	if a, b := flagged(m.Labels()), flagged(nets.Labels()); a != b || a == 0 {
+		t.Errorf("%d rows flagged with the Gaussian, %d without: want the same count, above 0", a, b)
+	}
+	for i, l := range m.Labels() {
+		if l != (m.Scores()[i] > m.Threshold()) {
+			t.Fatalf("row %d: label %v, score %v, threshold %v", i+1, l, m.Scores()[i], m.Threshold())
 		}
 	}
 	o.Gaussian = 1

@@ -213,7 +213,11 @@ func loadCountFits(dir string, progress io.Writer) ([]countFit, error) {
 			return nil, err
 		}
 		members, distRec := countmodel.Agreements(raw.Dist, raw.Rec)
-		f, err := countmodel.Compute(&countmodel.Inputs{Final: raw.Scores, Screen: raw.Screen, MemberAgreement: members, DistRecAgreement: distRec}, names)
+		final := raw.Scores // what the product's count reads: the networks' scores
+		if raw.Networks != nil {
+			final = raw.Networks
+		}
+		f, err := countmodel.Compute(&countmodel.Inputs{Final: final, Screen: raw.Screen, MemberAgreement: members, DistRecAgreement: distRec}, names)
 		if err != nil {
 			return nil, fmt.Errorf("bench: count study: %s seed %d: %w", r.Table, r.Seed, err)
 		}

@@ -99,6 +99,7 @@ type RealEval struct {
 // realRaw is a fit's raw per-row scores (gob, RealRaw/TABLE-SEED.gob).
 type realRaw struct {
 	Scores    []float64   // the default's final scores
+	Networks  []float64   // its networks' scores where a wide table's Gaussian was mixed into Scores, which the count reads
 	Screen    []float64   // the screening fit's scores
 	Dist, Rec [][]float32 // each member's distances and reconstruction errors
 	Y         []int8
@@ -321,7 +322,7 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string, compo
 		return rec, realRaw{}, err
 	}
 	rec.Seconds = time.Since(t0).Seconds()
-	raw := realRaw{Scores: m.Scores(), Screen: fr.Screen, Dist: fr.Dist, Rec: fr.Rec, Y: make([]int8, ds.N),
+	raw := realRaw{Scores: m.Scores(), Networks: fr.Networks, Screen: fr.Screen, Dist: fr.Dist, Rec: fr.Rec, Y: make([]int8, ds.N),
 		ScreenEpochs: fr.ScreenEpochs}
 	for i, l := range m.Labels() {
 		if l {

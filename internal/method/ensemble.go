@@ -155,17 +155,27 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
+	// The count reads the networks' scores, as it was learned on them (docs/threshold.md
+	// A.0: the fits that read every column, with no Gaussian); on a wide table whose
+	// Gaussian is mixed in, the share they give is flagged on the mixed scores
+	// (threshold.Transfer), so the Gaussian moves which rows are flagged, not how many.
+	nets := scores
 	if t.Gaussian != nil && cfg.GaussianWeight > 0 {
+		scores = slices.Clone(nets)
 		if err := comb.FitGaussian(scores, t.Gaussian, cfg.GaussianWeight); err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
+		tr.Networks = nets
 	}
 	e.comb = comb
 	if in != nil {
-		in.Final = scores
+		in.Final = nets
 		e.thr, e.interval, err = e.learnedThreshold(cm, in)
 	} else {
-		e.thr, e.interval, err = ensembleThreshold(scores, screen, cfg)
+		e.thr, e.interval, err = ensembleThreshold(nets, screen, cfg)
+	}
+	if err == nil && tr.Networks != nil {
+		e.thr, err = threshold.Transfer(scores, nets, e.thr)
 	}
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)

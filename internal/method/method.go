@@ -125,6 +125,10 @@ type Trace struct {
 	// order.
 	Scores  []float64
 	Members []MemberTrace
+	// Networks are the ensemble's networks' combined scores of every row where a wide
+	// table's Gaussian was mixed into Scores (Table.Gaussian), nil where none was: the
+	// scores the count reads.
+	Networks []float64
 	// Screen are the ensemble's screening fit's combined scores of every row (nil
 	// without a screening fit, without Config.Trace, and where the networks trained on a
 	// sample of the rows).
