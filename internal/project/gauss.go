@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,6 +41,10 @@ type Gaussian struct {
 	Coef      float64   `json:"coef"`
 	Center    []float32 `json:"center"` // c, D values
 	B         Floats    `json:"b"`      // R × D, row-major
+
+	wide sync.Once
+	bt   *mat.Dense // Bᵀ widened (D × R), made once: a served model scores many batches
+	col2 []float64  // ‖B_j‖², column j's squared norm (D values)
 }
 
 // Floats is a float32 vector that JSON holds as the base64 of its little-endian bytes:
@@ -234,19 +239,32 @@ func (g *Gaussian) Validate() error {
 // gaussBlock is the most rows scored through one product with B.
 const gaussBlock = 256
 
-// Score writes the squared Mahalanobis distance of each of the n standardised rows x
-// (n × D) into out (n values).
-func (g *Gaussian) Score(out []float64, x []float32, n int) {
-	d := g.D
-	var bt *mat.Dense // Bᵀ (d × R), widened once per call
-	if g.R > 0 {
-		bt = mat.NewDense(d, g.R, nil)
+// widened is Bᵀ in float64 (D × R), nil where R is 0; made on the first call, and safe
+// for concurrent use.
+func (g *Gaussian) widened() *mat.Dense {
+	g.wide.Do(func() {
+		d := g.D
+		g.col2 = make([]float64, d)
+		if g.R == 0 {
+			return
+		}
+		data := make([]float64, d*g.R)
 		for i := 0; i < g.R; i++ {
 			for j, v := range g.B[i*d : (i+1)*d] {
-				bt.Set(j, i, float64(v))
+				data[j*g.R+i] = float64(v)
+				g.col2[j] += float64(v) * float64(v)
 			}
 		}
-	}
+		g.bt = mat.NewDense(d, g.R, data)
+	})
+	return g.bt
+}
+
+// Score writes the squared Mahalanobis distance of each of the n standardised rows x
+// (n × D) into out (n values). It is safe for concurrent use.
+func (g *Gaussian) Score(out []float64, x []float32, n int) {
+	d := g.D
+	bt := g.widened()
 	y := make([]float64, min(n, gaussBlock)*d)
 	for lo := 0; lo < n; lo += gaussBlock {
 		hi := min(lo+gaussBlock, n)
@@ -298,12 +316,12 @@ func (g *Gaussian) Occlusions(out []float64, x, base []float32) float64 {
 		by[i] = s
 		q += s * s
 	}
-	u := make([]float64, d)    // Bᵀ·B·y
-	col2 := make([]float64, d) // ‖B_j‖²
+	g.widened()
+	col2 := g.col2
+	u := make([]float64, d) // Bᵀ·B·y
 	for i, s := range by {
 		for j, v := range g.B[i*d : (i+1)*d] {
 			u[j] += float64(v) * s
-			col2[j] += float64(v) * float64(v)
 		}
 	}
 	score := g.Iso*norm2 + g.Coef*q
