@@ -123,6 +123,14 @@ func (m *Model) networkRows(ds *data.Dataset) (*data.Dataset, []float64) {
 // the normal rows' median. A column's change moves the components along column j of the
 // map, so the occluded rows are made in component space, d of them a row, and scored in
 // blocks of explainBudget values.
+//
+// Where the model mixes in the Gaussian of its columns (Ensemble.GaussianWeight g), a
+// column's part is the networks' by occlusion and the Gaussian's exact Shapley value
+// (project.Gaussian.Shapley), each on its scale in the score:
+//
+//	part_j = (1 − g)·(N(x) − N(x with j at the median))/s_N + g·φ_j/s_G
+//
+// Occlusion alone misleads under the Gaussian's distance (docs/explain.md).
 func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32) error {
 	p := m.meta.Projection
 	d, k := sub.D, p.Map.K
@@ -132,21 +140,27 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	for j := 0; j < d; j++ {
 		p.Map.Column(j, cols[j*k:(j+1)*k])
 	}
+	gauss := m.gaussianWeight() > 0
+	lead := 0 // rows scored a row before its occluded ones: the row itself, for the Gaussian's mix
+	if gauss {
+		lead = 1
+	}
 	row := make([]float32, d)
 	z := make([]float32, k) // the row's components
-	per := max(1, explainBudget/(d*k))
-	x := make([]float32, 0, min(len(out), per)*d*k)
-	var gd []float64 // the occluded rows' Gaussian distances, in x's order
-	if p.Gaussian != nil {
-		gd = make([]float64, min(len(out), per)*d)
+	per := max(1, explainBudget/((d+lead)*k))
+	x := make([]float32, 0, min(len(out), per)*(d+lead)*k)
+	var phi []float64 // the Gaussian's Shapley values, d a row of the block
+	if gauss {
+		phi = make([]float64, min(len(out), per)*d)
 	}
 	return inBlocks(ctx, len(out), per, func(lo, hi int) error {
 		x = x[:0]
 		for r := lo; r < hi; r++ {
 			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
 			p.Map.Apply(z, row, 1)
-			if gd != nil {
-				p.Gaussian.Occlusions(gd[(r-lo)*d:(r-lo+1)*d], row, base)
+			if gauss {
+				p.Gaussian.Shapley(phi[(r-lo)*d:(r-lo+1)*d], row, base)
+				x = append(x, z...)
 			}
 			for j := 0; j < d; j++ {
 				delta := float64(base[j]) - float64(row[j])
@@ -159,13 +173,19 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 		if err != nil {
 			return err
 		}
-		if gd != nil {
-			m.meta.Ensemble.MixGaussian(s, gd[:len(s)])
-		}
+		e := m.meta.Ensemble
 		for r := lo; r < hi; r++ {
 			f := out[r].Features
+			at := (r - lo) * (d + lead)
+			if !gauss {
+				for j := 0; j < d; j++ {
+					f[j] = out[r].Score - s[at+j]
+				}
+				continue
+			}
+			g := e.GaussianWeight
 			for j := 0; j < d; j++ {
-				f[j] = out[r].Score - s[(r-lo)*d+j]
+				f[j] = (1-g)*(s[at]-s[at+1+j])/e.NetworksScale.Spread + g*phi[(r-lo)*d+j]/e.GaussianScale.Spread
 			}
 		}
 		return nil

@@ -63,7 +63,9 @@ func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
 func TestProjectedModel(t *testing.T) {
 	ctx := context.Background()
 	ds := wideTable(240, 320)
-	m, err := FitDataset(ctx, ds, quickWideOptions())
+	netsOnly := quickWideOptions()
+	netsOnly.Gaussian = -1 // occlusion as it is; TestProjectedGaussian explains the mix
+	m, err := FitDataset(ctx, ds, netsOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +83,8 @@ func TestProjectedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if info := modelInfo(l, dir, nil); info.Components != 32 || info.Inputs != 320 || info.GaussianWeight != training.EnsembleGaussianWeight {
-		t.Errorf("served model info: %d components of %d inputs, Gaussian weight %v; want 32 of 320, %v", info.Components, info.Inputs, info.GaussianWeight, training.EnsembleGaussianWeight)
+	if info := modelInfo(l, dir, nil); info.Components != 32 || info.Inputs != 320 || info.GaussianWeight != 0 {
+		t.Errorf("served model info: %d components of %d inputs, Gaussian weight %v; want 32 of 320, none", info.Components, info.Inputs, info.GaussianWeight)
 	}
 	got, _, err := l.ScoreDataset(ctx, ds)
 	if err != nil {
@@ -164,7 +166,9 @@ func TestProjectedModel(t *testing.T) {
 // training scores are (1 − g)·z_N + g·z_G of the same networks' scores (the fit with
 // Gaussian −1, whose networks train alike) and of the Gaussian's distances of the
 // standardised rows, each on its robust scale; the count, read from the networks'
-// scores, flags as many rows as without the Gaussian; the Gaussian alone (g = 1) ranks the
+// scores, flags as many rows as without the Gaussian; a row is explained by occlusion
+// for the networks' part and the Gaussian's exact Shapley values for its part; the
+// Gaussian alone (g = 1) ranks the
 // ten rows shifted off the normal rows' subspace above the others (ROCAUC ≥ 0.99: with
 // fewer rows than columns the shrinkage is strong, and the largest normal rows come
 // close).
@@ -216,6 +220,9 @@ func TestProjectedGaussian(t *testing.T) {
 		}
 		return k
 	}
+	if info := modelInfo(m, "", nil); info.GaussianWeight != training.EnsembleGaussianWeight {
+		t.Errorf("served model info: Gaussian weight %v, want %v", info.GaussianWeight, training.EnsembleGaussianWeight)
+	}
 	if a, b := flagged(m.Labels()), flagged(nets.Labels()); a != b || a == 0 {
 		t.Errorf("%d rows flagged with the Gaussian, %d without: want the same count, above 0", a, b)
 	}
@@ -223,6 +230,50 @@ func TestProjectedGaussian(t *testing.T) {
 		if l != (m.Scores()[i] > m.Threshold()) {
 			t.Fatalf("row %d: label %v, score %v, threshold %v", i+1, l, m.Scores()[i], m.Threshold())
 		}
+	}
+	// Explained by occlusion through the components for the networks' part and by the
+	// Gaussian's exact Shapley values for its part, each on its scale; computed here the
+	// long way, the networks' part through the networks-alone model's Score (the same
+	// networks), with m's baseline.
+	last := ds.N - 1
+	row := make([]float64, ds.D)
+	for j, v := range ds.Row(last) {
+		row[j] = float64(v)
+	}
+	atts, err := m.Explain(ctx, [][]float64{row})
+	if err != nil {
+		t.Fatal(err)
+	}
+	median := m.meta.Normal.Median
+	occluded := [][]float64{row}
+	for j := range row {
+		oc := append([]float64(nil), row...)
+		oc[j] = median[j]
+		occluded = append(occluded, oc)
+	}
+	ns, err := nets.Score(ctx, occluded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdRow, stdBase := make([]float32, ds.D), make([]float32, ds.D)
+	p.Columns.Standardise(stdRow, ds.Row(last))
+	med32 := make([]float32, ds.D)
+	for j, v := range median {
+		med32[j] = float32(v)
+	}
+	p.Columns.Standardise(stdBase, med32)
+	phi := make([]float64, ds.D)
+	gx, gb := p.Gaussian.Shapley(phi, stdRow, stdBase)
+	var gsum float64
+	for j := range row {
+		want := (1-g)*(ns[0]-ns[1+j])/e.NetworksScale.Spread + g*phi[j]/e.GaussianScale.Spread
+		if math.Abs(atts[0].Features[j]-want) > 1e-4*(1+math.Abs(want)) {
+			t.Fatalf("column %d: part %v, want (1 − g)·occlusion/s_N + g·φ/s_G = %v", j+1, atts[0].Features[j], want)
+		}
+		gsum += phi[j]
+	}
+	if math.Abs(gsum-(gx-gb)) > 1e-6*(1+math.Abs(gx)) {
+		t.Errorf("the Gaussian's Shapley values sum to %v, want G(x) − G(b) = %v", gsum, gx-gb)
 	}
 	o.Gaussian = 1
 	alone, err := FitDataset(ctx, ds, o)

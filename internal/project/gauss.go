@@ -44,7 +44,6 @@ type Gaussian struct {
 
 	wide sync.Once
 	bt   *mat.Dense // Bᵀ widened (D × R), made once: a served model scores many batches
-	col2 []float64  // ‖B_j‖², column j's squared norm (D values)
 }
 
 // Floats is a float32 vector that JSON holds as the base64 of its little-endian bytes:
@@ -243,16 +242,14 @@ const gaussBlock = 256
 // for concurrent use.
 func (g *Gaussian) widened() *mat.Dense {
 	g.wide.Do(func() {
-		d := g.D
-		g.col2 = make([]float64, d)
 		if g.R == 0 {
 			return
 		}
+		d := g.D
 		data := make([]float64, d*g.R)
 		for i := 0; i < g.R; i++ {
 			for j, v := range g.B[i*d : (i+1)*d] {
 				data[j*g.R+i] = float64(v)
-				g.col2[j] += float64(v) * float64(v)
 			}
 		}
 		g.bt = mat.NewDense(d, g.R, data)
@@ -293,41 +290,57 @@ func (g *Gaussian) Score(out []float64, x []float32, n int) {
 	}
 }
 
-// Occlusions writes into out (D values) the score of the standardised row x with each
-// column j in turn set to base's value: by the quadratic form's expansion,
-// ‖y + Δe_j‖² = ‖y‖² + 2Δy_j + Δ² and ‖B(y + Δe_j)‖² = ‖By‖² + 2Δ(BᵀBy)_j + Δ²‖B_j‖²,
-// Δ = base_j − x_j, in O(R·D) rather than a product per column. It returns the row's
-// own score.
-func (g *Gaussian) Occlusions(out []float64, x, base []float32) float64 {
+// apply writes P·v into out (D values), P = Σ⁻¹ = Iso·I + Coef·BᵀB, in O(R·D).
+func (g *Gaussian) apply(out, v []float64) {
 	d := g.D
-	y := make([]float64, d)
-	var norm2 float64
-	for j, v := range x {
-		y[j] = float64(v) - float64(g.Center[j])
-		norm2 += y[j] * y[j]
+	for j, x := range v {
+		out[j] = g.Iso * x
 	}
-	by := make([]float64, g.R)
-	var q float64
-	for i := range by {
+	for i := 0; i < g.R; i++ {
+		row := g.B[i*d : (i+1)*d]
 		var s float64
-		for j, v := range g.B[i*d : (i+1)*d] {
-			s += float64(v) * y[j]
+		for j, b := range row {
+			s += float64(b) * v[j]
 		}
-		by[i] = s
-		q += s * s
-	}
-	g.widened()
-	col2 := g.col2
-	u := make([]float64, d) // Bᵀ·B·y
-	for i, s := range by {
-		for j, v := range g.B[i*d : (i+1)*d] {
-			u[j] += float64(v) * s
+		s *= g.Coef
+		for j, b := range row {
+			out[j] += float64(b) * s
 		}
 	}
-	score := g.Iso*norm2 + g.Coef*q
+}
+
+// Shapley writes into out (D values) each column's exact Shapley value for the squared
+// Mahalanobis distance G of the standardised row x, a column outside a coalition taking
+// base's value, and returns G(x) and G(base). With Δ = x − base, g = P(base − c) and
+// P = Σ⁻¹,
+//
+//	G(base + Δ_S) = G(base) + Σ_{j∈S} 2·Δ_j·g_j + Σ_{j,k∈S} Δ_j·P_jk·Δ_k,
+//
+// a linear term per column and one per pair: a column's own terms are its own, a pair's
+// are shared by its two columns in halves, so
+//
+//	φ_j = Δ_j · (2·g_j + (P·Δ)_j),
+//
+// which sum to G(x) − G(base) (efficiency), in O(R·D). Occluding one column at a time
+// misleads under this distance: a column far from its median but in keeping with the
+// columns it correlates with raises the distance when it alone is moved back.
+func (g *Gaussian) Shapley(out []float64, x, base []float32) (gx, gb float64) {
+	d := g.D
+	delta := make([]float64, d)
+	from := make([]float64, d) // base − c
+	for j := range delta {
+		delta[j] = float64(x[j]) - float64(base[j])
+		from[j] = float64(base[j]) - float64(g.Center[j])
+	}
+	pd := make([]float64, d)
+	g.apply(pd, delta)
+	pg := make([]float64, d)
+	g.apply(pg, from)
 	for j := range out {
-		delta := float64(base[j]) - float64(x[j])
-		out[j] = score + g.Iso*(2*delta*y[j]+delta*delta) + g.Coef*(2*delta*u[j]+delta*delta*col2[j])
+		out[j] = delta[j] * (2*pg[j] + pd[j])
+		gb += from[j] * pg[j]
 	}
-	return score
+	var one [1]float64
+	g.Score(one[:], x, 1)
+	return one[0], gb
 }

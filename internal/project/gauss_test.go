@@ -112,22 +112,6 @@ func TestGaussianMatchesDirect(t *testing.T) {
 				t.Errorf("%d × %d: row %d scores %v, want %v (B has %d rows)", m, d, r, got[r], want, g.R)
 			}
 		}
-		// Occlusions: each column set to the baseline's, against scoring that row.
-		base := make([]float32, d)
-		occ := make([]float64, d)
-		own := g.Occlusions(occ, rows[:d], base)
-		if math.Abs(own-got[0]) > 1e-9*got[0] {
-			t.Errorf("%d × %d: Occlusions' own score %v, Score %v", m, d, own, got[0])
-		}
-		for j := 0; j < d; j++ {
-			row := append([]float32(nil), rows[:d]...)
-			row[j] = base[j]
-			var one [1]float64
-			g.Score(one[:], row, 1)
-			if math.Abs(occ[j]-one[0]) > 1e-9*math.Max(1, one[0]) {
-				t.Errorf("%d × %d: column %d occluded %v, scored %v", m, d, j, occ[j], one[0])
-			}
-		}
 	}
 }
 
@@ -162,5 +146,78 @@ func TestFloatsJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`"AAAA"`), &out); !errors.Is(err, ErrGaussian) {
 		t.Fatalf("3 bytes: %v, want ErrGaussian", err)
+	}
+}
+
+// TestGaussianShapley: the closed form's values equal Shapley's definition, the mean over
+// every order of the columns of what each adds (4! orders here), and sum to G(x) − G(b).
+func TestGaussianShapley(t *testing.T) {
+	for _, sh := range [][2]int{{30, 4}, {3, 4}} {
+		m, d := sh[0], sh[1]
+		rng := rand.New(rand.NewPCG(7, uint64(m)))
+		x := make([]float64, m*d)
+		for i := 0; i < m; i++ {
+			f := rng.NormFloat64()
+			for j := 0; j < d; j++ {
+				x[i*d+j] = f*float64(j+1) + rng.NormFloat64()
+			}
+		}
+		g, err := FitGaussian(x, m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := []float32{2, -1, 0.5, 3}
+		base := []float32{0.1, 0.2, -0.3, 0}
+		phi := make([]float64, d)
+		gx, gb := g.Shapley(phi, row, base)
+		value := func(in []bool) float64 {
+			z := make([]float32, d)
+			for j := range z {
+				z[j] = base[j]
+				if in[j] {
+					z[j] = row[j]
+				}
+			}
+			var v [1]float64
+			g.Score(v[:], z, 1)
+			return v[0]
+		}
+		want := make([]float64, d)
+		var perms int
+		var walk func(order []int, used []bool)
+		walk = func(order []int, used []bool) {
+			if len(order) == d {
+				perms++
+				in := make([]bool, d)
+				prev := value(in)
+				for _, j := range order {
+					in[j] = true
+					next := value(in)
+					want[j] += next - prev
+					prev = next
+				}
+				return
+			}
+			for j := 0; j < d; j++ {
+				if !used[j] {
+					used[j] = true
+					walk(append(order, j), used)
+					used[j] = false
+				}
+			}
+		}
+		walk(nil, make([]bool, d))
+		var sum float64
+		for j := range want {
+			want[j] /= float64(perms)
+			sum += phi[j]
+			if math.Abs(phi[j]-want[j]) > 1e-6*(1+math.Abs(want[j])) {
+				t.Errorf("%d × %d: column %d: φ %v, by every order %v", m, d, j, phi[j], want[j])
+			}
+		}
+		all := []bool{true, true, true, true}
+		if math.Abs(gx-value(all)) > 1e-9*gx || math.Abs(gb-value(make([]bool, d))) > 1e-6*(1+gb) || math.Abs(sum-(gx-gb)) > 1e-6*(1+gx) {
+			t.Errorf("%d × %d: G(x) %v (scored %v), G(b) %v, Σφ %v", m, d, gx, value(all), gb, sum)
+		}
 	}
 }
