@@ -150,8 +150,10 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	per := max(1, explainBudget/((d+lead)*k))
 	x := make([]float32, 0, min(len(out), per)*(d+lead)*k)
 	var phi []float64 // the Gaussian's Shapley values, d a row of the block
+	var std []float32 // the block's standardised rows
 	if gauss {
 		phi = make([]float64, min(len(out), per)*d)
+		std = make([]float32, min(len(out), per)*d)
 	}
 	return inBlocks(ctx, len(out), per, func(lo, hi int) error {
 		x = x[:0]
@@ -159,7 +161,7 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
 			p.Map.Apply(z, row, 1)
 			if gauss {
-				p.Gaussian.Shapley(phi[(r-lo)*d:(r-lo+1)*d], row, base)
+				copy(std[(r-lo)*d:], row)
 				x = append(x, z...)
 			}
 			for j := 0; j < d; j++ {
@@ -172,6 +174,9 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x})
 		if err != nil {
 			return err
+		}
+		if gauss {
+			p.Gaussian.Shapley(phi, std[:(hi-lo)*d], hi-lo, base)
 		}
 		e := m.meta.Ensemble
 		for r := lo; r < hi; r++ {

@@ -309,10 +309,9 @@ func (g *Gaussian) apply(out, v []float64) {
 	}
 }
 
-// Shapley writes into out (D values) each column's exact Shapley value for the squared
-// Mahalanobis distance G of the standardised row x, a column outside a coalition taking
-// base's value, and returns G(x) and G(base). With Δ = x − base, g = P(base − c) and
-// P = Σ⁻¹,
+// Shapley writes into out (n × D) each column's exact Shapley value for the squared
+// Mahalanobis distance G of each of the n standardised rows x (n × D), a column outside a
+// coalition taking base's value. With Δ = x − base, g = P(base − c) and P = Σ⁻¹,
 //
 //	G(base + Δ_S) = G(base) + Σ_{j∈S} 2·Δ_j·g_j + Σ_{j,k∈S} Δ_j·P_jk·Δ_k,
 //
@@ -321,26 +320,44 @@ func (g *Gaussian) apply(out, v []float64) {
 //
 //	φ_j = Δ_j · (2·g_j + (P·Δ)_j),
 //
-// which sum to G(x) − G(base) (efficiency), in O(R·D). Occluding one column at a time
-// misleads under this distance: a column far from its median but in keeping with the
-// columns it correlates with raises the distance when it alone is moved back.
-func (g *Gaussian) Shapley(out []float64, x, base []float32) (gx, gb float64) {
+// which sum to G(x) − G(base) (efficiency); P·Δ of a block of rows is two products with
+// B. Occluding one column at a time misleads under this distance: a column far from its
+// median but in keeping with the columns it correlates with raises the distance when it
+// alone is moved back.
+func (g *Gaussian) Shapley(out []float64, x []float32, n int, base []float32) {
 	d := g.D
-	delta := make([]float64, d)
 	from := make([]float64, d) // base − c
-	for j := range delta {
-		delta[j] = float64(x[j]) - float64(base[j])
+	for j := range from {
 		from[j] = float64(base[j]) - float64(g.Center[j])
 	}
-	pd := make([]float64, d)
-	g.apply(pd, delta)
 	pg := make([]float64, d)
 	g.apply(pg, from)
-	for j := range out {
-		out[j] = delta[j] * (2*pg[j] + pd[j])
-		gb += from[j] * pg[j]
+	delta := make([]float64, min(n, gaussBlock)*d)
+	bt := g.widened()
+	for lo := 0; lo < n; lo += gaussBlock {
+		hi := min(lo+gaussBlock, n)
+		db := delta[:(hi-lo)*d]
+		for r := lo; r < hi; r++ {
+			for j, v := range x[r*d : (r+1)*d] {
+				db[(r-lo)*d+j] = float64(v) - float64(base[j])
+			}
+		}
+		var pd mat.Dense // Coef·(Δ·Bᵀ)·B, the rows' P·Δ less Iso·Δ
+		if bt != nil {
+			var t mat.Dense
+			t.Mul(mat.NewDense(hi-lo, d, db), bt)
+			pd.Mul(&t, bt.T())
+		}
+		for r := lo; r < hi; r++ {
+			o := out[r*d : (r+1)*d]
+			dr := db[(r-lo)*d : (r-lo+1)*d]
+			for j, v := range dr {
+				p := g.Iso * v
+				if bt != nil {
+					p += g.Coef * pd.At(r-lo, j)
+				}
+				o[j] = v * (2*pg[j] + p)
+			}
+		}
 	}
-	var one [1]float64
-	g.Score(one[:], x, 1)
-	return one[0], gb
 }

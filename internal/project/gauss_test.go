@@ -169,7 +169,12 @@ func TestGaussianShapley(t *testing.T) {
 		row := []float32{2, -1, 0.5, 3}
 		base := []float32{0.1, 0.2, -0.3, 0}
 		phi := make([]float64, d)
-		gx, gb := g.Shapley(phi, row, base)
+		g.Shapley(phi, row, 1, base)
+		var one [1]float64
+		g.Score(one[:], row, 1)
+		gx := one[0]
+		g.Score(one[:], base, 1)
+		gb := one[0]
 		value := func(in []bool) float64 {
 			z := make([]float32, d)
 			for j := range z {
@@ -213,6 +218,15 @@ func TestGaussianShapley(t *testing.T) {
 			sum += phi[j]
 			if math.Abs(phi[j]-want[j]) > 1e-6*(1+math.Abs(want[j])) {
 				t.Errorf("%d × %d: column %d: φ %v, by every order %v", m, d, j, phi[j], want[j])
+			}
+		}
+		// A block of rows gives each row's values as alone.
+		rows := append(append(append([]float32(nil), base...), row...), 1, 2, 3, 4)
+		block := make([]float64, 3*d)
+		g.Shapley(block, rows, 3, base)
+		for j := range phi {
+			if block[d+j] != phi[j] || block[j] != 0 {
+				t.Errorf("%d × %d: column %d in a block: %v (the baseline row %v), alone %v", m, d, j, block[d+j], block[j], phi[j])
 			}
 		}
 		all := []bool{true, true, true, true}
