@@ -59,7 +59,9 @@ type Options struct {
 	// row's standardised columns under a Ledoit–Wolf Gaussian, fitted on the same sample,
 	// mixed with the networks' score: it sees the small directions the components leave
 	// out, where a pretrained network's embedding holds its anomalies (docs/cost.md). 0:
-	// training.EnsembleGaussianWeight (0.9); negative: none (the networks alone).
+	// training.EnsembleGaussianWeight (0.9); negative: none (the networks alone). A table
+	// of more than 8,192 columns is scored by its networks alone (the Gaussian's matrix
+	// would outgrow model.json).
 	Gaussian float64
 	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
 	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).

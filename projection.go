@@ -24,12 +24,20 @@ func (o Options) projects(d int) bool {
 	return o.Method == Ensemble && o.Dist == nil && o.Components > 0 && d > training.EnsembleProjectAbove
 }
 
+// gaussianMaxValues bounds the Gaussian's matrix (min(rows, columns) × columns values,
+// kept in model.json): 2^24 float32 values are 85 MB of base64, well inside the 256 MB a
+// model.json may hold (models.ReadMeta), and its fit's copy of the sample 128 MB. A wider
+// table (more than 8,192 columns on a 2,048-row sample) is scored by its networks alone.
+// The corpus's widest, InternetAds, needs 2.4 million. A variable for the tests.
+var gaussianMaxValues = 1 << 24
+
 // fitProjection fits the map of ds's columns, standardised by cols, to its k leading
 // principal components on at most projectionRows of its rows (drawn from seed), and
 // with gauss the Ledoit–Wolf Gaussian of the same standardised rows (Options.Gaussian);
 // it returns them with ds's rows mapped (a table of k columns) and, with gauss, every
 // row's squared Mahalanobis distance. A Gaussian that cannot be fitted (every column
-// constant over the sample) is left out, and the networks score alone.
+// constant over the sample), or would be larger than gaussianMaxValues, is left out, and
+// the networks score alone.
 func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed uint64) (*models.Projection, *data.Dataset, []float64, error) {
 	rows := make([]int, ds.N)
 	for i := range rows {
@@ -53,7 +61,7 @@ func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed
 		return nil, nil, nil, fmt.Errorf("udocc: %s: principal components: %w", ds.Name, err)
 	}
 	proj := &models.Projection{Columns: *cols, Map: *p}
-	if gauss {
+	if gauss && min(len(rows), ds.D)*ds.D <= gaussianMaxValues {
 		g, err := project.FitGaussian(x, len(rows), ds.D)
 		switch {
 		case errors.Is(err, project.ErrGaussian) && len(rows) >= 2:

@@ -278,6 +278,18 @@ func TestProjectedGaussian(t *testing.T) {
 	if math.Abs(gsum-(gx[0]-gb[0])) > 1e-6*(1+math.Abs(gx[0])) {
 		t.Errorf("the Gaussian's Shapley values sum to %v, want G(x) − G(b) = %v", gsum, gx[0]-gb[0])
 	}
+	// A Gaussian larger than gaussianMaxValues is left out: the networks score alone.
+	defer func(v int) { gaussianMaxValues = v }(gaussianMaxValues)
+	gaussianMaxValues = 240*320 - 1
+	big, err := FitDataset(ctx, ds, quickWideOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.Close()
+	if big.meta.Projection.Gaussian != nil || big.gaussianWeight() != 0 {
+		t.Errorf("a Gaussian of 240 × 320 values over a bound of %d: kept", gaussianMaxValues)
+	}
+	gaussianMaxValues = 240 * 320
 	o.Gaussian = 1
 	alone, err := FitDataset(ctx, ds, o)
 	if err != nil {
