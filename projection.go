@@ -62,7 +62,7 @@ func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed
 	}
 	proj := &models.Projection{Columns: *cols, Map: *p}
 	if gauss && min(len(rows), ds.D)*ds.D <= gaussianMaxValues {
-		g, err := project.FitGaussian(x, len(rows), ds.D)
+		g, err := project.FitGaussian(x, len(rows), ds.D) // x is centred in place: not read after
 		switch {
 		case errors.Is(err, project.ErrGaussian) && len(rows) >= 2:
 			// No spread to measure distances by: the networks alone.

@@ -85,8 +85,9 @@ var ErrGaussian = errors.New("project: bad Gaussian")
 const minShrinkage = 1e-6
 
 // FitGaussian fits the Ledoit–Wolf Gaussian of the rows x (m × d, row-major, the
-// standardised columns; centred here by their own means). It returns ErrGaussian where
-// every column is constant over the rows (no spread to measure distances by).
+// standardised columns), which it centres in place by their own means: x is the
+// caller's no more. It returns ErrGaussian where every column is constant over the rows
+// (no spread to measure distances by).
 func FitGaussian(x []float64, m, d int) (*Gaussian, error) {
 	if m < 2 || d < 1 || len(x) != m*d {
 		return nil, fmt.Errorf("%w: %d values for %d × %d rows", ErrGaussian, len(x), m, d)
@@ -102,13 +103,13 @@ func FitGaussian(x []float64, m, d int) (*Gaussian, error) {
 		center[j] = float32(c[j] / float64(m))
 		c[j] = float64(center[j]) // the saved centre, so that the fit's rows are scored as new ones are
 	}
-	a := mat.NewDense(m, d, nil)
-	var tr, beta float64 // tr(S)·m, and Σ_i ‖a_i‖⁴ (the sum of X²ᵀX²'s entries)
+	a := mat.NewDense(m, d, x) // centred in place: a wide sample is not copied
+	var tr, beta float64       // tr(S)·m, and Σ_i ‖a_i‖⁴ (the sum of X²ᵀX²'s entries)
 	for i := 0; i < m; i++ {
 		row := a.RawRowView(i)
 		var norm2 float64
-		for j, v := range x[i*d : (i+1)*d] {
-			row[j] = v - c[j]
+		for j := range row {
+			row[j] -= c[j]
 			norm2 += row[j] * row[j]
 		}
 		tr += norm2

@@ -88,11 +88,11 @@ func TestGaussianMatchesDirect(t *testing.T) {
 				x[i*d+j] = float64(float32(f*float64(j%3) + rng.NormFloat64()*float64(1+j%4)))
 			}
 		}
+		shrink, naive := naiveGaussian(x, m, d)
 		g, err := FitGaussian(x, m, d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shrink, naive := naiveGaussian(x, m, d)
 		if math.Abs(g.Shrinkage-shrink) > 1e-9 {
 			t.Errorf("%d × %d: shrinkage %v, want %v", m, d, g.Shrinkage, shrink)
 		}
