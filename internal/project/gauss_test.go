@@ -235,3 +235,42 @@ func TestGaussianShapley(t *testing.T) {
 		}
 	}
 }
+
+// TestGaussianBlocks: rows scored in blocks shared by two goroutines score as each
+// alone, in both forms (Cholesky: more rows than columns; Woodbury: fewer); a Cholesky
+// form with a value above its diagonal is refused.
+func TestGaussianBlocks(t *testing.T) {
+	for _, sh := range [][2]int{{60, 8}, {6, 8}} {
+		m, d := sh[0], sh[1]
+		rng := rand.New(rand.NewPCG(3, uint64(m)))
+		x := make([]float64, m*d)
+		for i := range x {
+			x[i] = rng.NormFloat64() * float64(1+i%d)
+		}
+		g, err := FitGaussian(x, m, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 2*gaussBlock + 17
+		rows := make([]float32, n*d)
+		for i := range rows {
+			rows[i] = float32(rng.NormFloat64())
+		}
+		all := make([]float64, n)
+		g.Score(all, rows, n)
+		for r := 0; r < n; r += 37 {
+			var one [1]float64
+			g.Score(one[:], rows[r*d:(r+1)*d], 1)
+			if one[0] != all[r] {
+				t.Fatalf("%d × %d: row %d scores %v in blocks, %v alone", m, d, r, all[r], one[0])
+			}
+		}
+		if m > d {
+			bad := &Gaussian{D: g.D, R: g.R, Shrinkage: g.Shrinkage, Iso: g.Iso, Coef: g.Coef, Center: g.Center, B: append(Floats(nil), g.B...)}
+			bad.B[1] = 0.5 // row 0, column 1
+			if err := bad.Validate(); !errors.Is(err, ErrGaussian) {
+				t.Errorf("a value above the Cholesky form's diagonal: %v, want ErrGaussian", err)
+			}
+		}
+	}
+}
