@@ -1,0 +1,74 @@
+package project
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// gaussSample is m rows of d standard normal values, as float64 and float32.
+func gaussSample(m, d int) ([]float64, []float32) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, m*d)
+	xs := make([]float32, m*d)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+		xs[i] = float32(x[i])
+	}
+	return x, xs
+}
+
+// The shapes of the corpus's wide tables: an MVTec-AD ViT embedding (fewer rows than
+// columns: Woodbury), a CIFAR-10 one and InternetAds (more: Cholesky).
+var gaussShapes = []struct {
+	name string
+	m, d int
+}{{"480x1000", 480, 1000}, {"2048x512", 2048, 512}, {"1966x1555", 1966, 1555}}
+
+func BenchmarkGaussianFit(b *testing.B) {
+	for _, s := range gaussShapes {
+		x, _ := gaussSample(s.m, s.d)
+		b.Run(s.name, func(b *testing.B) {
+			c := make([]float64, len(x))
+			for i := 0; i < b.N; i++ {
+				copy(c, x) // FitGaussian centres its rows in place
+				if _, err := FitGaussian(c, s.m, s.d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGaussianScore(b *testing.B) {
+	for _, s := range gaussShapes {
+		x, xs := gaussSample(s.m, s.d)
+		g, err := FitGaussian(x, s.m, s.d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := make([]float64, s.m)
+		b.Run(s.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				g.Score(out, xs, s.m)
+			}
+		})
+	}
+}
+
+func BenchmarkGaussianShapley(b *testing.B) {
+	for _, s := range gaussShapes {
+		x, xs := gaussSample(s.m, s.d)
+		g, err := FitGaussian(x, s.m, s.d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		const rows = 64 // a block of flagged rows
+		out := make([]float64, rows*s.d)
+		base := make([]float32, s.d)
+		b.Run(s.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				g.Shapley(out, xs[:rows*s.d], rows, base)
+			}
+		})
+	}
+}
