@@ -25,8 +25,32 @@ import (
 // row's coalitions or pair of walks), ctx checked between blocks; the permutations are
 // drawn from the row's index in the table, so that a row's values do not depend on the
 // other rows explained with it.
+//
+// A model that mixes the Gaussian of its columns into its score (Ensemble.GaussianWeight
+// g) plays the sum of two games, and Shapley values add over a sum: the networks' part
+// is played as above on the networks' own scores, each credit scaled as the score scales
+// them ((1 − g)/s_N), and the Gaussian's part is exact (gaussianShapley). Scoring every
+// coalition through the Gaussian would cost its matrix once a scored row.
 func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32, samples int, exact bool) error {
 	d := sub.D
+	// The networks' game: its value is the model's score, or with a Gaussian the
+	// networks' scores on the score's scale; lo and hi are its values of the baseline and
+	// of row r.
+	scale, value := 1.0, func(ds *data.Dataset) ([]float64, error) {
+		v, _, err := m.ScoreDataset(ctx, ds)
+		return v, err
+	}
+	lo, hi := func(r int) float64 { return out[r].Base }, func(r int) float64 { return out[r].Score }
+	if g := m.gaussianWeight(); g > 0 {
+		scale = (1 - g) / m.meta.Ensemble.NetworksScale.Spread
+		value = func(ds *data.Dataset) ([]float64, error) { return m.networkScores(ctx, ds) }
+		ends, err := value(&data.Dataset{Name: sub.Name, N: sub.N + 1, D: d, X: append(append([]float32(nil), sub.X...), median...)})
+		if err != nil {
+			return err
+		}
+		lo, hi = func(int) float64 { return ends[sub.N] }, func(r int) float64 { return ends[r] }
+		defer m.gaussianShapley(out, sub, median)
+	}
 	exactUpTo := tool.CheapExactShapleyFeatures
 	if exact {
 		exactUpTo = tool.ExactShapleyFeatures
@@ -93,7 +117,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 		var v []float64
 		if len(x) > 0 {
 			var err error
-			if v, _, err = m.ScoreDataset(ctx, &data.Dataset{Name: sub.Name, N: len(x) / d, D: d, X: x}); err != nil {
+			if v, err = value(&data.Dataset{Name: sub.Name, N: len(x) / d, D: d, X: x}); err != nil {
 				return err
 			}
 		}
@@ -106,7 +130,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 				phi := make([]float64, len(u.active))
 				exactValues(phi, vu, len(u.active))
 				for i, j := range u.active {
-					a.Features[j] = phi[i]
+					a.Features[j] = scale * phi[i]
 				}
 				continue
 			}
@@ -114,13 +138,13 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 			c := make([]float64, d) // the pair's mean credit per feature
 			for w, p := range u.perms {
 				walk := vu[w*max(k-1, 0) : (w+1)*max(k-1, 0)]
-				prev := a.Base
+				prev := lo(u.r)
 				for i, j := range p {
-					next := a.Score
+					next := hi(u.r)
 					if i < k-1 {
 						next = walk[i]
 					}
-					c[j] += (next - prev) / 2
+					c[j] += scale * (next - prev) / 2
 					prev = next
 				}
 			}

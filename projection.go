@@ -72,17 +72,18 @@ func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed
 			proj.Gaussian = g
 		}
 	}
-	pds, gd := projectRows(proj, ds)
+	pds, gd := projectRows(proj, ds, true)
 	return proj, pds, gd, nil
 }
 
 // projectRows is ds's rows mapped to the components of proj (a new table), and where
-// proj has a Gaussian, each row's squared Mahalanobis distance under it (else nil).
-func projectRows(proj *models.Projection, ds *data.Dataset) (*data.Dataset, []float64) {
+// proj has a Gaussian and gauss is set, each row's squared Mahalanobis distance under it
+// (else nil).
+func projectRows(proj *models.Projection, ds *data.Dataset, gauss bool) (*data.Dataset, []float64) {
 	k := proj.Map.K
 	out := &data.Dataset{Name: ds.Name, N: ds.N, D: k, X: make([]float32, ds.N*k)}
 	var gd []float64
-	if proj.Gaussian != nil {
+	if proj.Gaussian != nil && gauss {
 		gd = make([]float64, ds.N)
 	}
 	const block = 256
@@ -123,7 +124,39 @@ func (m *Model) networkRows(ds *data.Dataset) (*data.Dataset, []float64) {
 	if m.meta.Projection == nil {
 		return ds, nil
 	}
-	return projectRows(m.meta.Projection, ds)
+	return projectRows(m.meta.Projection, ds, true)
+}
+
+// networkScores are the networks' combined scores of ds's rows (the model's columns,
+// matched and imputed), without the Gaussian a wide table's model mixes into its score.
+func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
+	nds := ds
+	if m.meta.Projection != nil {
+		nds, _ = projectRows(m.meta.Projection, ds, false)
+	}
+	s, _, err := m.fit.Score(ctx, nds)
+	return s, err
+}
+
+// gaussianShapley adds to each of out's Features the Gaussian's part of its score: the
+// exact Shapley values of its squared Mahalanobis distance (project.Gaussian.Shapley),
+// each row of sub against the baseline median, on the score's scale (the weight over
+// the distances' robust spread).
+func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []float32) {
+	p, e := m.meta.Projection, m.meta.Ensemble
+	d := sub.D
+	std := make([]float32, len(sub.X))
+	p.Columns.Standardise(std, sub.X)
+	base := make([]float32, d)
+	p.Columns.Standardise(base, median)
+	phi := make([]float64, len(out)*d)
+	p.Gaussian.Shapley(phi, std, len(out), base)
+	scale := e.GaussianWeight / e.GaussianScale.Spread
+	for r := range out {
+		for j, v := range phi[r*d : (r+1)*d] {
+			out[r].Features[j] += scale * v
+		}
+	}
 }
 
 // occludeProjected sets out's Features by occlusion for a model that reads components:

@@ -278,6 +278,27 @@ func TestProjectedGaussian(t *testing.T) {
 	if math.Abs(gsum-(gx[0]-gb[0])) > 1e-6*(1+math.Abs(gx[0])) {
 		t.Errorf("the Gaussian's Shapley values sum to %v, want G(x) − G(b) = %v", gsum, gx[0]-gb[0])
 	}
+	// Shapley values on such a model: the networks' game sampled, the Gaussian's exact;
+	// they sum to the rise (efficiency), and the Gaussian's part is gaussianShapley's.
+	sh, err := m.ExplainDataset(ctx, ds, []int{last}, ExplainOptions{Method: Shapley})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, v := range sh[0].Features {
+		sum += v
+	}
+	if rise := sh[0].Score - sh[0].Base; math.Abs(sum-rise) > 1e-6*(1+math.Abs(rise)) {
+		t.Errorf("Shapley values sum to %v, the rise is %v", sum, rise)
+	}
+	gOnly := []Attribution{{Features: make([]float64, ds.D)}}
+	m.gaussianShapley(gOnly, &data.Dataset{N: 1, D: ds.D, X: ds.X[last*ds.D : (last+1)*ds.D]}, med32)
+	for j, v := range gOnly[0].Features {
+		if want := g * phi[j] / e.GaussianScale.Spread; math.Abs(v-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("column %d: the Gaussian's Shapley part %v, want g·φ/s_G = %v", j+1, v, want)
+		}
+	}
+
 	// A Gaussian larger than gaussianMaxValues is left out: the networks score alone.
 	defer func(v int) { gaussianMaxValues = v }(gaussianMaxValues)
 	gaussianMaxValues = 240*320 - 1
