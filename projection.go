@@ -119,21 +119,19 @@ func (m *Model) gaussianWeight() float64 {
 }
 
 // networkRows is ds (the model's columns, in order) as the networks read it: ds itself,
-// or its rows mapped to the model's components.
-func (m *Model) networkRows(ds *data.Dataset) (*data.Dataset, []float64) {
+// or its rows mapped to the model's components, with gauss their Gaussian's distances
+// where the model has one (projectRows).
+func (m *Model) networkRows(ds *data.Dataset, gauss bool) (*data.Dataset, []float64) {
 	if m.meta.Projection == nil {
 		return ds, nil
 	}
-	return projectRows(m.meta.Projection, ds, true)
+	return projectRows(m.meta.Projection, ds, gauss)
 }
 
 // networkScores are the networks' combined scores of ds's rows (the model's columns,
 // matched and imputed), without the Gaussian a wide table's model mixes into its score.
 func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
-	nds := ds
-	if m.meta.Projection != nil {
-		nds, _ = projectRows(m.meta.Projection, ds, false)
-	}
+	nds, _ := m.networkRows(ds, false)
 	s, _, err := m.fit.Score(ctx, nds)
 	return s, err
 }
@@ -145,16 +143,20 @@ func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64,
 func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []float32) {
 	p, e := m.meta.Projection, m.meta.Ensemble
 	d := sub.D
-	std := make([]float32, len(sub.X))
-	p.Columns.Standardise(std, sub.X)
 	base := make([]float32, d)
 	p.Columns.Standardise(base, median)
-	phi := make([]float64, len(out)*d)
-	p.Gaussian.Shapley(phi, std, len(out), base)
 	scale := e.GaussianWeight / e.GaussianScale.Spread
-	for r := range out {
-		for j, v := range phi[r*d : (r+1)*d] {
-			out[r].Features[j] += scale * v
+	const block = 256 // rows at once: the buffers stay a block's, whatever the rows explained
+	std := make([]float32, min(len(out), block)*d)
+	phi := make([]float64, min(len(out), block)*d)
+	for lo := 0; lo < len(out); lo += block {
+		hi := min(lo+block, len(out))
+		p.Columns.Standardise(std[:(hi-lo)*d], sub.X[lo*d:hi*d])
+		p.Gaussian.Shapley(phi, std[:(hi-lo)*d], hi-lo, base)
+		for r := lo; r < hi; r++ {
+			for j, v := range phi[(r-lo)*d : (r-lo+1)*d] {
+				out[r].Features[j] += scale * v
+			}
 		}
 	}
 }
@@ -167,7 +169,7 @@ func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []f
 //
 // Where the model mixes in the Gaussian of its columns (Ensemble.GaussianWeight g), a
 // column's part is the networks' by occlusion and the Gaussian's exact Shapley value
-// (project.Gaussian.Shapley), each on its scale in the score:
+// (gaussianShapley), each on its scale in the score:
 //
 //	part_j = (1 − g)·(N(x) − N(x with j at the median))/s_N + g·φ_j/s_G
 //
@@ -181,28 +183,24 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	for j := 0; j < d; j++ {
 		p.Map.Column(j, cols[j*k:(j+1)*k])
 	}
-	gauss := m.gaussianWeight() > 0
-	lead := 0 // rows scored a row before its occluded ones: the row itself, for the Gaussian's mix
-	if gauss {
-		lead = 1
+	// The networks' part: a part is the row's score less the occluded row's, or with a
+	// Gaussian the same of the networks' own scores, scaled as the score scales them; the
+	// row's own networks' score is then scored first (lead).
+	g := m.gaussianWeight()
+	scale, lead := 1.0, 0
+	if g > 0 {
+		scale, lead = (1-g)/m.meta.Ensemble.NetworksScale.Spread, 1
 	}
 	row := make([]float32, d)
 	z := make([]float32, k) // the row's components
 	per := max(1, explainBudget/((d+lead)*k))
 	x := make([]float32, 0, min(len(out), per)*(d+lead)*k)
-	var phi []float64 // the Gaussian's Shapley values, d a row of the block
-	var std []float32 // the block's standardised rows
-	if gauss {
-		phi = make([]float64, min(len(out), per)*d)
-		std = make([]float32, min(len(out), per)*d)
-	}
-	return inBlocks(ctx, len(out), per, func(lo, hi int) error {
+	err := inBlocks(ctx, len(out), per, func(lo, hi int) error {
 		x = x[:0]
 		for r := lo; r < hi; r++ {
 			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
 			p.Map.Apply(z, row, 1)
-			if gauss {
-				copy(std[(r-lo)*d:], row)
+			if lead > 0 {
 				x = append(x, z...)
 			}
 			for j := 0; j < d; j++ {
@@ -216,24 +214,21 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 		if err != nil {
 			return err
 		}
-		if gauss {
-			p.Gaussian.Shapley(phi, std[:(hi-lo)*d], hi-lo, base)
-		}
-		e := m.meta.Ensemble
 		for r := lo; r < hi; r++ {
 			f := out[r].Features
 			at := (r - lo) * (d + lead)
-			if !gauss {
-				for j := 0; j < d; j++ {
-					f[j] = out[r].Score - s[at+j]
-				}
-				continue
+			self := out[r].Score
+			if lead > 0 {
+				self = s[at]
 			}
-			g := e.GaussianWeight
 			for j := 0; j < d; j++ {
-				f[j] = (1-g)*(s[at]-s[at+1+j])/e.NetworksScale.Spread + g*phi[(r-lo)*d+j]/e.GaussianScale.Spread
+				f[j] = scale * (self - s[at+lead+j])
 			}
 		}
 		return nil
 	})
+	if err == nil && g > 0 {
+		m.gaussianShapley(out, sub, median)
+	}
+	return err
 }

@@ -62,7 +62,7 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	}
 	// The thread count is the model's for the call (torch.WithThreads).
 	defer torch.WithThreads(workers(m.threads))()
-	nds, gd := m.networkRows(ds)
+	nds, gd := m.networkRows(ds, true)
 	s, mem, err := m.fit.Score(ctx, nds)
 	if err != nil || gd == nil {
 		return s, mem, err

@@ -393,11 +393,12 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 	}
 	s.Columns.print(stdout)
 	if k := s.Config.Components; k > 0 {
+		read, explained := fmt.Sprintf("read through their %d leading principal components (--components)", k), "rows explained by occlusion"
 		if w := s.Config.GaussianWeight; w > 0 {
-			fmt.Fprintf(stdout, "  read through their %d leading principal components (--components), the score %.2g a Ledoit-Wolf Gaussian of every column and %.2g the networks' (--gaussian); rows explained by occlusion, the Gaussian's part by its exact Shapley values\n", k, w, 1-w)
-		} else {
-			fmt.Fprintf(stdout, "  read through their %d leading principal components (--components); rows explained by occlusion\n", k)
+			read += fmt.Sprintf(", the score %.2g a Ledoit-Wolf Gaussian of every column and %.2g the networks' (--gaussian)", w, 1-w)
+			explained += ", the Gaussian's part by its exact Shapley values"
 		}
+		fmt.Fprintf(stdout, "  %s; %s\n", read, explained)
 	} else if s.Method == string(lib.Ensemble) && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
 		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (docs/cost.md)\n", s.D)
 	}

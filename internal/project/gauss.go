@@ -237,7 +237,7 @@ func lwShrinkage(beta, frob, mu, m, d float64) float64 {
 
 // Validate checks the Gaussian's shape and values.
 func (g *Gaussian) Validate() error {
-	if g.D < 1 || g.R < 0 || len(g.Center) != g.D || g.R > len(g.B) || g.D > len(g.Center) || len(g.B) != g.R*g.D {
+	if g.D < 1 || g.R < 0 || len(g.Center) != g.D || g.R > len(g.B) || len(g.B) != g.R*g.D {
 		return fmt.Errorf("%w: %d centre and %d matrix values for d %d and r %d", ErrGaussian, len(g.Center), len(g.B), g.D, g.R)
 	}
 	if !(g.Shrinkage >= 0 && g.Shrinkage <= 1) || math.IsNaN(g.Iso) || math.IsInf(g.Iso, 0) || math.IsNaN(g.Coef) || math.IsInf(g.Coef, 0) || g.Iso < 0 {
@@ -345,23 +345,23 @@ func (g *Gaussian) scoreBlock(out []float64, x []float32, y []float64, bt mat.Ma
 	}
 }
 
-// apply writes P·v into out (D values), P = Σ⁻¹ = Iso·I + Coef·BᵀB, in O(R·D).
-func (g *Gaussian) apply(out, v []float64) {
-	d := g.D
-	for j, x := range v {
-		out[j] = g.Iso * x
+// precision is v·P for the rows of v (each a D-vector), P = Σ⁻¹ = Iso·I + Coef·BᵀB: two
+// products with B.
+func (g *Gaussian) precision(v *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	if bt := g.widened(); bt != nil {
+		var t mat.Dense
+		t.Mul(v, bt)
+		out.Mul(&t, bt.T())
+		out.Scale(g.Coef, &out)
+	} else {
+		out.CloneFrom(v)
+		out.Zero()
 	}
-	for i := 0; i < g.R; i++ {
-		row := g.B[i*d : (i+1)*d]
-		var s float64
-		for j, b := range row {
-			s += float64(b) * v[j]
-		}
-		s *= g.Coef
-		for j, b := range row {
-			out[j] += float64(b) * s
-		}
-	}
+	var iso mat.Dense
+	iso.Scale(g.Iso, v)
+	out.Add(&out, &iso)
+	return &out
 }
 
 // Shapley writes into out (n × D) each column's exact Shapley value for the squared
@@ -376,7 +376,7 @@ func (g *Gaussian) apply(out, v []float64) {
 //	φ_j = Δ_j · (2·g_j + (P·Δ)_j),
 //
 // which sum to G(x) − G(base) (efficiency); P·Δ of a block of rows is two products with
-// B. Occluding one column at a time misleads under this distance: a column far from its
+// B (precision). Occluding one column at a time misleads under this distance: a column far from its
 // median but in keeping with the columns it correlates with raises the distance when it
 // alone is moved back.
 func (g *Gaussian) Shapley(out []float64, x []float32, n int, base []float32) {
@@ -385,10 +385,8 @@ func (g *Gaussian) Shapley(out []float64, x []float32, n int, base []float32) {
 	for j := range from {
 		from[j] = float64(base[j]) - float64(g.Center[j])
 	}
-	pg := make([]float64, d)
-	g.apply(pg, from)
+	pg := g.precision(mat.NewDense(1, d, from)).RawRowView(0)
 	delta := make([]float64, min(n, gaussBlock)*d)
-	bt := g.widened()
 	for lo := 0; lo < n; lo += gaussBlock {
 		hi := min(lo+gaussBlock, n)
 		db := delta[:(hi-lo)*d]
@@ -397,21 +395,11 @@ func (g *Gaussian) Shapley(out []float64, x []float32, n int, base []float32) {
 				db[(r-lo)*d+j] = float64(v) - float64(base[j])
 			}
 		}
-		var pd mat.Dense // Coef·(Δ·Bᵀ)·B, the rows' P·Δ less Iso·Δ
-		if bt != nil {
-			var t mat.Dense
-			t.Mul(mat.NewDense(hi-lo, d, db), bt)
-			pd.Mul(&t, bt.T())
-		}
+		pd := g.precision(mat.NewDense(hi-lo, d, db))
 		for r := lo; r < hi; r++ {
 			o := out[r*d : (r+1)*d]
-			dr := db[(r-lo)*d : (r-lo+1)*d]
-			for j, v := range dr {
-				p := g.Iso * v
-				if bt != nil {
-					p += g.Coef * pd.At(r-lo, j)
-				}
-				o[j] = v * (2*pg[j] + p)
+			for j, v := range db[(r-lo)*d : (r-lo+1)*d] {
+				o[j] = v * (2*pg[j] + pd.At(r-lo, j))
 			}
 		}
 	}

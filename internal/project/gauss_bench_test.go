@@ -39,13 +39,19 @@ func BenchmarkGaussianFit(b *testing.B) {
 	}
 }
 
+// gaussFitted is the Gaussian of an m × d sample, and the sample as float32.
+func gaussFitted(b *testing.B, m, d int) (*Gaussian, []float32) {
+	x, xs := gaussSample(m, d)
+	g, err := FitGaussian(x, m, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g, xs
+}
+
 func BenchmarkGaussianScore(b *testing.B) {
 	for _, s := range gaussShapes {
-		x, xs := gaussSample(s.m, s.d)
-		g, err := FitGaussian(x, s.m, s.d)
-		if err != nil {
-			b.Fatal(err)
-		}
+		g, xs := gaussFitted(b, s.m, s.d)
 		out := make([]float64, s.m)
 		b.Run(s.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -57,11 +63,7 @@ func BenchmarkGaussianScore(b *testing.B) {
 
 func BenchmarkGaussianShapley(b *testing.B) {
 	for _, s := range gaussShapes {
-		x, xs := gaussSample(s.m, s.d)
-		g, err := FitGaussian(x, s.m, s.d)
-		if err != nil {
-			b.Fatal(err)
-		}
+		g, xs := gaussFitted(b, s.m, s.d)
 		const rows = 64 // a block of flagged rows
 		out := make([]float64, rows*s.d)
 		base := make([]float32, s.d)
