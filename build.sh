@@ -10,6 +10,9 @@
 #   ./build.sh shim     build only lib/libudocc_torch.so (its link ordered so that a process
 #                       starts sooner, every symbol bound where the plain link binds it:
 #                       internal/torch/linkorder; UDOCC_PLAIN_LINK=1 keeps the plain link)
+#                       and lib/inert, empty stand-ins that bin/udocc loads in place of the
+#                       OpenCV and FFmpeg libraries Debian's libtorch names and never calls
+#                       (internal/torch/inert; UDOCC_NO_INERT=1 leaves them out)
 #   ./build.sh gobuild  go build ./cmd/udocc as a Go user does (go get, go install: the
 #                       shim compiled by cgo from internal/torch/shim, no lib/); a check
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
@@ -231,10 +234,36 @@ build_pin() {
   echo "$key" > "$stamp"
 }
 
+# build_inert writes lib/inert (internal/torch/inert): empty stand-ins, each with the SONAME
+# of a library that Debian's libtorch loads only for OpenCV and FFmpeg and binds nothing
+# to, checked to leave every other binding where it was. When the check fails, or this
+# libtorch names no such library, there is no lib/inert and bin/udocc loads them all.
+build_inert() {
+  local stamp=lib/.inert-stamp key
+  key="$(cat lib/.shim-stamp) $(cat internal/torch/inert/*.go internal/torch/ldbind/*.go | sha256sum | cut -c1-16) ${UDOCC_NO_INERT:-}"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
+    return
+  fi
+  rm -rf lib/inert
+  if [ -n "${UDOCC_NO_INERT:-}" ]; then
+    :
+  elif ! command -v gcc >/dev/null; then
+    log "no gcc: bin/udocc loads every library libtorch names"
+  elif ! env GOFLAGS= go run ./internal/torch/inert -shim lib/libudocc_torch.so -out lib/inert; then
+    rm -rf lib/inert
+    log "bin/udocc loads every library libtorch names (the stand-ins did not pass their checks)"
+  fi
+  echo "$key" > "$stamp"
+}
+
 build_go() {
   mkdir -p bin
-  # RUNPATH $ORIGIN/../lib: bin/udocc finds lib/libudocc_torch.so from any folder.
-  go build -trimpath -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o bin/udocc ./cmd/udocc
+  # RUNPATH $ORIGIN/../lib: bin/udocc finds lib/libudocc_torch.so from any folder. With
+  # lib/inert, a DT_RPATH instead, which libtorch's libraries search too: their OpenCV and
+  # FFmpeg names find the stand-ins there first (cmd/udocc's tests link their binary so).
+  local rpath='-Wl,-rpath,$ORIGIN/../lib'
+  [ -d lib/inert ] && rpath='-Wl,--disable-new-dtags -Wl,-rpath,$ORIGIN/../lib:$ORIGIN/../lib/inert'
+  go build -trimpath -ldflags "-extldflags '$rpath'" -o bin/udocc ./cmd/udocc
 }
 
 # build_gobuild builds ./cmd/udocc as `go build` (or `go install`) does for a Go user,
@@ -259,8 +288,8 @@ build_gobuild() {
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=udocc_shimlib"
 
 case "${1:-build}" in
-  build) build_shim; build_go ;;
-  shim) build_shim ;;
+  build) build_shim; build_inert; build_go ;;
+  shim) build_shim; build_inert ;;
   flags)
     lt=$(find_libtorch)
     shim_flags "$lt"
@@ -268,6 +297,7 @@ case "${1:-build}" in
     ;;
   test)
     build_shim
+    build_inert
     build_pin
     build_go
     go vet ./...

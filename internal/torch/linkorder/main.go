@@ -34,8 +34,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"debug/elf"
 	"errors"
 	"flag"
@@ -43,9 +41,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/udocc/udocc/internal/torch/ldbind"
 )
 
 var verbose bool
@@ -53,35 +52,7 @@ var verbose bool
 // maxRounds bounds step 3's loop; Debian's libtorch 1.13 needs four rounds.
 const maxRounds = 8
 
-// binding is one symbol's resolution: requester's reference to symbol, bound in definer.
-type binding struct{ requester, symbol, definer string }
-
-// bindingLine matches glibc's LD_DEBUG=bindings lines:
-//
-//	binding file /lib/x86_64-linux-gnu/libfoo.so.1 [0] to /lib/.../libbar.so.2 [0]: normal symbol `baz' [GLIBC_2.2.5]
-var bindingLine = regexp.MustCompile("binding file (.+) \\[\\d+\\] to (.+) \\[\\d+\\]: \\S+ symbol `([^']+)'")
-
-// parseBindings reads LD_DEBUG=bindings output. The shim, under whatever path it was
-// loaded from, is written "SHIM", so that two links compare equal.
-func parseBindings(out []byte) []binding {
-	var bs []binding
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	name := func(p []byte) string {
-		if filepath.Base(string(p)) == "libudocc_torch.so" {
-			return "SHIM"
-		}
-		return string(p)
-	}
-	for sc.Scan() {
-		m := bindingLine.FindSubmatch(sc.Bytes())
-		if m == nil {
-			continue
-		}
-		bs = append(bs, binding{name(m[1]), string(m[3]), name(m[2])})
-	}
-	return bs
-}
+type binding = ldbind.Binding
 
 // order returns the definers by bindings taken, most first (ties by path), such that
 // every constraint before[a][b] puts a ahead of b: Kahn's topological sort that always
@@ -176,14 +147,14 @@ func moved(base, now []binding) (pairs [][2]string, differ bool) {
 			break
 		}
 	}
-	key := func(b binding) string { return b.requester + "\x00" + b.symbol }
+	key := func(b binding) string { return b.Requester + "\x00" + b.Symbol }
 	was := map[string]string{}
 	for _, b := range base {
-		was[key(b)] = b.definer
+		was[key(b)] = b.Definer
 	}
 	for _, b := range now {
-		if old, ok := was[key(b)]; ok && old != b.definer {
-			pairs = append(pairs, [2]string{old, b.definer})
+		if old, ok := was[key(b)]; ok && old != b.Definer {
+			pairs = append(pairs, [2]string{old, b.Definer})
 		}
 	}
 	return pairs, differ
@@ -209,22 +180,7 @@ func linkWith(link []string, libs []string) error {
 
 // bindings runs probe against the shim in dir and returns what its loader bound.
 func bindings(probe, dir string) ([]binding, error) {
-	path := dir
-	if old := os.Getenv("LD_LIBRARY_PATH"); old != "" {
-		path += ":" + old
-	}
-	p := exec.Command(probe)
-	p.Env = append(os.Environ(), "LD_LIBRARY_PATH="+path, "LD_BIND_NOW=1", "LD_DEBUG=bindings")
-	var stderr bytes.Buffer
-	p.Stderr = &stderr
-	if err := p.Run(); err != nil {
-		return nil, fmt.Errorf("probe %s: %w", probe, err)
-	}
-	bs := parseBindings(stderr.Bytes())
-	if len(bs) == 0 {
-		return nil, errors.New("the probe printed no bindings (not glibc's loader?)")
-	}
-	return bs, nil
+	return ldbind.Record(probe, dir, nil)
 }
 
 // candidates are the definers the shim may name: shared libraries with a SONAME (so
@@ -232,11 +188,11 @@ func bindings(probe, dir string) ([]binding, error) {
 func candidates(bs []binding, probe string) map[string]int {
 	weight := map[string]int{}
 	for _, b := range bs {
-		weight[b.definer]++
+		weight[b.Definer]++
 	}
 	probeAbs, _ := filepath.Abs(probe)
 	for l := range weight {
-		if l == "SHIM" || l == probe || l == probeAbs || strings.HasPrefix(filepath.Base(l), "linux-vdso") {
+		if l == ldbind.Shim || l == probe || l == probeAbs || strings.HasPrefix(filepath.Base(l), "linux-vdso") {
 			delete(weight, l)
 			continue
 		}

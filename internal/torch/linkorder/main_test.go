@@ -5,22 +5,6 @@ import (
 	"testing"
 )
 
-func TestParseBindings(t *testing.T) {
-	out := []byte("      9209:\tbinding file /lib/x/libgdal.so.32 [0] to /lib/x/libxerces-c-3.2.so [0]: normal symbol `_ZN11xercesc_3_26XMLUni9fgZeroLenStrE'\n" +
-		"      9209:\tbinding file lib/.order/libudocc_torch.so [0] to /lib/x/libc.so.6 [0]: normal symbol `malloc' [GLIBC_2.2.5]\n" +
-		"      9209:\tsomething else\n" +
-		"      9209:\tbinding file /lib/x/libfoo.so [0] to /lib/x/libfoo.so [0]: protected symbol `bar'\n")
-	got := parseBindings(out)
-	want := []binding{
-		{"/lib/x/libgdal.so.32", "_ZN11xercesc_3_26XMLUni9fgZeroLenStrE", "/lib/x/libxerces-c-3.2.so"},
-		{"SHIM", "malloc", "/lib/x/libc.so.6"},
-		{"/lib/x/libfoo.so", "bar", "/lib/x/libfoo.so"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("parseBindings:\n got %v\nwant %v", got, want)
-	}
-}
-
 // The heaviest library goes first unless a constraint says otherwise, and a light
 // library that must precede a heavy one is lifted to just before it.
 func TestOrder(t *testing.T) {
@@ -50,11 +34,11 @@ func TestOrder(t *testing.T) {
 }
 
 func TestMoved(t *testing.T) {
-	base := []binding{{"a", "sgemm_", "blas"}, {"b", "x", "xerces"}}
+	base := []binding{{Requester: "a", Symbol: "sgemm_", Definer: "blas"}, {Requester: "b", Symbol: "x", Definer: "xerces"}}
 	if _, differ := moved(base, base); differ {
 		t.Fatal("identical bindings differ")
 	}
-	pairs, differ := moved(base, []binding{{"a", "sgemm_", "openblas"}, {"b", "x", "xerces"}})
+	pairs, differ := moved(base, []binding{{Requester: "a", Symbol: "sgemm_", Definer: "openblas"}, {Requester: "b", Symbol: "x", Definer: "xerces"}})
 	if !differ || !reflect.DeepEqual(pairs, [][2]string{{"blas", "openblas"}}) {
 		t.Fatalf("moved: %v %v", pairs, differ)
 	}
@@ -62,7 +46,7 @@ func TestMoved(t *testing.T) {
 	if pairs, differ := moved(base, base[:1]); !differ || len(pairs) != 0 {
 		t.Fatalf("a lost binding: %v %v", pairs, differ)
 	}
-	if pairs, differ := moved(base, append(base, binding{"c", "y", "z"})); !differ || len(pairs) != 0 {
+	if pairs, differ := moved(base, append(base, binding{Requester: "c", Symbol: "y", Definer: "z"})); !differ || len(pairs) != 0 {
 		t.Fatalf("a new binding: %v %v", pairs, differ)
 	}
 }

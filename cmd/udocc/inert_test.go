@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The binary the tests run loads the stand-ins of lib/inert in place of the libraries
+// they stand in for, as bin/udocc does, and no real one of them.
+func TestInertStandIns(t *testing.T) {
+	inert, err := filepath.Abs("../../lib/inert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(inert)
+	if !shimLib || err != nil {
+		t.Skip("no lib/inert (./build.sh writes it for Debian's libtorch) or not built with the tag udocc_shimlib")
+	}
+	cmd := exec.Command(udoccBin)
+	cmd.Env = append(os.Environ(), "LD_TRACE_LOADED_OBJECTS=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("listing the binary's libraries: %v", err)
+	}
+	where := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, path, ok := strings.Cut(strings.TrimSpace(line), " => "); ok {
+			where[name] = strings.Fields(path)[0]
+		}
+	}
+	standIns := 0
+	for _, e := range entries {
+		got := where[e.Name()]
+		if got != "" && filepath.Dir(got) != inert {
+			t.Errorf("%s is loaded from %s, not lib/inert", e.Name(), got)
+		}
+		if got != "" {
+			standIns++
+		}
+	}
+	if standIns == 0 {
+		t.Errorf("none of the %d stand-ins is loaded", len(entries))
+	}
+	t.Logf("%d libraries loaded, %d of them stand-ins", len(where), standIns)
+	if r := udocc(t, t.TempDir(), "version"); r.code != 0 {
+		t.Fatalf("udocc version with the stand-ins: exit %d: %s", r.code, r.stderr)
+	}
+}
