@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,7 +46,11 @@ func TestInertStandIns(t *testing.T) {
 		t.Errorf("none of the %d stand-ins is loaded", len(entries))
 	}
 	t.Logf("%d libraries loaded, %d of them stand-ins", len(where), standIns)
-	if r := udocc(t, t.TempDir(), "version"); r.code != 0 {
+	r := udocc(t, t.TempDir(), "version")
+	if r.code != 0 {
 		t.Fatalf("udocc version with the stand-ins: exit %d: %s", r.code, r.stderr)
+	}
+	if want := fmt.Sprintf("stand-ins for %d libraries libtorch names and never calls, from %s\n", standIns, inert); !strings.Contains(r.stdout, want) {
+		t.Errorf("udocc version printed %q, want a line %q", r.stdout, want)
 	}
 }
