@@ -29,7 +29,10 @@ log() { printf 'cuda-carry: %s\n' "$*" >&2; }
 
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/test" "$dir/pkg" "$dir/internal/torch/shim" "$dir/scripts"
-cp bin/udocc "$dir/bin/"
+# bin/udocc as build.sh links it, but with a RUNPATH and no stand-ins (lib/inert, made for
+# this machine's Debian libtorch): there, LD_LIBRARY_PATH and the shim built beside it
+# must win over the absolute path cgo records, as a DT_RPATH would not let them.
+go build -tags udocc_shimlib -trimpath -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/bin/udocc" ./cmd/udocc
 # Without symbol tables the carry stays under the device tool's 64 MiB (stack traces keep
 # their function names and lines: Go's pclntab is not stripped).
 strip "$dir/bin/udocc" 2>/dev/null || log "no strip: the carry is larger"
