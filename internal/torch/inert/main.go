@@ -14,17 +14,21 @@
 //
 //  1. The shim's closure (ldd) and each library's DT_NEEDED.
 //  2. The roots: libraries of the OpenCV and FFmpeg families (roots below) that a library
-//     of the closure names. The stood-in libraries: those the shim reaches only through a
-//     root (the closure less what the shim reaches when no edge into a root is followed).
+//     of the closure names. The stood-in libraries: those a root reaches, less those the
+//     shim's other libraries reach without passing a root (stoodIn).
 //  3. For each, an empty shared library (no symbol, no DT_NEEDED) with its SONAME.
 //  4. Checks, each fatal, on a probe program linked against the shim as bin/udocc is
 //     (DT_RPATH: the shim's folder, then the stand-ins'), beside the same probe without
 //     the stand-ins:
 //     - no stood-in library is loaded from anywhere but the stand-ins' folder;
+//     - the loader says nothing on the probe's start (no missing version information);
 //     - every symbol binding (LD_BIND_NOW=1 LD_DEBUG=bindings) is the one the probe
-//     makes without the stand-ins: the two multisets are equal once the bindings that
-//     the stood-in libraries themselves request are taken from the latter;
-//     - the loader says nothing on the probe's start (no missing version information).
+//     makes without the stand-ins, but for three kinds of change (compare): the
+//     bindings the stood-in libraries request are gone; lookups made for their code
+//     (dlsym, the vDSO's clocks) are fewer; a reference to a weak definition in a
+//     stood-in library (a C++ template instance or inline function) binds to a weak
+//     definition of the same symbol elsewhere, the same function by the one-definition
+//     rule (with Debian's libtorch 1.13: 2 references, in oneDNN and gflags).
 //  5. The stand-ins replace the folder -out.
 //
 // The rest of the process is untouched: a library user of package udocc (go build, go
