@@ -8,7 +8,7 @@
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
 // screen-epochs and epochs (the defaults' fields of the same names), bottleneck (the
 // default widths, 32,16,8, with this last one), width (widths w, w/2, w/4 on every
-// table), trim-pct (Trim, in percent),
+// table), members (Members), trim-pct (Trim, in percent),
 // pretrain-lr-e5 and lr-e6 (PretrainLR in units of 1e-5, LR in units of 1e-6), batch
 // (BatchSize), wd-e7 (WeightDecay in units of 1e-7) and gaussian-pct (Gaussian, in
 // percent); 0 of train-rows, gaussian-pct,
@@ -211,7 +211,7 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "width", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7", "gaussian-pct":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "width", "members", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7", "gaussian-pct":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
@@ -235,6 +235,8 @@ func parseVariants(spec string) ([]variant, error) {
 					o.Epochs = s.v
 				case "bottleneck": // the default widths with this last one
 					o.Hidden = []int{32, 16, s.v}
+				case "members": // the ensemble's members (Members)
+					o.Members = s.v
 				case "width": // widths w, w/2, w/4 on every table (the default: 32,16,8; 32,16,4 up to 8 features)
 					o.Hidden = []int{s.v, max(1, s.v/2), max(1, s.v/4)}
 				case "trim-pct": // the screening's share left out, in percent
