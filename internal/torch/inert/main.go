@@ -238,16 +238,17 @@ func check(shim, dir string, gone []string, found map[string]string) (int, error
 		return 0, err
 	}
 
+	isGone, standing := map[string]bool{}, map[string]bool{} // by SONAME, and by the real library's path
+	for _, so := range gone {
+		isGone[so], standing[found[so]] = true, true
+	}
+
 	// No stood-in library from anywhere but dir.
 	trace := exec.Command(inert)
 	trace.Env = append(os.Environ(), "LD_TRACE_LOADED_OBJECTS=1")
 	list, err := trace.Output()
 	if err != nil {
 		return 0, fmt.Errorf("the probe's libraries: %w", err)
-	}
-	isGone := map[string]bool{}
-	for _, so := range gone {
-		isGone[so] = true
 	}
 	sc := bufio.NewScanner(bytes.NewReader(list))
 	for sc.Scan() {
@@ -258,10 +259,8 @@ func check(shim, dir string, gone []string, found map[string]string) (int, error
 		if isGone[m[1]] && filepath.Dir(m[2]) != dirAbs {
 			return 0, fmt.Errorf("%s is loaded from %s, not its stand-in", m[1], m[2])
 		}
-		for _, g := range gone {
-			if m[2] == found[g] {
-				return 0, fmt.Errorf("%s (stood in for) is loaded as %s", found[g], m[1])
-			}
+		if standing[m[2]] {
+			return 0, fmt.Errorf("%s (stood in for) is loaded as %s", m[2], m[1])
 		}
 	}
 
@@ -281,10 +280,6 @@ func check(shim, dir string, gone []string, found map[string]string) (int, error
 	after, err := ldbind.Record(inert, "", map[string]string{inert: "PROBE"})
 	if err != nil {
 		return 0, err
-	}
-	standing := map[string]bool{}
-	for _, so := range gone {
-		standing[found[so]] = true
 	}
 	differ, rebound := compare(before, after, standing, weak)
 	if len(differ) > 0 {
@@ -309,25 +304,23 @@ func check(shim, dir string, gone []string, found map[string]string) (int, error
 //     elsewhere, the same function by C++'s one-definition rule.
 func compare(before, after []ldbind.Binding, standing map[string]bool, isWeak func(path, symbol string) bool) (differ []string, rebound int) {
 	type ref struct{ requester, symbol string }
-	old := map[ref]map[string]int{}
-	for _, b := range before {
-		if standing[b.Requester] {
-			continue
+	// tally counts the bindings of bs by reference and definer, but those requested by
+	// the stood-in libraries.
+	tally := func(bs []ldbind.Binding) map[ref]map[string]int {
+		t := map[ref]map[string]int{}
+		for _, b := range bs {
+			if standing[b.Requester] {
+				continue
+			}
+			r := ref{b.Requester, b.Symbol}
+			if t[r] == nil {
+				t[r] = map[string]int{}
+			}
+			t[r][b.Definer]++
 		}
-		r := ref{b.Requester, b.Symbol}
-		if old[r] == nil {
-			old[r] = map[string]int{}
-		}
-		old[r][b.Definer]++
+		return t
 	}
-	now := map[ref]map[string]int{}
-	for _, b := range after {
-		r := ref{b.Requester, b.Symbol}
-		if now[r] == nil {
-			now[r] = map[string]int{}
-		}
-		now[r][b.Definer]++
-	}
+	old, now := tally(before), tally(after)
 	onBehalf := func(requester string) bool {
 		return requester == "PROBE" || strings.HasPrefix(filepath.Base(requester), "linux-vdso")
 	}

@@ -57,6 +57,7 @@ func TestCompare(t *testing.T) {
 	const cv, dnnl, libc, vdso = "/l/libopencv_videoio.so.406", "/l/libdnnl.so.2", "/l/libc.so.6", "/l/linux-vdso.so.1"
 	standing := map[string]bool{cv: true}
 	isWeak := func(path, symbol string) bool { return symbol == "_ZNSt6vectorIiSaIiEE7reserveEm" }
+	none := func(string, string) bool { return false } // every definition strong
 	base := []ldbind.Binding{
 		{Requester: dnnl, Symbol: "malloc", Definer: libc},
 		{Requester: cv, Symbol: "malloc", Definer: libc},
@@ -68,6 +69,7 @@ func TestCompare(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		after   []ldbind.Binding
+		weak    func(path, symbol string) bool
 		differ  bool
 		rebound int
 	}{
@@ -75,32 +77,28 @@ func TestCompare(t *testing.T) {
 			{Requester: dnnl, Symbol: "malloc", Definer: libc},
 			{Requester: "PROBE", Symbol: "pthread_create", Definer: libc},
 			{Requester: dnnl, Symbol: "_ZNSt6vectorIiSaIiEE7reserveEm", Definer: dnnl},
-		}, false, 1},
+		}, isWeak, false, 1},
 		{"a kept library's binding moved", []ldbind.Binding{
 			{Requester: dnnl, Symbol: "malloc", Definer: dnnl},
 			{Requester: dnnl, Symbol: "_ZNSt6vectorIiSaIiEE7reserveEm", Definer: dnnl},
-		}, true, 1},
+		}, isWeak, true, 1},
 		{"a kept library's binding lost", []ldbind.Binding{
 			{Requester: dnnl, Symbol: "_ZNSt6vectorIiSaIiEE7reserveEm", Definer: dnnl},
-		}, true, 1},
+		}, isWeak, true, 1},
 		{"more lookups on no library's behalf", []ldbind.Binding{
 			{Requester: dnnl, Symbol: "malloc", Definer: libc},
 			{Requester: "PROBE", Symbol: "pthread_create", Definer: libc},
 			{Requester: "PROBE", Symbol: "pthread_create", Definer: libc},
 			{Requester: "PROBE", Symbol: "pthread_create", Definer: libc},
 			{Requester: dnnl, Symbol: "_ZNSt6vectorIiSaIiEE7reserveEm", Definer: dnnl},
-		}, true, 1},
+		}, isWeak, true, 1},
 		{"a strong definition rebound", []ldbind.Binding{
 			{Requester: dnnl, Symbol: "malloc", Definer: libc},
 			{Requester: dnnl, Symbol: "_ZNSt6vectorIiSaIiEE7reserveEm", Definer: dnnl},
-		}, true, 0},
+		}, none, true, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			weakHere := isWeak
-			if c.name == "a strong definition rebound" {
-				weakHere = func(string, string) bool { return false }
-			}
-			differ, rebound := compare(base, c.after, standing, weakHere)
+			differ, rebound := compare(base, c.after, standing, c.weak)
 			if (len(differ) > 0) != c.differ || rebound != c.rebound {
 				t.Fatalf("compare: differ %q, rebound %d; want differences %v, rebound %d", differ, rebound, c.differ, c.rebound)
 			}
