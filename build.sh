@@ -240,6 +240,12 @@ build_pin() {
 # libtorch names no such library, there is no lib/inert and bin/udocc loads them all.
 build_inert() {
   local stamp=lib/.inert-stamp key
+  # Where no Go builds the tool (scripts/cuda-carry.sh's folder on a CUDA machine, which
+  # carries bin/udocc already linked), there are no stand-ins to make.
+  if ! command -v go >/dev/null || [ ! -d internal/torch/inert ]; then
+    rm -rf lib/inert "$stamp"
+    return
+  fi
   key="$(cat lib/.shim-stamp) $(cat internal/torch/inert/*.go internal/torch/ldbind/*.go | sha256sum | cut -c1-16) ${UDOCC_NO_INERT:-}"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return

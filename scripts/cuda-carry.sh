@@ -68,6 +68,10 @@ cp build.sh "$dir/"
   mkdir -p "$dir/internal/torch/shim/$(dirname "$f")"
   cp "internal/torch/shim/$f" "$dir/internal/torch/shim/$f"
 done
+# The torch package's tests compile shim/pintest/ sources from their own folder.
+if [ -d "$dir/pkg/internal/torch" ]; then
+  cp -r "$dir/internal/torch/shim" "$dir/pkg/internal/torch/"
+fi
 cp scripts/cuda-run.sh "$dir/scripts/"
 # The PyTorch eager baseline, timed beside udocc on the same GPU and wheel.
 eager=${EAGER:-$(pwd)/../shared/baseline/torch_epoch.py}
