@@ -31,7 +31,7 @@ import (
 // is played as above on the networks' own scores, each credit scaled as the score scales
 // them ((1 − g)/s_N), and the Gaussian's part is exact (gaussianShapley). Scoring every
 // coalition through the Gaussian would cost its matrix once a scored row.
-func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32, samples int, exact bool) error {
+func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32, samples int, exact bool) (err error) {
 	d := sub.D
 	// The networks' game: its value is the model's score, or with a Gaussian the
 	// networks' scores on the score's scale; lo and hi are its values of the baseline and
@@ -49,7 +49,11 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 			return err
 		}
 		lo, hi = func(int) float64 { return ends[sub.N] }, func(r int) float64 { return ends[r] }
-		defer m.gaussianShapley(out, sub, median)
+		defer func() { // the Gaussian's exact part, added once the networks' game is played
+			if err == nil {
+				err = m.gaussianShapley(out, sub, median)
+			}
+		}()
 	}
 	exactUpTo := tool.CheapExactShapleyFeatures
 	if exact {

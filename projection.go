@@ -72,14 +72,17 @@ func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed
 			proj.Gaussian = g
 		}
 	}
-	pds, gd := projectRows(proj, ds, true)
+	pds, gd, err := projectRows(proj, ds, true)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("udocc: %s: Gaussian: %w", ds.Name, err)
+	}
 	return proj, pds, gd, nil
 }
 
 // projectRows is ds's rows mapped to the components of proj (a new table), and where
 // proj has a Gaussian and gauss is set, each row's squared Mahalanobis distance under it
 // (else nil).
-func projectRows(proj *models.Projection, ds *data.Dataset, gauss bool) (*data.Dataset, []float64) {
+func projectRows(proj *models.Projection, ds *data.Dataset, gauss bool) (*data.Dataset, []float64, error) {
 	k := proj.Map.K
 	out := &data.Dataset{Name: ds.Name, N: ds.N, D: k, X: make([]float32, ds.N*k)}
 	var gd []float64
@@ -94,10 +97,12 @@ func projectRows(proj *models.Projection, ds *data.Dataset, gauss bool) (*data.D
 		proj.Columns.Standardise(s, ds.X[lo*ds.D:hi*ds.D])
 		proj.Map.Apply(out.X[lo*k:hi*k], s, hi-lo)
 		if gd != nil {
-			proj.Gaussian.Score(gd[lo:hi], s, hi-lo)
+			if err := proj.Gaussian.Score(gd[lo:hi], s, hi-lo); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
-	return out, gd
+	return out, gd, nil
 }
 
 // components are the principal components the networks read, 0 when they read the
@@ -121,9 +126,9 @@ func (m *Model) gaussianWeight() float64 {
 // networkRows is ds (the model's columns, in order) as the networks read it: ds itself,
 // or its rows mapped to the model's components, with gauss their Gaussian's distances
 // where the model has one (projectRows).
-func (m *Model) networkRows(ds *data.Dataset, gauss bool) (*data.Dataset, []float64) {
+func (m *Model) networkRows(ds *data.Dataset, gauss bool) (*data.Dataset, []float64, error) {
 	if m.meta.Projection == nil {
-		return ds, nil
+		return ds, nil, nil
 	}
 	return projectRows(m.meta.Projection, ds, gauss)
 }
@@ -131,7 +136,10 @@ func (m *Model) networkRows(ds *data.Dataset, gauss bool) (*data.Dataset, []floa
 // networkScores are the networks' combined scores of ds's rows (the model's columns,
 // matched and imputed), without the Gaussian a wide table's model mixes into its score.
 func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
-	nds, _ := m.networkRows(ds, false)
+	nds, _, err := m.networkRows(ds, false)
+	if err != nil {
+		return nil, err
+	}
 	s, _, err := m.fit.Score(ctx, nds)
 	return s, err
 }
@@ -140,7 +148,7 @@ func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64,
 // exact Shapley values of its squared Mahalanobis distance (project.Gaussian.Shapley),
 // each row of sub against the baseline median, on the score's scale (the weight over
 // the distances' robust spread).
-func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []float32) {
+func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []float32) error {
 	p, e := m.meta.Projection, m.meta.Ensemble
 	d := sub.D
 	base := make([]float32, d)
@@ -152,13 +160,16 @@ func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []f
 	for lo := 0; lo < len(out); lo += block {
 		hi := min(lo+block, len(out))
 		p.Columns.Standardise(std[:(hi-lo)*d], sub.X[lo*d:hi*d])
-		p.Gaussian.Shapley(phi, std[:(hi-lo)*d], hi-lo, base)
+		if err := p.Gaussian.Shapley(phi, std[:(hi-lo)*d], hi-lo, base); err != nil {
+			return err
+		}
 		for r := lo; r < hi; r++ {
 			for j, v := range phi[(r-lo)*d : (r-lo+1)*d] {
 				out[r].Features[j] += scale * v
 			}
 		}
 	}
+	return nil
 }
 
 // occludeProjected sets out's Features by occlusion for a model that reads components:
@@ -228,7 +239,7 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 		return nil
 	})
 	if err == nil && g > 0 {
-		m.gaussianShapley(out, sub, median)
+		err = m.gaussianShapley(out, sub, median)
 	}
 	return err
 }

@@ -263,10 +263,12 @@ func TestProjectedGaussian(t *testing.T) {
 	}
 	p.Columns.Standardise(stdBase, med32)
 	phi := make([]float64, ds.D)
-	p.Gaussian.Shapley(phi, stdRow, 1, stdBase)
 	var gx, gb [1]float64
-	p.Gaussian.Score(gx[:], stdRow, 1)
-	p.Gaussian.Score(gb[:], stdBase, 1)
+	for _, err := range []error{p.Gaussian.Shapley(phi, stdRow, 1, stdBase), p.Gaussian.Score(gx[:], stdRow, 1), p.Gaussian.Score(gb[:], stdBase, 1)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	var gsum float64
 	for j := range row {
 		want := (1-g)*(ns[0]-ns[1+j])/e.NetworksScale.Spread + g*phi[j]/e.GaussianScale.Spread
@@ -275,7 +277,9 @@ func TestProjectedGaussian(t *testing.T) {
 		}
 		gsum += phi[j]
 	}
-	if math.Abs(gsum-(gx[0]-gb[0])) > 1e-6*(1+math.Abs(gx[0])) {
+	// The Gaussian's products are single precision (torch.RowsProduct), and its distance
+	// in Woodbury's form a difference of two larger terms: efficiency holds to about 1e-4.
+	if math.Abs(gsum-(gx[0]-gb[0])) > 2e-4*(1+math.Abs(gx[0])) {
 		t.Errorf("the Gaussian's Shapley values sum to %v, want G(x) − G(b) = %v", gsum, gx[0]-gb[0])
 	}
 	// Shapley values on such a model: the networks' game sampled, the Gaussian's exact;
@@ -288,11 +292,13 @@ func TestProjectedGaussian(t *testing.T) {
 	for _, v := range sh[0].Features {
 		sum += v
 	}
-	if rise := sh[0].Score - sh[0].Base; math.Abs(sum-rise) > 1e-6*(1+math.Abs(rise)) {
+	if rise := sh[0].Score - sh[0].Base; math.Abs(sum-rise) > 2e-4*(1+math.Abs(rise)) {
 		t.Errorf("Shapley values sum to %v, the rise is %v", sum, rise)
 	}
 	gOnly := []Attribution{{Features: make([]float64, ds.D)}}
-	m.gaussianShapley(gOnly, &data.Dataset{N: 1, D: ds.D, X: ds.X[last*ds.D : (last+1)*ds.D]}, med32)
+	if err := m.gaussianShapley(gOnly, &data.Dataset{N: 1, D: ds.D, X: ds.X[last*ds.D : (last+1)*ds.D]}, med32); err != nil {
+		t.Fatal(err)
+	}
 	for j, v := range gOnly[0].Features {
 		if want := g * phi[j] / e.GaussianScale.Spread; math.Abs(v-want) > 1e-9*(1+math.Abs(want)) {
 			t.Fatalf("column %d: the Gaussian's Shapley part %v, want g·φ/s_G = %v", j+1, v, want)

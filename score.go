@@ -62,7 +62,10 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	}
 	// The thread count is the model's for the call (torch.WithThreads).
 	defer torch.WithThreads(workers(m.threads))()
-	nds, gd := m.networkRows(ds, true)
+	nds, gd, err := m.networkRows(ds, true)
+	if err != nil {
+		return nil, nil, err
+	}
 	s, mem, err := m.fit.Score(ctx, nds)
 	if err != nil || gd == nil {
 		return s, mem, err

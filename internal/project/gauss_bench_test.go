@@ -55,7 +55,9 @@ func BenchmarkGaussianScore(b *testing.B) {
 		out := make([]float64, s.m)
 		b.Run(s.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				g.Score(out, xs, s.m)
+				if err := g.Score(out, xs, s.m); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
@@ -69,7 +71,9 @@ func BenchmarkGaussianShapley(b *testing.B) {
 		base := make([]float32, s.d)
 		b.Run(s.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				g.Shapley(out, xs[:rows*s.d], rows, base)
+				if err := g.Shapley(out, xs[:rows*s.d], rows, base); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

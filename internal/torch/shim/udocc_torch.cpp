@@ -2167,3 +2167,68 @@ void udocc::fast::gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const 
   at::Tensor C = torch::from_blob(c, {m, n}, {ldc, 1}, opt);
   C.copy_(torch::mm(A, B));
 }
+
+// Dense products for the host's own linear algebra (the Ledoit-Wolf Gaussian of wide
+// tables, internal/project), on the fast path's sgemm: gonum's float64 products ran
+// 2-4 GFLOP/s here, oneDNN's sgemm some tens a core. Every product has a shape fixed by
+// the call's sizes alone and runs on one thread, so the results are the same bits at any
+// worker count.
+namespace {
+
+// kGramCols is the most columns of x one single-precision product of udocc_gram sums
+// over; the products' sums are added in double precision, in the columns' order.
+constexpr int64_t kGramCols = 128;
+
+}  // namespace
+
+extern "C" {
+
+char *udocc_gram(const float *x, int64_t r, int64_t c, double *out, int64_t len) {
+  return guard([&] {
+    if (r < 1 || c < 1) throw std::runtime_error("gram: no rows or no columns");
+    udocc::check_len(len, r * r, "gram");
+    const int64_t rows = udocc::fast::kEvalRows, tiles = (r + rows - 1) / rows;
+    // A task is one tile of kEvalRows rows of out, every column of it.
+    udocc::fast::parallel_for(tiles, [&](int64_t t) {
+      const int64_t lo = t * rows, m = std::min(rows, r - lo);
+      std::vector<float> part(m * r);
+      double *o = out + lo * r;
+      std::fill(o, o + m * r, 0.0);
+      for (int64_t k0 = 0; k0 < c; k0 += kGramCols) {
+        const int64_t k = std::min(kGramCols, c - k0);
+        udocc::fast::gemm(false, true, m, r, k, x + lo * c + k0, c, x + k0, c, part.data(), r);
+        for (int64_t i = 0; i < m * r; ++i) o[i] += part[i];
+      }
+    });
+  });
+}
+
+char *udocc_rows_product(const float *x, int64_t n, int64_t k, const float *b, int64_t q, int tb,
+                         float *out, int64_t len) {
+  return guard([&] {
+    if (n < 1 || k < 1 || q < 1) throw std::runtime_error("rows_product: an empty matrix");
+    udocc::check_len(len, n * q, "rows_product");
+    const int64_t rows = udocc::fast::kEvalRows, blocks = (n + rows - 1) / rows;
+    udocc::fast::parallel_for(blocks, [&](int64_t t) {
+      const int64_t lo = t * rows, m = std::min(rows, n - lo);
+      const float *xb = x + lo * k;
+      float *ob = out + lo * q;
+      std::vector<float> pad, padout;
+      if (m < rows) {  // the last block made whole with zero rows: every product's shape is rows x q
+        pad.assign(rows * k, 0.0f);
+        std::copy(xb, xb + m * k, pad.begin());
+        padout.resize(rows * q);
+        xb = pad.data();
+        ob = padout.data();
+      }
+      if (tb != 0) {
+        udocc::fast::gemm(false, true, rows, q, k, xb, k, b, k, ob, q);
+      } else {
+        udocc::fast::gemm(false, false, rows, q, k, xb, k, b, q, ob, q);
+      }
+      if (m < rows) std::copy(padout.begin(), padout.begin() + m * q, out + lo * q);
+    });
+  });
+}
+
+}  // extern "C"

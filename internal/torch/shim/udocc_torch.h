@@ -270,6 +270,18 @@ void udocc_group_set_reference(udocc_group *g, int on);
 /* udocc_group_info reports K, the number of layer sizes and the sizes (up to cap). */
 void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes, int cap);
 
+/* udocc_gram writes the r x r matrix x·xᵀ of the r x c row-major matrix x into out (r x r,
+ * row-major): single-precision products over blocks of columns, their sums added in
+ * double precision in the columns' order; the same bits at any thread count. */
+char *udocc_gram(const float *x, int64_t r, int64_t c, double *out, int64_t len);
+/* udocc_rows_product writes out (n x q) = x · op(b) for the n x k row-major matrix x and
+ * b, q x k with op(b) = bᵀ when tb is 1, k x q with op(b) = b when tb is 0: single
+ * precision, in blocks of a fixed number of rows of x, the last made whole with zero
+ * rows, so that a row's values are a function of the row and b alone, the same bits
+ * whichever rows, and how many, a call holds, at any thread count. */
+char *udocc_rows_product(const float *x, int64_t n, int64_t k, const float *b, int64_t q, int tb,
+                         float *out, int64_t len);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
