@@ -1,8 +1,8 @@
 package project
 
 import (
+	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -52,21 +52,26 @@ type Gaussian struct {
 // which as decimal numbers, one a line, would make model.json eight times larger.
 type Floats []float32
 
-// MarshalJSON writes f as a base64 string.
-func (f Floats) MarshalJSON() ([]byte, error) {
+// MarshalText is the base64 of f's little-endian bytes, which JSON writes as a string
+// (as a text, not a JSON value: encoding/json need not scan it again).
+func (f Floats) MarshalText() ([]byte, error) {
 	raw := make([]byte, 4*len(f))
 	for i, v := range f {
 		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
 	}
-	return json.Marshal(raw) // []byte marshals as base64
+	out := make([]byte, base64.StdEncoding.EncodedLen(len(raw)))
+	base64.StdEncoding.Encode(out, raw)
+	return out, nil
 }
 
-// UnmarshalJSON reads a base64 string of a multiple of 4 bytes.
-func (f *Floats) UnmarshalJSON(b []byte) error {
-	var raw []byte
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
+// UnmarshalText reads the base64 of a multiple of 4 bytes.
+func (f *Floats) UnmarshalText(b []byte) error {
+	raw := make([]byte, base64.StdEncoding.DecodedLen(len(b)))
+	n, err := base64.StdEncoding.Decode(raw, b)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrGaussian, err)
 	}
+	raw = raw[:n]
 	if len(raw)%4 != 0 {
 		return fmt.Errorf("%w: %d bytes of float32 values", ErrGaussian, len(raw))
 	}

@@ -3,6 +3,8 @@ package project
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // gaussSample is m rows of d standard normal values, as float64 and float32.
@@ -25,6 +27,7 @@ var gaussShapes = []struct {
 }{{"480x1000", 480, 1000}, {"2048x512", 2048, 512}, {"1966x1555", 1966, 1555}}
 
 func BenchmarkGaussianFit(b *testing.B) {
+	defer torch.WithThreads(2)() // the CLI's default count
 	for _, s := range gaussShapes {
 		x, _ := gaussSample(s.m, s.d)
 		b.Run(s.name, func(b *testing.B) {
@@ -50,6 +53,7 @@ func gaussFitted(b *testing.B, m, d int) (*Gaussian, []float32) {
 }
 
 func BenchmarkGaussianScore(b *testing.B) {
+	defer torch.WithThreads(2)() // the CLI's default count
 	for _, s := range gaussShapes {
 		g, xs := gaussFitted(b, s.m, s.d)
 		out := make([]float64, s.m)
@@ -64,6 +68,7 @@ func BenchmarkGaussianScore(b *testing.B) {
 }
 
 func BenchmarkGaussianShapley(b *testing.B) {
+	defer torch.WithThreads(2)() // the CLI's default count
 	for _, s := range gaussShapes {
 		g, xs := gaussFitted(b, s.m, s.d)
 		const rows = 64 // a block of flagged rows

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -137,6 +138,15 @@ func TestFloatsJSON(t *testing.T) {
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The string JSON writes for a []byte of the values' little-endian bits, as model.json
+	// has held them since the Gaussian came: models saved before read back.
+	raw := make([]byte, 4*len(in))
+	for i, v := range in {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	if want, _ := json.Marshal(raw); string(b) != string(want) {
+		t.Fatalf("Floats write %s, want %s", b, want)
 	}
 	var out Floats
 	if err := json.Unmarshal(b, &out); err != nil {
