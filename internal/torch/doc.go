@@ -13,6 +13,11 @@
 // and which is the reference the fast one is tested against; Group.SetReference or
 // UDOCC_REFERENCE=1 selects it on the CPU.
 //
+// Besides the networks, two dense products serve the host's own linear algebra (the wide
+// tables' Gaussian, package project): Gram (x·xᵀ) and RowsProduct (rows times a
+// matrix), on the fast path's sgemm, in shapes fixed by their sizes so that results do
+// not depend on the thread count, nor a row's on the rows beside it.
+//
 // Threads: the fast path's thread count is udocc's own (libtorch's, OpenMP's and Go's are
 // not touched) and is set here only: WithThreads for one call of the library (the root
 // package's Fit, Score and Explain, which put back the count from before when they
