@@ -132,6 +132,9 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if err != nil {
 		return nil, nil, fmt.Errorf("udocc: %w", err)
 	}
+	// The thread count is this fit's, and back to what it was when it returns
+	// (torch.WithThreads): the projection's Gaussian runs on the shim's threads too.
+	defer torch.WithThreads(workers(opts.Threads))()
 	// A wide table reaches the networks as its leading principal components
 	// (Options.Components): the networks, their scaler and the method see those.
 	var proj *models.Projection
@@ -149,8 +152,6 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if t.Gaussian != nil {
 		cfg.GaussianWeight = opts.Gaussian
 	}
-	// The thread count is this fit's, and back to what it was when it returns (torch.WithThreads).
-	defer torch.WithThreads(workers(opts.Threads))()
 	fit, tr, err := method.Fit(ctx, t, cfg)
 	if err != nil {
 		return nil, nil, err
