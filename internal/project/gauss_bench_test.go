@@ -83,3 +83,20 @@ func BenchmarkGaussianShapley(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGaussianScoreOne is a served request of one row: its block of the shim's
+// product is paid for whole (torch.RowsProduct).
+func BenchmarkGaussianScoreOne(b *testing.B) {
+	defer torch.WithThreads(2)() // the CLI's default count
+	for _, s := range gaussShapes {
+		g, xs := gaussFitted(b, s.m, s.d)
+		out := make([]float64, 1)
+		b.Run(s.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := g.Score(out, xs[:s.d], 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

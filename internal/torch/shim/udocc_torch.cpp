@@ -2179,6 +2179,13 @@ namespace {
 // over; the products' sums are added in double precision, in the columns' order.
 constexpr int64_t kGramCols = 128;
 
+// kProductRows is the number of rows of every product of udocc_rows_product, the last
+// block made whole with zero rows. Small, because a block's whole product is paid for a
+// single row: on InternetAds' Gaussian (B 1,555 x 1,555, two threads) a row alone took
+// 6.7 ms in blocks of 64, 0.36 ms in blocks of 4 (gonum's float64 product before: 0.51
+// ms), while every row of the table took 116 ms and 85 ms (docs/cost.md).
+constexpr int64_t kProductRows = 4;
+
 }  // namespace
 
 extern "C" {
@@ -2208,7 +2215,7 @@ char *udocc_rows_product(const float *x, int64_t n, int64_t k, const float *b, i
   return guard([&] {
     if (n < 1 || k < 1 || q < 1) throw std::runtime_error("rows_product: an empty matrix");
     udocc::check_len(len, n * q, "rows_product");
-    const int64_t rows = udocc::fast::kEvalRows, blocks = (n + rows - 1) / rows;
+    const int64_t rows = kProductRows, blocks = (n + rows - 1) / rows;
     udocc::fast::parallel_for(blocks, [&](int64_t t) {
       const int64_t lo = t * rows, m = std::min(rows, n - lo);
       const float *xb = x + lo * k;

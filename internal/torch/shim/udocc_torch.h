@@ -276,7 +276,7 @@ void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes,
 char *udocc_gram(const float *x, int64_t r, int64_t c, double *out, int64_t len);
 /* udocc_rows_product writes out (n x q) = x · op(b) for the n x k row-major matrix x and
  * b, q x k with op(b) = bᵀ when tb is 1, k x q with op(b) = b when tb is 0: single
- * precision, in blocks of a fixed number of rows of x, the last made whole with zero
+ * precision, in blocks of a fixed number of rows of x (4), the last made whole with zero
  * rows, so that a row's values are a function of the row and b alone, the same bits
  * whichever rows, and how many, a call holds, at any thread count. */
 char *udocc_rows_product(const float *x, int64_t n, int64_t k, const float *b, int64_t q, int tb,
