@@ -34,8 +34,8 @@ import (
 //
 // B and c are float32, as saved, and a loaded model scores rows exactly as the fit did.
 // The dense products (the rows' Gram matrix, B·y) run on the shim's single-precision
-// products (torch.Gram, torch.RowsProduct), with every sum of them in float64: 10–20
-// times faster than gonum's float64 products, and within 10⁻⁵ of them relatively
+// products (torch.Gram, torch.RowsProduct), with every sum of them in float64: scoring
+// five times as fast as gonum's float64 products, within 10⁻⁵ of them relatively
 // (docs/cost.md, "The Gaussian's products on the shim").
 type Gaussian struct {
 	D         int       `json:"d"`
@@ -206,6 +206,8 @@ func FitGaussian(x []float64, m, d int) (*Gaussian, error) {
 
 // gram is AAᵀ (rows set) or AᵀA of the m × d matrix a, on the shim's products
 // (torch.Gram) of a's values rounded to float32, summed in float64; its upper triangle.
+// The shim's errors are not ErrGaussian (which says the rows cannot have a Gaussian):
+// they are the fit's.
 func gram(a *mat.Dense, rows bool) (*mat.SymDense, error) {
 	m, d := a.Dims()
 	r, c := m, d
@@ -226,7 +228,7 @@ func gram(a *mat.Dense, rows bool) (*mat.SymDense, error) {
 	}
 	g, err := torch.Gram(x, r, c)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrGaussian, err)
+		return nil, fmt.Errorf("project: Gaussian: %w", err)
 	}
 	for i := 0; i < r; i++ { // the upper triangle is the one read: make the matrix symmetric
 		for j := 0; j < i; j++ {
@@ -313,7 +315,7 @@ func (g *Gaussian) scoreBlock(out []float64, x []float32, y []float32) error {
 	}
 	z, err := torch.RowsProduct(y, len(out), d, g.B, g.R, true) // B·y of each row
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrGaussian, err)
+		return fmt.Errorf("project: Gaussian: %w", err)
 	}
 	for r := range out {
 		var q float64
@@ -345,7 +347,7 @@ func (g *Gaussian) precision(v []float64, n int) ([]float64, error) {
 		t, err = torch.RowsProduct(t, n, g.R, g.B, d, false) // Bᵀ·(B·v)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrGaussian, err)
+		return nil, fmt.Errorf("project: Gaussian: %w", err)
 	}
 	for i, x := range t {
 		out[i] += g.Coef * float64(x)
