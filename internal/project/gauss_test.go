@@ -6,9 +6,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // naiveGaussian is the Ledoit–Wolf squared Mahalanobis distance written out directly:
@@ -297,6 +300,55 @@ func TestGaussianBlocks(t *testing.T) {
 			bad.B[1] = 0.5 // row 0, column 1
 			if err := bad.Validate(); !errors.Is(err, ErrGaussian) {
 				t.Errorf("a value above the Cholesky form's diagonal: %v, want ErrGaussian", err)
+			}
+		}
+	}
+}
+
+// TestSolveByColumns: L⁻¹ and L⁻¹A by blocks of columns equal gonum's to rounding, and
+// are the same bits at one and three threads (300 columns: three blocks, one partial).
+func TestSolveByColumns(t *testing.T) {
+	const n, c = 300, 260
+	rng := rand.New(rand.NewPCG(3, 4))
+	l := mat.NewTriDense(n, mat.Lower, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			l.SetTri(i, j, rng.NormFloat64()*0.05)
+		}
+		l.SetTri(i, i, 1+rng.Float64())
+	}
+	a := mat.NewDense(n, c, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < c; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var inv mat.TriDense
+	if err := inv.InverseTri(l); err != nil {
+		t.Fatal(err)
+	}
+	var sol mat.Dense
+	if err := sol.Solve(l, a); err != nil {
+		t.Fatal(err)
+	}
+	var runs [2][2][]float64
+	for r, threads := range []int{1, 3} {
+		end := torch.WithThreads(threads)
+		runs[r] = [2][]float64{inverseLower(l), solveLower(l, a)}
+		end()
+	}
+	if !slices.Equal(runs[0][0], runs[1][0]) || !slices.Equal(runs[0][1], runs[1][1]) {
+		t.Error("the solves differ between one and three threads")
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if got, want := runs[0][0][i*n+j], inv.At(i, j); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("L⁻¹ (%d, %d): %v, want %v", i, j, got, want)
+			}
+		}
+		for j := 0; j < c; j++ {
+			if got, want := runs[0][1][i*c+j], sol.At(i, j); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("L⁻¹A (%d, %d): %v, want %v", i, j, got, want)
 			}
 		}
 	}
