@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -204,23 +203,21 @@ func FitGaussian(x []float64, m, d int) (*Gaussian, error) {
 const solveBlock = 128
 
 // byColumnBlocks runs f(j0, j1) for every block [j0, j1) of solveBlock of c columns, on
-// the fit's threads (torch.NumThreads). A triangular solve's columns are independent:
+// the fit's threads (parallel.For). A triangular solve's columns are independent:
 // gonum's Dtrsm computes each the same way whatever the columns beside it, so the
 // results are the same bits at any thread count and any block.
 func byColumnBlocks(c int, f func(j0, j1 int)) {
-	blocks := (c + solveBlock - 1) / solveBlock
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(max(1, torch.NumThreads()), blocks); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := int(next.Add(1)) - 1; b < blocks; b = int(next.Add(1)) - 1 {
-				f(b*solveBlock, min((b+1)*solveBlock, c))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For((c+solveBlock-1)/solveBlock, torch.NumThreads(), func(b int) {
+		f(b*solveBlock, min((b+1)*solveBlock, c))
+	})
+}
+
+// solveTrailing solves L[r0:, r0:]·Y = y in place for the lower triangular l and the
+// rows r0.. of a block of nc columns, y row-major with stride nc.
+func solveTrailing(l *mat.TriDense, r0 int, y []float64, nc int) {
+	raw := l.RawTriangular()
+	sub := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: raw.N - r0, Stride: raw.Stride, Data: raw.Data[r0*raw.Stride+r0:]}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, sub, blas64.General{Rows: raw.N - r0, Cols: nc, Stride: nc, Data: y})
 }
 
 // inverseLower is L⁻¹ of the d × d lower triangular l, row-major: column block [j0, j1)
@@ -229,7 +226,6 @@ func byColumnBlocks(c int, f func(j0, j1 int)) {
 // InverseTri's 0.24–0.32 s (on one), to 10⁻¹⁰ of it.
 func inverseLower(l *mat.TriDense) []float64 {
 	d, _ := l.Dims()
-	raw := l.RawTriangular()
 	x := make([]float64, d*d)
 	byColumnBlocks(d, func(j0, j1 int) {
 		nc := j1 - j0
@@ -237,8 +233,7 @@ func inverseLower(l *mat.TriDense) []float64 {
 		for c := 0; c < nc; c++ {
 			y[c*nc+c] = 1
 		}
-		sub := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: d - j0, Stride: raw.Stride, Data: raw.Data[j0*raw.Stride+j0:]}
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, sub, blas64.General{Rows: d - j0, Cols: nc, Stride: nc, Data: y})
+		solveTrailing(l, j0, y, nc)
 		for i := j0; i < d; i++ {
 			copy(x[i*d+j0:i*d+j1], y[(i-j0)*nc:(i-j0+1)*nc])
 		}
@@ -250,7 +245,6 @@ func inverseLower(l *mat.TriDense) []float64 {
 // row-major, by blocks of a's columns (byColumnBlocks).
 func solveLower(l *mat.TriDense, a *mat.Dense) []float64 {
 	m, d := a.Dims()
-	raw := l.RawTriangular()
 	x := make([]float64, m*d)
 	byColumnBlocks(d, func(j0, j1 int) {
 		nc := j1 - j0
@@ -258,7 +252,7 @@ func solveLower(l *mat.TriDense, a *mat.Dense) []float64 {
 		for i := 0; i < m; i++ {
 			copy(y[i*nc:(i+1)*nc], a.RawRowView(i)[j0:j1])
 		}
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: raw.Stride, Data: raw.Data}, blas64.General{Rows: m, Cols: nc, Stride: nc, Data: y})
+		solveTrailing(l, 0, y, nc)
 		for i := 0; i < m; i++ {
 			copy(x[i*d+j0:i*d+j1], y[i*nc:(i+1)*nc])
 		}
