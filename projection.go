@@ -8,8 +8,10 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/project"
 	"github.com/udocc/udocc/internal/scale"
+	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -95,7 +97,10 @@ func projectRows(proj *models.Projection, ds *data.Dataset, gauss bool) (*data.D
 		hi := min(lo+block, ds.N)
 		s := std[:(hi-lo)*ds.D]
 		proj.Columns.Standardise(s, ds.X[lo*ds.D:hi*ds.D])
-		proj.Map.Apply(out.X[lo*k:hi*k], s, hi-lo)
+		// Each row's components are its own sums (the same bits on any thread).
+		parallel.For(hi-lo, torch.NumThreads(), func(r int) {
+			proj.Map.Apply(out.X[(lo+r)*k:(lo+r+1)*k], s[r*ds.D:(r+1)*ds.D], 1)
+		})
 		if gd != nil {
 			if err := proj.Gaussian.Score(gd[lo:hi], s, hi-lo); err != nil {
 				return nil, nil, err

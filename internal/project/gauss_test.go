@@ -353,3 +353,40 @@ func TestSolveByColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestCholeskyLower: choleskyLower is gonum's Cholesky factor L bit for bit (the
+// condition number it skips is all that differs), and refuses a matrix that is not
+// positive definite.
+func TestCholeskyLower(t *testing.T) {
+	const n, m = 200, 260
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := mat.NewDense(m, n, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	s := mat.NewSymDense(n, nil)
+	s.SymOuterK(1, a.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(s) {
+		t.Fatal("gonum: not positive definite")
+	}
+	var want mat.TriDense
+	ch.LTo(&want)
+	got, ok := choleskyLower(mat.NewSymDense(n, slices.Clone(s.RawSymmetric().Data)))
+	if !ok {
+		t.Fatal("choleskyLower: not positive definite")
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("L (%d, %d): %v, gonum's %v", i, j, g, w)
+			}
+		}
+	}
+	bad := mat.NewSymDense(2, []float64{1, 2, 2, 1})
+	if _, ok := choleskyLower(bad); ok {
+		t.Error("an indefinite matrix was factored")
+	}
+}

@@ -11,8 +11,8 @@ import "fmt"
 // products over blocks of columns on the shim's threads (SetNumThreads), their sums
 // added in double precision in the columns' order. The result is the same bits at any
 // thread count; on other CPUs (AVX2 against AVX-512) its last bits may differ, as the
-// networks' do. The upper and lower triangles are computed apart and may differ in
-// their last bits: read one of them.
+// networks' do. The upper triangle is computed and the lower one is its mirror, so the
+// result is symmetric bit for bit.
 func Gram(x []float32, r, c int) ([]float64, error) {
 	if r < 1 || c < 1 || len(x) != r*c {
 		return nil, fmt.Errorf("torch: gram: %d values are not %d x %d", len(x), r, c)

@@ -16,7 +16,8 @@ func denseRand(n int, seed uint64) []float32 {
 	return x
 }
 
-// TestGram checks x·xᵀ against float64 sums, and the same bits at one and three threads.
+// TestGram checks x·xᵀ against float64 sums, that it is symmetric bit for bit, and the
+// same bits at one and three threads.
 func TestGram(t *testing.T) {
 	const r, c = 150, 300 // tiles of 64 rows and blocks of 128 columns, each with a remainder
 	x := denseRand(r*c, 1)
@@ -34,6 +35,13 @@ func TestGram(t *testing.T) {
 	}
 	if !slices.Equal(one, three) {
 		t.Error("the Gram matrix differs between one and three threads")
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < i; j++ {
+			if math.Float64bits(one[i*r+j]) != math.Float64bits(one[j*r+i]) {
+				t.Fatalf("(%d, %d) is %v, (%d, %d) %v: not symmetric", i, j, one[i*r+j], j, i, one[j*r+i])
+			}
+		}
 	}
 	for i := 0; i < r; i++ {
 		for j := 0; j < r; j++ {

@@ -2195,18 +2195,22 @@ char *udocc_gram(const float *x, int64_t r, int64_t c, double *out, int64_t len)
     if (r < 1 || c < 1) throw std::runtime_error("gram: no rows or no columns");
     udocc::check_len(len, r * r, "gram");
     const int64_t rows = udocc::fast::kEvalRows, tiles = (r + rows - 1) / rows;
-    // A task is one tile of kEvalRows rows of out, every column of it.
+    // A task is one tile of kEvalRows rows of out, from its first row's column to the
+    // last: the upper triangle and the tile's own square. The lower triangle is then the
+    // upper's mirror, so out is symmetric bit for bit and half the products are spared.
     udocc::fast::parallel_for(tiles, [&](int64_t t) {
-      const int64_t lo = t * rows, m = std::min(rows, r - lo);
-      std::vector<float> part(m * r);
-      double *o = out + lo * r;
-      std::fill(o, o + m * r, 0.0);
+      const int64_t lo = t * rows, m = std::min(rows, r - lo), n = r - lo;
+      std::vector<float> part(m * n);
+      std::vector<double> sum(m * n, 0.0);
       for (int64_t k0 = 0; k0 < c; k0 += kGramCols) {
         const int64_t k = std::min(kGramCols, c - k0);
-        udocc::fast::gemm(false, true, m, r, k, x + lo * c + k0, c, x + k0, c, part.data(), r);
-        for (int64_t i = 0; i < m * r; ++i) o[i] += part[i];
+        udocc::fast::gemm(false, true, m, n, k, x + lo * c + k0, c, x + lo * c + k0, c, part.data(), n);
+        for (int64_t i = 0; i < m * n; ++i) sum[i] += part[i];
       }
+      for (int64_t i = 0; i < m; ++i) std::copy(sum.begin() + i * n, sum.begin() + (i + 1) * n, out + (lo + i) * r + lo);
     });
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < i; ++j) out[i * r + j] = out[j * r + i];
   });
 }
 

@@ -272,7 +272,8 @@ void udocc_group_info(const udocc_group *g, int *k, int *nsizes, int64_t *sizes,
 
 /* udocc_gram writes the r x r matrix x·xᵀ of the r x c row-major matrix x into out (r x r,
  * row-major): single-precision products over blocks of columns, their sums added in
- * double precision in the columns' order; the same bits at any thread count. */
+ * double precision in the columns' order; the upper triangle is computed and the lower
+ * is its mirror (out is symmetric); the same bits at any thread count. */
 char *udocc_gram(const float *x, int64_t r, int64_t c, double *out, int64_t len);
 /* udocc_rows_product writes out (n x q) = x · op(b) for the n x k row-major matrix x and
  * b, q x k with op(b) = bᵀ when tb is 1, k x q with op(b) = b when tb is 0: single
