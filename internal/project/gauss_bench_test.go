@@ -100,3 +100,19 @@ func BenchmarkGaussianScoreOne(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProjectionFit is the principal components' fit (32 of them, as the default
+// reads a wide table) on the Gaussian's shapes.
+func BenchmarkProjectionFit(b *testing.B) {
+	defer torch.WithThreads(2)() // the CLI's default count
+	for _, s := range gaussShapes {
+		x, _ := gaussSample(s.m, s.d)
+		b.Run(s.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Fit(x, s.m, s.d, 32, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
