@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // lowRank is m rows of d columns: 6 latent directions of decaying scale plus noise.
@@ -122,5 +124,47 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := Fit(nil, 0, 3, 2, 1); err == nil {
 		t.Error("Fit of no rows: no error")
+	}
+}
+
+// TestFitFewRows: with fewer rows than the components asked for, K is capped at the rows
+// (the subspace iteration's start then has as many columns as rows), and the components
+// are orthonormal and the same bits at one and three threads.
+func TestFitFewRows(t *testing.T) {
+	const m, d = 5, 400
+	x := lowRank(m, d, 9)
+	var runs [2]*Projection
+	for i, threads := range []int{1, 3} {
+		end := torch.WithThreads(threads)
+		p, err := Fit(x, m, d, 32, 3)
+		end()
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = p
+	}
+	p := runs[0]
+	if p.K != m || p.D != d {
+		t.Fatalf("K %d, D %d: want %d, %d", p.K, p.D, m, d)
+	}
+	if !slices.Equal(runs[0].Components, runs[1].Components) {
+		t.Error("the components differ between one and three threads")
+	}
+	// The centred rows span m − 1 directions: those components are unit vectors, and
+	// orthogonal to each other.
+	for i := 0; i < m-1; i++ {
+		for k := 0; k <= i; k++ {
+			var dot float64
+			for j := 0; j < d; j++ {
+				dot += float64(p.Components[i*d+j]) * float64(p.Components[k*d+j])
+			}
+			want := 0.0
+			if i == k {
+				want = 1
+			}
+			if math.Abs(dot-want) > 1e-5 {
+				t.Errorf("components %d and %d: dot %.6f, want %v", k, i, dot, want)
+			}
+		}
 	}
 }
