@@ -34,13 +34,13 @@ type Projection struct {
 // power iterations, each re-orthonormalised, then the exact SVD of the small projected
 // matrix. K is capped at min(m, d).
 //
-// The iteration's products with the rows (A·Ω, Aᵀ·Q, QᵀA) run on the shim's
+// The iteration's products with the rows (A·Ω, QᵀA) run on the shim's
 // single-precision products (torch.RowsProduct, blocks of fixed shape on the fit's
 // threads: the same bits at any thread count), the centred rows and the small factors
 // rounded to float32 once; the orthonormalisation and the SVD stay in float64. The
 // components are saved as float32, and the products' rounding is below theirs
 // (InternetAds' components agree with the float64 iteration's to a cosine of 1 − 3·10⁻⁸).
-// On a 1,966 × 1,555 sample the fit takes 60–66 ms on two threads, against 209–210 ms
+// On a 1,966 × 1,555 sample the fit takes 60–74 ms on two threads, against 209–210 ms
 // with gonum's float64 Dgemm (BenchmarkProjectionFit; docs/cost.md).
 func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 	if m < 1 || d < 1 || len(x) != m*d || k < 1 {
@@ -56,13 +56,10 @@ func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 	for j := range mean {
 		mean[j] /= float64(m)
 	}
-	a := make([]float32, m*d)  // the centred rows A, m × d
-	at := make([]float32, d*m) // Aᵀ, d × m
+	a := make([]float32, m*d) // the centred rows A, m × d
 	for i := 0; i < m; i++ {
 		for j, v := range x[i*d : (i+1)*d] {
-			c := float32(v - mean[j])
-			a[i*d+j] = c
-			at[j*m+i] = c
+			a[i*d+j] = float32(v - mean[j])
 		}
 	}
 	l := min(k+10, m, d)
@@ -71,40 +68,45 @@ func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 	for i := range omega {
 		omega[i] = float32(rng.NormFloat64())
 	}
-	// rows is r·b for the rows r (n × c) and b (c × l), as a float64 matrix.
-	rows := func(r []float32, n, c int, b []float32) (*mat.Dense, error) {
-		p, err := torch.RowsProduct(r, n, c, b, l, false)
+	// product is r·b for the rows r (n × c) and b (c × q), as a float64 matrix.
+	product := func(r []float32, n, c int, b []float32, q int) (*mat.Dense, error) {
+		p, err := torch.RowsProduct(r, n, c, b, q, false)
 		if err != nil {
 			return nil, fmt.Errorf("project: principal components: %w", err)
 		}
-		out := mat.NewDense(n, l, nil)
+		out := mat.NewDense(n, q, nil)
 		raw := out.RawMatrix().Data
 		for i, v := range p {
 			raw[i] = float64(v)
 		}
 		return out, nil
 	}
-	y, err := rows(a, m, d, omega) // A·Ω, m × l
+	// qta is QᵀA (l × d) for the orthonormal Q (m × l): Qᵀ's rows times A, so that A
+	// need not be held transposed as well.
+	qta := func(q *mat.Dense) (*mat.Dense, error) {
+		return product(float32s(q.T()), l, m, a, d)
+	}
+	y, err := product(a, m, d, omega, l) // A·Ω, m × l
 	if err != nil {
 		return nil, err
 	}
 	q := orthonormal(y)
 	for it := 0; it < 2; it++ {
-		z, err := rows(at, d, m, float32s(q)) // Aᵀ·Q, d × l
+		z, err := qta(q) // (Aᵀ·Q)ᵀ, l × d
 		if err != nil {
 			return nil, err
 		}
-		if y, err = rows(a, m, d, float32s(orthonormal(z))); err != nil {
+		if y, err = product(a, m, d, float32s(orthonormal(mat.DenseCopyOf(z.T()))), l); err != nil {
 			return nil, err
 		}
 		q = orthonormal(y)
 	}
-	bt, err := rows(at, d, m, float32s(q)) // (QᵀA)ᵀ, d × l
+	b, err := qta(q) // QᵀA, l × d
 	if err != nil {
 		return nil, err
 	}
 	var svd mat.SVD
-	if !svd.Factorize(bt.T(), mat.SVDThin) {
+	if !svd.Factorize(b, mat.SVDThin) {
 		return nil, fmt.Errorf("%w: the SVD did not converge", ErrProjection)
 	}
 	var v mat.Dense // d × l, the right singular vectors, by descending value
@@ -125,13 +127,13 @@ func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 	return p, p.Validate()
 }
 
-// float32s is the values of the dense matrix a, row-major, rounded to float32.
-func float32s(a *mat.Dense) []float32 {
+// float32s is the values of the matrix a, row-major, rounded to float32.
+func float32s(a mat.Matrix) []float32 {
 	r, c := a.Dims()
 	out := make([]float32, r*c)
 	for i := 0; i < r; i++ {
-		for j, v := range a.RawRowView(i) {
-			out[i*c+j] = float32(v)
+		for j := 0; j < c; j++ {
+			out[i*c+j] = float32(a.At(i, j))
 		}
 	}
 	return out
