@@ -281,21 +281,18 @@ func solveLower(l *mat.TriDense, a *mat.Dense) []float64 {
 }
 
 // gram is AAᵀ (rows set) or AᵀA of the m × d matrix a, on the shim's products
-// (torch.Gram) of a's values rounded to float32, summed in float64; its upper triangle.
-// The shim's errors are not ErrGaussian (which says the rows cannot have a Gaussian):
-// they are the fit's.
+// (torch.Gram) of a's values rounded to float32, summed in float64: symmetric, the
+// upper triangle computed and mirrored. The shim's errors are not ErrGaussian (which
+// says the rows cannot have a Gaussian): they are the fit's.
 func gram(a *mat.Dense, rows bool) (*mat.SymDense, error) {
 	m, d := a.Dims()
 	r, c := m, d
-	x := make([]float32, m*d)
+	var x []float32
 	if rows {
-		for i := 0; i < m; i++ {
-			for j, v := range a.RawRowView(i) {
-				x[i*d+j] = float32(v)
-			}
-		}
+		x = float32s(a)
 	} else {
 		r, c = d, m
+		x = make([]float32, m*d) // Aᵀ, written from A's rows
 		for i := 0; i < m; i++ {
 			for j, v := range a.RawRowView(i) {
 				x[j*m+i] = float32(v)
@@ -306,7 +303,7 @@ func gram(a *mat.Dense, rows bool) (*mat.SymDense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("project: Gaussian: %w", err)
 	}
-	return mat.NewSymDense(r, g), nil // symmetric: the upper triangle and its mirror
+	return mat.NewSymDense(r, g), nil
 }
 
 // lwShrinkage is the Ledoit–Wolf shrinkage δ from the rows' Σ_i ‖a_i‖⁴ (beta), ‖S‖²_F

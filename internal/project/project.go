@@ -96,7 +96,7 @@ func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 		if err != nil {
 			return nil, err
 		}
-		if y, err = product(a, m, d, float32s(orthonormal(mat.DenseCopyOf(z.T()))), l); err != nil {
+		if y, err = product(a, m, d, float32s(orthonormal(z.T())), l); err != nil {
 			return nil, err
 		}
 		q = orthonormal(y)
@@ -127,10 +127,19 @@ func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 	return p, p.Validate()
 }
 
-// float32s is the values of the matrix a, row-major, rounded to float32.
+// float32s is the values of the matrix a, row-major, rounded to float32 (a dense one
+// read row by row, any other through At).
 func float32s(a mat.Matrix) []float32 {
 	r, c := a.Dims()
 	out := make([]float32, r*c)
+	if dense, ok := a.(*mat.Dense); ok {
+		for i := 0; i < r; i++ {
+			for j, v := range dense.RawRowView(i) {
+				out[i*c+j] = float32(v)
+			}
+		}
+		return out
+	}
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			out[i*c+j] = float32(a.At(i, j))
@@ -142,7 +151,7 @@ func float32s(a mat.Matrix) []float32 {
 // orthonormal is an orthonormal basis of a's columns: modified Gram–Schmidt, twice
 // (a column nearly dependent on the ones before it keeps its direction's digits), in
 // O(rows · columns²); a column that vanishes is left zero.
-func orthonormal(a *mat.Dense) *mat.Dense {
+func orthonormal(a mat.Matrix) *mat.Dense {
 	r, c := a.Dims()
 	cols := make([][]float64, c)
 	for j := range cols {
