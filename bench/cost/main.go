@@ -11,7 +11,9 @@
 // table), members (Members), trim-pct (Trim, in percent),
 // pretrain-lr-e5 and lr-e6 (PretrainLR in units of 1e-5, LR in units of 1e-6), batch
 // (BatchSize), wd-e7 (WeightDecay in units of 1e-7) and gaussian-pct (Gaussian, in
-// percent); 0 of train-rows, gaussian-pct,
+// percent), member-seed (the members' seeds start at the fit's seed plus this) and
+// sample-seed (the training sample, and a wide table's components, are drawn from the
+// fit's seed plus this); 0 of train-rows, gaussian-pct,
 // pretrain-epochs, screen-epochs or wd-e7 means none, as the flags of udocc fit say it.
 // "default" is the defaults as they are.
 // Tables above -max-rows rows are fitted on a seeded sample of that many rows, as `udocc
@@ -211,14 +213,25 @@ func parseVariants(spec string) ([]variant, error) {
 				return nil, fmt.Errorf("variant %s: %q: want KEY:INTEGER", name, p)
 			}
 			switch k {
-			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "width", "members", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7", "gaussian-pct":
+			case "train-rows", "pretrain-epochs", "screen-epochs", "epochs", "bottleneck", "width", "members", "trim-pct", "pretrain-lr-e5", "lr-e6", "batch", "wd-e7", "gaussian-pct", "member-seed", "sample-seed":
 			default:
 				return nil, fmt.Errorf("variant %s: unknown key %q", name, k)
 			}
 			sets = append(sets, kv{k, n})
 		}
 		out = append(out, variant{name: name, set: func(o *udocc.Options) {
+			seed, members, memberSeed := o.Seed, o.Members, -1
 			for _, s := range sets {
+				switch s.k {
+				case "member-seed": // the members' seeds start at the fit's seed plus this (Seeds)
+					memberSeed = s.v
+					continue
+				case "sample-seed": // the training sample's seed is the fit's seed plus this (Seed)
+					o.Seed = seed + uint64(s.v)
+					continue
+				case "members":
+					members = s.v
+				}
 				if s.v == 0 && s.k != "epochs" {
 					// A key's 0 means none (every row, no pretraining, no screening), as
 					// the flags of udocc fit say it; the library's zero is its default.
@@ -251,6 +264,15 @@ func parseVariants(spec string) ([]variant, error) {
 					o.WeightDecay = float64(s.v) * 1e-7
 				case "gaussian-pct": // a projected table's Gaussian weight in percent (0: none)
 					o.Gaussian = float64(s.v) / 100
+				}
+			}
+			if memberSeed >= 0 {
+				if members == 0 {
+					members = udocc.DefaultOptions().Members
+				}
+				o.Seeds = nil
+				for k := range members {
+					o.Seeds = append(o.Seeds, seed+uint64(memberSeed+k))
 				}
 			}
 		}})
