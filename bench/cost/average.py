@@ -3,12 +3,12 @@
 A measurement outside the product (docs/cost.md: "Members trained on different samples",
 "Input transforms for skewed and discrete columns").
 
-  average.py [-v] [-seeds 0,1] -groups LINES.jsonl[,...] NAME=FIT[+FIT...] ... -- A-B ...
+  average.py [-v] [-max] [-seeds 0,1] -groups LINES.jsonl[,...] NAME=FIT[+FIT...] ... -- A-B ...
 
 A FIT is DIR:VARIANT, the scores `go run ./bench/cost -scores DIR` wrote for that variant
 (DIR/TABLE-VARIANT-SEED.csv); a NAME of more than one fit averages them row by row, each
-robust-z-scored first (median, interquartile range); a NAME of one fit is its scores as
-they are. -groups names bench/cost lines that give each table's group. For every table
+robust-z-scored first (median, interquartile range), or with -max takes their largest;
+a NAME of one fit is its scores as they are. -groups names bench/cost lines that give each table's group. For every table
 whose every fit is there at every seed, the mean of (ROCAUC+PRAUC)/2 is taken per group,
 then over groups; each pair A-B after -- gets the mean difference over groups and a
 paired bootstrap 95 % interval. -v prints each table's ROCAUC.
@@ -38,12 +38,14 @@ def z(x):
 
 
 def main(argv):
-    verbose, seeds, groupfiles, combos, pairs = False, (0, 1), [], {}, []
+    verbose, combine, seeds, groupfiles, combos, pairs = False, np.mean, (0, 1), [], {}, []
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "-v":
             verbose = True
+        elif a == "-max":
+            combine = np.max
         elif a == "-seeds":
             i += 1
             seeds = tuple(int(s) for s in argv[i].split(","))
@@ -76,7 +78,7 @@ def main(argv):
                     sys.exit(f"{t}, seed {s}: {p} scores other rows or labels than {next(iter(fits))}")
             y = ref[1]
             for c, parts in combos.items():
-                sc = np.mean([z(fits[p][2]) for p in parts], axis=0) if len(parts) > 1 else fits[parts[0]][2]
+                sc = combine([z(fits[p][2]) for p in parts], axis=0) if len(parts) > 1 else fits[parts[0]][2]
                 res[c].setdefault(t, []).append((roc_auc_score(y, sc), average_precision_score(y, sc)))
     first = next(iter(combos))
     tabs = sorted(t for t in res[first] if len(res[first][t]) == len(seeds))
