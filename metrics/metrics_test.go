@@ -126,6 +126,13 @@ func TestAgainstSlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		auc2, ap2, err := AUCs(labels, scores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auc2 != auc || ap2 != ap {
+			t.Fatalf("trial %d: AUCs %v, %v; ROCAUC and PRAUC %v, %v", trial, auc2, ap2, auc, ap)
+		}
 		if want := slowAUC(labels, scores); math.Abs(auc-want) > tol {
 			t.Fatalf("trial %d: ROCAUC %v, pairwise %v", trial, auc, want)
 		}
@@ -191,6 +198,42 @@ func TestCounts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignedZero: -0 and +0 are one score, a tie, whichever class holds either.
+func TestSignedZero(t *testing.T) {
+	labels := []int{1, 0, 1, 0}
+	neg := math.Copysign(0, -1)
+	for _, scores := range [][]float64{{neg, 0, 1, -1}, {0, neg, 1, -1}} {
+		auc, ap, err := AUCs(labels, scores)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := slowAUC(labels, scores); auc != want || auc != 0.875 {
+			t.Errorf("scores %v: ROCAUC %v, want %v (pairwise) = 0.875", scores, auc, want)
+		}
+		if want := slowAP(labels, scores); math.Abs(ap-want) > tol {
+			t.Errorf("scores %v: PRAUC %v, want %v", scores, ap, want)
+		}
+	}
+}
+
+func BenchmarkAUCs(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 100000
+	labels := make([]int, n)
+	scores := make([]float64, n)
+	for i := range labels {
+		labels[i] = rng.IntN(2)
+		scores[i] = rng.Float64()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := AUCs(labels, scores); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
 
 func BenchmarkROCAUC(b *testing.B) {

@@ -149,10 +149,7 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 					return err
 				}
 			}
-			if r.ROCAUC, err = metrics.ROCAUC(ds.Y, scores); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if r.PRAUC, err = metrics.PRAUC(ds.Y, scores); err != nil {
+			if r.ROCAUC, r.PRAUC, err = metrics.AUCs(ds.Y, scores); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			if err := enc.Encode(r); err != nil {

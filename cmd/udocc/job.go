@@ -102,10 +102,7 @@ type evaluation struct {
 func evaluate(y []int, scores []float64, labels []bool) (evaluation, error) {
 	var ev evaluation
 	var err error
-	if ev.ROCAUC, err = metrics.ROCAUC(y, scores); err != nil {
-		return ev, err
-	}
-	if ev.PRAUC, err = metrics.PRAUC(y, scores); err != nil {
+	if ev.ROCAUC, ev.PRAUC, err = metrics.AUCs(y, scores); err != nil {
 		return ev, err
 	}
 	pos := 0

@@ -2,14 +2,16 @@ package main
 
 import (
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/parallel"
+	"github.com/udocc/udocc/internal/tool"
 )
 
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;
@@ -317,7 +319,22 @@ func (f *fitted) summarise(total float64) summary {
 		s.Selection = &ds.Selection
 	}
 	s.Config.Threshold = o.Options.Rule()
-	s.labelMetrics = metricsOf(ds.Y, m.Scores(), m.Labels())
+	// The final scores' and every member's metrics (each a sort of the table's scores:
+	// 12 sorts of 567,000 rows took about 1 s of http's fit) on the process's cores.
+	var members []labelMetrics // read where the summary lists its members
+	if o.Method == lib.Ensemble || len(f.members) > 1 {
+		members = make([]labelMetrics, len(f.members))
+	}
+	parallel.For(len(members)+1, runtime.GOMAXPROCS(0), func(i int) {
+		switch {
+		case i == len(members):
+			s.labelMetrics = metricsOf(ds.Y, m.Scores(), m.Labels())
+		case o.Method == lib.Ensemble:
+			members[i] = metricsOf(ds.Y, f.members[i].Scores, nil)
+		default:
+			members[i] = metricsOf(ds.Y, f.members[i].Scores, f.members[i].Labels)
+		}
+	})
 	if o.Method == lib.Ensemble {
 		s.Config.Members = len(f.members)
 		w := tool.Of(m).DistanceWeight()
@@ -330,9 +347,9 @@ func (f *fitted) summarise(total float64) summary {
 		if rel, ok := m.CountReliable(); ok {
 			s.CountReliable = &rel
 		}
-		for _, mem := range f.members {
+		for i, mem := range f.members {
 			ms := memberSummary{Seed: mem.Seed}
-			lm := metricsOf(ds.Y, mem.Scores, nil)
+			lm := members[i]
 			ms.ROCAUC, ms.PRAUC = lm.ROCAUC, lm.PRAUC
 			s.Members = append(s.Members, ms)
 		}
@@ -351,7 +368,7 @@ func (f *fitted) summarise(total float64) summary {
 		for i, mem := range f.members {
 			ms := memberSummary{Seed: mem.Seed, DeltaBar: num(bars[i]), SelectedRatio: num(ratios[i]),
 				Threshold: num(mem.Threshold), Flagged: flagged(mem.Labels)}
-			lm := metricsOf(ds.Y, mem.Scores, mem.Labels)
+			lm := members[i]
 			ms.ROCAUC, ms.PRAUC, ms.F1 = lm.ROCAUC, lm.PRAUC, lm.F1
 			s.Members = append(s.Members, ms)
 		}

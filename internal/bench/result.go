@@ -39,11 +39,7 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 	if training.UsesRatio(t.spec.Method) {
 		l.Param = Num(d.ratio)
 	}
-	roc, err := metrics.ROCAUC(d.ds.Y, res.Scores)
-	if err != nil {
-		return fail(err)
-	}
-	pr, err := metrics.PRAUC(d.ds.Y, res.Scores)
+	roc, pr, err := metrics.AUCs(d.ds.Y, res.Scores)
 	if err != nil {
 		return fail(err)
 	}

@@ -430,11 +430,7 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 // rule name, which it must not change): ones found elsewhere (the training dynamics'
 // own), or from the screening fit's scores.
 func evalSource(scores []float64, y []int, extra func(own map[string]float64) map[string]float64) (SourceEval, error) {
-	a, err := metrics.ROCAUC(y, scores)
-	if err != nil {
-		return SourceEval{}, err
-	}
-	p, err := metrics.PRAUC(y, scores)
+	a, p, err := metrics.AUCs(y, scores)
 	if err != nil {
 		return SourceEval{}, err
 	}

@@ -352,11 +352,7 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string, compo
 }
 
 func realEval(y []int, scores []float64) (RealEval, error) {
-	a, err := metrics.ROCAUC(y, scores)
-	if err != nil {
-		return RealEval{}, err
-	}
-	p, err := metrics.PRAUC(y, scores)
+	a, p, err := metrics.AUCs(y, scores)
 	return RealEval{ROCAUC: a, PRAUC: p}, err
 }
 

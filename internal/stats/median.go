@@ -53,6 +53,10 @@ func MAD(x []float64) (median, mad float64) {
 	return median, Quantile(dev, 0.5)
 }
 
+// Kth returns the value that sorting v would put at v[k] (0 ≤ k < len(v)), in O(len(v)),
+// reordering v as kth does.
+func Kth(v []float64, k int) float64 { return kth(v, k) }
+
 // kth returns the value that sorting v would put at v[k] (0 ≤ k < len(v)), reordering v
 // so that no value before position k is larger and none after it is smaller: Hoare's
 // selection with a median-of-three pivot and a three-way partition, so that many equal

@@ -40,6 +40,13 @@ func TestKth(t *testing.T) {
 				}
 			}
 		}
+		// Kth on a slice a selection has reordered, as intervalCuts calls it twice.
+		v := slices.Clone(in)
+		for _, k := range []int{len(in) - 1, 0, len(in) / 3, len(in) / 2} {
+			if got := Kth(v, k); got != sorted[k] {
+				t.Fatalf("%v: Kth %d after other selections = %v, sorting gives %v", in, k, got, sorted[k])
+			}
+		}
 		n := len(in)
 		want := sorted[n/2]
 		if n%2 == 0 {
