@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
@@ -215,5 +217,28 @@ func TestNPYInt64IDs(t *testing.T) {
 	}
 	if want := []string{"18446744073709551615", "9223372036854775809"}; !slices.Equal(ds.IDs, want) {
 		t.Errorf("uint64 ids %q, want %q", ds.IDs, want)
+	}
+}
+
+// TestReadBlocks: readBlocks yields a stream's bytes, and their count, at every length
+// around its block size, and passes on a read error.
+func TestReadBlocks(t *testing.T) {
+	for _, n := range []int{0, 1, streamBlock - 1, streamBlock, streamBlock + 1, 3*streamBlock + 5} {
+		want := make([]byte, n)
+		for i := range want {
+			want[i] = byte(i*7 + i/streamBlock)
+		}
+		r, got, err := readBlocks(bytes.NewReader(want))
+		if err != nil || got != int64(n) {
+			t.Fatalf("%d bytes: count %d, error %v", n, got, err)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(b, want) {
+			t.Fatalf("%d bytes: read back %d bytes (equal: %v), error %v", n, len(b), bytes.Equal(b, want), err)
+		}
+	}
+	boom := errors.New("boom")
+	if _, _, err := readBlocks(io.MultiReader(bytes.NewReader(make([]byte, streamBlock+3)), iotest.ErrReader(boom))); !errors.Is(err, boom) {
+		t.Fatalf("a failing stream: error %v, want %v", err, boom)
 	}
 }
