@@ -13,11 +13,11 @@ func Median(v []float64) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
-	hi := kth(v, n/2)
+	hi := Kth(v, n/2)
 	if n%2 == 1 {
 		return hi
 	}
-	// kth leaves the n/2 smallest values in v[:n/2]; the largest of them is the other
+	// Kth leaves the n/2 smallest values in v[:n/2]; the largest of them is the other
 	// middle one.
 	return (slices.Max(v[:n/2]) + hi) / 2
 }
@@ -54,14 +54,10 @@ func MAD(x []float64) (median, mad float64) {
 }
 
 // Kth returns the value that sorting v would put at v[k] (0 ≤ k < len(v)), in O(len(v)),
-// reordering v as kth does.
-func Kth(v []float64, k int) float64 { return kth(v, k) }
-
-// kth returns the value that sorting v would put at v[k] (0 ≤ k < len(v)), reordering v
-// so that no value before position k is larger and none after it is smaller: Hoare's
-// selection with a median-of-three pivot and a three-way partition, so that many equal
-// values (tied scores) cost no more than distinct ones.
-func kth(v []float64, k int) float64 {
+// reordering v so that no value before position k is larger and none after it is
+// smaller: Hoare's selection with a median-of-three pivot and a three-way partition, so
+// that many equal values (tied scores) cost no more than distinct ones.
+func Kth(v []float64, k int) float64 {
 	lo, hi := 0, len(v)-1
 	for lo < hi {
 		mid := lo + (hi-lo)/2

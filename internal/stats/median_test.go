@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestKth checks kth and Median against sorting, on random values with many ties, sorted
+// TestKth checks Kth and Median against sorting, on random values with many ties, sorted
 // and reversed inputs and all-equal ones, of odd and even lengths, for every k; and that
-// kth leaves no larger value before k and no smaller one after it.
+// Kth leaves no larger value before k and no smaller one after it.
 func TestKth(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var inputs [][]float64
@@ -31,12 +31,12 @@ func TestKth(t *testing.T) {
 		slices.Sort(sorted)
 		for k := range in {
 			v := slices.Clone(in)
-			if got := kth(v, k); got != sorted[k] {
-				t.Fatalf("%v: kth %d = %v, sorting gives %v", in, k, got, sorted[k])
+			if got := Kth(v, k); got != sorted[k] {
+				t.Fatalf("%v: Kth %d = %v, sorting gives %v", in, k, got, sorted[k])
 			}
 			for i := range v {
 				if (i < k && v[i] > v[k]) || (i > k && v[i] < v[k]) {
-					t.Fatalf("%v: after kth %d, v[%d] = %v against v[k] = %v", in, k, i, v[i], v[k])
+					t.Fatalf("%v: after Kth %d, v[%d] = %v against v[k] = %v", in, k, i, v[i], v[k])
 				}
 			}
 		}
