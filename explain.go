@@ -562,10 +562,19 @@ func (m *Model) fitNormal(ds *data.Dataset, rk *ranks) error {
 	}
 	step := max(1, (n+normalRows-1)/normalRows)
 	for _, flaggedToo := range []bool{false, true} {
-		var x []float32
-		for i := 0; i < ds.N; i++ {
+		keep := func(i int) bool {
 			g := offset + i
-			if g%step == 0 && (flaggedToo || m.labels == nil || !m.labels[g]) {
+			return g%step == 0 && (flaggedToo || m.labels == nil || !m.labels[g])
+		}
+		rows := 0
+		for i := 0; i < ds.N; i++ {
+			if keep(i) {
+				rows++
+			}
+		}
+		x := make([]float32, 0, rows*ds.D)
+		for i := 0; i < ds.N; i++ {
+			if keep(i) {
 				x = append(x, ds.Row(i)...)
 			}
 		}
@@ -576,7 +585,7 @@ func (m *Model) fitNormal(ds *data.Dataset, rk *ranks) error {
 			}
 		}
 		if len(x) > 0 {
-			m.meta.Normal = models.FitNormal(x, len(x)/ds.D, ds.D)
+			m.meta.Normal = models.FitNormal(x, len(x)/ds.D, ds.D, torch.NumThreads())
 			return nil
 		}
 	}

@@ -81,7 +81,11 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 	var sumsq [][]float64 // per sampled row, the squares of its pairs' mean credits
 	r, q, act := 0, 0, active(0)
 	var units []unit
-	var x []float32
+	// A block's scored rows: under explainBudget values before its last unit, whose rows
+	// are a row's coalitions or one pair of walks. Sized once, so that building them
+	// never copies them to grow.
+	unitMax := d * max(2*(d-1), 1<<min(d, exactUpTo))
+	x := make([]float32, 0, min(explainBudget, len(out)*pairs*unitMax)+unitMax)
 	for r < len(out) {
 		if err := ctx.Err(); err != nil {
 			return err

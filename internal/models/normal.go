@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"math"
+
+	"github.com/udocc/udocc/internal/parallel"
 )
 
 // Normal is, per feature and in the data's units, the median and the spread (FitScale's:
@@ -14,19 +16,32 @@ type Normal struct {
 	Spread []float64 `json:"spread"`
 }
 
-// FitNormal learns the per-feature median and spread of the m x d row-major rows x.
-func FitNormal(x []float32, m, d int) *Normal {
+// FitNormal learns the per-feature median and spread of the m x d row-major rows x, on up
+// to threads goroutines: a feature's values are its own, the same at any thread count.
+// The rows are read normalBlock features at a time, one pass over them a block, where one
+// feature at a time read a cache line of every row for each feature (InternetAds' 1,555
+// features: 80 ms of a fit's CPU).
+func FitNormal(x []float32, m, d, threads int) *Normal {
 	nr := &Normal{Median: make([]float64, d), Spread: make([]float64, d)}
-	col := make([]float64, m)
-	for j := 0; j < d; j++ {
-		for i := range col {
-			col[i] = float64(x[i*d+j])
+	parallel.For((d+normalBlock-1)/normalBlock, threads, func(b int) {
+		j0, j1 := b*normalBlock, min((b+1)*normalBlock, d)
+		cols := make([]float32, (j1-j0)*m) // feature j's values at cols[(j-j0)*m:]
+		for i := 0; i < m; i++ {
+			for j, v := range x[i*d+j0 : i*d+j1] {
+				cols[j*m+i] = v
+			}
 		}
-		sc := FitScale(col)
-		nr.Median[j], nr.Spread[j] = sc.Median, sc.Spread
-	}
+		for j := j0; j < j1; j++ {
+			sc := fitScale(cols[(j-j0)*m : (j-j0+1)*m])
+			nr.Median[j], nr.Spread[j] = sc.Median, sc.Spread
+		}
+	})
 	return nr
 }
+
+// normalBlock is the number of features FitNormal gathers in one pass over the rows: 64
+// bytes of a row, a cache line.
+const normalBlock = 16
 
 // validate checks a Normal read back for d features: d finite medians and d finite,
 // positive spreads.

@@ -1,9 +1,14 @@
 package models
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 
@@ -338,15 +343,70 @@ func (m *Meta) validateEnsemble() error {
 	return nil
 }
 
-// WriteMeta writes m into dir atomically.
+// WriteMeta writes m into dir atomically: json.MarshalIndent's bytes and a newline.
+//
+// A wide table's Gaussian (Projection.Gaussian) holds up to 2^24 float32 values (85 MB of
+// base64), which MarshalIndent would escape-check as a string and then copy again to
+// indent it: on InternetAds (2.4 million values) 0.15 s of CPU, most of a fit's writing.
+// So the Gaussian's matrix is marshalled as a 16-character stand-in, spliceMark, and its
+// base64 written in its place: base64 needs no escaping in JSON, and the file is the
+// same bytes.
 func WriteMeta(dir string, m *Meta) error {
 	m.encodeNames()
-	b, err := json.MarshalIndent(m, "", "  ")
+	path := filepath.Join(dir, MetaFile)
+	var g *project.Gaussian
+	if m.Projection != nil {
+		g = m.Projection.Gaussian
+	}
+	if g == nil {
+		b, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			return err
+		}
+		return atomicfile.WriteBytes(path, append(b, '\n'))
+	}
+	// Shallow copies: m, which a model may be scoring with meanwhile, is not changed.
+	mc, pc, gc := *m, *m.Projection, *g
+	gc.B, pc.Gaussian, mc.Projection = spliceMark, &gc, &pc
+	b, err := json.MarshalIndent(&mc, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteBytes(filepath.Join(dir, MetaFile), append(b, '\n'))
+	at := bytes.Index(b, spliceText)
+	if at < 0 || bytes.Contains(b[at+1:], spliceText) { // a name or value that spells it
+		if b, err = json.MarshalIndent(m, "", "  "); err != nil {
+			return err
+		}
+		return atomicfile.WriteBytes(path, append(b, '\n'))
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		bw.Write(b[:at])
+		if err := g.B.WriteBase64(bw); err != nil {
+			return err
+		}
+		bw.Write(b[at+len(spliceText):])
+		bw.WriteByte('\n')
+		return bw.Flush() // the first error of any write
+	})
 }
+
+// spliceText is the base64 of spliceMark's 12 bytes, which stands in for a Gaussian's
+// matrix while WriteMeta marshals a model.json.
+var spliceText = []byte("udoccGaussianB00")
+
+// spliceMark is the three float32 values whose base64 is spliceText.
+var spliceMark = func() project.Floats {
+	raw, err := base64.StdEncoding.DecodeString(string(spliceText))
+	if err != nil || len(raw) != 12 {
+		panic("models: spliceText is not the base64 of 12 bytes")
+	}
+	f := make(project.Floats, 3)
+	for i := range f {
+		f[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	return f
+}()
 
 // ReadMeta reads and validates the description of the saved model in dir.
 func ReadMeta(dir string) (*Meta, error) {

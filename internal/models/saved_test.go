@@ -1,12 +1,16 @@
 package models
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/udocc/udocc/internal/project"
 	"github.com/udocc/udocc/internal/scale"
 )
 
@@ -60,5 +64,52 @@ func TestMetaErrors(t *testing.T) {
 				t.Fatalf("error %v, want ErrFormat naming %s", err, c.field)
 			}
 		})
+	}
+}
+
+// TestWriteMetaGaussianBytes: a model.json with a Gaussian, whose matrix WriteMeta writes
+// in place of a stand-in, is the bytes json.MarshalIndent gives (and a newline): for
+// matrices around WriteBase64's block and for a feature named as the stand-in's text,
+// which takes MarshalIndent's path.
+func TestWriteMetaGaussianBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		values int
+		name   string
+	}{{0, "a"}, {1, "a"}, {2, "a"}, {3, "a"}, {3<<12 - 1, "a"}, {3 << 12, "a"}, {3<<12 + 1, "a"}, {40000, "a"}, {5, string(spliceText)}} {
+		b := make(project.Floats, tc.values)
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		m := &Meta{Format: Format, Method: "ensemble", Sizes: []int{2, 4}, Features: []string{tc.name, "<b&c>"},
+			Scaler:  scale.Scaler{Mean: []float64{1, 2}, Scale: []float64{1, 1}},
+			Members: []Member{{Seed: 3, Network: "member-3.pt"}},
+			Projection: &Projection{Map: project.Projection{K: 1, D: 2, Components: []float32{1, 0}},
+				Gaussian: &project.Gaussian{D: 2, R: tc.values / 2, Iso: 1, Coef: 1, Center: []float32{0.5, -0.25}, B: b}}}
+		dir := t.TempDir()
+		if err := WriteMeta(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, MetaFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want = append(want, '\n'); !bytes.Equal(got, want) {
+			t.Errorf("%d values, feature %q: model.json differs from MarshalIndent's (%d against %d bytes)", tc.values, tc.name, len(got), len(want))
+		}
+		if m.Projection.Gaussian.B == nil && tc.values > 0 || len(m.Projection.Gaussian.B) != tc.values {
+			t.Errorf("%d values: WriteMeta changed the model's matrix", tc.values)
+		}
+		var back Meta
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatal(err)
+		}
+		if g := back.Projection.Gaussian; len(g.B) != tc.values || tc.values > 0 && g.B[tc.values-1] != b[tc.values-1] {
+			t.Errorf("%d values: read back %d", tc.values, len(g.B))
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -66,6 +67,25 @@ func (f Floats) MarshalText() ([]byte, error) {
 	out := make([]byte, base64.StdEncoding.EncodedLen(len(raw)))
 	base64.StdEncoding.Encode(out, raw)
 	return out, nil
+}
+
+// WriteBase64 writes what MarshalText returns, the base64 of f's little-endian bytes, to w
+// in blocks, without holding either whole: a model.json of a wide table's Gaussian is
+// written with it (models.WriteMeta).
+func (f Floats) WriteBase64(w io.Writer) error {
+	const block = 3 << 12 // values a block: 4·block bytes, a multiple of 3, encode alone
+	enc := base64.NewEncoder(base64.StdEncoding, w)
+	raw := make([]byte, 4*min(block, len(f)))
+	for lo := 0; lo < len(f); lo += block {
+		part := f[lo:min(lo+block, len(f))]
+		for i, v := range part {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+		}
+		if _, err := enc.Write(raw[:4*len(part)]); err != nil {
+			return err
+		}
+	}
+	return enc.Close()
 }
 
 // UnmarshalText reads the base64 of a multiple of 4 bytes.
