@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	lib "github.com/udocc/udocc"
@@ -19,7 +20,12 @@ import (
 	"github.com/udocc/udocc/internal/parallel"
 )
 
-// write puts every output of a fit into dir, the transaction's fresh folder.
+// write puts every output of a fit into dir, the transaction's fresh folder. The model
+// and the figures do not wait for the explanations: they are written beside them, on a
+// goroutine of their own, and the first error in the order below is returned (the
+// transaction then leaves no file behind). Explaining is the shim's work on the fit's
+// threads, building each block of scored rows is Go's on one, and the writes fill the
+// gaps between.
 func (f *fitted) write(ctx context.Context, dir string) error {
 	var cols []scoreColumn
 	if len(f.members) > 1 {
@@ -27,6 +33,41 @@ func (f *fitted) write(ctx context.Context, dir string) error {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), m.Scores, m.Labels})
 		}
 	}
+	var (
+		beside          sync.WaitGroup
+		saveErr, figErr error
+		figSeconds      float64
+	)
+	beside.Add(1)
+	go func() {
+		defer beside.Done()
+		if saveErr = f.m.Save(filepath.Join(dir, "model")); saveErr != nil {
+			return
+		}
+		t0 := time.Now()
+		figErr = f.figures(dir)
+		figSeconds = time.Since(t0).Seconds()
+	}()
+	err := f.writeExplained(ctx, dir, cols)
+	beside.Wait()
+	switch {
+	case err != nil:
+		return err
+	case saveErr != nil:
+		return saveErr
+	case figErr != nil:
+		return figErr
+	}
+	f.summary.Timings.FiguresSeconds = figSeconds
+	b, err := json.MarshalIndent(f.summary, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(b, '\n'))
+}
+
+// writeExplained explains the flagged rows and writes scores.csv and history.csv.
+func (f *fitted) writeExplained(ctx context.Context, dir string, cols []scoreColumn) error {
 	t0 := time.Now()
 	ex, err := explainFlagged(ctx, f.m, f.ds, f.m.Labels(), f.o.explain)
 	if err != nil {
@@ -39,22 +80,7 @@ func (f *fitted) write(ctx context.Context, dir string) error {
 		prob: probabilities(f.m, f.m.Scores()), y: f.ds.Y, cols: cols, ex: ex, rows: f.ds.RowIndex}); err != nil {
 		return err
 	}
-	if err := f.writeHistory(filepath.Join(dir, "history.csv")); err != nil {
-		return err
-	}
-	if err := f.m.Save(filepath.Join(dir, "model")); err != nil {
-		return err
-	}
-	t0 = time.Now()
-	if err := f.figures(dir); err != nil {
-		return err
-	}
-	f.summary.Timings.FiguresSeconds = time.Since(t0).Seconds()
-	b, err := json.MarshalIndent(f.summary, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(b, '\n'))
+	return f.writeHistory(filepath.Join(dir, "history.csv"))
 }
 
 // scoreColumn is one member's scores and labels, for an ensemble's scores.csv.

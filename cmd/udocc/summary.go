@@ -188,7 +188,8 @@ type configJSON struct {
 // it; StartSeconds the process's start before the command ran (the dynamic loader
 // mapping libtorch's libraries and running their initialisers; absent where /proc does
 // not say); ExplainSeconds the flagged rows' explanations and FiguresSeconds the
-// figures, after the fit. PretrainSeconds is, as before, the time to the last
+// figures, after the fit (the figures are drawn beside the explanations, so the two
+// overlap). PretrainSeconds is, as before, the time to the last
 // pretraining epoch (the screening fit's included).
 type timings struct {
 	PretrainSeconds float64 `json:"pretrain_seconds"`
