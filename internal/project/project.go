@@ -202,17 +202,36 @@ func (p *Projection) Validate() error {
 }
 
 // Apply writes the K components of each of the n standardised rows x (n × D) into out
-// (n × K), each a sum over the columns in float64, rounded once.
+// (n × K), each a sum over the columns in float64, in the columns' order, rounded once.
+// Four components are summed side by side, each in its own order: the same bits as one
+// at a time, without waiting on one chain of additions (InternetAds' 1,555 columns: a
+// third of the time).
 func (p *Projection) Apply(out, x []float32, n int) {
+	d := p.D
 	for r := 0; r < n; r++ {
-		row := x[r*p.D : (r+1)*p.D]
-		for i := 0; i < p.K; i++ {
-			c := p.Components[i*p.D : (i+1)*p.D]
+		row := x[r*d : (r+1)*d]
+		o := out[r*p.K : (r+1)*p.K]
+		i := 0
+		for ; i+4 <= p.K; i += 4 {
+			c0, c1 := p.Components[i*d:(i+1)*d], p.Components[(i+1)*d:(i+2)*d]
+			c2, c3 := p.Components[(i+2)*d:(i+3)*d], p.Components[(i+3)*d:(i+4)*d]
+			var s0, s1, s2, s3 float64
+			for j, v := range row {
+				w := float64(v)
+				s0 += float64(c0[j]) * w
+				s1 += float64(c1[j]) * w
+				s2 += float64(c2[j]) * w
+				s3 += float64(c3[j]) * w
+			}
+			o[i], o[i+1], o[i+2], o[i+3] = float32(s0), float32(s1), float32(s2), float32(s3)
+		}
+		for ; i < p.K; i++ {
+			c := p.Components[i*d : (i+1)*d]
 			var s float64
 			for j, v := range row {
 				s += float64(c[j]) * float64(v)
 			}
-			out[r*p.K+i] = float32(s)
+			o[i] = float32(s)
 		}
 	}
 }

@@ -168,3 +168,33 @@ func TestFitFewRows(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyOneChainEach: Apply, which sums four components side by side, gives the bits
+// of summing each component alone in the columns' order, for K around the four.
+func TestApplyOneChainEach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, k := range []int{1, 3, 4, 5, 8, 9, 32} {
+		d, n := 37, 5
+		p := &Projection{K: k, D: d, Components: make([]float32, k*d)}
+		for i := range p.Components {
+			p.Components[i] = float32(rng.NormFloat64())
+		}
+		x := make([]float32, n*d)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 100)
+		}
+		out := make([]float32, n*k)
+		p.Apply(out, x, n)
+		for r := 0; r < n; r++ {
+			for i := 0; i < k; i++ {
+				var s float64
+				for j := 0; j < d; j++ {
+					s += float64(p.Components[i*d+j]) * float64(x[r*d+j])
+				}
+				if got := out[r*k+i]; math.Float32bits(got) != math.Float32bits(float32(s)) {
+					t.Fatalf("K %d, row %d, component %d: %v, alone %v", k, r, i, got, float32(s))
+				}
+			}
+		}
+	}
+}
