@@ -207,13 +207,19 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	if g > 0 {
 		scale, lead = (1-g)/m.meta.Ensemble.NetworksScale.Spread, 1
 	}
+	// Only a column whose value is not the median's moves the components: the occluded
+	// row of any other is the row itself, and its part 0, which it keeps unscored (a
+	// sparse table's row, InternetAds', has a few dozen such columns of 1,555).
 	row := make([]float32, d)
 	z := make([]float32, k) // the row's components
 	per := max(1, explainBudget/((d+lead)*k))
 	x := make([]float32, 0, min(len(out), per)*(d+lead)*k)
+	var moved []int // the moved columns of the block's rows, row after row
+	first := make([]int, per+1)
 	err := inBlocks(ctx, len(out), per, func(lo, hi int) error {
-		x = x[:0]
+		x, moved = x[:0], moved[:0]
 		for r := lo; r < hi; r++ {
+			first[r-lo] = len(moved)
 			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
 			p.Map.Apply(z, row, 1)
 			if lead > 0 {
@@ -221,24 +227,33 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 			}
 			for j := 0; j < d; j++ {
 				delta := float64(base[j]) - float64(row[j])
+				if delta == 0 {
+					continue
+				}
+				moved = append(moved, j)
 				for i, c := range cols[j*k : (j+1)*k] {
 					x = append(x, float32(float64(z[i])+delta*float64(c)))
 				}
 			}
 		}
+		first[hi-lo] = len(moved)
+		if len(x) == 0 {
+			return nil // no row of the block moves a column: every part is 0
+		}
 		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x})
 		if err != nil {
 			return err
 		}
+		at := 0
 		for r := lo; r < hi; r++ {
 			f := out[r].Features
-			at := (r - lo) * (d + lead)
 			self := out[r].Score
 			if lead > 0 {
-				self = s[at]
+				self, at = s[at], at+1
 			}
-			for j := 0; j < d; j++ {
-				f[j] = scale * (self - s[at+lead+j])
+			for _, j := range moved[first[r-lo]:first[r-lo+1]] {
+				f[j] = scale * (self - s[at])
+				at++
 			}
 		}
 		return nil

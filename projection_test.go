@@ -108,11 +108,24 @@ func TestProjectedModel(t *testing.T) {
 		t.Errorf("the last row scores %v alone, %v in the table", alone[0], got[ds.N-1])
 	}
 
+	// Every third column at the normal median: its occluded row is the row, its part 0,
+	// left unscored.
+	median := l.meta.Normal.Median
+	for j := 0; j < ds.D; j += 3 {
+		last[j] = median[j]
+	}
+	if alone, err = l.Score(ctx, [][]float64{last}); err != nil {
+		t.Fatal(err)
+	}
 	atts, err := l.Explain(ctx, [][]float64{last})
 	if err != nil {
 		t.Fatal(err)
 	}
-	median := l.meta.Normal.Median
+	for j := 0; j < ds.D; j += 3 {
+		if atts[0].Features[j] != 0 {
+			t.Fatalf("column %d, at the median: part %v, want 0", j+1, atts[0].Features[j])
+		}
+	}
 	occluded := make([][]float64, ds.D)
 	for j := range occluded {
 		occluded[j] = append([]float64(nil), last...)
