@@ -6,11 +6,13 @@ import (
 )
 
 // TestFitNormal: each feature's median and spread are FitScale's of its column, at any
-// thread count and for widths around FitNormal's block of features.
+// thread count and for widths around FitNormal's block of features, whose width shrinks
+// where many rows would hold more than normalValues at once.
 func TestFitNormal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, d := range []int{1, normalBlock - 1, normalBlock, normalBlock + 1, 3*normalBlock + 5} {
-		m := 37
+	for _, c := range []struct{ d, m int }{{1, 37}, {normalBlock - 1, 37}, {normalBlock, 37}, {normalBlock + 1, 37}, {3*normalBlock + 5, 37},
+		{normalBlock + 3, normalValues / 25}} { // the last: blocks of fewer features, 12 at 2 threads
+		d, m := c.d, c.m
 		x := make([]float32, m*d)
 		for i := range x {
 			x[i] = float32(rng.ExpFloat64())
