@@ -44,6 +44,10 @@ type countFit struct {
 	// over the screening fit's fine-tuning epochs, the median over the members of
 	// (n − δ̄ + 1)/n; NaN without the epochs.
 	dynamics float64
+	// dynamicsPre and dynamicsPreLate are the same over the screening fit's pretraining
+	// epochs, which start from random weights and re-rank the rows, where the fine-tuning
+	// hardly does: all of them, and the later half (the network settled).
+	dynamicsPre, dynamicsPreLate float64
 }
 
 // dynamicsShare is the paper's training-dynamics count on a fit's screening epochs: for
@@ -80,6 +84,15 @@ func dynamicsShare(epochs [][][]float32) float64 {
 		return math.NaN()
 	}
 	return medianOf(shares)
+}
+
+// laterHalf is each member's later half of its epochs.
+func laterHalf(epochs [][][]float32) [][][]float32 {
+	out := make([][][]float32, len(epochs))
+	for k, member := range epochs {
+		out[k] = member[len(member)/2:]
+	}
+	return out
 }
 
 // largerKmeans is the share larger/kmeans flags on the fit (e^its feature), the default
@@ -225,7 +238,8 @@ func loadCountFits(dir string, progress io.Writer) ([]countFit, error) {
 		for j, v := range raw.Y {
 			y[j] = int(v)
 		}
-		cf := countFit{rec: r, feats: f, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs)}
+		cf := countFit{rec: r, feats: f, original: r.Source == "", dynamics: dynamicsShare(raw.ScreenEpochs),
+			dynamicsPre: dynamicsShare(raw.ScreenPretrain), dynamicsPreLate: dynamicsShare(laterHalf(raw.ScreenPretrain))}
 		cf.rankLabels(raw.Scores, y)
 		fits = append(fits, cf)
 		if progress != nil && (i+1)%50 == 0 {
@@ -536,6 +550,8 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		{"constant 10 %", func(int) float64 { return 0.10 }, nan, nan},
 		{"best constant (leave-one-group-out)", func(i int) float64 { return logoConst[fits[i].rec.Group] }, nan, nan},
 		{"the paper's dynamics count on the members (accumulated δ̄; tables a fit trains on whole, at most 2,048 rows)", func(i int) float64 { return fits[i].dynamics }, nan, nan},
+		{"the same over the screening's pretraining epochs (from random weights; tables trained whole)", func(i int) float64 { return fits[i].dynamicsPre }, nan, nan},
+		{"the same over the later half of the pretraining epochs", func(i int) float64 { return fits[i].dynamicsPreLate }, nan, nan},
 		{"ridge count (held out)", func(i int) float64 { return heldRidge[i].Share }, func(i int) float64 { return heldRidge[i].Low }, func(i int) float64 { return heldRidge[i].High }},
 		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }, func(i int) float64 { return heldGated[i].Low }, func(i int) float64 { return heldGated[i].High }},
 		{"rule count (held out)", func(i int) float64 { return heldRule[i].Share }, func(i int) float64 { return heldRule[i].Low }, func(i int) float64 { return heldRule[i].High }},
@@ -641,7 +657,9 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		{"gated count (held out)", func(i int) float64 { return heldGated[i].Share }},
 		{"rule count (held out)", func(i int) float64 { return heldRule[i].Share }},
 		{"the count of the build that made the fits", func(i int) float64 { return max(fits[i].rec.Default.Selected, 1/float64(fits[i].rec.N)) }},
-		{"the paper's dynamics count (accumulated δ̄, median of members)", func(i int) float64 { return fits[i].dynamics }}}
+		{"the paper's dynamics count (accumulated δ̄, median of members)", func(i int) float64 { return fits[i].dynamics }},
+		{"the same over the screening's pretraining epochs", func(i int) float64 { return fits[i].dynamicsPre }},
+		{"the same over the later half of the pretraining epochs", func(i int) float64 { return fits[i].dynamicsPreLate }}}
 	for j, nm := range names {
 		if strings.HasPrefix(nm, "kmeans") || strings.HasPrefix(nm, "mad") || strings.HasPrefix(nm, "iqr") {
 			jj := j

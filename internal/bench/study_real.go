@@ -107,6 +107,9 @@ type realRaw struct {
 	// ScreenEpochs are each member's distances after each screening fine-tuning epoch
 	// ([k][e][row]).
 	ScreenEpochs [][][]float32
+	// ScreenPretrain are each member's reconstruction errors after each screening
+	// pretraining epoch ([k][e][row]).
+	ScreenPretrain [][][]float32
 }
 
 // realTable is one table of the real group; a resampled copy has its source's path and
@@ -323,7 +326,7 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string, compo
 	}
 	rec.Seconds = time.Since(t0).Seconds()
 	raw := realRaw{Scores: m.Scores(), Networks: fr.Networks, Screen: fr.Screen, Dist: fr.Dist, Rec: fr.Rec, Y: make([]int8, ds.N),
-		ScreenEpochs: fr.ScreenEpochs}
+		ScreenEpochs: fr.ScreenEpochs, ScreenPretrain: fr.ScreenPretrain}
 	for i, l := range m.Labels() {
 		if l {
 			raw.Flagged++

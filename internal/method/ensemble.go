@@ -12,6 +12,7 @@ import (
 	"github.com/udocc/udocc/internal/count"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -96,6 +97,23 @@ func fitEnsemble(ctx context.Context, t Table, cfg Config) (Fitted, *Trace, erro
 				row[i] = float32(v)
 			}
 			tr.ScreenEpochs[k] = append(tr.ScreenEpochs[k], row)
+		}
+		hooks.ScreenNetwork = func(stage string, e int, g *torch.Group) {
+			if stage != "pretrain" {
+				return
+			}
+			errs, err := g.Reconstruction()
+			if err != nil {
+				return // a trace: the fit reports its own errors
+			}
+			k := g.K()
+			n := len(errs) / k
+			for len(tr.ScreenPretrain) < k {
+				tr.ScreenPretrain = append(tr.ScreenPretrain, nil)
+			}
+			for kk := 0; kk < k; kk++ {
+				tr.ScreenPretrain[kk] = append(tr.ScreenPretrain[kk], errs[kk*n:(kk+1)*n])
+			}
 		}
 	}
 	run, screen, screenScores, err := fitScreened(x, trainN, ds.D, cfg, hooks, tr, recordScreen)

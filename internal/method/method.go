@@ -140,6 +140,10 @@ type Trace struct {
 	// screening fit's fine-tuning epochs, [k][epoch-1][row] (Config.Trace, as Screen):
 	// the training dynamics the count study ranks.
 	ScreenEpochs [][][]float32
+	// ScreenPretrain are member k's eval-mode reconstruction errors of every row after
+	// each of the screening fit's pretraining epochs, [k][epoch-1][row] (Config.Trace, as
+	// Screen): the training dynamics from random weights, which the count study ranks too.
+	ScreenPretrain [][][]float32
 }
 
 // MemberTrace is one member's record of a fit.

@@ -131,7 +131,11 @@ func TestFitScoreLoad(t *testing.T) {
 				if len(tr.Screen) != ds.N || len(tr.ScreenEpochs) != len(c.seeds) || len(tr.ScreenEpochs[0]) != 3 || len(tr.ScreenEpochs[0][2]) != ds.N {
 					t.Errorf("the ensemble's trace: %d screening scores, per-epoch scores of %d members", len(tr.Screen), len(tr.ScreenEpochs))
 				}
-			} else if tr.Screen != nil || tr.ScreenEpochs != nil {
+				// The screening's 2 pretraining epochs (testConfig), not the final fit's 2 too.
+				if len(tr.ScreenPretrain) != len(c.seeds) || len(tr.ScreenPretrain[0]) != 2 || len(tr.ScreenPretrain[0][1]) != ds.N {
+					t.Errorf("the ensemble's trace: reconstruction errors of %d rows after %d pretraining epochs of %d members; want %d rows, 2 epochs", len(tr.ScreenPretrain[0][1]), len(tr.ScreenPretrain[0]), len(tr.ScreenPretrain), ds.N)
+				}
+			} else if tr.Screen != nil || tr.ScreenEpochs != nil || tr.ScreenPretrain != nil {
 				t.Error("a method without a screening fit traced one")
 			}
 		})

@@ -76,6 +76,9 @@ type Hooks struct {
 	// autoencoders, one per seed; "finetune": the members' encoders), to read its
 	// weights with Param, Center and Radius; it must not train or close it.
 	Network func(stage string, epoch int, g *torch.Group)
+	// ScreenNetwork, for a screened fit, sees the screening fit's group as Network sees
+	// the final fit's.
+	ScreenNetwork func(stage string, epoch int, g *torch.Group)
 	// Stop is asked after every epoch, pretraining and fine-tuning; a non-nil error ends
 	// the fit, which frees its networks and returns that error unwrapped (a cancelled
 	// context's ctx.Err, so that errors.Is(err, context.Canceled) holds).

@@ -255,7 +255,7 @@ func (h *Hooks) screening(cfg Config) *Hooks {
 	if h == nil {
 		return nil
 	}
-	out := &Hooks{Stop: h.Stop}
+	out := &Hooks{Stop: h.Stop, Network: h.ScreenNetwork}
 	if h.ScreenEpoch != nil {
 		out.Epoch = func(k, e int, scores []float64, _ []bool) { h.ScreenEpoch(k, e, scores) }
 	}
