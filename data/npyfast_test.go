@@ -77,3 +77,25 @@ func TestNPYFastPath(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkParseNPY reads a 20,000 × 100 array of NumPy's float64, in C and in Fortran
+// order (ADBench's .npz files are mostly Fortran): the block-at-a-time conversion.
+func BenchmarkParseNPY(b *testing.B) {
+	const rows, cols = 20000, 100
+	raw := make([]byte, rows*cols*8)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < rows*cols; i++ {
+		binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(rng.NormFloat64()))
+	}
+	for _, fortran := range []bool{false, true} {
+		file := npyBytes("<f8", fortran, []int{rows, cols}, raw)
+		b.Run(map[bool]string{false: "C", true: "Fortran"}[fortran], func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for i := 0; i < b.N; i++ {
+				if _, err := parseNPY(bytes.NewReader(file), int64(len(file)), false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
