@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -88,8 +87,8 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 				wide[i*d+j] = v
 				continue
 			}
-			f := float32(v)
-			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			f, ok := narrow32(v)
+			if !ok {
 				return nil, fmt.Errorf("variable %q: row %d, column %d: %v: %w", x.name, i+1, j+1, v, errRange)
 			}
 			rows[i*d+j] = f

@@ -64,6 +64,14 @@ func (ds *Dataset) wideText(k int) string {
 // isNonFinite reports a NaN or ±Inf.
 func isNonFinite(v float32) bool { return v != v || v > math.MaxFloat32 || v < -math.MaxFloat32 }
 
+// narrow32 is v as float32, and false where v is finite but beyond float32's range (it
+// would become an infinity): a NaN or an infinity stays one, as a missing cell or the
+// caller's to refuse. The matrix formats' readers refuse the false case with errRange.
+func narrow32(v float64) (float32, bool) {
+	f := float32(v)
+	return f, !isNonFinite(f) || math.IsNaN(v) || math.IsInf(v, 0)
+}
+
 // toFloat32 is v as the table holds it, or an error for a NaN, an infinity, or a finite
 // value beyond float32's range (which would become one).
 func toFloat32(v float64) (float32, error) {

@@ -160,7 +160,8 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 					if dtype == "<i8" {
 						v = float64(int64(bits))
 					}
-					if f = float32(v); isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+					var ok bool
+					if f, ok = narrow32(v); !ok {
 						return fmt.Errorf("row %d, column %d: %v: %w", row+1, col+1, v, errRange)
 					}
 				}
@@ -178,8 +179,8 @@ func parseNPY(r io.Reader, size int64, wide bool) (*npyArray, error) {
 	} else {
 		a.x = make([]float32, numel)
 		err = npyValues(r, dtype, numel, func(k int, v float64) error {
-			f := float32(v)
-			if isNonFinite(f) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			f, ok := narrow32(v)
+			if !ok {
 				i := place(k)
 				return fmt.Errorf("row %d, column %d: %v: %w", i/cols+1, i%cols+1, v, errRange)
 			}
