@@ -3,8 +3,6 @@ package models
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -354,18 +352,18 @@ func (m *Meta) validateEnsemble() error {
 func WriteMeta(dir string, m *Meta) error {
 	m.encodeNames()
 	path := filepath.Join(dir, MetaFile)
-	var g *project.Gaussian
-	if m.Projection != nil {
-		g = m.Projection.Gaussian
-	}
-	if g == nil {
+	plain := func() error {
 		b, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
 			return err
 		}
 		return atomicfile.WriteBytes(path, append(b, '\n'))
 	}
+	if m.Projection == nil || m.Projection.Gaussian == nil {
+		return plain()
+	}
 	// Shallow copies: m, which a model may be scoring with meanwhile, is not changed.
+	g := m.Projection.Gaussian
 	mc, pc, gc := *m, *m.Projection, *g
 	gc.B, pc.Gaussian, mc.Projection = spliceMark, &gc, &pc
 	b, err := json.MarshalIndent(&mc, "", "  ")
@@ -374,10 +372,7 @@ func WriteMeta(dir string, m *Meta) error {
 	}
 	at := bytes.Index(b, spliceText)
 	if at < 0 || bytes.Contains(b[at+1:], spliceText) { // a name or value that spells it
-		if b, err = json.MarshalIndent(m, "", "  "); err != nil {
-			return err
-		}
-		return atomicfile.WriteBytes(path, append(b, '\n'))
+		return plain()
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
@@ -395,15 +390,11 @@ func WriteMeta(dir string, m *Meta) error {
 // matrix while WriteMeta marshals a model.json.
 var spliceText = []byte("udoccGaussianB00")
 
-// spliceMark is the three float32 values whose base64 is spliceText.
+// spliceMark is the three float32 values whose base64 is spliceText (as Floats reads it).
 var spliceMark = func() project.Floats {
-	raw, err := base64.StdEncoding.DecodeString(string(spliceText))
-	if err != nil || len(raw) != 12 {
+	var f project.Floats
+	if err := f.UnmarshalText(spliceText); err != nil || len(f) != 3 {
 		panic("models: spliceText is not the base64 of 12 bytes")
-	}
-	f := make(project.Floats, 3)
-	for i := range f {
-		f[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return f
 }()
