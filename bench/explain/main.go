@@ -24,6 +24,7 @@
 //	go run ./bench/explain [-sets pima,cardio] [-seeds 3] [-threads 1] [-deletion=false]
 //	go run ./bench/explain -shares                 # the shares' figures on the flagged rows
 //	go run ./bench/explain -agree -sets pima,glass,thyroid -seeds 2   # top feature against exact Shapley's
+//	go run ./bench/explain -precision -data ../shared/data -threads 2   # 4, 6, 8 permutations against 128
 //	go run ./bench/explain -cost 3 -sets mnist   # the time a fit's explanations take
 //	bench/explain/fitcost.sh bin/udocc 3 planted50.csv mnist.mat  # fit's wall time and peak RSS, --explain 3 against 0
 package main
@@ -64,6 +65,7 @@ func main() {
 	features := flag.Int("features", 50, "features of the planted table")
 	anomalies := flag.Int("anomalies", 50, "shifted rows of the planted table")
 	shares := flag.Bool("shares", false, "instead: the shares' figures of the default fit's flagged rows on each set")
+	prec := flag.Bool("precision", false, "instead: with -data, the sampled Shapley values of the default fit's flagged rows from 4, 6 and 8 permutations against 128, on every corpus table of 6 to 40 columns (or those -sets names)")
 	agree := flag.Bool("agree", false, "instead: agreement of each method's top feature with exact Shapley values' on the sets named (at most 12 features) and planted tables")
 	samples := flag.Int("samples", 0, "ExplainOptions.Samples of -shares (0: the default)")
 	deletions := flag.Bool("deletion", true, "with the faithfulness tables, the deletion check on the sets themselves")
@@ -72,6 +74,21 @@ func main() {
 	flag.Parse()
 	if *planted != "" {
 		if err := writePlanted(*planted, *rows, *features, *anomalies, 0); err != nil {
+			fmt.Fprintln(os.Stderr, "explain:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *prec {
+		if *root == "" {
+			fmt.Fprintln(os.Stderr, "explain: -precision needs -data, the corpus folder")
+			os.Exit(2)
+		}
+		var names []string
+		if *sets != "" {
+			names = strings.Split(*sets, ",")
+		}
+		if err := precisionReport(*root, names, *threads, *maxRows); err != nil {
 			fmt.Fprintln(os.Stderr, "explain:", err)
 			os.Exit(1)
 		}
