@@ -66,6 +66,7 @@ func main() {
 	anomalies := flag.Int("anomalies", 50, "shifted rows of the planted table")
 	shares := flag.Bool("shares", false, "instead: the shares' figures of the default fit's flagged rows on each set")
 	prec := flag.Bool("precision", false, "instead: with -data, the sampled Shapley values of the default fit's flagged rows from 4, 6 and 8 permutations against 128, on every corpus table of 6 to 40 columns (or those -sets names)")
+	regress := flag.Bool("regression", false, "with -precision: also KernelSHAP's and Leverage SHAP's regressions on paired coalitions, at the permutations' budgets")
 	agree := flag.Bool("agree", false, "instead: agreement of each method's top feature with exact Shapley values' on the sets named (at most 12 features) and planted tables")
 	samples := flag.Int("samples", 0, "ExplainOptions.Samples of -shares (0: the default)")
 	deletions := flag.Bool("deletion", true, "with the faithfulness tables, the deletion check on the sets themselves")
@@ -88,7 +89,7 @@ func main() {
 		if *sets != "" {
 			names = strings.Split(*sets, ",")
 		}
-		if err := precisionReport(*root, names, *threads, *maxRows); err != nil {
+		if err := precisionReport(*root, names, *threads, *maxRows, *regress); err != nil {
 			fmt.Fprintln(os.Stderr, "explain:", err)
 			os.Exit(1)
 		}

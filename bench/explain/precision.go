@@ -41,7 +41,7 @@ type precision struct {
 // how many of the first three are among the reference's first three, and the total
 // variation between the shares (Attribution.Shares). Per table, then per source group and
 // over the groups.
-func precisionReport(dir string, names []string, threads, maxRows int) error {
+func precisionReport(dir string, names []string, threads, maxRows int, regression bool) error {
 	tables, err := bench.ReadCorpus(dir)
 	if err != nil {
 		return err
@@ -57,6 +57,14 @@ func precisionReport(dir string, names []string, threads, maxRows int) error {
 	for _, s := range precisionSamples {
 		cols = append(cols, fmt.Sprint(s))
 	}
+	if regression { // the regressions at the permutations' budgets, s·(k−1) coalitions
+		for _, name := range []string{"kernel", "leverage"} {
+			for _, s := range precisionSamples {
+				cols = append(cols, fmt.Sprintf("%s %d", name, s))
+			}
+		}
+	}
+	nEst := len(cols)
 	fmt.Printf("| table | group | d | flagged (explained) | top feature = reference's, %% (%s permutations) | top three in reference's top three, %% | total variation of the shares | seconds |\n", strings.Join(cols, " / "))
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, t := range tables {
@@ -116,6 +124,22 @@ func precisionReport(dir string, names []string, threads, maxRows int) error {
 				ps[k].add(a, ref[r])
 			}
 		}
+		if regression {
+			for _, lev := range []bool{false, true} {
+				for _, s := range precisionSamples {
+					start := time.Now()
+					phis, err := regressionShapley(m, ds, explained, func(k int) int { return s * (k - 1) }, lev)
+					if err != nil {
+						return fmt.Errorf("%s: %w", t.Name, err)
+					}
+					p := precision{secs: time.Since(start).Seconds()}
+					for r, phi := range phis {
+						p.add(udocc.Attribution{Features: phi}, ref[r])
+					}
+					ps = append(ps, p)
+				}
+			}
+		}
 		rows = append(rows, row{t.Group, ps})
 		fmt.Printf("| %s | %s | %d | %d (%d) | %s | %s | %s | %s |\n", t.Name, t.Group, ds.D, len(flagged), len(explained),
 			each(ps, func(p precision) string { return fmt.Sprintf("%.1f", 100*p.top1/float64(p.rows)) }),
@@ -134,9 +158,9 @@ func precisionReport(dir string, names []string, threads, maxRows int) error {
 	}
 	sort.Strings(keys)
 	mean := func(f func(precision) float64) []float64 {
-		out := make([]float64, len(precisionSamples))
+		out := make([]float64, nEst)
 		for _, g := range keys {
-			for k := range precisionSamples {
+			for k := 0; k < nEst; k++ {
 				var s float64
 				for _, p := range groups[g] {
 					s += f(p[k])
@@ -159,7 +183,7 @@ func precisionReport(dir string, names []string, threads, maxRows int) error {
 	fmt.Printf("- top three in the reference's top three: %s %%\n", fmtAll(mean(func(p precision) float64 { return p.top3 / float64(p.rows) }), 100, 1))
 	fmt.Printf("- total variation of the shares: %s\n", fmtAll(mean(func(p precision) float64 { return p.tv / float64(p.rows) }), 1, 3))
 	var secs []float64
-	for k := range precisionSamples {
+	for k := 0; k < nEst; k++ {
 		var s float64
 		for _, r := range rows {
 			s += r.p[k].secs
