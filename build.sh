@@ -288,8 +288,9 @@ build_gobuild() {
   fi
 }
 
-# Every Go command here links lib/libudocc_torch.so (the build tag udocc_shimlib, see
-# internal/torch/link_shimlib.go), and so do the go commands the tests start.
+# Every Go command here builds programs that load lib/libudocc_torch.so as they start (the
+# build tag udocc_shimlib, see internal/torch/link_shimlib.go and lazy_shimlib.c), and so do
+# the go commands the tests start.
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=udocc_shimlib"
 
 case "${1:-build}" in

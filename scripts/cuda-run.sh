@@ -119,10 +119,10 @@ if ldd lib/libudocc_torch.so | grep -q 'not found'; then
   say "added to LD_LIBRARY_PATH: ${extra:-nothing found under $sp/nvidia}"
 fi
 ldd lib/libudocc_torch.so > "$out/ldd.txt" 2>&1
-for b in bin/udocc test/*.test; do
-  echo "--- $b"
-  ldd "$b" | grep udocc_torch
-done >> "$out/ldd.txt" 2>&1
+# bin/udocc loads the shim with dlopen as it starts (internal/torch/lazy_shimlib.c), from
+# LD_LIBRARY_PATH or its RUNPATH: the loader's log of `udocc version` names the file.
+echo "--- bin/udocc" >> "$out/ldd.txt"
+LD_DEBUG=files bin/udocc version 2>&1 | grep -o 'file=[^ ]*libudocc_torch.so[^ ]*' | sort -u >> "$out/ldd.txt"
 if grep -q 'not found' "$out/ldd.txt"; then
   echo "FAIL libraries             some are not found: see ldd.txt" >> "$summary"
   failed=1

@@ -441,6 +441,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		parts = fmt.Sprintf("starting %.1f s, ", t.StartSeconds)
 	}
 	parts += fmt.Sprintf("reading %.1f s, ", t.ReadSeconds)
+	if t.LoadSeconds > 0 {
+		parts += fmt.Sprintf("loading libtorch %.1f s, ", t.LoadSeconds)
+	}
 	if t.ScreenSeconds > 0 {
 		parts += fmt.Sprintf("screening fit %.1f s, ", t.ScreenSeconds)
 	}

@@ -20,16 +20,28 @@ func TestInertStandIns(t *testing.T) {
 	if !shimLib || err != nil {
 		t.Skip("no lib/inert (./build.sh writes it for Debian's libtorch) or not built with the tag udocc_shimlib")
 	}
-	cmd := exec.Command(udoccBin)
-	cmd.Env = append(os.Environ(), "LD_TRACE_LOADED_OBJECTS=1")
-	out, err := cmd.Output()
-	if err != nil {
+	// The binary loads the shim, and with it libtorch's libraries, with dlopen
+	// (internal/torch/lazy_shimlib.c), which ldd does not follow: the loader's log of a
+	// run that loads it (udocc version) says where each library was found, the last
+	// file it tried before it mapped the library.
+	cmd := exec.Command(udoccBin, "version")
+	cmd.Env = append(os.Environ(), "LD_DEBUG=libs,files")
+	var log strings.Builder
+	cmd.Stderr = &log
+	if err := cmd.Run(); err != nil {
 		t.Fatalf("listing the binary's libraries: %v", err)
 	}
-	where := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if name, path, ok := strings.Cut(strings.TrimSpace(line), " => "); ok {
-			where[name] = strings.Fields(path)[0]
+	where, tried := map[string]string{}, map[string]string{}
+	for _, line := range strings.Split(log.String(), "\n") {
+		_, line, _ = strings.Cut(line, ":") // the process id
+		line = strings.TrimSpace(line)
+		if path, ok := strings.CutPrefix(line, "trying file="); ok {
+			tried[filepath.Base(path)] = path
+		} else if name, ok := strings.CutPrefix(line, "file="); ok && strings.HasSuffix(name, "generating link map") {
+			name = strings.Fields(name)[0]
+			if path := tried[filepath.Base(name)]; path != "" {
+				where[filepath.Base(name)] = path
+			}
 		}
 	}
 	standIns := 0

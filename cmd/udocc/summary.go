@@ -12,6 +12,7 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/tool"
+	"github.com/udocc/udocc/internal/torch"
 )
 
 // summary is summary.json. Keys with labels-only meaning are omitted without labels;
@@ -185,9 +186,11 @@ type configJSON struct {
 
 // timings are a fit's wall times: TotalSeconds the library's fit (from its start to its
 // model, scored and thresholded), and its parts; ReadSeconds the table's reading before
-// it; StartSeconds the process's start before the command ran (the dynamic loader
-// mapping libtorch's libraries and running their initialisers; absent where /proc does
-// not say); ExplainSeconds the flagged rows' explanations and FiguresSeconds the
+// it; StartSeconds the process's start before the command ran (absent where /proc does
+// not say); LoadSeconds how long the fit waited for libtorch, which the process loads
+// beside main as it starts (internal/torch's lazy_shimlib.c: its libraries mapped and
+// their initialisers run while the table is read; 0 where they were done by then);
+// ExplainSeconds the flagged rows' explanations and FiguresSeconds the
 // figures, after the fit (the figures are drawn beside the explanations, so the two
 // overlap). PretrainSeconds is, as before, the time to the last
 // pretraining epoch (the screening fit's included).
@@ -197,11 +200,13 @@ type timings struct {
 	TotalSeconds    float64 `json:"total_seconds"`
 	ReadSeconds     float64 `json:"read_seconds"`
 	StartSeconds    float64 `json:"start_seconds,omitempty"`
+	LoadSeconds     float64 `json:"load_seconds,omitempty"`
 	ExplainSeconds  float64 `json:"explain_seconds,omitempty"`
 	FiguresSeconds  float64 `json:"figures_seconds,omitempty"`
-	// The fit's parts, one after another, adding up to TotalSeconds: the screening fit,
-	// the final fit's pretraining and fine-tuning, and the scoring and thresholding of
-	// every row after them.
+	// The fit's parts, one after another, adding up to TotalSeconds with LoadSeconds: the
+	// screening fit, the final fit's pretraining and fine-tuning, and the scoring and
+	// thresholding of every row after them. The wait for libtorch comes before the first
+	// of them to train, and is taken out of it.
 	ScreenSeconds     float64 `json:"screen_seconds,omitempty"`
 	FinalPretrainSecs float64 `json:"final_pretrain_seconds"`
 	FinalFinetuneSecs float64 `json:"final_finetune_seconds"`
@@ -215,6 +220,13 @@ func (t *timings) stageTimes(ends map[string]float64) {
 	fine := max(ends["finetune"], pre)
 	t.ScreenSeconds, t.FinalPretrainSecs, t.FinalFinetuneSecs = screen, pre-screen, fine-pre
 	t.ScoreSeconds = max(0, t.TotalSeconds-fine)
+	if t.ScreenSeconds > 0 {
+		t.LoadSeconds = min(t.LoadSeconds, t.ScreenSeconds)
+		t.ScreenSeconds -= t.LoadSeconds
+	} else {
+		t.LoadSeconds = min(t.LoadSeconds, t.FinalPretrainSecs)
+		t.FinalPretrainSecs -= t.LoadSeconds
+	}
 }
 
 // spread summarises a value over epochs.
@@ -304,7 +316,7 @@ func (f *fitted) summarise(total float64) summary {
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),
 		Timings: timings{PretrainSeconds: f.pre, FinetuneSeconds: fine, TotalSeconds: total, ReadSeconds: o.readSeconds,
-			StartSeconds: o.startSeconds},
+			StartSeconds: o.startSeconds, LoadSeconds: torch.LoadWait().Seconds()},
 	}
 	s.Timings.stageTimes(f.ends)
 	for _, mem := range f.members {

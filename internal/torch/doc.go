@@ -47,6 +47,8 @@
 // A guest in its host's process: the shim exports only its udocc_ C ABI (built with
 // -fvisibility=hidden), defines no BLAS symbol, installs nothing at load time, and the
 // one process-wide setting it offers, KeepFreedPages (glibc's malloc thresholds), is the
-// host's to make. A plain go build compiles the shim from package shim; build.sh links
-// lib/libudocc_torch.so instead (the build tag udocc_shimlib).
+// host's to make. A plain go build compiles the shim from package shim; build.sh's builds load
+// lib/libudocc_torch.so instead (the build tag udocc_shimlib), with dlopen on a thread of
+// their own as they start, so that libtorch's constructors run while the program reads its
+// table (lazy_shimlib.c).
 package torch

@@ -85,6 +85,11 @@ func CUDADeviceCount() int { return int(C.udocc_cuda_device_count()) }
 // otherwise the error a group on it would fail with (no CUDA in this build, no device
 // visible, an index past the visible ones).
 func CheckDevice(device string) error {
+	if device == "cpu" {
+		// Every build runs on the CPU; answered here, so that a program's check of the
+		// default device does not wait for libtorch to load (lazy_shimlib.c).
+		return nil
+	}
 	cs := C.CString(device)
 	defer C.free(unsafe.Pointer(cs))
 	return errorOf(C.udocc_check_device(cs))

@@ -28,6 +28,7 @@
 #include "udocc_reduce.h"
 
 #include "udocc_fast.h"
+#include "udocc_keep_pages.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -161,7 +162,7 @@ void single_threaded() {
 // arena of their own, given once (glibc gives a new thread a new or an unused arena while
 // there are fewer than 8 per core). And since Go runs each call on whichever of its OS
 // threads is free, a call's large buffers would otherwise land in the arena of whatever
-// thread that was, each arena keeping its own freed pages (keep_pages): taking the most
+// thread that was, each arena keeping its own freed pages (udocc_keep_pages): taking the most
 // recently returned thread first (a stack) keeps one call after another on one thread,
 // and so on one arena.
 class Pool {
@@ -376,19 +377,6 @@ torch::Device parse_device(const std::string &s) {
     throw std::runtime_error("device \"" + s + "\": only cpu and cuda are supported");
   }
   return dev;
-}
-
-// keep_pages stops glibc from handing freed pages back to the kernel: an epoch allocates
-// and frees the same buffers thousands of times, and with glibc's defaults every large
-// one is a fresh mmap whose pages fault in again (at 10^5 rows this was 40 % of a
-// fine-tuning epoch). 32 MiB is the largest mmap threshold mallopt accepts on 64 bits.
-// Kept pages are kept per arena: the shim's work runs on its own long-lived threads
-// (Pool), each with an arena of its own, one call after another on the same one. It is
-// the host's choice, since it holds for every allocation in the process:
-// udocc_keep_freed_pages applies it, and nothing here does unasked.
-void keep_pages() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
 }
 
 struct Layer {
@@ -1152,7 +1140,7 @@ void udocc_error_free(char *err) {
   if (err != out_of_memory.msg) std::free(block_of(err));
 }
 
-void udocc_keep_freed_pages(void) { keep_pages(); }
+void udocc_keep_freed_pages(void) { udocc_keep_pages(); }
 
 void udocc_version(char *buf, size_t len) {
   std::snprintf(buf, len, "%d.%d.%d", TORCH_VERSION_MAJOR, TORCH_VERSION_MINOR, TORCH_VERSION_PATCH);
