@@ -635,17 +635,19 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 	}
 	// Paired bootstrap over groups of the difference in per-group |ln|.
 	_, gl, _ := perGroup(ests[0], all)
-	fmt.Fprintf(w, "\nPaired bootstrap over the %d groups (10,000 resamples) of the difference in mean |ln| (learned − other; negative: the learned count is better), 95 %% interval:\n\n", len(gl))
+	fmt.Fprintf(w, "\nPaired bootstrap over the groups (10,000 resamples) of the difference in mean |ln| (learned − other; negative: the learned count is better), 95 %% interval, over the groups where both counts have fits (%d for the learned count):\n\n", len(gl))
 	for _, e := range ests[1:] {
 		_, go_, _ := perGroup(e, all)
 		var diffs []float64
 		for _, g := range groups {
-			if a, ok := gl[g]; ok {
-				diffs = append(diffs, a.absLn-go_[g].absLn)
+			a, ok := gl[g]
+			b, okb := go_[g]
+			if ok && okb {
+				diffs = append(diffs, a.absLn-b.absLn)
 			}
 		}
 		lo, mid, hi := bootstrapMean(diffs, 10000)
-		fmt.Fprintf(w, "- vs %s: %+.3f [%+.3f, %+.3f]\n", e.name, mid, lo, hi)
+		fmt.Fprintf(w, "- vs %s: %+.3f [%+.3f, %+.3f] (%d groups)\n", e.name, mid, lo, hi, len(diffs))
 	}
 	// Interval: width against separability.
 	var ws, as []float64
@@ -730,7 +732,11 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 		}
 		fmt.Fprintf(w, "| %s | %d |", g, len(tabs))
 		for k := range ests {
-			fmt.Fprintf(w, " %.2f |", gAgg[k][g].absLn)
+			if a, ok := gAgg[k][g]; ok {
+				fmt.Fprintf(w, " %.2f |", a.absLn)
+			} else {
+				fmt.Fprintf(w, " – |") // a count this group's fits lack
+			}
 		}
 		fmt.Fprintln(w)
 	}
