@@ -539,6 +539,21 @@ func groupMean(fits []countFit, est []countmodel.Estimate, f func(absLn float64)
 	return t / float64(len(cnt))
 }
 
+// pairedDiffs are, over groups, a's mean |ln| less b's, for the groups both have fits of
+// (a count that lacks a group, such as the dynamics counts on tables a fit samples, is no
+// error of 0 there).
+func pairedDiffs(a, b map[string]countAgg, groups []string) []float64 {
+	var diffs []float64
+	for _, g := range groups {
+		x, okA := a[g]
+		y, okB := b[g]
+		if okA && okB {
+			diffs = append(diffs, x.absLn-y.absLn)
+		}
+	}
+	return diffs
+}
+
 // columns are the per-group and per-table tables' columns of |ln| for ests, each
 // estimator's short name (the first with "|ln|" before it where ln says so).
 func columns(ests []estimator, ln bool) string {
@@ -638,14 +653,7 @@ func writeCountReport(w io.Writer, fits []countFit, held []countmodel.Estimate, 
 	fmt.Fprintf(w, "\nPaired bootstrap over the groups (10,000 resamples) of the difference in mean |ln| (learned − other; negative: the learned count is better), 95 %% interval, over the groups where both counts have fits (%d for the learned count):\n\n", len(gl))
 	for _, e := range ests[1:] {
 		_, go_, _ := perGroup(e, all)
-		var diffs []float64
-		for _, g := range groups {
-			a, ok := gl[g]
-			b, okb := go_[g]
-			if ok && okb {
-				diffs = append(diffs, a.absLn-b.absLn)
-			}
-		}
+		diffs := pairedDiffs(gl, go_, groups)
 		lo, mid, hi := bootstrapMean(diffs, 10000)
 		fmt.Fprintf(w, "- vs %s: %+.3f [%+.3f, %+.3f] (%d groups)\n", e.name, mid, lo, hi, len(diffs))
 	}
