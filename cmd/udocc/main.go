@@ -75,6 +75,9 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	// libtorch loads beside the command (docs/cost.md): its constructors run while the
+	// flags are parsed and the table is read.
+	torch.Preload()
 	// A program owns its process: it keeps the pages its fits free (the library never
 	// sets malloc by itself; see torch.KeepFreedPages).
 	torch.KeepFreedPages()

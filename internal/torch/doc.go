@@ -48,7 +48,7 @@
 // -fvisibility=hidden), defines no BLAS symbol, installs nothing at load time, and the
 // one process-wide setting it offers, KeepFreedPages (glibc's malloc thresholds), is the
 // host's to make. A plain go build compiles the shim from package shim; build.sh's builds load
-// lib/libudocc_torch.so instead (the build tag udocc_shimlib), with dlopen on a thread of
-// their own as they start, so that libtorch's constructors run while the program reads its
-// table (lazy_shimlib.c).
+// lib/libudocc_torch.so instead (the build tag udocc_shimlib), with dlopen; bin/udocc
+// starts the load on a thread of its own first thing in main (Preload), so that
+// libtorch's constructors run while it reads its table (lazy_shimlib.c).
 package torch

@@ -1,9 +1,10 @@
 //go:build udocc_shimlib
 
 // lazy_shimlib.c: with the build tag udocc_shimlib, bin/udocc and the test binaries do
-// not link lib/libudocc_torch.so; they load it with dlopen, on a thread of their own as
-// the process starts (udocc_lazy_load, from package torch's init), and every function of
-// udocc_torch.h here calls the shim's through a pointer looked up once.
+// not link lib/libudocc_torch.so; they load it with dlopen, and every function of
+// udocc_torch.h here calls the shim's through a pointer looked up at its first call.
+// bin/udocc starts the load on a thread of its own first thing in main (torch.Preload,
+// udocc_lazy_start); elsewhere the first call that needs the shim loads it.
 //
 // Why: loading libtorch runs its static constructors, which register its two thousand
 // operators: about 0.17 s of one core on the project's machine, a third of a medium
@@ -12,15 +13,17 @@
 // trains (udocc version, a flag's error, a table's) does not wait for them at all. The
 // first call that needs the shim waits for the load to finish (pthread_once).
 //
-// The shim is loaded RTLD_GLOBAL, as a linked library is: its lookup of oneDNN's sgemm
-// in the process (dlsym(RTLD_DEFAULT, ...)) must find it, or the fast path's products
-// would fall back to libtorch's mm. Its dependencies are found as when it was linked:
+// The shim is loaded RTLD_GLOBAL and RTLD_LAZY, as a linked library is: its lookup of
+// oneDNN's sgemm in the process (dlsym(RTLD_DEFAULT, ...)) must find it, or the fast
+// path's products would fall back to libtorch's mm; and its functions are bound at their
+// first call, not all at the load. Its dependencies are found as when it was linked:
 // through its own RUNPATH, and for libtorch's own libraries through bin/udocc's
 // DT_RPATH (lib/inert). Where it cannot be loaded, the first call that needs it prints
 // the loader's message and ends the process with status 127, as the loader did for a
 // linked library that was missing.
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -35,7 +38,7 @@ static int shim_done;        // the load has ended (atomic)
 static long long shim_wait;  // ns the first call that found it loading waited (atomic)
 
 static void shim_open(void) {
-  shim = dlopen("libudocc_torch.so", RTLD_NOW | RTLD_GLOBAL);
+  shim = dlopen("libudocc_torch.so", RTLD_LAZY | RTLD_GLOBAL);
   if (shim == NULL) {
     shim_error = dlerror();
   }
@@ -54,6 +57,30 @@ long long udocc_lazy_wait_ns(void) { return __atomic_load_n(&shim_wait, __ATOMIC
 
 // udocc_lazy_load loads the shim, once; a later call returns at once.
 void udocc_lazy_load(void) { pthread_once(&shim_once, shim_open); }
+
+static void *shim_loader(void *arg) {
+  (void)arg;
+  udocc_lazy_load();
+  return NULL;
+}
+
+// udocc_lazy_start starts loading the shim on a thread of its own, not one of Go's (a
+// goroutine's cgo call would hold one of the Go scheduler's threads for the load). The
+// thread blocks every signal, so that the process's signals go to Go's threads. Where it
+// cannot be started, the first call loads the shim.
+void udocc_lazy_start(void) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  pthread_t t;
+  if (pthread_attr_init(&attr) == 0) {
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &attr, shim_loader, NULL);
+    pthread_attr_destroy(&attr);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
 
 static void *shim_sym(const char *name) {
   if (!__atomic_load_n(&shim_done, __ATOMIC_ACQUIRE)) {

@@ -14,3 +14,6 @@ import (
 // LoadWait is how long the process's first call that needed libtorch waited for it to
 // load: 0, since a plain build links libtorch, which is loaded before main.
 func LoadWait() time.Duration { return 0 }
+
+// Preload does nothing in a plain build: libtorch is linked, and loaded before main.
+func Preload() {}
