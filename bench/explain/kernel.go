@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 
@@ -162,8 +163,4 @@ func regressionShapley(m *udocc.Model, ds *data.Dataset, rows []int, budget func
 	return out, nil
 }
 
-type benchError string
-
-func (e benchError) Error() string { return string(e) }
-
-const errSingular = benchError("explain: the sampled coalitions leave the regression singular")
+var errSingular = errors.New("explain: the sampled coalitions leave the regression singular")

@@ -167,6 +167,17 @@ func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) (out [][]udocc.Att
 	return out, secs, nil
 }
 
+// flaggedRows are the indices of the rows the model flags.
+func flaggedRows(m *udocc.Model) []int {
+	var rows []int
+	for i, l := range m.Labels() {
+		if l {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
 // tally counts explained anomalies: all of the moved features among the top three
 // (all), at least one (any), of n.
 type tally struct {
@@ -403,12 +414,7 @@ type deletion struct {
 // flagged rows of ds.
 func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 	out := make([]deletion, len(ours)+1)
-	var rows []int
-	for i, l := range m.Labels() {
-		if l {
-			rows = append(rows, i)
-		}
-	}
+	rows := flaggedRows(m)
 	if len(rows) == 0 {
 		return out, nil
 	}
@@ -477,12 +483,7 @@ func costs(dir string, names []string, n, threads int) error {
 				return err
 			}
 			fit := time.Since(start).Seconds()
-			var rows []int
-			for i, l := range m.Labels() {
-				if l {
-					rows = append(rows, i)
-				}
-			}
+			rows := flaggedRows(m)
 			line := fmt.Sprintf("| %s | %d | %.2f | %d |", name, r, fit, len(rows))
 			for _, meth := range ours {
 				start = time.Now()

@@ -82,12 +82,7 @@ func precisionReport(dir string, names []string, threads, maxRows int, regressio
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}
-		var flagged []int
-		for i, l := range m.Labels() {
-			if l {
-				flagged = append(flagged, i)
-			}
-		}
+		flagged := flaggedRows(m)
 		explained := flagged
 		if len(flagged) > precisionMax {
 			explained = make([]int, precisionMax)

@@ -110,12 +110,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		var rows []int
-		for i, l := range m.Labels() {
-			if l {
-				rows = append(rows, i)
-			}
-		}
+		rows := flaggedRows(m)
 		for _, o := range []udocc.ExplainOptions{{Samples: samples}, {Method: udocc.Occlusion}} {
 			s, _, err := statsOf(m, ds, rows, o)
 			if err != nil {
@@ -209,12 +204,7 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", tb.ds.Name, err)
 		}
-		var rows []int
-		for i, l := range m.Labels() {
-			if l {
-				rows = append(rows, i)
-			}
-		}
+		rows := flaggedRows(m)
 		exact, err := m.ExplainDataset(context.Background(), tb.ds, rows, udocc.ExplainOptions{Exact: true})
 		if err != nil {
 			m.Close()

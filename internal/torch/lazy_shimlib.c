@@ -83,13 +83,12 @@ void udocc_lazy_start(void) {
 }
 
 static void *shim_sym(const char *name) {
-  if (!__atomic_load_n(&shim_done, __ATOMIC_ACQUIRE)) {
+  if (!__atomic_load_n(&shim_done, __ATOMIC_ACQUIRE)) {  // loading, or not started: wait
     long long t0 = now_ns(), zero = 0;
     udocc_lazy_load();
     long long w = now_ns() - t0;
     __atomic_compare_exchange_n(&shim_wait, &zero, w > 0 ? w : 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
   }
-  udocc_lazy_load();
   if (shim == NULL) {
     fprintf(stderr, "udocc: cannot load libudocc_torch.so: %s\n", shim_error ? shim_error : "unknown error");
     exit(127);
