@@ -51,9 +51,11 @@ func lines(code string) []string {
 	return out
 }
 
-// TestReadmeFrontPage is issue 42 item 11: the README stays a front page (at most 200
-// lines), its first section is a run on a plain CSV (fit, the summary, score, a re-cut),
-// and it cites the paper by its authors and title, not only by a path.
+// TestReadmeFrontPage is issue 42 item 11 and issue 64 item 9: the README stays a
+// front page (at most 200 lines); Install comes first, then a run on a plain CSV that
+// the repository ships (fit, the summary, score, a re-cut); and it cites the paper by
+// its authors and title, not only by a path. cmd/udocc's TestReadmeFirstRun runs
+// that section's commands in a fresh copy of the repository.
 func TestReadmeFrontPage(t *testing.T) {
 	b, err := os.ReadFile("README.md")
 	if err != nil {
@@ -64,11 +66,21 @@ func TestReadmeFrontPage(t *testing.T) {
 		t.Errorf("README.md has %d lines, want at most 200 (the rest goes in docs/)", n)
 	}
 	_, first, _ := strings.Cut(readme, "\n## ")
-	first, _, _ = strings.Cut(first, "\n## ")
-	for _, want := range []string{"CSV", "bin/udocc fit pima.csv", "features (", "bin/udocc score --model", "--contamination", "bin/udocc cut"} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the README's first section lacks %q", want)
+	if !strings.HasPrefix(first, "Install\n") {
+		t.Errorf("the README's first section is %q, want Install", strings.SplitN(first, "\n", 2)[0])
+	}
+	_, run, ok := strings.Cut(readme, "\n## A first run")
+	run, _, _ = strings.Cut(run, "\n## ")
+	if !ok {
+		t.Error("the README has no section \"A first run\"")
+	}
+	for _, want := range []string{"CSV", "bin/udocc fit examples/pumps.csv", "features (", "bin/udocc score --model", "--contamination", "bin/udocc cut"} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the README's first run lacks %q", want)
 		}
+	}
+	if strings.Contains(run, "../shared") {
+		t.Error("the README's first run reads ../shared, which a user's clone lacks")
 	}
 	for _, want := range []string{"Minkyung Kim, Junsik Kim, Jongmin Yu and Jun Kyun Choi",
 		"Unsupervised\nDeep One-Class Classification with Adaptive Threshold based on Training Dynamics"} {

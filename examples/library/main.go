@@ -1,20 +1,21 @@
 // Command library is the README's library example: it fits the default detector on the
-// table named by its argument, prints the threshold and the share of rows flagged, and
-// saves the model to ./model.
+// README's table, examples/pumps.csv, prints the threshold and the share of rows
+// flagged, and saves the model to ./model. Run it from the repository's root.
 package main
 
 import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 
 	"github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 )
 
 func main() {
-	table, err := data.Load(os.Args[1], data.LoadOptions{}) // CSV, Parquet, .mat, .npy, .npz
+	// Column fault is only for checking; blank cells get their column's training median.
+	opts := data.LoadOptions{LabelColumn: "fault", Missing: data.MissingKeep}
+	table, err := data.Load("examples/pumps.csv", opts) // CSV, Parquet, .mat, .npy, .npz
 	if err != nil {
 		log.Fatal(err)
 	}
