@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build.sh: build udocc (bin/udocc and lib/libudocc_torch.so), or test it.
 #
-#   ./build.sh          build the shim (only when its sources changed) and bin/udocc
+#   ./build.sh          build the shim (only when its sources changed), bin/udocc and
+#                       bin/udocc-bench (the paper's benchmark and the studies)
 #   ./build.sh test     build (and the shim's pin test, lib/udocc_pin_test), then go vet ./...
 #                       (also with -tags cuda), the whole test suite, and the root, torch,
 #                       training and models packages again under DNNL_MAX_CPU_ISA=AVX2,
@@ -9,10 +10,10 @@
 #                       then the gobuild check below
 #   ./build.sh shim     build only lib/libudocc_torch.so (its link ordered so that a process
 #                       starts sooner, every symbol bound where the plain link binds it:
-#                       internal/torch/linkorder; UDOCC_PLAIN_LINK=1 keeps the plain link)
+#                       tools/shimlink/linkorder; UDOCC_PLAIN_LINK=1 keeps the plain link)
 #                       and lib/inert, empty stand-ins that bin/udocc loads in place of the
 #                       OpenCV and FFmpeg libraries Debian's libtorch names and never calls
-#                       (internal/torch/inert; UDOCC_NO_INERT=1 leaves them out)
+#                       (tools/shimlink/inert; UDOCC_NO_INERT=1 leaves them out)
 #   ./build.sh gobuild  go build ./cmd/udocc as a Go user does (go get, go install: the
 #                       shim compiled by cgo from internal/torch/shim, no lib/); a check
 #   ./build.sh flags    print the libtorch found and the shim's compile and link flags
@@ -192,7 +193,7 @@ closure() { ldd "$1" 2>/dev/null | sed 's/ (0x[0-9a-f]*)$//' | sha256sum | cut -
 
 # order_shim relinks $out.tmp (the plain link of the objects $@) naming the libraries its process
 # binds most symbols to as its own DT_NEEDED entries, most first, where that leaves
-# every symbol bound where it was: internal/torch/linkorder says how and why (about
+# every symbol bound where it was: tools/shimlink/linkorder says how and why (about
 # 0.1 s off every process's start with Debian's libtorch). Where it cannot, or this is
 # not glibc, the plain link stays. UDOCC_PLAIN_LINK=1 skips it.
 order_shim() {
@@ -205,7 +206,7 @@ order_shim() {
   rm -rf "$dir" && mkdir -p "$dir"
   cp "$out.tmp" "$dir/libudocc_torch.so"
   if ! printf 'int main(void) { return 0; }\n' | gcc -x c - -o "$dir/probe" -L"$dir" -Wl,--no-as-needed -ludocc_torch 2>/dev/null ||
-    ! env GOFLAGS= go run ./internal/torch/linkorder -probe "$dir/probe" -dir "$dir" -- \
+    ! env GOFLAGS= go run ./tools/shimlink/linkorder -probe "$dir/probe" -dir "$dir" -- \
       g++ -shared -fPIC "$@" -o "$dir/libudocc_torch.so" "${LDFLAGS_T[@]}" -Wl,--no-as-needed @LIBS@ -Wl,--as-needed; then
     log "the shim keeps its plain link (linkorder could not keep every binding)"
     rm -rf "$dir"
@@ -234,7 +235,7 @@ build_pin() {
   echo "$key" > "$stamp"
 }
 
-# build_inert writes lib/inert (internal/torch/inert): empty stand-ins, each with the SONAME
+# build_inert writes lib/inert (tools/shimlink/inert): empty stand-ins, each with the SONAME
 # of a library that Debian's libtorch loads only for OpenCV and FFmpeg and binds nothing
 # to, checked to leave every other binding where it was. When the check fails, or this
 # libtorch names no such library, there is no lib/inert and bin/udocc loads them all.
@@ -242,11 +243,11 @@ build_inert() {
   local stamp=lib/.inert-stamp key
   # Where no Go builds the tool (scripts/cuda-carry.sh's folder on a CUDA machine, which
   # carries bin/udocc already linked), there are no stand-ins to make.
-  if ! command -v go >/dev/null || [ ! -d internal/torch/inert ]; then
+  if ! command -v go >/dev/null || [ ! -d tools/shimlink/inert ]; then
     rm -rf lib/inert "$stamp"
     return
   fi
-  key="$(cat lib/.shim-stamp) $(cat internal/torch/inert/*.go internal/torch/ldbind/*.go | sha256sum | cut -c1-16) ${UDOCC_NO_INERT:-}"
+  key="$(cat lib/.shim-stamp) $(cat tools/shimlink/inert/*.go tools/shimlink/internal/ldbind/*.go | sha256sum | cut -c1-16) ${UDOCC_NO_INERT:-}"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
     return
   fi
@@ -255,7 +256,7 @@ build_inert() {
     :
   elif ! command -v gcc >/dev/null; then
     log "no gcc: bin/udocc loads every library libtorch names"
-  elif ! env GOFLAGS= go run ./internal/torch/inert -shim lib/libudocc_torch.so -out lib/inert; then
+  elif ! env GOFLAGS= go run ./tools/shimlink/inert -shim lib/libudocc_torch.so -out lib/inert; then
     log "bin/udocc loads every library libtorch names (the stand-ins did not pass their checks)"
   fi
   echo "$key" > "$stamp"
@@ -269,6 +270,8 @@ build_go() {
   local rpath='-Wl,-rpath,$ORIGIN/../lib'
   [ -d lib/inert ] && rpath='-Wl,--disable-new-dtags -Wl,-rpath,$ORIGIN/../lib:$ORIGIN/../lib/inert'
   go build -trimpath -ldflags "-extldflags '$rpath'" -o bin/udocc ./cmd/udocc
+  # The laboratory beside the product: the paper's grid, the studies, the ODDS download.
+  go build -trimpath -ldflags "-extldflags '$rpath'" -o bin/udocc-bench ./bench/cmd/udocc-bench
 }
 
 # build_gobuild builds ./cmd/udocc as `go build` (or `go install`) does for a Go user,

@@ -208,7 +208,7 @@ func (m *Model) Labels() []bool { return slices.Clone(m.labels) }
 
 // RatioInterval is the 80 % interval of the share of anomalies that the default count
 // (Options.Count nil: LearnedCount) gives beside its selected ratio,
-// measured on real tables (docs/threshold.md A.0); NaN, NaN for another rule, a given
+// measured on real tables (bench/notes/threshold.md A.0); NaN, NaN for another rule, a given
 // Options.Contamination and the paper's methods.
 func (m *Model) RatioInterval() (low, high float64) {
 	if iv := m.meta.RatioInterval; len(iv) == 2 {
@@ -219,7 +219,7 @@ func (m *Model) RatioInterval() (low, high float64) {
 
 // CountReliable says whether the learned count (LearnedCount) trusts its count: false
 // where its 80 % interval is wider than ×20 or rests on the held-out residuals of fewer
-// than ten source groups (docs/threshold.md A.0). ok is false for
+// than ten source groups (bench/notes/threshold.md A.0). ok is false for
 // another count, a given Options.Contamination and the paper's methods.
 func (m *Model) CountReliable() (reliable, ok bool) {
 	if m.meta.CountReliable == nil {

@@ -41,7 +41,7 @@ type Options struct {
 	Trim         float64
 	// TrainRows, for the ensemble, is the most rows its networks train on: a table of
 	// more rows trains both fits on a sample of TrainRows rows drawn from Seed, and every
-	// row is scored, as an isolation forest grows its trees on samples (docs/cost.md).
+	// row is scored, as an isolation forest grows its trees on samples (bench/notes/cost.md).
 	// 0: training.EnsembleTrainRows (2,048); negative: every row. A data-parallel rank
 	// trains on its whole block; the other methods ignore it and train on every row.
 	TrainRows int
@@ -49,7 +49,7 @@ type Options struct {
 	// (training.EnsembleProjectAbove) reaches the networks as its Components leading
 	// principal components, fitted on the standardised training sample and kept in the
 	// model. On wide tables (pretrained networks' embeddings) it cuts the fit by two to
-	// five and raised the scores of three of four sources (docs/cost.md). 0:
+	// five and raised the scores of three of four sources (bench/notes/cost.md). 0:
 	// training.EnsembleComponents (32); negative: every column. A data-parallel fit
 	// reads every column; the other methods ignore it. Explanations of such a model are
 	// by occlusion of its columns (or Shapley values).
@@ -58,7 +58,7 @@ type Options struct {
 	// (Components), is the weight in [0, 1] of the squared Mahalanobis distance of the
 	// row's standardised columns under a Ledoit–Wolf Gaussian, fitted on the same sample,
 	// mixed with the networks' score: it sees the small directions the components leave
-	// out, where a pretrained network's embedding holds its anomalies (docs/cost.md). 0:
+	// out, where a pretrained network's embedding holds its anomalies (bench/notes/cost.md). 0:
 	// training.EnsembleGaussianWeight (0.9); negative: none (the networks alone). A table
 	// of more than 8,192 columns is scored by its networks alone (the Gaussian's matrix
 	// would outgrow model.json).

@@ -44,7 +44,7 @@ func (m Method) internal() training.Method {
 type CountRule string
 
 // LearnedCount is the count learned on the corpus of real tables (package
-// internal/count, its model.json; docs/threshold.md A.0): from label-free features of
+// internal/count, its model.json; bench/notes/threshold.md A.0): from label-free features of
 // the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: the MAD rule's
 // share of the final scores where the screening and the final fit disagree on their top
 // rows, a prior elsewhere — with an 80 % interval from held-out residuals of the original
@@ -59,7 +59,7 @@ const kmeansRule CountRule = "kmeans"
 
 // defaultCount is the ensemble's count where Options.Count is nil: the learned count,
 // with its 80 % interval for the share (Model.RatioInterval) and its reliability flag
-// (Model.CountReliable); docs/threshold.md A.0.
+// (Model.CountReliable); bench/notes/threshold.md A.0.
 const defaultCount = LearnedCount
 
 // DeltaRule is the proposed method's rule for the rank threshold δ of each epoch.

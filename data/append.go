@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/datax"
 	"io"
 	"math"
 	"os"
@@ -20,8 +19,23 @@ import (
 	"github.com/udocc/udocc/internal/atomicfile"
 )
 
-// tableFormat is datax.TableFormat.
-func tableFormat(path string) (string, error) {
+// Appended is a column that WriteAppended adds to a table.
+type Appended struct {
+	Name string
+	// Values holds one value a row; NaN is a missing value (empty in CSV, null in
+	// Parquet), such as a label where the method gives none.
+	Values []float64
+	// Integer writes the values as whole numbers (INT64 in Parquet).
+	Integer bool
+}
+
+// ScoreColumns are the columns, side by side and in this order, that every table udocc
+// writes holds: scores.csv and WriteAppended's output (as Appended columns).
+func ScoreColumns() []string { return []string{"score", "rank", "label"} }
+
+// TableFormat is the format WriteAppended writes to path, by its extension: "csv" or
+// "parquet".
+func TableFormat(path string) (string, error) {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".csv":
 		return "csv", nil
@@ -32,17 +46,14 @@ func tableFormat(path string) (string, error) {
 	}
 }
 
-// writeAppended is datax.WriteAppended, opts a LoadOptions.
-func writeAppended(src string, o any, dst string, cols []datax.Appended) error {
-	opts, ok := o.(LoadOptions)
-	if !ok {
-		panic(fmt.Sprintf("data: WriteAppended's options are a %T, not a LoadOptions", o))
-	}
-	return writeAppendedTable(src, opts, dst, cols)
-}
-
-func writeAppendedTable(src string, opts LoadOptions, dst string, cols []datax.Appended) error {
-	out, err := tableFormat(dst)
+// WriteAppended writes the table at src, read as Load reads it with opts but with every
+// column, to dst (CSV or Parquet by its extension) with cols added after its columns,
+// atomically. A Parquet source keeps its column types in a Parquet dst; a text source
+// written as Parquet has DOUBLE columns where its first data row holds numbers and
+// STRING columns elsewhere, empty cells null; a MAT, NPY or NPZ source is its matrix,
+// columns x1…xD.
+func WriteAppended(src string, opts LoadOptions, dst string, cols []Appended) error {
+	out, err := TableFormat(dst)
 	if err != nil {
 		return err
 	}
@@ -251,7 +262,7 @@ func (t *table) eachParquetRow(do func(parquet.Row) error) error {
 }
 
 // checkRows reports a source whose row count differs from the appended columns'.
-func checkRows(rows int, cols []datax.Appended) error {
+func checkRows(rows int, cols []Appended) error {
 	for _, c := range cols {
 		if len(c.Values) != rows {
 			return fmt.Errorf("column %q has %d values for %d rows: %w", c.Name, len(c.Values), rows, errLengthMismatch)
@@ -261,7 +272,7 @@ func checkRows(rows int, cols []datax.Appended) error {
 }
 
 // appendedText is row i of column c as CSV text.
-func appendedText(c datax.Appended, i int) string {
+func appendedText(c Appended, i int) string {
 	v := c.Values[i]
 	switch {
 	case math.IsNaN(v):
@@ -272,7 +283,7 @@ func appendedText(c datax.Appended, i int) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-func (t *table) writeCSV(w io.Writer, cols []datax.Appended) error {
+func (t *table) writeCSV(w io.Writer, cols []Appended) error {
 	cw := csv.NewWriter(w)
 	header := slices.Clone(t.names)
 	for _, c := range cols {
@@ -321,7 +332,7 @@ type namedField struct {
 func (f namedField) Name() string                      { return f.name }
 func (f namedField) Value(reflect.Value) reflect.Value { return reflect.Value{} }
 
-func appendedFields(cols []datax.Appended) []parquet.Field {
+func appendedFields(cols []Appended) []parquet.Field {
 	var out []parquet.Field
 	for _, c := range cols {
 		node := parquet.Optional(parquet.Leaf(parquet.DoubleType))
@@ -334,7 +345,7 @@ func appendedFields(cols []datax.Appended) []parquet.Field {
 }
 
 // appendedValue is row i of column c as a value of leaf column j.
-func appendedValue(c datax.Appended, i, j int) parquet.Value {
+func appendedValue(c Appended, i, j int) parquet.Value {
 	v := c.Values[i]
 	switch {
 	case math.IsNaN(v):
@@ -345,7 +356,7 @@ func appendedValue(c datax.Appended, i, j int) parquet.Value {
 	return parquet.DoubleValue(v).Level(0, 1, j)
 }
 
-func (t *table) writeParquet(w io.Writer, cols []datax.Appended) error {
+func (t *table) writeParquet(w io.Writer, cols []Appended) error {
 	var fields []parquet.Field
 	if t.pf != nil {
 		fields = t.pf.Schema().Fields()

@@ -2,7 +2,6 @@ package data
 
 import (
 	"errors"
-	"github.com/udocc/udocc/internal/datax"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 func TestWriteAppended(t *testing.T) {
 	csvPath := writeTemp(t, "in.csv", []byte("name,a,when,kind\nx,1.5,0,k\ny,-2,1,\n"))
 	pqPath := writeParquet(t, []withText{{"x", 1.5, 0, "k"}, {"y", -2, 1, ""}})
-	cols := []datax.Appended{
+	cols := []Appended{
 		{Name: "score", Values: []float64{0.25, 3}},
 		{Name: "rank", Values: []float64{1, 2}, Integer: true},
 		{Name: "label", Values: []float64{0, math.NaN()}, Integer: true},
@@ -26,7 +25,7 @@ func TestWriteAppended(t *testing.T) {
 		for _, ext := range []string{".csv", ".parquet"} {
 			t.Run(filepath.Ext(src)+" to "+ext, func(t *testing.T) {
 				dst := filepath.Join(t.TempDir(), "out"+ext)
-				if err := writeAppendedTable(src, opts, dst, cols); err != nil {
+				if err := WriteAppended(src, opts, dst, cols); err != nil {
 					t.Fatal(err)
 				}
 				ds, err := Load(dst, LoadOptions{Selection: Selection{ID: "name", Columns: []string{"a", "score", "rank"}}})
@@ -49,7 +48,7 @@ func TestWriteAppended(t *testing.T) {
 	t.Run("npy to csv", func(t *testing.T) {
 		src := writeBig(t, t.TempDir(), 2, 2)["npy"]
 		dst := filepath.Join(t.TempDir(), "out.csv")
-		if err := writeAppendedTable(src, opts, dst, cols); err != nil {
+		if err := WriteAppended(src, opts, dst, cols); err != nil {
 			t.Fatal(err)
 		}
 		ds, err := Load(dst, LoadOptions{Selection: Selection{Drop: []string{"label"}}})
@@ -61,15 +60,15 @@ func TestWriteAppended(t *testing.T) {
 		}
 	})
 	t.Run("a name taken", func(t *testing.T) {
-		taken := []datax.Appended{{Name: "a", Values: []float64{1, 2}}}
-		if err := writeAppendedTable(csvPath, opts, filepath.Join(t.TempDir(), "o.csv"), taken); !errors.Is(err, ErrOptions) {
+		taken := []Appended{{Name: "a", Values: []float64{1, 2}}}
+		if err := WriteAppended(csvPath, opts, filepath.Join(t.TempDir(), "o.csv"), taken); !errors.Is(err, ErrOptions) {
 			t.Errorf("error %v, want ErrOptions", err)
 		}
 	})
 	t.Run("a row count that differs", func(t *testing.T) {
-		short := []datax.Appended{{Name: "s", Values: []float64{1}}}
+		short := []Appended{{Name: "s", Values: []float64{1}}}
 		dst := filepath.Join(t.TempDir(), "o.parquet")
-		if err := writeAppendedTable(pqPath, opts, dst, short); !errors.Is(err, errLengthMismatch) {
+		if err := WriteAppended(pqPath, opts, dst, short); !errors.Is(err, errLengthMismatch) {
 			t.Errorf("error %v, want errLengthMismatch", err)
 		}
 		if _, err := os.Stat(dst); err == nil {

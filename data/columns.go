@@ -2,7 +2,6 @@ package data
 
 import (
 	"fmt"
-	"github.com/udocc/udocc/internal/datax"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,7 +131,7 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		}
 		hint := ""
 		for _, name := range bad {
-			if datax.IsLabelName(name) {
+			if IsLabelName(name) {
 				hint = fmt.Sprintf("; if %s is the label, say so with --label %s", quoteValue(name), name)
 				break
 			}

@@ -102,7 +102,7 @@ type Dataset struct {
 	Positive  string
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
 	// wide is X at full precision, for a matrix (MAT, NPY, NPZ) read with
-	// LoadOptions.wide: its id column's numbers become text exactly, and datax.WriteAppended
+	// LoadOptions.wide: its id column's numbers become text exactly, and WriteAppended
 	// copies its values exactly. nil otherwise.
 	wide []float64
 	// wideInts are wide's values exactly where the matrix holds 64-bit integers.
@@ -205,12 +205,12 @@ type LoadOptions struct {
 	// column, which new rows need not have.
 	LabelOptional bool
 	// full makes a matrix reader keep its values at full precision too (Dataset.wide),
-	// for datax.WriteAppended.
+	// for WriteAppended.
 	full bool
 }
 
 // wide reports whether a matrix reader keeps its values at full precision beside X: for
-// datax.WriteAppended, and for an id column, whose numbers become text.
+// WriteAppended, and for an id column, whose numbers become text.
 func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" }
 
 // Missing is what a reader does with a missing cell.

@@ -3,7 +3,6 @@ package data
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/udocc/udocc/internal/datax"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,7 +49,7 @@ func TestFloat32Table(t *testing.T) {
 	})
 	t.Run("WriteAppended copies a matrix exactly", func(t *testing.T) {
 		dst := filepath.Join(t.TempDir(), "out.csv")
-		if err := writeAppendedTable(x, LoadOptions{}, dst, []datax.Appended{{Name: "s", Values: []float64{1, 2}}}); err != nil {
+		if err := WriteAppended(x, LoadOptions{}, dst, []Appended{{Name: "s", Values: []float64{1, 2}}}); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(dst)

@@ -19,7 +19,7 @@ import (
 
 // npyArray is a decoded .npy array: its shape and values in C (row-major) order,
 // narrowed to float32 (x), or at full precision (wide) where parseNPY was asked to
-// keep it (labels, and a matrix an id column or datax.WriteAppended needs exactly).
+// keep it (labels, and a matrix an id column or WriteAppended needs exactly).
 type npyArray struct {
 	dtype string
 	shape []int

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"github.com/udocc/udocc/internal/datax"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +13,12 @@ import (
 // maxHeaderBytes bounds the first line hasScoreColumns reads of a CSV file.
 const maxHeaderBytes = 1 << 20
 
-// hasScoreColumns is datax.HasScoreColumns.
-func hasScoreColumns(path string) (bool, error) {
+// HasScoreColumns reports whether the table at path has ScoreColumns side by side among
+// its column names: the first line of a CSV file (of at most 1 MiB), the schema of a
+// Parquet file (by its extension .parquet). That is how udocc recognises a file it
+// wrote before, which it may write over; a file it cannot read as either is not one
+// (false, nil). Only an error opening path is returned.
+func HasScoreColumns(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
@@ -44,16 +47,9 @@ func hasScoreColumns(path string) (bool, error) {
 		}
 	}
 	for i := range names {
-		if slices.Equal(names[i:min(i+len(datax.ScoreColumns), len(names))], datax.ScoreColumns) {
+		if sc := ScoreColumns(); slices.Equal(names[i:min(i+len(sc), len(names))], sc) {
 			return true, nil
 		}
 	}
 	return false, nil
-}
-
-func init() {
-	datax.WriteAppended = writeAppended
-	datax.TableFormat = tableFormat
-	datax.HasScoreColumns = hasScoreColumns
-	datax.IsTable = isTable
 }

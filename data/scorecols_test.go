@@ -28,11 +28,11 @@ func TestHasScoreColumns(t *testing.T) {
 		if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := hasScoreColumns(p); got != c.want || err != nil {
+		if got, err := HasScoreColumns(p); got != c.want || err != nil {
 			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
 		}
 	}
-	if _, err := hasScoreColumns(filepath.Join(dir, "missing.csv")); err == nil {
+	if _, err := HasScoreColumns(filepath.Join(dir, "missing.csv")); err == nil {
 		t.Error("a missing file: no error")
 	}
 }

@@ -7,6 +7,7 @@
 #
 # DIR then holds:
 #   bin/udocc                  the CLI, built by ./build.sh
+#   bin/udocc-bench            the paper's benchmark grid (bench/cmd/udocc-bench)
 #   test/NAME.test             go test -c -tags cuda of every package with CUDA tests
 #                              (NAME is the package's path with - for /; NAME.dir names it)
 #   pkg/PATH/                  each test's working folder (with the package's testdata/)
@@ -33,9 +34,10 @@ mkdir -p "$dir/bin" "$dir/test" "$dir/pkg" "$dir/internal/torch/shim" "$dir/scri
 # this machine's Debian libtorch): there, LD_LIBRARY_PATH and the shim built beside it
 # must win over the absolute path cgo records, as a DT_RPATH would not let them.
 go build -tags udocc_shimlib -trimpath -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/bin/udocc" ./cmd/udocc
+go build -tags udocc_shimlib -trimpath -ldflags "-extldflags '-Wl,-rpath,\$ORIGIN/../lib'" -o "$dir/bin/udocc-bench" ./bench/cmd/udocc-bench
 # Without symbol tables the carry stays under the device tool's 64 MiB (stack traces keep
 # their function names and lines: Go's pclntab is not stripped).
-strip "$dir/bin/udocc" 2>/dev/null || log "no strip: the carry is larger"
+strip "$dir/bin/udocc" "$dir/bin/udocc-bench" 2>/dev/null || log "no strip: the carry is larger"
 
 # Packages with CUDA tests are those whose test files change with the cuda tag.
 list() { go list -e "$@" -f '{{.Dir}}|{{join .TestGoFiles ","}}|{{join .XTestGoFiles ","}}' ./...; }
@@ -52,13 +54,13 @@ for abs in $pkgs; do
   if [ -d "$rel/testdata" ]; then cp -r "$rel/testdata" "$dir/pkg/$rel/"; fi
 done
 
-# The ODDS files, for a short 'udocc bench --device cuda' there (about 2 MB).
+# The ODDS files, for a short 'udocc-bench --device cuda' there (about 2 MB).
 odds=${ODDS:-$(pwd)/../shared/data/odds}
 if [ -d "$odds" ]; then
   mkdir -p "$dir/data/odds"
   cp "$odds"/*.mat "$dir/data/odds/"
 else
-  log "no ODDS files in $odds (set ODDS): cuda-run.sh will skip udocc bench"
+  log "no ODDS files in $odds (set ODDS): cuda-run.sh will skip udocc-bench"
 fi
 
 cp build.sh "$dir/"

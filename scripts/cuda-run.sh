@@ -18,7 +18,7 @@
 # the loader cannot find a CUDA library by libtorch's own RUNPATH). The shim's RUNPATH
 # names the libtorch's lib folder.
 #
-#   BENCH_ARGS=...  flags added to the short 'udocc bench' grid run on both devices
+#   BENCH_ARGS=...  flags added to the short 'udocc-bench' grid run on both devices
 #   GRID=1          (GRID_ARGS=... adds flags) also the full default grid (10 sets x 5 methods x 10 seeds, the paper's
 #                   settings) on cuda, timed, with nvidia-smi's memory.used sampled every
 #                   100 ms into grid-memory.txt (its peak is an INFO line)
@@ -192,7 +192,7 @@ expect_error cli-error-hidden "no CUDA device is visible" \
 if [ -d data/odds ]; then
   for dev in cuda cpu; do
     # shellcheck disable=SC2086 # BENCH_ARGS is a list of flags
-    step "cli-bench-$dev" bin/udocc bench --device "$dev" --data data/odds --datasets pima,satellite,mnist \
+    step "cli-bench-$dev" bin/udocc-bench --device "$dev" --data data/odds --datasets pima,satellite,mnist \
       --seeds 0-1 --pretrain-epochs 10 --epochs 10 --quiet --out "$cli/bench-$dev" ${BENCH_ARGS:-}
   done
   if command -v python3 >/dev/null && [ -f "$cli/bench-cuda/results.jsonl" ] && [ -f "$cli/bench-cpu/results.jsonl" ]; then
@@ -223,7 +223,7 @@ if [ "${GRID:-}" = 1 ] && [ -d data/odds ]; then
     smi=$!
   fi
   # shellcheck disable=SC2086 # GRID_ARGS is a list of flags (e.g. --jobs 10)
-  step grid-cuda bin/udocc bench --device cuda --data data/odds --quiet --out "$cli/grid-cuda" ${GRID_ARGS:-}
+  step grid-cuda bin/udocc-bench --device cuda --data data/odds --quiet --out "$cli/grid-cuda" ${GRID_ARGS:-}
   [ -n "$smi" ] && kill "$smi" 2>/dev/null
   if [ -s "$out/grid-memory.txt" ]; then
     printf 'INFO %-22s peak %s MiB used on the GPU (nvidia-smi, 100 ms samples; before the grid: %s MiB)\n' grid-cuda-memory \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Do several fits of a table, averaged row by row, rank its anomalies better than one?
-A measurement outside the product (docs/cost.md: "Members trained on different samples",
+A measurement outside the product (bench/notes/cost.md: "Members trained on different samples",
 "Input transforms for skewed and discrete columns").
 
   average.py [-v] [-max] [-seeds 0,1] -groups LINES.jsonl[,...] NAME=FIT[+FIT...] ... -- A-B ...
@@ -13,7 +13,7 @@ whose every fit is there at every seed, the mean of (ROCAUC+PRAUC)/2 is taken pe
 then over groups; each pair A-B after -- gets the mean difference over groups and a
 paired bootstrap 95 % interval. -v prints each table's ROCAUC.
 
-Example (docs/cost.md, per-member samples):
+Example (bench/notes/cost.md, per-member samples):
   average.py -groups D/p0.jsonl single=D/scores:default \\
     same2=D/scores:default+D/scores:b1 diff2=D/scores:default+D/scores:c1 -- diff2-same2
 """

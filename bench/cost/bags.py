@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Feature bagging, measured outside the product (docs/cost.md, "Input transforms for
+"""Feature bagging, measured outside the product (bench/notes/cost.md, "Input transforms for
 skewed and discrete columns"): copy every table of at most 300 columns with a random
 subset of its columns, of a size uniform in [d/2, d-1] (Lazarevic & Kumar 2005).
 

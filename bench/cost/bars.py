@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Issue 44's cost bar from a sidebyside.py run: per band of rows, how many tables each build
 met, the misses, the median change and totals, peak RSS, whether the scores moved, and (with
---table) the per-table list docs/cost.md holds, for the build after.
+--table) the per-table list bench/notes/cost.md holds, for the build after.
 
 The bar: the whole `udocc fit` process at most 1.0 s under 5,000 rows, at most 2x IForest's
 fit + score from 5,000 to 19,000 rows, at most 1x from 19,000 rows.

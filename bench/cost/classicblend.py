@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Would a per-feature tail detector beside the networks help? A measurement outside the
-product (docs/cost.md, "Per-feature tail detectors beside the networks"): the default's
+product (bench/notes/cost.md, "Per-feature tail detectors beside the networks"): the default's
 per-row scores (`go run ./bench/cost -seed S -scores DIR`, seeds 0 and 1) are blended with
 PyOD's ECOD, COPOD or HBOS (vendored in ../shared/peers, on the same rows, standardised as
 pyod_panel.py does) as (1 - w)·default + w·detector, by ranks or by robust z-scores

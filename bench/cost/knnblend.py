@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Would a neighbours' view of the input help the default where KNN, LOF or CBLOF lead it?
-A measurement outside the product (docs/cost.md, "Input transforms ... Nor does a
+A measurement outside the product (bench/notes/cost.md, "Input transforms ... Nor does a
 neighbours' view"): the default's scores (`go run ./bench/cost -scores DIR`, seed 0) are
 blended by rank with each row's distance to its 5th nearest neighbour among a seeded
 2,048-row reference sample of the standardised rows (a reference row's own distance

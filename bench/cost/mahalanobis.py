@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Mahalanobis blend of docs/cost.md, measured outside the product: for every table whose
+"""The Mahalanobis blend of bench/notes/cost.md, measured outside the product: for every table whose
 per-row scores `go run ./bench/cost -variants default -scores DIR` wrote, a Ledoit-Wolf Gaussian
 fitted on 2,048 of the same rows (standardised, constant columns dropped), every row's Mahalanobis
 distance, and the rank blend (1 - w) rank(udocc) + w rank(Mahalanobis) for each w; ROCAUC and

@@ -2,7 +2,7 @@
 // table of a data folder's GROUPS.csv (odds/, adbench/, real/), and writes one JSON line
 // per table and variant: rows, ROCAUC, PRAUC, the fit's seconds (FitDataset in this
 // process; the table already read) and the flagged share. It is a measurement, not a
-// test: docs/cost.md reads its lines, leave-one-group-out, to choose the default's cost
+// test: bench/notes/cost.md reads its lines, leave-one-group-out, to choose the default's cost
 // settings, and gives the command.
 //
 // A variant is NAME=KEY:VALUE,KEY:VALUE… over the keys train-rows, pretrain-epochs,
@@ -38,7 +38,7 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
-	"github.com/udocc/udocc/internal/bench"
+	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Would the default do better, and cost less, on wide tables if its networks saw the
 tables' leading principal components instead of their columns? A measurement outside
-the product (docs/cost.md, "Wide tables on principal components").
+the product (bench/notes/cost.md, "Wide tables on principal components").
 
   pca.py make K OUT [DMIN]   copy every table of ../shared/data of more than DMIN (64)
                              columns and at most 50,000 rows to OUT/, its columns

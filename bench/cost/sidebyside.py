@@ -4,7 +4,7 @@ the whole `udocc fit TABLE --out DIR --quiet` process of a build before (default
 of the build after, and PyOD's IForest fit + decision scores on every row of the table
 (../shared/peers/pyod_panel.py --detectors IForest --max-rows 100000000). One JSON line per table:
 each udocc's wall time, peak RSS (/usr/bin/time), ROCAUC/PRAUC and its reported parts; IForest's
-seconds and ROCAUC/PRAUC. Lines already in OUT are kept and their tables skipped. docs/cost.md
+seconds and ROCAUC/PRAUC. Lines already in OUT are kept and their tables skipped. bench/notes/cost.md
 reads its lines.
 
 Usage: bench/cost/sidebyside.py BEFORE_UDOCC AFTER_UDOCC OUT [DATA_DIR (../shared/data)]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Would the default do better on the tables where a classic detector leads it if each
 column reached its networks through a monotone transform that tames skewed or discrete
-columns? A measurement outside the product (docs/cost.md, "Input transforms").
+columns? A measurement outside the product (bench/notes/cost.md, "Input transforms").
 
   transform.py make T OUT    copy every table of ../shared/data of at most 50,000 rows to
                              OUT/ with every column passed through transform T, fit on a

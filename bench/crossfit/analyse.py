@@ -1,4 +1,4 @@
-# analyse.py DIR: the counts of docs/threshold.md A.0 (cross-fitting) from bench/crossfit's files:
+# analyse.py DIR: the counts of bench/notes/threshold.md A.0 (cross-fitting) from bench/crossfit's files:
 # per table, conformal p-values of the rows outside a half against the half that trained
 # the fit, Storey's and BH's counts, the excess over the half's upper percentiles, the
 # agreement of the two fits' top rows; each count's response to resampling (slope of

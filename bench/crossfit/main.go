@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/bench"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"
 )

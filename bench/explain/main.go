@@ -44,10 +44,10 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/bench/internal/bench"
+	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/bench"
 	"github.com/udocc/udocc/internal/odds"
-	"github.com/udocc/udocc/internal/synth"
 	"github.com/udocc/udocc/internal/torch"
 )
 

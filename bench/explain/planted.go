@@ -7,8 +7,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/synth"
 )
 
 // plantedTable is the planted table of the explanation issues: n rows of d features, of

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/bench"
 	"github.com/udocc/udocc/internal/tool"
 )
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/udocc/udocc"
+	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/synth"
 )
 
 // shareStats are the figures of the explanations issue on one table's flagged rows.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """analyse.py DIR: the counts that planted anomalies give, from the fits run.sh made of
-make.py's tables (docs/threshold.md A.0). For a fit, q_p is the share of the table's own
+make.py's tables (bench/notes/threshold.md A.0). For a fit, q_p is the share of the table's own
 rows that score above the p-quantile of the planted rows' scores; each count is bounded to
 [0.1 %, 30 %] as the product's is. Beside them the learned count of the same fits
 (summary.json's selected_ratio) and constants. Figures:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Planted anomalies as a yardstick for the count (issue 40; docs/threshold.md A.0, "Planted
+"""Planted anomalies as a yardstick for the count (issue 40; bench/notes/threshold.md A.0, "Planted
 anomalies as a yardstick"). For every table of DATA/GROUPS.csv (on a seeded 10,000-row
 sample above that), the original and four copies whose anomalies (or, above their share,
 normal rows) are subsampled to shares drawn log-uniformly from 0.2 % to 40 % (one per
-quarter of the log range, as `udocc bench --study --real` draws its copies), each with
+quarter of the log range, as `udocc-bench --study --real` draws its copies), each with
 max(10, 2 %) planted rows appended (label 0):
 
   shift    a random row of the table with 1-3 random non-constant columns set to the

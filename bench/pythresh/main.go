@@ -1,5 +1,5 @@
 // Command pythresh puts PyThresh's rules beside udocc's count on the same scores: it
-// writes every original table's default fit of a corpus study (`udocc bench --study
+// writes every original table's default fit of a corpus study (`udocc-bench --study
 // --real --out DIR`) as a scores.csv folder, runs ../shared/peers/pythresh_rules.py on
 // them, and leaves the rules' JSON lines for table.py, which ranks every rule beside the
 // learned count held out by source group (DIR/count-heldout.jsonl).
@@ -15,7 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/udocc/udocc/internal/bench"
+	"github.com/udocc/udocc/bench/internal/bench"
 )
 
 func main() {

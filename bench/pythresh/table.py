@@ -3,7 +3,7 @@
 
   table.py STUDY_DIR RULES.jsonl [RULES.jsonl ...] > bench/study-real/pythresh.md
 
-STUDY_DIR holds count-heldout.jsonl (`udocc bench --study --real --learn-count`: every
+STUDY_DIR holds count-heldout.jsonl (`udocc-bench --study --real --learn-count`: every
 fit's held-out learned count and larger/kmeans's share); RULES are
 ../shared/peers/pythresh_rules.py's lines on the folders `go run ./bench/pythresh` wrote
 (TABLE-SEED). Every count's |ln(selected/true)| (a count of 0 taken as one row) is

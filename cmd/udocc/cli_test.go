@@ -54,10 +54,8 @@ func TestUsageErrors(t *testing.T) {
 		{"score without DATA", []string{"score", "--model", "m"}, "DATA"},
 		{"score on an unknown device", []string{"score", "--model", "m", "--device", "gpu", "table.csv"}, "--device"},
 		{"score with no threads", []string{"score", "--model", "m", "--threads", "0", "table.csv"}, "--threads 0"},
-		{"bench with no threads", []string{"bench", "--threads", "0"}, "--threads 0"},
 		{"score with a second DATA", []string{"score", "--model", "m", "--quiet", "--json", "table.csv", "table.csv"}, "DATA"},
 		{"demo with an argument", []string{"demo", "table.csv"}, "no arguments"},
-		{"datasets without list or fetch", []string{"datasets"}, "list or fetch"},
 		{"version with an argument", []string{"version", "now"}, "no arguments"},
 		{"unknown subcommand", []string{"train", "table.csv"}, `unknown command "train"`},
 	}
@@ -214,10 +212,9 @@ func TestHelp(t *testing.T) {
 		{"demo -h", []string{"demo", "-h"}, append(fitDefaults[2:],
 			`--rows int .*\(default 2000\)`, `--anomaly-ratio float .*\(default 0\.05\)`,
 			`--out string .*\(default "udocc-out/demo"\)`)},
-		{"datasets -h", []string{"datasets", "-h"}, []string{`udocc datasets list\|fetch`, `--data string `}},
 		{"version -h", []string{"version", "-h"}, []string{`udocc version`}},
 		{"udocc -h", []string{"-h"}, []string{`udocc fit +\[flags\] DATA`, `udocc score `, `udocc demo `,
-			`udocc datasets `, `udocc version `}},
+			`udocc version `}},
 		{"udocc help", []string{"help"}, []string{`Usage:`}},
 	}
 	check := func(t *testing.T, r result, want []string) {

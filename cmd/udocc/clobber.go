@@ -3,11 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/datax"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/udocc/udocc/data"
 )
 
 // checkClobber refuses, before anything is read, trained or written, outputs that would
@@ -19,7 +20,7 @@ import (
 //     which the run's outputs replace whole;
 //   - --scores-to or --append-to over an existing file that udocc did not write, unless
 //     --force. udocc recognises its own tables by their columns score, rank and label
-//     side by side (datax.HasScoreColumns: scores.csv's header, and what --append-to
+//     side by side (data.HasScoreColumns: scores.csv's header, and what --append-to
 //     writes, CSV or Parquet).
 //
 // data is DATA ("-": stdin, which no output can be); model is --model, or "" for fit.
@@ -55,13 +56,13 @@ func checkClobber(dataPath, model string, o outputFlags, t tableFlags) error {
 		if st.IsDir() {
 			return usagef("%s %s is a folder; name a file", out.flag, out.path)
 		}
-		ours, err := datax.HasScoreColumns(out.path)
+		ours, err := data.HasScoreColumns(out.path)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", out.flag, out.path, err)
 		}
 		if !ours && !o.force {
 			return usagef("%s %s exists and is not a table udocc wrote (no columns %s side by side); name another file, or give --force to replace it",
-				out.flag, out.path, strings.Join(datax.ScoreColumns, ", "))
+				out.flag, out.path, strings.Join(data.ScoreColumns(), ", "))
 		}
 	}
 	if o.out != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/udocc/udocc/internal/datax"
 	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
@@ -90,7 +89,7 @@ func (t tableFlags) check(asJSON bool) error {
 		return usagef("--scores-to - and --json both want stdout")
 	}
 	if t.appendTo != "" {
-		if _, err := datax.TableFormat(t.appendTo); err != nil {
+		if _, err := data.TableFormat(t.appendTo); err != nil {
 			return usagef("--append-to: %v", err)
 		}
 	}
@@ -176,7 +175,7 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	opts.Missing, _ = t.missingPolicy()    // checked with the flags
 	opts.Delimiter, _ = t.delim()          // checked with the flags
 	opts.Header, _ = parseHeader(f.header) // checked with the flags
-	if datax.IsTable(path, t.format) {
+	if data.IsTable(path, t.format) {
 		if i, err := strconv.Atoi(f.label); err == nil {
 			opts.LabelNumber = i + 1 // --label is 0-based (not negative: checked with the flags)
 		} else {
@@ -290,7 +289,7 @@ func csvField(s string) string {
 // them whole.
 func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels []bool, stdout io.Writer) error {
 	if t.appendTo != "" {
-		cols := []datax.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
+		cols := []data.Appended{{Name: "score", Values: scores}, {Name: "rank", Integer: true}, {Name: "label", Integer: true}}
 		for _, r := range anomalyRanks(scores) {
 			cols[1].Values = append(cols[1].Values, float64(r))
 		}
@@ -317,7 +316,7 @@ func sendOutputs(t tableFlags, in *input, dir string, scores []float64, labels [
 				cols[k].Values = full
 			}
 		}
-		if err := datax.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
+		if err := data.WriteAppended(in.path, in.opts, t.appendTo, cols); err != nil {
 			return err
 		}
 	}

@@ -400,7 +400,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "  %s; %s\n", read, explained)
 	} else if s.Method == string(lib.Ensemble) && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
-		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (docs/cost.md)\n", s.D)
+		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (bench/notes/cost.md)\n", s.D)
 	}
 	if f.paperWidths {
 		fmt.Fprintf(stdout, "  layer widths %s: the paper's for %s, by the table's name (--arch sets others)\n", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(s.Config.Arch)), ","), "[]"), s.Data)

@@ -173,7 +173,7 @@ func TestFitODDS(t *testing.T) {
 	odds := odds.FindDir()
 	path := filepath.Join(odds, "glass.mat")
 	if _, err := os.Stat(path); odds == "" || err != nil {
-		t.Skipf("glass.mat not found (ODDS folder %q): set UDOCC_DATA or run 'udocc datasets fetch glass'", odds)
+		t.Skipf("glass.mat not found (ODDS folder %q): set UDOCC_DATA or run 'udocc-bench datasets fetch glass'", odds)
 	}
 	path, err := filepath.Abs(path)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 	"io"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/outdir"
+	"github.com/udocc/udocc/internal/seedlist"
 )
 
 // The flags that several subcommands take are declared here, once, so that every
@@ -133,28 +133,6 @@ func checkSeedFlags(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// checkRates names the flag of a learning rate or weight decay that training cannot
-// take, for bench, as the library's Options.Validate says it for fit.
-func checkRates(lr, pretrainLR, weightDecay float64) error {
-	if lr == 0 {
-		// The library reads a zero rate as its default; bench takes the rate it is given.
-		return usagef("--lr 0: want a number in (0, %.4g]", float64(math.MaxFloat32))
-	}
-	o := lib.PaperOptions()
-	o.LR, o.PretrainLR, o.WeightDecay = lr, pretrainLR, weightDecay
-	switch {
-	case weightDecay < 0 || math.IsNaN(weightDecay):
-		// The library reads a negative decay as none; bench takes the decay it is given.
-		return usagef("--weight-decay %g: want a number in [0, %.4g]", weightDecay, float64(math.MaxFloat32))
-	case weightDecay == 0:
-		o.WeightDecay = -1 // none
-	}
-	if err := o.Validate(); err != nil {
-		return optionsError(err)
-	}
-	return nil
-}
-
 // lowerRate says which learning rate to lower for err, a lib.ErrDiverged: the
 // pretraining one for the autoencoders' phase, the fine-tuning one otherwise.
 func lowerRate(err error, o lib.Options) string {
@@ -167,10 +145,9 @@ func lowerRate(err error, o lib.Options) string {
 	return fmt.Sprintf("try a lower --lr (now %g)", o.LR)
 }
 
-// parseSeeds reads --seed (or, as flag names it, --seeds) with seedList, the
-// one parser of seed lists.
+// parseSeeds reads --seed (or, as flag names it, --seeds) with seedlist.Parse.
 func parseSeeds(flag, s string) ([]uint64, error) {
-	seeds, err := seedList(s)
+	seeds, err := seedlist.Parse(s)
 	if err != nil {
 		return nil, usagef("--%s %q: %v", flag, s, err)
 	}

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/udocc/udocc/internal/mat5"
 )
 
 // The tests of this file are the rows of the second hostile round's table: a flag or a
@@ -17,9 +15,8 @@ import (
 // the row is about flags alone), each with the clear error or the right result that
 // udocc now gives.
 
-// TestLargestSeed fits and benches with the largest uint64 seed, whose range once
-// looped forever: the fit ends and records it (the ensemble's next members wrap to 0,
-// 1, ...), and bench trains its one run.
+// TestLargestSeed fits with the largest uint64 seed, whose range once looped forever:
+// the fit ends and records it (the ensemble's next members wrap to 0, 1, ...).
 func TestLargestSeed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -29,42 +26,12 @@ func TestLargestSeed(t *testing.T) {
 	if seeds := s["seeds"].([]any); len(seeds) == 0 || seeds[0].(float64) != 18446744073709551615 {
 		t.Errorf("seeds %v, want 18446744073709551615 first", s["seeds"])
 	}
-	writeGammaMAT(t, filepath.Join(dir, "gamma.mat"))
-	code, stdout, stderr := benchCLI("--data", dir, "--datasets", "gamma", "--methods", "oc", "--seeds", "18446744073709551615",
-		"--pretrain-epochs", "1", "--epochs", "1", "--quiet", "--out", filepath.Join(dir, "bench"))
-	if code != 0 || !strings.Contains(stdout, "1 trained now") {
-		t.Errorf("bench: exit %d, stdout %q, stderr %q; want one run trained", code, stdout, stderr)
-	}
-}
-
-// writeGammaMAT writes a 60-row, 3-column MAT file with a label y, for bench.
-func writeGammaMAT(t *testing.T, path string) {
-	t.Helper()
-	const n, d = 60, 3
-	x, y := make([]float64, n*d), make([]float64, n)
-	for i := range n {
-		for j := range d {
-			x[i*d+j] = float64((i*7+j*13)%17) / 17
-		}
-		if i < 6 {
-			x[i*d] += 3
-			y[i] = 1
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := mat5.Write(f, []mat5.Var{{Name: "X", Rows: n, Cols: d, Data: x}, {Name: "y", Rows: n, Cols: 1, Data: y}}, mat5.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestFlagsOutOfRange gives learning rates and weight decays training cannot take, a
-// negative --label and --seed with --seeds: each is a usage error naming its flag, for
-// fit and for bench, before anything is read, trained or written (bench once panicked
-// on --lr inf and left an empty results.jsonl).
+// negative --label and --seed with --seeds: each is a usage error naming its flag,
+// before anything is read, trained or written (udocc-bench's TestFlagsOutOfRange does
+// the same for the bench).
 func TestFlagsOutOfRange(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -89,19 +56,9 @@ func TestFlagsOutOfRange(t *testing.T) {
 				t.Error("--out was written")
 			}
 		})
-		t.Run("bench "+strings.Join(c.args, " "), func(t *testing.T) {
-			out := filepath.Join(dir, "bench-out")
-			oneErrorLine(t, inProcess(append(append([]string{"bench", "--data", dir}, c.args...), "--out", out)...), 2, c.want)
-			if _, err := os.Stat(out); err == nil {
-				t.Error("--out was written")
-			}
-		})
 	}
 	t.Run("--label -1", func(t *testing.T) {
 		oneErrorLine(t, inProcess("fit", "--label", "-1", "--out", filepath.Join(dir, "o"), table), 2, "--label -1")
-	})
-	t.Run("bench --lr inf through the binary: no panic", func(t *testing.T) {
-		oneErrorLine(t, udocc(t, dir, "bench", "--data", dir, "--lr", "inf", "--out", "b"), 2, "--lr +Inf")
 	})
 }
 

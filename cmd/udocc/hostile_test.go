@@ -189,16 +189,9 @@ func TestChecksBeforeTraining(t *testing.T) {
 		{"sb with a ratio of fewer than one row", []string{"fit", "--method", "sb", "--ratio", "0.001", "table.csv"}, 2, "fewer than one row"},
 		{"a seed named twice", []string{"fit", "--seed", "0,0", "table.csv"}, 2, "seed 0 is named twice"},
 		{"a seed twice in a range", []string{"fit", "--seed", "0-3,2", "table.csv"}, 2, "seed 2 is named twice"},
-		{"bench on an unknown device", []string{"bench", "--device", "xyz", "--out", "bench"}, 2, "--device"},
 	}
 	if v := inProcess("version"); strings.Contains(v.stdout, "no CUDA") {
 		cases = append(cases,
-			struct {
-				name string
-				args []string
-				code int
-				want string
-			}{"bench on cuda without CUDA", []string{"bench", "--device", "cuda", "--out", "bench"}, 1, "without CUDA"},
 			struct {
 				name string
 				args []string

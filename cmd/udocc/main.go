@@ -1,14 +1,17 @@
-// Command udocc finds anomalies in a table without labels: it trains a Deep SVDD
-// one-class network through libtorch and, with no anomaly ratio given, picks its own
-// threshold from ranking-based training dynamics.
+// Command udocc finds anomalies in a table without labels: it trains Deep SVDD one-class
+// networks through libtorch (by default an ensemble of five), scores every row, and
+// chooses how many rows to flag.
 //
-//	udocc fit [flags] DATA        train, score and label DATA (.mat, .csv, .npy, .npz)
-//	udocc score --model DIR DATA  apply a saved model to new rows
-//	udocc serve --model DIR       serve a saved model over HTTP
-//	udocc demo                    the whole job on a built-in synthetic table
-//	udocc bench [flags]           the paper's benchmark grid and its report
-//	udocc datasets list|fetch     the ten ODDS benchmark files
-//	udocc version                 versions of udocc and libtorch
+//	udocc fit [flags] DATA                train, score and label DATA (.csv, .parquet, .mat, .npy, .npz)
+//	udocc score --model DIR DATA          apply a saved model to new rows
+//	udocc explain --model DIR DATA        say which features drive rows' scores
+//	udocc cut --model DIR --out DIR2      write a model with a new threshold, without training
+//	udocc serve --model DIR               serve a saved model over HTTP
+//	udocc demo                            the whole job on a built-in synthetic table
+//	udocc version                         versions of udocc and libtorch
+//
+// The paper's benchmark and the studies are another command, udocc-bench
+// (bench/cmd/udocc-bench).
 //
 // Exit status: 0 on success, 2 for a usage error, 1 for any other error; each error is
 // one line on stderr. Ctrl-C (SIGINT) or SIGTERM stops a command at the end of the
@@ -60,8 +63,6 @@ func commands() []command {
 		{"cut", "--model DIR --out DIR2 --contamination P|--count K", "write a model with a new threshold, without training", runCut},
 		{"serve", "--model DIR [flags]", "serve a saved model over HTTP (docs/serve.md)", runServe},
 		{"demo", "[flags]", "fit a built-in synthetic table and compare with the truth", runDemo},
-		{"bench", "[flags]", "run the paper's benchmark grid and write its report", runBench},
-		{"datasets", "list|fetch [flags]", "list or download the ten ODDS benchmark files", runDatasets},
 		{"version", "", "print the versions of udocc and libtorch", runVersion},
 	}
 }
@@ -75,7 +76,7 @@ func usage(w io.Writer) {
 }
 
 func main() {
-	// libtorch loads beside the command (docs/cost.md): its constructors run while the
+	// libtorch loads beside the command (bench/notes/cost.md): its constructors run while the
 	// flags are parsed and the table is read.
 	torch.Preload()
 	// A program owns its process: it keeps the pages its fits free (the library never

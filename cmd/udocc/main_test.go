@@ -53,7 +53,7 @@ func testMain(m *testing.M) int {
 	}
 	// Linked as build.sh links bin/udocc: where build.sh wrote lib/inert (the stand-ins for
 	// the libraries libtorch names and never calls, checked against lib/libudocc_torch.so:
-	// internal/torch/inert), a DT_RPATH to it, so that every test of the binary runs the
+	// tools/shimlink/inert), a DT_RPATH to it, so that every test of the binary runs the
 	// process users run.
 	if inert, err := filepath.Abs("../../lib/inert"); err == nil && shimLib {
 		if st, err := os.Stat(inert); err == nil && st.IsDir() {

@@ -19,7 +19,7 @@ const userHZ = 100
 // processStart is when this process started, from /proc (the kernel's start time of the
 // process against the system's uptime, to 10 ms): before the dynamic loader mapped
 // libtorch's libraries and ran their initialisers, which take about half a second of a
-// small fit (docs/cost.md). ok is false where /proc does not say.
+// small fit (bench/notes/cost.md). ok is false where /proc does not say.
 func processStart(now time.Time) (start time.Time, ok bool) {
 	stat, err := os.ReadFile("/proc/self/stat")
 	if err != nil {

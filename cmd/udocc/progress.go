@@ -8,20 +8,16 @@ import (
 	"time"
 
 	"golang.org/x/term"
-
-	"github.com/udocc/udocc/internal/bench"
 )
 
 // progress shows training progress on stderr: a bar redrawn in place when stderr is a
-// terminal, plain lines otherwise, nothing when quiet. The library and the bench say
-// where they are through callbacks (update, bench); only the command draws.
+// terminal, plain lines otherwise, nothing when quiet. The library says where it is
+// through a callback (update); only the command draws.
 type progress struct {
 	w     io.Writer
 	tty   bool
 	quiet bool
 	start time.Time
-	step  int       // bench, plain lines: the last 5% step printed
-	drawn time.Time // bench, terminal: when the bar was last drawn
 	// plan is a fit's stages in order with their epochs (setPlan), from which the time
 	// left is estimated; nil: none is estimated.
 	plan []stagePlan
@@ -101,53 +97,6 @@ func (p *progress) update(stage string, e, total int) {
 	if e%step == 0 || e == total {
 		fmt.Fprintf(p.w, "%s epoch %d/%d (%s)\n", stage, e, total, times)
 	}
-}
-
-// bench shows a grid's progress (bench.Options.Progress): a bar with an estimate of the
-// time left, redrawn at most five times a second, with each event on a line of its
-// own above it; or a plain line at every 5% and every event.
-func (p *progress) bench(s bench.Progress) {
-	if p.quiet {
-		return
-	}
-	times := p.times(s.Done)
-	if p.tty {
-		if s.Event != "" {
-			fmt.Fprintf(p.w, "\r\033[K%s\n", s.Event)
-		} else if time.Since(p.drawn) < 200*time.Millisecond && s.Done < 1 {
-			return
-		}
-		p.drawn = time.Now()
-		fmt.Fprintf(p.w, "\r\033[Kbench %s %3.0f%% %d/%d runs, %s", bar(s.Done), 100*s.Done, s.Finished, s.Runs, times)
-		return
-	}
-	step := int(20 * s.Done)
-	if s.Event == "" && step <= p.step {
-		return
-	}
-	p.step = max(p.step, step)
-	line := fmt.Sprintf("bench: %3.0f%%, %d/%d runs, %s", 100*s.Done, s.Finished, s.Runs, times)
-	if s.Event != "" {
-		line += ": " + s.Event
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-// end ends a bench bar's line on a terminal.
-func (p *progress) end() {
-	if p.tty && !p.quiet && !p.drawn.IsZero() {
-		fmt.Fprintln(p.w)
-	}
-}
-
-// times is the elapsed time and, from the share done, an estimate of the time left.
-func (p *progress) times(done float64) string {
-	el := time.Since(p.start)
-	s := fmt.Sprintf("%s elapsed", round(el))
-	if done > 0 && done < 1 {
-		s += fmt.Sprintf(", about %s left", round(time.Duration(float64(el)*(1-done)/done)))
-	}
-	return s
 }
 
 func round(d time.Duration) time.Duration {

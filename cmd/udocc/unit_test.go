@@ -10,7 +10,6 @@ import (
 	"time"
 
 	lib "github.com/udocc/udocc"
-	"github.com/udocc/udocc/internal/bench"
 )
 
 func TestParseSeeds(t *testing.T) {
@@ -120,29 +119,6 @@ func TestProgressBar(t *testing.T) {
 				t.Errorf("quiet, but %q", out)
 			}
 		})
-	}
-}
-
-// TestBenchProgress checks the bench's progress as the command draws it from the
-// bench's callback: without a terminal, a line at every 5% and at every event.
-func TestBenchProgress(t *testing.T) {
-	var b bytes.Buffer
-	p := &progress{w: &b, start: time.Now()}
-	for i := 1; i <= 100; i++ {
-		p.bench(bench.Progress{Done: float64(i) / 100, Runs: 2})
-	}
-	p.bench(bench.Progress{Done: 1, Finished: 2, Runs: 2, Event: "cardio: 2 runs done in 1.0 s"})
-	out := b.String()
-	if n := strings.Count(out, "\n"); n != 21 {
-		t.Errorf("%d lines, want 20 steps of 5%% and the event: %q", n, out)
-	}
-	if !strings.Contains(out, "bench: 100%, 2/2 runs, ") || !strings.HasSuffix(out, ": cardio: 2 runs done in 1.0 s\n") {
-		t.Errorf("output %q lacks the last step or the event", out)
-	}
-	b.Reset()
-	(&progress{w: &b, quiet: true}).bench(bench.Progress{Done: 1, Event: "done"})
-	if b.Len() != 0 {
-		t.Errorf("quiet, but %q", b.String())
 	}
 }
 

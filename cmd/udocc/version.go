@@ -34,7 +34,7 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // standIns returns the folder and number of the empty stand-ins (lib/inert, built by
-// build.sh: internal/torch/inert) this process loaded in place of libraries libtorch
+// build.sh: tools/shimlink/inert) this process loaded in place of libraries libtorch
 // names and never calls, from /proc/self/maps; 0 where there are none or no /proc.
 func standIns() (string, int) {
 	f, err := os.Open("/proc/self/maps")

@@ -7,7 +7,7 @@
 // interval from the residuals of fits like it on source groups it was not learned from,
 // and a flag saying whether that interval is narrow enough to trust the count.
 //
-// The model shipped with udocc is model.json (Default); `udocc bench --study --real
-// --corpus DIR --learn-count` learns it again from the corpus. docs/threshold.md A.0 is
+// The model shipped with udocc is model.json (Default); `udocc-bench --study --real
+// --corpus DIR --learn-count` learns it again from the corpus. bench/notes/threshold.md A.0 is
 // the study behind it.
 package count

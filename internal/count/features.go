@@ -138,7 +138,7 @@ var features = []feature{
 	}, Screen},
 	{"larger_kmeans", func(in *Inputs, _ *cache) (float64, error) {
 		// udocc 0.x's default count: two-means on the screening's and the final scores, the
-		// larger share (docs/threshold.md A.0).
+		// larger share (bench/notes/threshold.md A.0).
 		f, err := lnShare(threshold.KMeans{}, in.Final)
 		if err != nil || in.Screen == nil {
 			return f, err
@@ -256,7 +256,7 @@ func tailRatio(s []float64) float64 {
 
 // gapRatio is ln(1 + (max − q99) / (q99 − q50)) of the scores: how far the few most
 // extreme rows lie beyond the top percent. Two-means splits off just those rows where it
-// is large (docs/threshold.md A.0).
+// is large (bench/notes/threshold.md A.0).
 func gapRatio(s []float64) float64 {
 	x := slices.Clone(s)
 	slices.Sort(x)

@@ -183,7 +183,7 @@ func (c *cutter) cut(j int, q float64) float64 {
 // under the prior and the cut learned without it, every group weighing alike — then
 // cut on every sample. Choosing it by its error on the samples themselves, among
 // thousands of cuts of every feature, was measured to overfit: held out by group it
-// lost 0.12 in mean |ln| to this choice on the corpus (docs/threshold.md A.0). With
+// lost 0.12 in mean |ln| to this choice on the corpus (bench/notes/threshold.md A.0). With
 // fewer than three groups there is no gate.
 func fitGate(samples []Sample, o LearnOptions) *Model {
 	y, w := lnTruth(samples)

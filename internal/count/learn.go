@@ -38,7 +38,7 @@ type LearnOptions struct {
 	// not from those of the resampled copies too, whose shares are drawn log-uniformly over
 	// 0.2-40 % by design. The prior and the gate are still learned on every sample (a
 	// prior from the original tables alone, 5.0 % where it is 4.15 %, was measured 0.14
-	// worse in held-out mean |ln|: docs/threshold.md A.0).
+	// worse in held-out mean |ln|: bench/notes/threshold.md A.0).
 	Originals bool
 	// chooseReliability: the reliability feature is chosen among Features (Learn) and
 	// read from there; Reliability only names the default.

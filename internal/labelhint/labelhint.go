@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/datax"
 )
 
 // labelMinority is the largest share of its rarer value a 0/1 column found by its
@@ -33,7 +32,7 @@ func Of(ds *data.Dataset) []LikelyLabel {
 	for j, name := range ds.Features {
 		values, ones := twoValues(ds, j)
 		switch {
-		case ds.Named && datax.IsLabelName(name) && values == 2:
+		case ds.Named && data.IsLabelName(name) && values == 2:
 			out = append(out, LikelyLabel{name, "named as a label, with two values"})
 		case ones < 0 || ds.D < 3 || !(j == 0 || j == ds.D-1):
 		case j == 0 && binary(ds, 1), j == ds.D-1 && binary(ds, ds.D-2):

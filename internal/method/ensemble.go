@@ -173,7 +173,7 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
-	// The count reads the networks' scores, as it was learned on them (docs/threshold.md
+	// The count reads the networks' scores, as it was learned on them (bench/notes/threshold.md
 	// A.0: the fits that read every column, with no Gaussian); on a wide table whose
 	// Gaussian is mixed in, the share they give is flagged on the mixed scores
 	// (threshold.Transfer), so the Gaussian moves which rows are flagged, not how many.
@@ -299,7 +299,7 @@ func ruleShares(scores []float64, c threshold.Combination) ([]float64, error) {
 // interval of the share of anomalies where the count gives one (nil otherwise): the top
 // share cfg.Contamination when given; else, for each rule of cfg.Count, the share it
 // flags on the final scores or, after a screening fit, on the screening's scores
-// (screen: the screening sees every row) where that is more (docs/threshold.md A.4: on
+// (screen: the screening sees every row) where that is more (bench/notes/threshold.md A.4: on
 // the screening's scores two-means splits off only a few extreme rows of mnist and
 // thyroid), and the geometric mean of those shares for several rules
 // (threshold.Combination); one rule without a screening is the rule's own threshold.

@@ -14,7 +14,7 @@ var DefaultHidden = []int{32, 16, 8}
 // two tables of at most 8 features (pima, thyroid). On the 8 real tables of at most 9
 // features, seeds 0 and 1, a bottleneck of 4 scored a mean ROCAUC 0.796 and 0.817 against
 // 8's 0.778 and 0.778, PRAUC 0.343 and 0.376 against 0.314 and 0.337; of them only glass
-// (9 features) scored lower with 4 on average (docs/cost.md).
+// (9 features) scored lower with 4 on average (bench/notes/cost.md).
 const NarrowInputs = 8
 
 // NarrowHidden are the default ensemble's widths for at most NarrowInputs features.

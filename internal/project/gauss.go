@@ -29,7 +29,7 @@ import (
 // columns, S is singular and the shrinkage is what makes Σ invertible: the form that a
 // pretrained network's embedding (MVTec-AD, 20 Newsgroups) needs, and where the
 // ensemble's 32 principal components miss the small directions in which its anomalies
-// differ (docs/cost.md, "A Gaussian beside the networks on wide tables").
+// differ (bench/notes/cost.md, "A Gaussian beside the networks on wide tables").
 //
 // Σ⁻¹ is kept as y ↦ Iso·‖y‖² + Coef·‖B·y‖² for y = x − c, B of R rows:
 //   - rows m ≥ d: Σ = L·Lᵀ (Cholesky), B = L⁻¹ (d × d), Iso 0, Coef 1;
@@ -41,7 +41,7 @@ import (
 // The dense products (the rows' Gram matrix, B·y) run on the shim's single-precision
 // products (torch.Gram, torch.RowsProduct), with every sum of them in float64: scoring
 // five times as fast as gonum's float64 products, within 10⁻⁵ of them relatively
-// (docs/cost.md, "The Gaussian's products on the shim").
+// (bench/notes/cost.md, "The Gaussian's products on the shim").
 type Gaussian struct {
 	D         int       `json:"d"`
 	R         int       `json:"r"`

@@ -1,6 +1,6 @@
 // Package project reduces a wide table to its leading principal components, the input
 // the ensemble's networks read in place of a table's columns with Options.Components
-// (`udocc fit --components`; docs/cost.md, "Wide tables on principal components"): a
+// (`udocc fit --components`; bench/notes/cost.md, "Wide tables on principal components"): a
 // first layer 32 wide instead of one per column cuts a wide table's fit by two to five.
 package project
 
@@ -41,7 +41,7 @@ type Projection struct {
 // components are saved as float32, and the products' rounding is below theirs
 // (InternetAds' components agree with the float64 iteration's to a cosine of 1 − 3·10⁻⁸).
 // On a 1,966 × 1,555 sample the fit takes 60–74 ms on two threads, against 209–210 ms
-// with gonum's float64 Dgemm (BenchmarkProjectionFit; docs/cost.md).
+// with gonum's float64 Dgemm (BenchmarkProjectionFit; bench/notes/cost.md).
 func Fit(x []float64, m, d, k int, seed uint64) (*Projection, error) {
 	if m < 1 || d < 1 || len(x) != m*d || k < 1 {
 		return nil, fmt.Errorf("%w: %d values for %d × %d rows, %d components", ErrProjection, len(x), m, d, k)

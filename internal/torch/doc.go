@@ -52,3 +52,6 @@
 // starts the load on a thread of its own first thing in main (Preload), so that
 // libtorch's constructors run while it reads its table (lazy_shimlib.c).
 package torch
+
+// lazy_table.h, the entry points lazy_shimlib.c loads at run time, follows udocc_torch.h.
+//go:generate go run ../../tools/shimlink/lazygen -header shim/udocc_torch.h -out lazy_table.h

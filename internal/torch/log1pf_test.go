@@ -12,7 +12,7 @@ import (
 // a row's features) with the C library's log1pf on every 61st non-negative float and each
 // branch's edges, compiled for the baseline x86-64 and for AVX2 as udocc_fast.cpp's two
 // clones are: the port must give glibc 2.36's bits on every one (on all 2^31 with
-// stride 1, a minute; docs/cost.md). With another C library the comparison says
+// stride 1, a minute; bench/notes/cost.md). With another C library the comparison says
 // nothing about the port, and the test says so and skips.
 func TestLog1pf(t *testing.T) {
 	cxx, err := exec.LookPath("g++")

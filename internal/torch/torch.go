@@ -28,6 +28,9 @@ var (
 	ErrOutOfMemory = errors.New("torch: out of memory")
 	// ErrLibtorch: libtorch raised an error (c10::Error), a failed write or read included.
 	ErrLibtorch = errors.New("torch: libtorch error")
+	// ErrNotLoaded: a program built with the tag udocc_shimlib could not load
+	// libudocc_torch.so, or the library lacks the function (another build's).
+	ErrNotLoaded = errors.New("torch: libudocc_torch.so not loaded")
 )
 
 // Error is an error of the shim: every C++ exception an entry point meets, whatever
@@ -48,6 +51,8 @@ func (e *Error) Unwrap() error {
 		return ErrOutOfMemory
 	case C.UDOCC_ERR_TORCH:
 		return ErrLibtorch
+	case C.UDOCC_ERR_NOT_LOADED:
+		return ErrNotLoaded
 	}
 	return nil
 }

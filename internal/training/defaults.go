@@ -1,8 +1,8 @@
 package training
 
-// The defaults of `udocc fit`, chosen by the threshold and score study (`udocc bench
+// The defaults of `udocc fit`, chosen by the threshold and score study (`udocc-bench
 // --study`, docs/threshold.md) on the semi-synthetic benchmark and the ten paper sets
-// together, and the count on 26 real tables (`udocc bench --study --real`). The paper's
+// together, and the count on 26 real tables (`udocc-bench --study --real`). The paper's
 // literal settings stay DefaultConfig (`--preset paper`).
 const (
 	// EnsembleSize is the number of seeds trained in lockstep by default: seed s means
@@ -13,25 +13,25 @@ const (
 	// rest from the autoencoders' robust reconstruction errors
 	// (Config.RobustReconstruction). The study's rule (bench.bestWeight: the highest mean
 	// of (ROCAUC + PRAUC)/2 over the paper sets and the synthetic tables, each group
-	// counted once) chose it among bench.Weights (docs/threshold.md A.3).
+	// counted once) chose it among bench.Weights (bench/notes/threshold.md A.3).
 	DistanceWeight = 0.45
 	// ScreenWeight is the distance weight of the screening fit's scores, which choose the
 	// rows the final fit leaves out and give the threshold its count (Config.ScreenWeight).
 	ScreenWeight = 0.5
 	// EnsembleTrainRows is the most rows the default ensemble trains on: a larger table
 	// trains on a seeded sample of this many rows and every row is scored (the
-	// Options.TrainRows of `udocc fit`; docs/cost.md says how it was chosen).
+	// Options.TrainRows of `udocc fit`; bench/notes/cost.md says how it was chosen).
 	EnsembleTrainRows = 2048
 	// EnsembleProjectAbove: a table of more than EnsembleProjectAbove columns reaches the
 	// ensemble's networks as its K leading principal components, K = Options.Components
-	// (`udocc fit --components K`), EnsembleComponents by default. docs/cost.md, "Wide
+	// (`udocc fit --components K`), EnsembleComponents by default. bench/notes/cost.md, "Wide
 	// tables on principal components", says how the bound and K were chosen.
 	EnsembleProjectAbove = 300
 	EnsembleComponents   = 32
 	// EnsembleGaussianWeight is the weight of a Ledoit–Wolf Gaussian of a projected
 	// table's columns in its score, beside the networks' (Options.Gaussian, `udocc fit
 	// --gaussian`): chosen leave-one-group-out on the four sources of wide tables
-	// (docs/cost.md, "A Gaussian beside the networks on wide tables").
+	// (bench/notes/cost.md, "A Gaussian beside the networks on wide tables").
 	EnsembleGaussianWeight = 0.9
 )
 
@@ -42,8 +42,8 @@ const (
 // rows (StandardiseOutput) and its reconstruction errors made robust there
 // (RobustReconstruction); pretraining at lr 3e-3, fine-tuning short (10 epochs at lr
 // 1e-4: at the paper's 1e-3 every fine-tuning epoch after the first lowers OC's
-// ROCAUC, while a short tuning keeps what pretraining found; docs/reproduction.md). The
-// study of docs/threshold.md A.2–A.5 chose the rest.
+// ROCAUC, while a short tuning keeps what pretraining found; bench/notes/reproduction.md). The
+// study of bench/notes/threshold.md A.2–A.5 chose the rest.
 func EnsembleConfig() Config {
 	c := DefaultConfig()
 	c.PretrainEpochs = 60
@@ -74,14 +74,14 @@ func EnsembleSeeds(s uint64, size int) []uint64 {
 const EnsembleMethod = "ensemble"
 
 // DefaultThresholdRule was the count of the ensemble method until the learned count
-// (package internal/count, docs/threshold.md A.0): the exact two-means split of package
+// (package internal/count, bench/notes/threshold.md A.0): the exact two-means split of package
 // threshold, applied to the screening fit's combined scores and to the final ones, the
 // larger of its two shares flagged (`--threshold kmeans`). On the study's real group of
-// 26 tables (docs/threshold.md A.0b) no candidate held a lead over it on tables it was
+// 26 tables (bench/notes/threshold.md A.0b) no candidate held a lead over it on tables it was
 // not chosen on; on 71 tables held out by source group the learned count does.
 const DefaultThresholdRule = "kmeans"
 
 // DefaultInterval are the bounds of the 80 % interval of the default count's share:
 // [share·e^Low, share·e^High], the 10th and 90th percentiles of ln(true share / selected
-// share) of the kmeans count over the study's real group (docs/threshold.md A.0b).
+// share) of the kmeans count over the study's real group (bench/notes/threshold.md A.0b).
 var DefaultInterval = struct{ Low, High float64 }{Low: -2.1027, High: 1.8330}

@@ -41,7 +41,7 @@ const outputScaleFloor = 1e-3
 // Eq. (3)'s distance with the center at the training rows' median and a diagonal metric:
 // the sum of each coordinate's squared robust z-score. A coordinate in which the normal
 // rows vary little counts as much as one in which they vary widely, so a row that departs
-// along it stands out (docs/threshold.md A.3). Both are folded into the last encoder layer
+// along it stands out (bench/notes/threshold.md A.3). Both are folded into the last encoder layer
 // and the center (torch.Group.StandardiseOutput), so scoring, saving and loading are as
 // before. A data-parallel rank embeds its part of the rows and every rank learns the same
 // center and scales from all of them.

@@ -10,7 +10,7 @@ import (
 // ReconstructionWidth is c of the robust reconstruction error
 // (Config.RobustReconstruction): a residual counts as its square up to about c median
 // absolute deviations from the training rows' median and logarithmically beyond. The
-// study's rule chose it with the distance weight (docs/threshold.md A.3).
+// study's rule chose it with the distance weight (bench/notes/threshold.md A.3).
 const ReconstructionWidth = 7
 
 // reconScaleValues is the most residuals per member whose medians and deviations learn the
@@ -40,7 +40,7 @@ const reconScaleFloor = 0.1
 // the normal rows' residuals and only logarithmically far from them: a row that leaves
 // the normal rows' range in many features (a feature constant among the normal rows, a
 // broken dependency) stands out, where the squared error is decided by the few features
-// in which some normal rows have extreme values (docs/threshold.md A.3). A data-parallel
+// in which some normal rows have extreme values (bench/notes/threshold.md A.3). A data-parallel
 // rank computes the residuals of its part of the rows and every rank learns the same
 // scales from all of them.
 func robustReconstruction(run *Run, t table, cfg Config) error {

@@ -8,7 +8,7 @@ import (
 	"github.com/udocc/udocc/internal/models"
 )
 
-// The default ensemble is fitted twice (docs/threshold.md A.1). A short
+// The default ensemble is fitted twice (docs/threshold.md). A short
 // screening fit of the members on every row scores the rows; the share Config.Trim that
 // score highest are left out, and the members are fitted again, from scratch, on the
 // rows that are left. An autoencoder that has seen the anomalies learns to rebuild them

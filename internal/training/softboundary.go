@@ -19,7 +19,7 @@ import (
 // network with BatchNorm's batch statistics and to one minibatch (35 rows on satellite),
 // and at the paper's settings its R² is 0.8–5.8 times the eval-mode one (above it in 87
 // of 100 runs), so it flags far fewer rows than ν on most data sets (satellite 7% for
-// ν = 32%): docs/reproduction.md, "Soft-boundary labels".
+// ν = 32%): bench/notes/reproduction.md, "Soft-boundary labels".
 type softBoundary struct {
 	*dynamics.All
 	nu float64

@@ -2171,7 +2171,7 @@ constexpr int64_t kGramCols = 128;
 // block made whole with zero rows. Small, because a block's whole product is paid for a
 // single row: on InternetAds' Gaussian (B 1,555 x 1,555, two threads) a row alone took
 // 6.7 ms in blocks of 64, 0.36 ms in blocks of 4 (gonum's float64 product before: 0.51
-// ms), while every row of the table took 116 ms and 85 ms (docs/cost.md).
+// ms), while every row of the table took 116 ms and 85 ms (bench/notes/cost.md).
 constexpr int64_t kProductRows = 4;
 
 }  // namespace

@@ -47,7 +47,9 @@ enum {
   UDOCC_ERR_TORCH = 2,     /* libtorch raised an error (c10::Error) */
   UDOCC_ERR_NO_MEMORY = 3, /* an allocation failed */
   UDOCC_ERR_NO_TENSOR = 4, /* udocc_group_get_param: the group has no tensor of that name */
-  UDOCC_ERR_UNKNOWN = 5    /* an exception that is not a std::exception */
+  UDOCC_ERR_UNKNOWN = 5,   /* an exception that is not a std::exception */
+  UDOCC_ERR_NOT_LOADED = 6 /* never the shim's: a program that loads it at run time
+                              (lazy_shimlib.c) could not load it, or it lacks the function */
 };
 /* udocc_error_code is the code of err, an error an entry point returned (UDOCC_OK for
  * NULL). */
