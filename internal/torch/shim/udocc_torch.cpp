@@ -417,7 +417,7 @@ struct udocc_group {
   int64_t K = 0;
   torch::Device dev{torch::kCPU};
   // stream is the group's own CUDA stream (none on the CPU): every entry point queues its
-  // work there, so groups trained concurrently (udocc bench --jobs) overlap on the GPU
+  // work there, so groups trained concurrently (udocc-bench --jobs) overlap on the GPU
   // instead of serialising on the default stream.
   c10::optional<c10::Stream> stream;
   std::vector<Layer> enc, dec;
