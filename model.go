@@ -20,7 +20,9 @@ import (
 // Model is a fitted detector: its networks (one encoder per member, and for the
 // ensemble method each member's pretraining autoencoder), the saved standardisation,
 // the threshold, and for a model that Fit returned the training rows' scores, labels
-// and per-epoch history. It is not safe for concurrent use. Close frees it.
+// and per-epoch history. Score, Predict, Explain, Save and the other methods that
+// score, explain or save may run concurrently, with each other and with Close; SetThreads
+// may not run beside them. Close frees it.
 type Model struct {
 	meta    *models.Meta
 	fit     method.Fitted  // the method's fitted state (package method), which owns the networks
@@ -350,5 +352,6 @@ func (m *Model) label(scores []float64) []bool {
 
 // SetThreads sets the CPU threads on which the model scores and explains rows: n, or
 // every core the process may use for 0 (the default). Results are the same bits for any
-// count. The count holds during the model's calls only (Options.Threads).
+// count. The count holds during the model's calls only (Options.Threads). It is not safe
+// to call beside the model's other methods: set it before they run.
 func (m *Model) SetThreads(n int) { m.threads = n }

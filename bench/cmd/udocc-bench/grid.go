@@ -18,7 +18,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("udocc-bench", "[flags]",
 		"Run the paper's benchmark grid (data sets x methods x seeds) with the paper's settings, append one\n"+
 			"JSON line per finished run to OUT/"+bench.ResultsFile+" (a rerun skips the runs already there) and write\n"+
-			"OUT/"+bench.ReportFile+" with its figures, ours beside the paper's Tables II-IV and Figs. 3-4.", stdout)
+			"OUT/"+bench.ReportFile+" with its figures, ours beside the paper's Tables II-IV and Figs. 3-4.\n"+
+			"'udocc-bench datasets list|fetch' lists or downloads the ten ODDS files.", stdout)
 	fs.StringVar(&o.DataDir, "data", o.DataDir, "folder of the data files (the ODDS .mat files; other names are read from NAME.mat or NAME.npz)")
 	datasets := fs.String("datasets", strings.Join(o.Datasets, ","), "data sets, comma-separated")
 	methods := fs.String("methods", strings.Join(o.Methods, ","),
