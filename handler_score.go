@@ -184,7 +184,12 @@ func tooLarge(limit int64) *httpError {
 // and per row its score, label and confidence (null where the method has no threshold)
 // and, where asked, its leading features and their parts of the score.
 func (res *scored) json(s *served) []byte {
-	b := make([]byte, 0, 256+len(res.scores)*(80+len(res.top)*40))
+	// About 80 bytes a row and 40 an explained feature; append grows it past a guess.
+	parts := 0
+	for _, t := range res.top {
+		parts += len(t)
+	}
+	b := make([]byte, 0, 256+80*len(res.scores)+40*parts)
 	b = append(b, `{"model":"`...)
 	b = append(b, s.info.Version...)
 	b = append(b, `","rows":`...)

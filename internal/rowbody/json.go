@@ -727,11 +727,11 @@ func show(b byte) string {
 	return fmt.Sprintf("byte 0x%02x", b)
 }
 
-// quoteList quotes up to n names, saying how many more there are.
+// quoteList quotes up to n names (each to 80 bytes), saying how many more there are.
 func quoteList(names []string, n int) string {
 	q := make([]string, 0, n)
 	for _, s := range names[:min(n, len(names))] {
-		q = append(q, fmt.Sprintf("%q", s))
+		q = append(q, fmt.Sprintf("%.80q", s))
 	}
 	out := strings.Join(q, ", ")
 	if len(names) > n {
