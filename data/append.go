@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/datax"
+	"github.com/udocc/udocc/internal/decimal"
 	"io"
 	"math"
 	"os"
@@ -386,7 +387,7 @@ func (t *table) writeParquet(w io.Writer, cols []datax.Appended) error {
 				case s == "":
 					row = append(row, parquet.NullValue().Level(0, 0, j))
 				case t.numeric[j]:
-					v, err := strconv.ParseFloat(s, 64)
+					v, err := decimal.Parse(s)
 					if err != nil {
 						return fmt.Errorf("row %d, column %s: %s: %w", rows+1, quoteValue(t.names[j]), quoteValue(s), errNotNumeric)
 					}

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"github.com/udocc/udocc/internal/datax"
+	"github.com/udocc/udocc/internal/decimal"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,7 +243,7 @@ func (l *labelReader) anomalyValues() ([2]bool, error) {
 	}
 	num := map[string]float64{}
 	for _, v := range l.values {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f, err := decimal.Parse(v); err == nil {
 			num[v] = f
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/decimal"
 	"io"
 	"math"
 	"os"
@@ -249,7 +250,7 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 // text: NaN, ±Inf, out of range.
 func looksNumeric(cell string) bool {
 	s := strings.TrimSpace(cell)
-	_, err := strconv.ParseFloat(s, 64)
+	_, err := decimal.Parse(s)
 	return err == nil || errors.Is(err, strconv.ErrRange) || isMissingCell(s)
 }
 
@@ -257,7 +258,7 @@ func looksNumeric(cell string) bool {
 // included (such a row is data, and its bad cells are reported as such).
 func allNumbers(cells []string) bool {
 	for _, c := range cells {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		if _, err := decimal.Parse(strings.TrimSpace(c)); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return false
 		}
 	}
@@ -270,7 +271,7 @@ func parseCell(cell string) (float32, error) {
 	if s == "" {
 		return 0, errEmptyCell
 	}
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := decimal.Parse(s)
 	if err != nil && isMissingCell(s) {
 		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrMissingValue)
 	}

@@ -35,6 +35,11 @@ func NewCSV(r io.Reader, c Columns) Reader {
 			cell = max(cell, 2*len(s)+2)
 		}
 	}
+	return newCSV(r, c, fields, cell)
+}
+
+// newCSV is NewCSV with a header of at most fields cells and cells of at most cell bytes.
+func newCSV(r io.Reader, c Columns, fields, cell int) *csvReader {
 	g := newCSVGuard(r, fields, cell)
 	cr := csv.NewReader(bufio.NewReaderSize(g, 64<<10))
 	cr.ReuseRecord = true
@@ -82,11 +87,11 @@ func (r *csvReader) next(x []float32) (int, error) {
 		for j, p := range r.pos {
 			s := strings.TrimSpace(rec[p])
 			if s == "" {
-				return n, &Error{Row: r.row, Column: r.c.column(j), Msg: "an empty cell (missing values are not imputed)", Kind: ErrValue}
+				return n, &Error{Row: r.row, Column: r.c.column(j), Index: j + 1, Msg: "an empty cell (missing values are not imputed)", Kind: ErrValue}
 			}
 			v, msg := parseValue(s)
 			if msg != "" {
-				return n, &Error{Row: r.row, Column: r.c.column(j), Msg: msg, Kind: ErrValue}
+				return n, &Error{Row: r.row, Column: r.c.column(j), Index: j + 1, Msg: msg, Kind: ErrValue}
 			}
 			row[j] = v
 		}
@@ -134,7 +139,7 @@ func (r *csvReader) header() error {
 			unknown = append(unknown, s)
 		case p < 0:
 		case r.pos[p] >= 0:
-			return &Error{Column: fmt.Sprintf("%q", s), Msg: "named twice in the header", Kind: ErrColumns}
+			return &Error{Column: s, Msg: "named twice in the header", Kind: ErrColumns}
 		default:
 			r.pos[p] = i
 		}
