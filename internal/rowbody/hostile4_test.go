@@ -107,7 +107,7 @@ func TestErrorColumnBare(t *testing.T) {
 // one field a body has (hostile round 4, L3: it said the one field was "").
 func TestJSONExtraField(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"rows":[[1,2]],"x":1}`:      `unknown field "x": the body's one field is "rows"`,
+		`{"rows":[[1,2]],"x":1}`:       `unknown field "x": the body's one field is "rows"`,
 		`{"rows":[[1,2]],"rows":[[]]}`: `"rows" twice`,
 	} {
 		_, err := readAll(NewJSON(strings.NewReader(body), named), 2, 4)
