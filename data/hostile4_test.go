@@ -1,8 +1,12 @@
 package data
 
 import (
+	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/udocc/udocc/internal/mat5"
 )
 
 // TestGoLiteralsAreText checks that Go's number literals (hex floats, digit
@@ -20,5 +24,42 @@ func TestGoLiteralsAreText(t *testing.T) {
 				t.Fatalf("error %v does not name column b", err)
 			}
 		})
+	}
+}
+
+// TestDuplicateVariablesRefused checks that an NPZ with two members X.npy, or a MAT
+// file with two variables X, is refused: NumPy and SciPy take the last, udocc took the
+// first (hostile round 4, L15).
+func TestDuplicateVariablesRefused(t *testing.T) {
+	f8 := func(vs ...float64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		return b
+	}
+	first := npyBytes("<f8", false, []int{2, 2}, f8(1, 2, 3, 4))
+	last := npyBytes("<f8", false, []int{2, 2}, f8(100, 200, 300, 400))
+	y := npyBytes("<f8", false, []int{2}, f8(0, 1))
+	for name, b := range map[string][]byte{
+		"npz X twice": npzBytes(t, false, []string{"X", "X"}, [][]byte{first, last}),
+		"npz y twice": npzBytes(t, true, []string{"X", "y", "y"}, [][]byte{first, y, y}),
+	} {
+		if ds, err := decodeNPZ(b, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("%s: read %v, error %v; want a refusal naming the duplicate", name, ds, err)
+		}
+	}
+	x := mat5.Var{Name: "X", Rows: 2, Cols: 2, Data: []float64{1, 2, 3, 4}}
+	x2 := mat5.Var{Name: "X", Rows: 2, Cols: 2, Data: []float64{100, 200, 300, 400}}
+	yv := mat5.Var{Name: "y", Rows: 2, Cols: 1, Data: []float64{0, 1}}
+	for name, vars := range map[string][]mat5.Var{
+		"mat X twice":            {x, x2},
+		"mat X twice after y":    {x, yv, x2},
+		"mat y twice compressed": {yv, x, yv},
+	} {
+		b := matBytes(t, mat5.WriteOptions{Compress: strings.HasSuffix(name, "compressed")}, vars...)
+		if ds, err := decodeMAT(b, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("%s: read %v, error %v; want a refusal naming the duplicate", name, ds, err)
+		}
 	}
 }

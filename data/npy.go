@@ -369,12 +369,21 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 
 // npzEntry decodes the array name ("name.npy" in the archive, or "name"),
 // or returns nil if the archive has no such entry.
+// An archive that holds the array twice is refused: NumPy reads the last, a reader
+// that read the first would train on other numbers.
 func npzEntry(zr *zip.Reader, name string, opts LoadOptions) (*npyArray, error) {
 	wide := opts.wide()
+	var entry *zip.File
 	for _, f := range zr.File {
 		if f.Name != name+".npy" && f.Name != name {
 			continue
 		}
+		if entry != nil {
+			return nil, fmt.Errorf("array %q: the archive holds it twice (%q and %q): %w", name, entry.Name, f.Name, ErrFormat)
+		}
+		entry = f
+	}
+	if f := entry; f != nil {
 		rc, err := f.Open()
 		if err != nil {
 			return nil, fmt.Errorf("array %q: zip: %v: %w", name, err, ErrFormat)
