@@ -3,6 +3,7 @@ package models
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,10 @@ const MetaFile = "model.json"
 
 // ErrFormat reports a saved model of another format version or a corrupt description.
 var ErrFormat = errors.New("not a udocc model of this format")
+
+// ErrTooLarge reports a model whose model.json would be larger than ReadMeta reads:
+// WriteMeta refuses it, so that every model written can be loaded.
+var ErrTooLarge = errors.New("model.json larger than a model may have")
 
 // Meta describes a saved model: everything but the networks, which lie beside it, one
 // file per member (written by the torch shim).
@@ -349,12 +354,18 @@ func (m *Meta) validateEnsemble() error {
 // So the Gaussian's matrix is marshalled as a 16-character stand-in, spliceMark, and its
 // base64 written in its place: base64 needs no escaping in JSON, and the file is the
 // same bytes.
+//
+// A model.json larger than ReadMeta reads (maxMetaBytes) is refused with ErrTooLarge
+// before it is written.
 func WriteMeta(dir string, m *Meta) error {
 	m.encodeNames()
 	path := filepath.Join(dir, MetaFile)
 	plain := func() error {
 		b, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
+			return err
+		}
+		if err := checkMetaSize(int64(len(b))+1, len(m.Features)); err != nil {
 			return err
 		}
 		return atomicfile.WriteBytes(path, append(b, '\n'))
@@ -373,6 +384,9 @@ func WriteMeta(dir string, m *Meta) error {
 	at := bytes.Index(b, spliceText)
 	if at < 0 || bytes.Contains(b[at+1:], spliceText) { // a name or value that spells it
 		return plain()
+	}
+	if err := checkMetaSize(int64(len(b)-len(spliceText))+int64(base64.StdEncoding.EncodedLen(4*len(g.B)))+1, len(m.Features)); err != nil {
+		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
@@ -419,9 +433,17 @@ func ReadMeta(dir string) (*Meta, error) {
 	return &m, nil
 }
 
-// maxMetaBytes bounds the size of a model.json that is read: one udocc writes holds a
-// few numbers per column, far less.
-const maxMetaBytes = 256 << 20
+// maxMetaBytes bounds the size of a model.json that is read and written: some hundreds
+// of bytes a column, so a model of up to some 250,000 columns (a variable for tests).
+var maxMetaBytes int64 = 256 << 20
+
+// checkMetaSize refuses a model.json of n bytes, for d columns, beyond maxMetaBytes.
+func checkMetaSize(n int64, d int) error {
+	if n <= maxMetaBytes {
+		return nil
+	}
+	return fmt.Errorf("models: the model of %d columns needs a %d-byte model.json, more than the %d a model may have (it could not be loaded): fit fewer columns: %w", d, n, maxMetaBytes, ErrTooLarge)
+}
 
 // readMetaFile reads model.json, refusing a file that is not a regular file (a device,
 // a pipe, a link to one: internal/regfile) or is larger than maxMetaBytes, before
