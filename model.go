@@ -149,6 +149,9 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 		t.DS = pds
 	}
 	cfg := opts.method(t.DS.D, trace) // the networks' input width
+	if err := checkNetworksMemory(t.DS.D, cfg.Train.Hidden, len(cfg.Seeds)); err != nil {
+		return nil, nil, err
+	}
 	if t.Gaussian != nil {
 		cfg.GaussianWeight = opts.Gaussian
 	}

@@ -279,6 +279,9 @@ func (o Options) validate() error {
 		}
 		seen[s] = true
 	}
+	if o.Hidden != nil && len(o.Hidden) == 0 {
+		return badOption("Hidden", "no layers (nil: the default widths)")
+	}
 	for _, h := range o.Hidden {
 		if h < 1 {
 			return badOption("Hidden", "layer width %d < 1", h)
