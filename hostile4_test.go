@@ -36,4 +36,3 @@ func TestEmptyHiddenRefused(t *testing.T) {
 		t.Fatalf("Validate: %v", err)
 	}
 }
-
