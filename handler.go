@@ -318,7 +318,8 @@ func (h *modelHandler) reload(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, tool.ErrNoModelDir):
 		h.refuse(w, r, &httpError{http.StatusConflict, "no_model_folder", err.Error(), 0, ""})
 	case err != nil:
-		h.refuse(w, r, &httpError{http.StatusUnprocessableEntity, "reload_refused", "the new model was refused and the model served before keeps serving: " + err.Error(), 0, ""})
+		// The reason names the server's files: Reload logs it, the client is not told.
+		h.refuse(w, r, &httpError{http.StatusUnprocessableEntity, "reload_refused", "the new model was refused and the model served before keeps serving; the server's log says why", 0, ""})
 	default:
 		writeJSON(w, http.StatusOK, info)
 	}
@@ -365,7 +366,7 @@ func (h *modelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpErr
 	if e.column != "" {
 		args = append(args, "column", fmt.Sprintf("%.80s", e.column))
 	}
-	if e.status >= 500 || e.code == "reload_refused" || e.code == "no_model_folder" {
+	if e.status >= 500 || e.code == "no_model_folder" {
 		args = append(args, "err", e.message)
 	}
 	if unlogged > 0 {

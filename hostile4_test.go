@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -192,5 +195,43 @@ func TestServeRefusesEncodings(t *testing.T) {
 		if code != c.status {
 			t.Errorf("%s %v: status %d %+v, want %d", c.ct, c.header, code, out.Error, c.status)
 		}
+	}
+}
+
+// TestServeKeepsPathsOut checks that GET /v1/model and a refused reload do not show the
+// server's folders (hostile round 4, L8), while the log keeps the reload's reason.
+func TestServeKeepsPathsOut(t *testing.T) {
+	_, dir, _ := namedModel(t, 1)
+	var log logBuffer
+	h, err := loadHandler(udocc.HandlerOptions{Dir: dir, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/v1/model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if bytes.Contains(b, []byte(dir)) || bytes.Contains(b, []byte(`"dir"`)) {
+		t.Errorf("GET /v1/model shows the folder: %s", b)
+	}
+	if err := os.Remove(filepath.Join(dir, "model.json")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = srv.Client().Post(srv.URL+"/v1/reload", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 422 || bytes.Contains(b, []byte(dir)) {
+		t.Errorf("reload: status %d body %s", resp.StatusCode, b)
+	}
+	if !strings.Contains(log.String(), "model.json") {
+		t.Errorf("the log does not say why the reload was refused:\n%s", log.String())
 	}
 }
