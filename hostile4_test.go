@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -233,5 +234,53 @@ func TestServeKeepsPathsOut(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "model.json") {
 		t.Errorf("the log does not say why the reload was refused:\n%s", log.String())
+	}
+}
+
+// TestSaveEdgeCases checks that Save refuses an empty folder name (hostile round 4,
+// L23: Save("") replaced the working directory) and a folder inside another model's
+// folder (L29: the inner one then blocked saving the outer), and that concurrent Saves
+// to different folders do not race (L24; run with -race).
+func TestSaveEdgeCases(t *testing.T) {
+	m, dir, rows := namedModel(t, 1)
+	base := t.TempDir()
+	t.Chdir(t.TempDir()) // empty, as the audit's
+	if err := m.Save(""); err == nil {
+		t.Error(`Save("") succeeded`)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = m.Save(filepath.Join(base, fmt.Sprintf("m%d", i)))
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		m.Score(context.Background(), rows[:10])
+	}()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Save %d: %v", i, err)
+		}
+	}
+	if err := m.Save(filepath.Join(dir, "sub")); err == nil {
+		t.Errorf("Save inside the model folder %s succeeded", dir)
+	}
+	if err := m.Save(dir); err != nil {
+		t.Errorf("saving the model folder again: %v", err)
+	}
+}
+
+// TestExplainNilDataset checks that ExplainDataset of a nil table is an error, as
+// Score's of no rows is (hostile round 4, L25: it panicked).
+func TestExplainNilDataset(t *testing.T) {
+	m, _, _ := namedModel(t, 1)
+	if _, err := m.ExplainDataset(context.Background(), nil, []int{-1}, udocc.ExplainOptions{}); err == nil {
+		t.Fatal("ExplainDataset(nil) succeeded")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
@@ -34,6 +35,7 @@ type Model struct {
 	members []tool.Member
 	history [][]tool.Epoch
 	calls   inflight // the calls on nets and aes in flight, which Close waits for
+	saveMu  sync.Mutex
 }
 
 // epochsOf is a member's history in root's terms.

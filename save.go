@@ -26,12 +26,24 @@ var ErrNotModelFolder = errors.New("it holds files that Save did not write")
 // model there whole; a failed write (a full disk) is an error that leaves a previous
 // model as it was and no temporary folder. dir must be missing, empty, or a folder
 // holding only a saved model's files; anything else (a file, a folder with other files)
-// is refused with ErrNotModelFolder. Two Saves to one dir at once: the second fails.
+// is refused with ErrNotModelFolder, as are "" and a folder inside another model's
+// folder (which holds its own files only). Two Saves to one dir at once: the second
+// fails. Saves of one model run one at a time (with Score, Explain and the like beside
+// them, as ever).
 func (m *Model) Save(dir string) (err error) {
 	if err := m.calls.enter(); err != nil {
 		return fmt.Errorf("udocc: save %s: %w", dir, err)
 	}
 	defer m.calls.leave()
+	// Save records the files it wrote in m.meta: one Save at a time.
+	m.saveMu.Lock()
+	defer m.saveMu.Unlock()
+	if dir == "" {
+		return fmt.Errorf("udocc: save: an empty folder name: %w", ErrNotModelFolder)
+	}
+	if outer, ok := insideModel(dir); ok {
+		return fmt.Errorf("udocc: save %s: it lies inside the model folder %s, which holds its own files only: %w", dir, outer, ErrNotModelFolder)
+	}
 	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("udocc: save %s: it is not a folder (a file, or a link, which Save would replace): %w", dir, ErrNotModelFolder)
 	}
@@ -65,6 +77,22 @@ func (m *Model) Save(dir string) (err error) {
 		return fmt.Errorf("udocc: save: %w", err)
 	}
 	return nil
+}
+
+// insideModel reports the nearest folder above dir that holds a model.json.
+func insideModel(dir string) (string, bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		if st, err := os.Stat(filepath.Join(p, models.MetaFile)); err == nil && st.Mode().IsRegular() {
+			return p, true
+		}
+		if p == filepath.Dir(p) {
+			return "", false
+		}
+	}
 }
 
 // Load reads a model that Save or `udocc fit` wrote into dir, onto device ("cpu",
