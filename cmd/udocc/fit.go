@@ -273,6 +273,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if fs.Arg(0) == "-" {
 			return usagef("--nproc %d: DATA - (stdin) cannot be read by several ranks; give a file", o.nproc)
 		}
+		if err := checkRankRows(fs.Arg(0), o.nproc, o.input, o.table); err != nil {
+			return err
+		}
 		return launchRanks(o.nproc, args, stdout, stderr)
 	}
 	d, err := lib.JoinFromEnv(o.Device, o.distTimeout)

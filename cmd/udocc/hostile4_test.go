@@ -46,3 +46,16 @@ func TestReadToken(t *testing.T) {
 		t.Errorf("good token: %q, %v", tok, err)
 	}
 }
+
+// TestNprocBeyondRows checks that --nproc with fewer than two rows a rank is one usage
+// error, exit 2, before any rank starts (hostile round 3: every rank failed in turn, a
+// page of all-reduce errors).
+func TestNprocBeyondRows(t *testing.T) {
+	dir := t.TempDir()
+	writeText(t, dir, "three.csv", "a,b\n1,2\n3,4\n5,7\n")
+	r := udocc(t, dir, fitArgs("--nproc", "2", "--out", "o", "three.csv")...)
+	oneErrorLine(t, r, 2, "--nproc 2: three.csv has 3 rows")
+	if _, err := os.Stat(filepath.Join(dir, "o")); !os.IsNotExist(err) {
+		t.Errorf("--out exists: %v", err)
+	}
+}
