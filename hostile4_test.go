@@ -284,3 +284,13 @@ func TestExplainNilDataset(t *testing.T) {
 		t.Fatal("ExplainDataset(nil) succeeded")
 	}
 }
+
+// TestBatchSizeBlamed checks that a BatchSize too large for the ensemble's default
+// sample is refused naming BatchSize, not TrainRows (hostile round 4, L19).
+func TestBatchSizeBlamed(t *testing.T) {
+	o := udocc.DefaultOptions()
+	o.BatchSize = 1e9
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Options.BatchSize:") {
+		t.Fatalf("Validate: %v", err)
+	}
+}

@@ -110,6 +110,9 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 			return err
 		}
 	}
+	if fs.Changed("ties") && (m != lib.Proposed || o.Delta != lib.PaperRule) {
+		return usagef("--ties is only for --method proposed with --threshold paper, the rule whose ties it breaks")
+	}
 	if o.arch != "" {
 		if o.Hidden, err = parseHidden(o.arch); err != nil {
 			return usagef("--arch: %v", err)

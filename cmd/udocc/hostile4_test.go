@@ -59,3 +59,25 @@ func TestNprocBeyondRows(t *testing.T) {
 		t.Errorf("--out exists: %v", err)
 	}
 }
+
+// TestRound4Flags checks flag refusals of hostile round 4: a --batch-size too large for
+// the ensemble's default sample names --batch-size (L19: it blamed --train-rows 2048
+// and asked for a negative number, which --train-rows refuses), and --ties where it
+// would be ignored is refused (L20).
+func TestRound4Flags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--batch-size", "99999999999"}, "--batch-size 99999999999"},
+		{[]string{"--method", "ensemble", "--ties", "median"}, "--ties"},
+		{[]string{"--method", "oc", "--ties", "smallest"}, "--ties"},
+		{[]string{"--method", "proposed", "--threshold", "accumulated", "--ties", "smallest"}, "--ties"},
+	} {
+		r := inProcess(append(fitArgs(c.args...), "--out", filepath.Join(t.TempDir(), "o"), "table.csv")...)
+		oneErrorLine(t, r, 2, c.want)
+		if strings.Contains(r.stderr, "--train-rows") {
+			t.Errorf("%v: %q blames --train-rows", c.args, r.stderr)
+		}
+	}
+}
