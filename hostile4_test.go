@@ -294,3 +294,20 @@ func TestBatchSizeBlamed(t *testing.T) {
 		t.Fatalf("Validate: %v", err)
 	}
 }
+
+// TestLoadWrongFolder checks Load's message for a fit's --out folder (it names the
+// model/ folder inside) and for a folder that does not exist (hostile round 4, L26:
+// both read "not a udocc model of this format").
+func TestLoadWrongFolder(t *testing.T) {
+	_, dir, _ := namedModel(t, 1)
+	out := filepath.Dir(dir) // dir is out/model, as fit writes it
+	for _, c := range []struct{ dir, want string }{
+		{out, "use " + dir},
+		{filepath.Join(out, "nowhere"), "no such folder"},
+	} {
+		_, err := udocc.Load(c.dir, "cpu")
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "of this format") {
+			t.Errorf("Load(%s): %v; want %q", c.dir, err, c.want)
+		}
+	}
+}

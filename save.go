@@ -3,6 +3,7 @@ package udocc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"github.com/udocc/udocc/internal/method"
 	"os"
 	"path/filepath"
@@ -79,6 +80,28 @@ func (m *Model) Save(dir string) (err error) {
 	return nil
 }
 
+// modelFolder refuses a dir that is no folder, or holds no model.json, with what the
+// user likely meant: the model/ folder inside a fit's --out folder.
+func modelFolder(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("udocc: load %s: no such folder: %w", dir, fs.ErrNotExist)
+	case err != nil:
+		return fmt.Errorf("udocc: load: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("udocc: load %s: not a folder (a model is a folder holding model.json): %w", dir, models.ErrFormat)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, models.MetaFile)); !errors.Is(err, fs.ErrNotExist) {
+		return nil // ReadMeta says what is wrong with it, if anything
+	}
+	inner := filepath.Join(dir, "model")
+	if _, err := os.Stat(filepath.Join(inner, models.MetaFile)); err == nil {
+		return fmt.Errorf("udocc: load %s: no model.json here; the fit's --out folder holds its model in model/: use %s: %w", dir, inner, fs.ErrNotExist)
+	}
+	return fmt.Errorf("udocc: load %s: no model.json in this folder, so no saved model: %w", dir, fs.ErrNotExist)
+}
+
 // insideModel reports the nearest folder above dir that holds a model.json.
 func insideModel(dir string) (string, bool) {
 	abs, err := filepath.Abs(dir)
@@ -101,6 +124,9 @@ func insideModel(dir string) (string, bool) {
 func Load(dir, device string) (*Model, error) {
 	if !validDevice(device) {
 		return nil, fmt.Errorf("udocc: load %s: device %q: want cpu, cuda or cuda:N", dir, device)
+	}
+	if err := modelFolder(dir); err != nil {
+		return nil, err
 	}
 	meta, err := models.ReadMeta(dir)
 	if err != nil {
