@@ -3,8 +3,8 @@ package udocc
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"github.com/udocc/udocc/internal/method"
+	"io/fs"
 	"os"
 	"path/filepath"
 
