@@ -59,11 +59,7 @@ func loadCSV(path string, gz bool, opts LoadOptions) (*Dataset, error) {
 		if !gz {
 			return f, nil
 		}
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, csvBlock))
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %v: %w", err, ErrFormat)
-		}
-		return gzipErrors{zr}, nil
+		return newGzipMembers(bufio.NewReaderSize(f, csvBlock))
 	}, twice, opts)
 }
 
@@ -89,15 +85,60 @@ func readText(open func() (io.Reader, error), twice bool, opts LoadOptions) (*Da
 	return readCSV(r, &shape, opts)
 }
 
-// gzipErrors marks the errors of a gzip stream, other than its end, as a malformed file.
-type gzipErrors struct{ r io.Reader }
+// gzipMembers inflates every member of a gzip stream in turn, as gzip -d does. Bytes
+// after the last member that do not start another are refused as such (compress/gzip
+// calls them an unexpected EOF or an invalid header), and its errors are marked as a
+// malformed file.
+type gzipMembers struct {
+	br   *bufio.Reader
+	zr   *gzip.Reader
+	done bool
+	err  error // sticky, once met
+}
 
-func (z gzipErrors) Read(p []byte) (int, error) {
-	n, err := z.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("gzip: %v: %w", err, ErrFormat)
+func newGzipMembers(br *bufio.Reader) (*gzipMembers, error) {
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, gzipError(err)
 	}
-	return n, err
+	zr.Multistream(false)
+	return &gzipMembers{br: br, zr: zr}, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for !g.done && g.err == nil {
+		n, err := g.zr.Read(p)
+		switch {
+		case err == io.EOF: // the end of a member: the end of the file, or another member
+			if _, perr := g.br.Peek(1); perr == io.EOF {
+				g.done = true
+			} else if rerr := g.zr.Reset(g.br); rerr != nil {
+				g.err = fmt.Errorf("gzip: bytes after the end of the gzip data that are no gzip member: %w", ErrFormat)
+			} else {
+				g.zr.Multistream(false)
+			}
+		case err != nil:
+			g.err = gzipError(err)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return 0, io.EOF
+}
+
+// gzipError is the error of compress/gzip err, said for a file that should be gzip.
+func gzipError(err error) error {
+	switch {
+	case errors.Is(err, gzip.ErrHeader):
+		return fmt.Errorf("gzip: not gzip data (no gzip header), though the name ends in .gz: %w", ErrFormat)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("gzip: the compressed data ends early (a truncated file): %w", ErrFormat)
+	}
+	return fmt.Errorf("gzip: %s: %w", strings.TrimPrefix(err.Error(), "gzip: "), ErrFormat)
 }
 
 // newTextReader buffers a text, past a UTF-8 byte-order mark (which spreadsheet

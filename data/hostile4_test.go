@@ -1,8 +1,11 @@
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,5 +64,40 @@ func TestDuplicateVariablesRefused(t *testing.T) {
 		if ds, err := decodeMAT(b, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "twice") {
 			t.Errorf("%s: read %v, error %v; want a refusal naming the duplicate", name, ds, err)
 		}
+	}
+}
+
+// TestGzipMessages checks the messages for a gzip stream with bytes after its end and
+// for a plain file named .gz (hostile round 4, L28: "unexpected EOF", and "gzip: gzip:
+// invalid header").
+func TestGzipMessages(t *testing.T) {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("a,b\n1,2\n3,4\n5,6\n"))
+	zw.Close()
+	good := z.Bytes()
+	for _, c := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"trailing.csv.gz", append(slices.Clone(good), "garbage"...), "after the end of the gzip data"},
+		{"trailing-long.csv.gz", append(slices.Clone(good), strings.Repeat("garbage ", 100)...), "after the end of the gzip data"},
+		{"plain.csv.gz", []byte("a,b\n1,2\n3,4\n"), "not gzip data"},
+		{"truncated.csv.gz", good[:len(good)-6], "ends early"},
+	} {
+		path := writeTemp(t, c.name, c.body)
+		_, err := Load(path, LoadOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "gzip: gzip:") {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
+	}
+	var z2 bytes.Buffer
+	zw = gzip.NewWriter(&z2)
+	zw.Write([]byte("7,8\n"))
+	zw.Close()
+	two := append(slices.Clone(good), z2.Bytes()...) // two members, as gzip -d reads them
+	if ds, err := Load(writeTemp(t, "two.csv.gz", two), LoadOptions{}); err != nil || ds.N != 4 {
+		t.Errorf("two members: %v", err)
 	}
 }
