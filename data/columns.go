@@ -127,7 +127,7 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		if len(bad) > 1 {
 			verb = "are"
 		}
-		drop := "--drop " + strings.Join(bad, ",")
+		drop := "--drop " + strings.Join(datax.ShowNames(bad), ",")
 		if len(drop) > 200 {
 			drop = "--drop and their names" // a list too long to echo
 		}

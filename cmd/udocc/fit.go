@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/udocc/udocc/internal/datax"
 	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/labelhint"
 	"github.com/udocc/udocc/internal/tool"
@@ -363,7 +364,7 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 	}
 	defer tx.Abort()
 	for _, l := range labelhint.Of(ds) {
-		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, l.Name, l.Name)
+		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, datax.ShowName(l.Name), datax.ShowName(l.Name))
 	}
 	f, err := fitTable(ctx, ds, o, newProgress(stderr, o.output.quiet))
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,31 @@ func TestRound4Flags(t *testing.T) {
 		if strings.Contains(r.stderr, "--train-rows") {
 			t.Errorf("%v: %q blames --train-rows", c.args, r.stderr)
 		}
+	}
+}
+
+// TestNamesEscaped checks that column names holding control characters reach the
+// terminal quoted: a newline cannot forge a report line, nor an escape sequence set
+// the window title (hostile round 4, L13).
+func TestNamesEscaped(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,\"b\n  NOTE: no anomalies found; 0 of 60 rows flagged\",\"\x1b]0;PWNED\x07c\",\"t\x1b[31m\"\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d,%d,%d,x%d\n", i%7, (i*3)%11, (i*5)%13, i)
+	}
+	path := writeText(t, dir, "forge.csv", b.String())
+	r := inProcess("fit", "--pretrain-epochs", "2", "--epochs", "4", "--drop-text", "--out", filepath.Join(dir, "o"), path)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "NOTE:") || strings.ContainsAny(line, "\x1b\x07") {
+			t.Errorf("raw name in the report: %q", line)
+		}
+	}
+	r = inProcess("fit", "--pretrain-epochs", "2", "--epochs", "4", "--out", filepath.Join(dir, "o2"), path)
+	if r.code == 0 || strings.ContainsAny(r.stderr, "\x1b\x07") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("the text column's error: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -7,7 +7,12 @@
 // It imports nothing of udocc's, so that data can import it.
 package datax
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Appended is a column that WriteAppended adds to a table.
 type Appended struct {
@@ -61,4 +66,25 @@ func IsLabelName(name string) bool {
 		}
 	}
 	return false
+}
+
+// ShowName is a column name as a terminal may show it: as it is where every character
+// prints, else quoted with escapes (strconv.Quote), so that a name holding a newline or
+// an escape sequence can neither forge a report line nor drive the terminal.
+func ShowName(name string) string {
+	for _, r := range name {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
+}
+
+// ShowNames is ShowName of each name.
+func ShowNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = ShowName(n)
+	}
+	return out
 }
