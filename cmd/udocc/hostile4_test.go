@@ -108,3 +108,20 @@ func TestNamesEscaped(t *testing.T) {
 		t.Errorf("the text column's error: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// TestCutCountOne checks that cut --count 1 reports one training row above its
+// threshold (hostile round 4, L21: "about 0"), and that a count past the model's sketch
+// names the command that takes it.
+func TestCutCountOne(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 48)
+	mustUdocc(t, dir, fitArgs("--out", "f", "table.csv")...)
+	r := inProcess("cut", "--model", filepath.Join(dir, "f/model"), "--out", filepath.Join(dir, "c1"), "--count", "1", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"flagged_training_rows": 1,`) {
+		t.Errorf("cut --count 1: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = inProcess("cut", "--model", filepath.Join(dir, "f/model"), "--out", filepath.Join(dir, "c101"), "--count", "101")
+	if r.code == 0 || !strings.Contains(r.stderr, "udocc score") {
+		t.Errorf("cut --count 101: exit %d, %s", r.code, r.stderr)
+	}
+}
