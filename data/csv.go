@@ -151,6 +151,39 @@ func newTextReader(r io.Reader) *bufio.Reader {
 	return br
 }
 
+// checkEncoding refuses a text, by its first block, that is UTF-16 (a byte-order mark,
+// or a NUL in every other byte) or has carriage returns but no line feeds (CR-only line
+// endings, as classic Mac OS wrote them): read as UTF-8 lines, either gives a baffling
+// error later.
+func checkEncoding(br *bufio.Reader) error {
+	head, _ := br.Peek(csvBlock)
+	if len(head) >= 2 && (head[0] == 0xff && head[1] == 0xfe || head[0] == 0xfe && head[1] == 0xff) || looksUTF16(head) {
+		return fmt.Errorf("the file looks UTF-16, not UTF-8 text: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8): %w", ErrFormat)
+	}
+	if len(head) > 0 && bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0 {
+		return fmt.Errorf("no line feeds, only carriage returns (CR-only line endings, as classic Mac OS wrote): convert them (e.g. tr '\\r' '\\n'): %w", ErrFormat)
+	}
+	return nil
+}
+
+// looksUTF16 reports whether, of the first 256 bytes of head (at least 8), every other
+// one is NUL and the others are not: UTF-16 of ASCII text, in either byte order.
+func looksUTF16(head []byte) bool {
+	head = head[:min(len(head), 256)]
+	if len(head) < 8 {
+		return false
+	}
+	var zeros [2]int
+	for i, b := range head {
+		if b == 0 {
+			zeros[i%2]++
+		}
+	}
+	half := len(head) / 2
+	many, few := half*9/10, half/10
+	return zeros[0] >= many && zeros[1] <= few || zeros[1] >= many && zeros[0] <= few
+}
+
 // sniffDelimiter is delim, or when it is 0 the delimiter detectDelimiter finds on the
 // text's first line (unless that is longer than a block).
 func sniffDelimiter(br *bufio.Reader, delim rune) (rune, error) {
@@ -165,6 +198,9 @@ func sniffDelimiter(br *bufio.Reader, delim rune) (rune, error) {
 // there was none.
 func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error) {
 	br := newTextReader(src)
+	if err := checkEncoding(br); err != nil {
+		return nil, err
+	}
 	delim, err := sniffDelimiter(br, opts.Delimiter)
 	if err != nil {
 		return nil, err

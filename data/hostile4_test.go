@@ -101,3 +101,36 @@ func TestGzipMessages(t *testing.T) {
 		t.Errorf("two members: %v", err)
 	}
 }
+
+// TestEncodingMessages checks that CR-only line endings and UTF-16 text are named as
+// such, with what to do (hostile round 4, L17: "no data rows after the header" and a
+// "not numeric" error with mangled names).
+func TestEncodingMessages(t *testing.T) {
+	utf16 := func(s string, bom bool) []byte {
+		var b []byte
+		if bom {
+			b = append(b, 0xff, 0xfe)
+		}
+		for _, r := range s {
+			b = append(b, byte(r), 0)
+		}
+		return b
+	}
+	for name, c := range map[string]struct {
+		body []byte
+		want string
+	}{
+		"CR only":           {[]byte("a,b\r1,2\r3,4\r5,6\r"), "CR-only"},
+		"UTF-16 with BOM":   {utf16("a,b\n1,2\n3,4\n", true), "UTF-16"},
+		"UTF-16 without":    {utf16("a,b\n1,2\n3,4\n", false), "UTF-16"},
+		"UTF-16 big endian": {append([]byte{0xfe, 0xff}, utf16("a,b\n1,2\n", false)[:15]...), "UTF-16"},
+	} {
+		if _, err := decodeCSV(c.body, LoadOptions{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", name, err, c.want)
+		}
+		path := writeTemp(t, "x.csv", c.body)
+		if _, err := Load(path, LoadOptions{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Load: %v; want %q", name, err, c.want)
+		}
+	}
+}
