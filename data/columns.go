@@ -201,6 +201,9 @@ type labelReader struct {
 // add records one cell; a third distinct value is an error (row is 1-based, for it).
 func (l *labelReader) add(cell string) error {
 	cell = strings.TrimSpace(cell)
+	if cell == "" {
+		return fmt.Errorf("the label is missing (an empty cell); every row needs one: %w", ErrLabel)
+	}
 	k := slices.Index(l.values, cell)
 	if k < 0 {
 		if len(l.values) == 2 {

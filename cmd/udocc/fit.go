@@ -385,6 +385,14 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 }
 
 // report prints the summary: JSON with --json, a few lines otherwise.
+// oneClass says which class a label of one value gives every row.
+func oneClass(y []int) string {
+	if len(y) > 0 && y[0] == 1 {
+		return "an anomaly"
+	}
+	return "normal"
+}
+
 func report(f *fitted, o fitOptions, stdout io.Writer) error {
 	if o.output.json {
 		return printJSON(stdout, f.summary)
@@ -436,6 +444,8 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  F1 %.4f  precision %.4f  recall %.4f", *s.F1, *s.Precision, *s.Recall)
 		}
 		fmt.Fprintln(stdout)
+	} else if f.ds != nil && f.ds.Y != nil {
+		fmt.Fprintf(stdout, "  the label has one value (every row %s): no ROCAUC, PRAUC or true anomaly ratio\n", oneClass(f.ds.Y))
 	}
 	t := s.Timings
 	wall := t.ReadSeconds + t.TotalSeconds + t.ExplainSeconds + t.FiguresSeconds

@@ -125,3 +125,29 @@ func TestCutCountOne(t *testing.T) {
 		t.Errorf("cut --count 101: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestLabelEdgeCases checks that a label with one value says why there are no metrics,
+// and that a missing label cell is named as missing on its line (hostile round 4, L18).
+func TestLabelEdgeCases(t *testing.T) {
+	dir := t.TempDir()
+	var one, missing strings.Builder
+	one.WriteString("a,b,y\n")
+	missing.WriteString("a,b,y\n")
+	for i := range 40 {
+		fmt.Fprintf(&one, "%d,%d,0\n", i%7, (i*3)%11)
+		y := fmt.Sprint(i % 2)
+		if i == 5 {
+			y = ""
+		}
+		fmt.Fprintf(&missing, "%d,%d,%s\n", i%7, (i*3)%11, y)
+	}
+	r := inProcess("fit", "--pretrain-epochs", "2", "--epochs", "4", "--label", "y", "--out", filepath.Join(dir, "o"), writeText(t, dir, "one.csv", one.String()))
+	if r.code != 0 || !strings.Contains(r.stdout, "the label has one value") {
+		t.Errorf("one-valued label: exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = inProcess(fitArgs("--label", "y", "--out", filepath.Join(dir, "o2"), writeText(t, dir, "missing.csv", missing.String()))...)
+	oneErrorLine(t, r, 1, "line 7")
+	if !strings.Contains(r.stderr, "missing") || strings.Contains(r.stderr, "third value") {
+		t.Errorf("missing label: %q", r.stderr)
+	}
+}
