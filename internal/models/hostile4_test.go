@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/udocc/udocc/internal/project"
@@ -59,5 +60,40 @@ func TestWriteMetaWithinReadLimit(t *testing.T) {
 				t.Fatalf("written, but not read: %v", err)
 			}
 		})
+	}
+}
+
+// TestReadMetaStrict checks that model.json's unknown fields are refused, naming the
+// field, and that an error quotes at most a short part of a long value (hostile round 4,
+// L22: unknown fields were accepted, and a 10 MB feature name made a 10 MB message).
+func TestReadMetaStrict(t *testing.T) {
+	thr := 0.5
+	base := func() *Meta {
+		return &Meta{Format: Format, Method: "proposed", Sizes: []int{2, 4}, Features: []string{"a", "b"},
+			Scaler:  scale.Scaler{Mean: []float64{1, 2}, Scale: []float64{1, 1}},
+			Members: []Member{{Seed: 3, Network: "member-3.pt", Threshold: &thr}}}
+	}
+	dir := t.TempDir()
+	if err := WriteMeta(dir, base()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, append([]byte(`{"smuggled": 1,`), b[1:]...), 0o644)
+	if _, err := ReadMeta(dir); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "smuggled") {
+		t.Errorf("unknown field: %v", err)
+	}
+	long := strings.Repeat("n", 1<<20)
+	m := base()
+	m.Features = []string{long, long}
+	os.Remove(path)
+	if err := WriteMeta(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadMeta(dir); err == nil || len(err.Error()) > 1000 {
+		t.Errorf("a name twice: an error of %d bytes", len(fmt.Sprint(err)))
 	}
 }

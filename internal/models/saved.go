@@ -206,7 +206,7 @@ func (m *Meta) Validate() error {
 	names := map[string]bool{}
 	for i, f := range m.Features {
 		if names[f] {
-			return fmt.Errorf("features[%d]: %q named twice: %w", i, f, ErrFormat)
+			return fmt.Errorf("features[%d]: %.80q named twice: %w", i, f, ErrFormat)
 		}
 		names[f] = true
 	}
@@ -214,9 +214,9 @@ func (m *Meta) Validate() error {
 	for i, mem := range m.Members {
 		switch {
 		case mem.Network == "" || filepath.Base(mem.Network) != mem.Network:
-			return fmt.Errorf("members[%d].network %q: %w", i, mem.Network, ErrFormat)
+			return fmt.Errorf("members[%d].network %.80q: %w", i, mem.Network, ErrFormat)
 		case files[mem.Network]:
-			return fmt.Errorf("members[%d].network %q is another member's too: %w", i, mem.Network, ErrFormat)
+			return fmt.Errorf("members[%d].network %.80q is another member's too: %w", i, mem.Network, ErrFormat)
 		case seeds[mem.Seed]:
 			return fmt.Errorf("members[%d].seed %d is another member's too: %w", i, mem.Seed, ErrFormat)
 		case mem.Threshold != nil && !(*mem.Threshold >= 0 && !math.IsInf(*mem.Threshold, 0)):
@@ -340,7 +340,7 @@ func (m *Meta) validateEnsemble() error {
 		case mem.Threshold != nil:
 			return fmt.Errorf("members[%d].threshold: an ensemble's members have none (the threshold is model.json's): %w", i, ErrFormat)
 		case e.DistanceWeight < 1 && (mem.Autoencoder == "" || filepath.Base(mem.Autoencoder) != mem.Autoencoder || mem.Autoencoder == mem.Network):
-			return fmt.Errorf("members[%d].autoencoder %q: %w", i, mem.Autoencoder, ErrFormat)
+			return fmt.Errorf("members[%d].autoencoder %.80q: %w", i, mem.Autoencoder, ErrFormat)
 		}
 	}
 	return nil
@@ -420,9 +420,16 @@ func ReadMeta(dir string) (*Meta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
+	// Fields udocc does not write are refused: such a model.json was edited, or is
+	// of a format this udocc does not know.
 	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("models: %s: %v: %w", path, err, ErrFormat)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("models: %s: %.200v: %w", path, err, ErrFormat)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("models: %s: data after the model's object: %w", path, ErrFormat)
 	}
 	if err := m.decodeNames(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
