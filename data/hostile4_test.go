@@ -134,3 +134,23 @@ func TestEncodingMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreColumnsWhereUdoccWrites checks that only udocc's own layouts are taken for
+// a table it wrote: score, rank, label after row (and an id) as in scores.csv, or as
+// the last columns as --append-to writes them; a user's export that merely holds them
+// side by side is not (hostile round 4, L27).
+func TestScoreColumnsWhereUdoccWrites(t *testing.T) {
+	for header, want := range map[string]bool{
+		"row,score,rank,label,probability,true_label": true,
+		"row,id,score,rank,label":                     true,
+		"a,b,score,rank,label":                        true,
+		"score,rank,label,x":                          false,
+		"a,score,rank,label,b":                        false,
+		"row,a,b,score,rank,label,x":                  false,
+	} {
+		got, err := hasScoreColumns(writeTemp(t, "t.csv", []byte(header+"\n1,2,3,4,5\n")))
+		if err != nil || got != want {
+			t.Errorf("%s: %v, %v; want %v", header, got, err, want)
+		}
+	}
+}

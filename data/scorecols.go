@@ -43,12 +43,12 @@ func hasScoreColumns(path string) (bool, error) {
 			return false, nil
 		}
 	}
-	for i := range names {
-		if slices.Equal(names[i:min(i+len(datax.ScoreColumns), len(names))], datax.ScoreColumns) {
-			return true, nil
-		}
-	}
-	return false, nil
+	// Where udocc writes them: last, after the table's columns (--append-to), or after
+	// row and an optional id column (scores.csv).
+	k := len(datax.ScoreColumns)
+	at := func(i int) bool { return i >= 0 && i+k <= len(names) && slices.Equal(names[i:i+k], datax.ScoreColumns) }
+	scoresCSV := len(names) > 0 && names[0] == "row" && (at(1) || at(2))
+	return at(len(names)-k) || scoresCSV, nil
 }
 
 func init() {

@@ -41,7 +41,8 @@ var (
 	// "parquet".
 	TableFormat func(path string) (string, error)
 	// HasScoreColumns reports whether the table at path has ScoreColumns side by side
-	// among its column names: the first line of a CSV file (of at most 1 MiB), the
+	// where udocc writes them, last (--append-to) or after row and an optional id column
+	// (scores.csv), in its column names: the first line of a CSV file (of at most 1 MiB), the
 	// schema of a Parquet file (by its extension .parquet). That is how udocc recognises
 	// a file it wrote before, which it may write over; a file it cannot read as either is
 	// not one (false, nil). Only an error opening path is returned.
