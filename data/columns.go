@@ -138,8 +138,12 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 				break
 			}
 		}
+		at := where(firstBad)
+		if len(bad) > 1 { // the example is the first column's, not every one's
+			at = fmt.Sprintf("%s: %s", quoteValue(names[firstBad]), at)
+		}
 		return r, fmt.Errorf("%s %s %s not numeric (%s); leave %s out with %s, or every such column with --drop-text%s: %w",
-			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, where(firstBad), pronoun(len(bad)), drop, hint, errNotNumeric)
+			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, at, pronoun(len(bad)), drop, hint, errNotNumeric)
 	}
 	if len(r.features) == 0 {
 		return r, fmt.Errorf("no numeric feature columns are left: %w", errEmpty)

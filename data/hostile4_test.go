@@ -154,3 +154,47 @@ func TestScoreColumnsWhereUdoccWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingOtherFormats checks that --missing (LoadOptions.Missing) applies to a
+// Parquet null and an NPY NaN as to a CSV's missing cell (hostile round 4, L16: both
+// were refused whatever the policy).
+func TestMissingOtherFormats(t *testing.T) {
+	one := 1.0
+	nulls := make([]withNull, 8)
+	for i := range nulls {
+		nulls[i] = withNull{float64(i), &one}
+	}
+	nulls[6].B = nil
+	var raw []byte
+	for i, v := range []float64{1, 2, 3, math.NaN(), 5, 6, 7, 8} {
+		_ = i
+		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
+	}
+	npy := writeTemp(t, "x.npy", npyBytes("<f8", false, []int{4, 2}, raw))
+	for _, path := range []string{writeParquet(t, nulls), npy} {
+		if _, err := Load(path, LoadOptions{}); err == nil {
+			t.Errorf("%s: a missing value read without --missing", path)
+		}
+		o := LoadOptions{Missing: MissingKeep}
+		ds, err := Load(path, o)
+		if err != nil || ds.Missing == nil {
+			t.Errorf("%s, keep: %v (missing %v)", path, err, ds)
+			continue
+		}
+		n := ds.N
+		o.Missing = MissingDropRows
+		if ds, err = Load(path, o); err != nil || ds.N != n-1 || ds.RowsDropped != 1 {
+			t.Errorf("%s, drop-rows: %v", path, err)
+		}
+	}
+}
+
+// TestNotNumericExampleNamed checks that the example in the error for several text
+// columns says whose it is (hostile round 4, L16: a Parquet TIMESTAMP column was given
+// the first column's STRING type).
+func TestNotNumericExampleNamed(t *testing.T) {
+	_, err := decodeCSV([]byte("a,s,t\n1,x,2020-01-01\n2,y,2020-01-02\n"), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), `("s": line 2`) {
+		t.Fatalf("error %v; want the example named as column s's", err)
+	}
+}

@@ -114,7 +114,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	if wide != nil {
 		ds, err = newDatasetWide(n, d, wide, yv)
 	} else {
-		ds, err = newDataset(n, d, rows, yv, nil)
+		ds, err = newDataset(n, d, rows, yv, nil, opts.Missing)
 	}
 	if err != nil {
 		vars := fmt.Sprintf("variable %q", x.name)
