@@ -45,7 +45,7 @@ func TestServe(t *testing.T) {
 	ln.Close()
 	cmd := exec.Command(udoccBin, "serve", "--model", "fit/model", "--addr", addr, "--token-file", "token", "--log-format", "json")
 	cmd.Dir = dir
-	logs := &syncBuffer{mu: make(chan struct{}, 1)}
+	logs := &syncBuffer{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

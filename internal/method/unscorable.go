@@ -35,7 +35,8 @@ type UnscorableError struct {
 func (e *UnscorableError) Error() string {
 	far := ""
 	if e.Index > 0 {
-		far = fmt.Sprintf(" (column %q holds %g, %.3g training scales from its training center %.4g)", e.Column, e.Value, e.Scales, e.Center)
+		// The value as the table holds it: a float32.
+		far = fmt.Sprintf(" (column %q holds %g, %.3g training scales from its training center %.4g)", e.Column, float32(e.Value), e.Scales, e.Center)
 	}
 	return fmt.Sprintf("udocc: row %d (1-based, as scores.csv numbers rows): %s is %v%s: %v; remove the row or correct the value",
 		e.Row, e.What, e.Result, far, ErrUnscorable)
