@@ -94,7 +94,7 @@ func TestNamesEscaped(t *testing.T) {
 		fmt.Fprintf(&b, "%d,%d,%d,x%d\n", i%7, (i*3)%11, (i*5)%13, i)
 	}
 	path := writeText(t, dir, "forge.csv", b.String())
-	r := inProcess("fit", "--pretrain-epochs", "2", "--epochs", "4", "--drop-text", "--out", filepath.Join(dir, "o"), path)
+	r := udocc(t, dir, "fit", "--pretrain-epochs", "2", "--epochs", "4", "--drop-text", "--out", filepath.Join(dir, "o"), path)
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -103,7 +103,7 @@ func TestNamesEscaped(t *testing.T) {
 			t.Errorf("raw name in the report: %q", line)
 		}
 	}
-	r = inProcess("fit", "--pretrain-epochs", "2", "--epochs", "4", "--out", filepath.Join(dir, "o2"), path)
+	r = udocc(t, dir, "fit", "--pretrain-epochs", "2", "--epochs", "4", "--out", filepath.Join(dir, "o2"), path)
 	if r.code == 0 || strings.ContainsAny(r.stderr, "\x1b\x07") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("the text column's error: exit %d, %q", r.code, r.stderr)
 	}
@@ -116,11 +116,11 @@ func TestCutCountOne(t *testing.T) {
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 48)
 	mustUdocc(t, dir, fitArgs("--out", "f", "table.csv")...)
-	r := inProcess("cut", "--model", filepath.Join(dir, "f/model"), "--out", filepath.Join(dir, "c1"), "--count", "1", "--json")
+	r := udocc(t, dir, "cut", "--model", filepath.Join(dir, "f/model"), "--out", filepath.Join(dir, "c1"), "--count", "1", "--json")
 	if r.code != 0 || !strings.Contains(r.stdout, `"flagged_training_rows": 1,`) {
 		t.Errorf("cut --count 1: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	}
-	r = inProcess("cut", "--model", filepath.Join(dir, "f/model"), "--out", filepath.Join(dir, "c101"), "--count", "101")
+	r = udocc(t, dir, "cut", "--model", filepath.Join(dir, "f/model"), "--out", filepath.Join(dir, "c101"), "--count", "101")
 	if r.code == 0 || !strings.Contains(r.stderr, "udocc score") {
 		t.Errorf("cut --count 101: exit %d, %s", r.code, r.stderr)
 	}
@@ -141,11 +141,11 @@ func TestLabelEdgeCases(t *testing.T) {
 		}
 		fmt.Fprintf(&missing, "%d,%d,%s\n", i%7, (i*3)%11, y)
 	}
-	r := inProcess("fit", "--pretrain-epochs", "2", "--epochs", "4", "--label", "y", "--out", filepath.Join(dir, "o"), writeText(t, dir, "one.csv", one.String()))
+	r := udocc(t, dir, "fit", "--pretrain-epochs", "2", "--epochs", "4", "--label", "y", "--out", filepath.Join(dir, "o"), writeText(t, dir, "one.csv", one.String()))
 	if r.code != 0 || !strings.Contains(r.stdout, "the label has one value") {
 		t.Errorf("one-valued label: exit %d, stdout %q", r.code, r.stdout)
 	}
-	r = inProcess(fitArgs("--label", "y", "--out", filepath.Join(dir, "o2"), writeText(t, dir, "missing.csv", missing.String()))...)
+	r = udocc(t, dir, fitArgs("--label", "y", "--out", filepath.Join(dir, "o2"), writeText(t, dir, "missing.csv", missing.String()))...)
 	oneErrorLine(t, r, 1, "line 7")
 	if !strings.Contains(r.stderr, "missing") || strings.Contains(r.stderr, "third value") {
 		t.Errorf("missing label: %q", r.stderr)
