@@ -311,3 +311,23 @@ func TestLoadWrongFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestTooWideRefusedBeforeTraining checks that a table whose model.json would be larger
+// than a model may have is refused before training starts (hostile round 4, B3: fit
+// trained, then saved 310 MB that no command loaded). The limit is lowered to 256 KiB
+// (udocc.SetMaxModelBytes), so that a table of 2,000 columns meets it.
+func TestTooWideRefusedBeforeTraining(t *testing.T) {
+	defer udocc.SetMaxModelBytes(256 << 10)()
+	rows := table(40, 2000, 3)
+	o := quick()
+	trained := false
+	o.Progress = func(string, int, int) { trained = true }
+	m, err := udocc.Fit(context.Background(), rows, o)
+	if err == nil {
+		m.Close()
+		t.Fatal("fitted")
+	}
+	if trained || !strings.Contains(err.Error(), "model.json") {
+		t.Fatalf("trained %v, error %v; want a refusal before training", trained, err)
+	}
+}

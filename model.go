@@ -154,6 +154,16 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if err := checkNetworksMemory(t.DS.D, cfg.Train.Hidden, len(cfg.Seeds)); err != nil {
 		return nil, nil, err
 	}
+	// A model.json larger than a model may have is refused now, not after training:
+	// the columns' names, scaler and projection, and some 60 bytes a column that
+	// training adds (training medians and spreads).
+	early := &models.Meta{Scaler: *t.Scaler, Projection: proj}
+	if ds.Named {
+		early.Features = ds.Features
+	}
+	if err := models.CheckSize(early, ds.D, 60); err != nil {
+		return nil, nil, fmt.Errorf("udocc: %w", err)
+	}
 	if t.Gaussian != nil {
 		cfg.GaussianWeight = opts.Gaussian
 	}

@@ -444,6 +444,26 @@ func ReadMeta(dir string) (*Meta, error) {
 // of bytes a column, so a model of up to some 250,000 columns (a variable for tests).
 var maxMetaBytes int64 = 256 << 20
 
+// CheckSize refuses, before a fit trains, a model whose model.json would be larger than
+// a model may have: m as far as it is known (its names, scaler and projection), plus
+// perColumn bytes for each of the table's d columns for what training adds (the
+// training medians and spreads). WriteMeta checks the model.json it writes again.
+func CheckSize(m *Meta, d, perColumn int) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return checkMetaSize(int64(len(b))+int64(perColumn)*int64(d), d)
+}
+
+// SetMaxBytes sets the most bytes a model.json may have, for tests of models near it,
+// and returns the function that sets it back.
+func SetMaxBytes(n int64) (restore func()) {
+	old := maxMetaBytes
+	maxMetaBytes = n
+	return func() { maxMetaBytes = old }
+}
+
 // checkMetaSize refuses a model.json of n bytes, for d columns, beyond maxMetaBytes.
 func checkMetaSize(n int64, d int) error {
 	if n <= maxMetaBytes {
