@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,5 +151,40 @@ func TestLabelEdgeCases(t *testing.T) {
 	oneErrorLine(t, r, 1, "line 7")
 	if !strings.Contains(r.stderr, "missing") || strings.Contains(r.stderr, "third value") {
 		t.Errorf("missing label: %q", r.stderr)
+	}
+}
+
+// runPeak runs cmd to its end and returns its combined output and its peak resident
+// memory in KiB: the largest VmHWM of /proc/PID/status (the high-water mark of its own
+// memory since exec), read every 5 ms while it runs. wait4's ru_maxrss would count the
+// test process's memory too, which a child started by vfork inherits at exec (over
+// 1 GiB under -race).
+func runPeak(cmd *exec.Cmd) ([]byte, int64, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return nil, 0, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	path := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	var peak int64
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					var kb int64
+					fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+					peak = max(peak, kb)
+				}
+			}
+		}
+		select {
+		case err := <-done:
+			return out.Bytes(), peak, err
+		case <-tick.C:
+		}
 	}
 }
