@@ -145,8 +145,12 @@ func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d,
 			"the request ran past its timeout waiting for the model; retry, or send fewer rows", 0, ""}
 	case j.bad != nil:
 		// The value and the training center stay out of the answer and the log.
+		what := "a value"
+		if j.bad.Column != "" {
+			what = fmt.Sprintf("column %.80q", j.bad.Column)
+		}
 		return &httpError{http.StatusUnprocessableEntity, "unscorable",
-			fmt.Sprintf("column %.80q lies too far outside the training range to be scored in float32; remove the row or correct the value", j.bad.Column),
+			what + " lies too far outside the training range to be scored in float32; remove the row or correct the value",
 			len(res.scores) + j.bad.Row, j.bad.Column}
 	case j.err != nil && explain > 0:
 		return &httpError{http.StatusUnprocessableEntity, "cannot_explain", j.err.Error(), 0, ""}
