@@ -91,7 +91,7 @@ func (m *Model) tailThreshold(c tool.Cut) (float64, error) {
 	k := max(1, int(share*float64(t.N)+0.5))
 	share = float64(k) / float64(t.N)
 	if k >= t.N || share > t.Shares[len(t.Shares)-1] {
-		return 0, fmt.Errorf("udocc: a share of %g of the %d training rows: the model's sketch of their scores reaches %g; give rows to score", share, t.N, t.Shares[len(t.Shares)-1])
+		return 0, fmt.Errorf("udocc: a share of %g of the %d training rows: the model's sketch of their scores reaches %g; score the rows to flag more (udocc score --model DIR --count K DATA)", share, t.N, t.Shares[len(t.Shares)-1])
 	}
 	i, exact := slices.BinarySearch(t.Shares, share)
 	switch {
@@ -207,6 +207,8 @@ func (m *Model) trainingFlagged() int {
 		i++
 	}
 	switch {
+	case i == 0 && m.thr == t.Scores[0]: // the sketch's own top point (cut --count 1)
+		return int(t.Shares[0]*float64(t.N) + 0.5)
 	case i == 0:
 		return int(t.Shares[0]*float64(t.N)+0.5) - 1
 	case i == len(t.Scores):

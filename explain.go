@@ -254,6 +254,9 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	defer m.calls.leave()
 	defer torch.WithThreads(workers(m.threads))()
 	d := m.inputs()
+	if ds == nil {
+		return nil, errors.New("udocc: no rows")
+	}
 	if ds.D != d || len(ds.X) != ds.N*ds.D || ds.N < 1 {
 		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), d)
 	}

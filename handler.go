@@ -67,9 +67,10 @@ func (o HandlerOptions) withDefaults() HandlerOptions {
 // modelHandler serves a model over HTTP (Handler); it is the tool.Server the udocc serve
 // command drives. Its methods are safe for concurrent use.
 type modelHandler struct {
-	opts    HandlerOptions
-	slots   chan struct{} // one per score request in progress
-	metrics *handlerMetrics
+	opts     HandlerOptions
+	slots    chan struct{} // one per score request in progress
+	metrics  *handlerMetrics
+	refusals refusalLog
 
 	mu       sync.RWMutex
 	cur      *served // nil once closed
@@ -286,8 +287,9 @@ func (h *modelHandler) route(r *http.Request) (string, http.HandlerFunc) {
 
 // authorized reports whether r carries the bearer token.
 func (h *modelHandler) authorized(r *http.Request) bool {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.opts.Token)) == 1
+	// The scheme is matched without regard to case (RFC 7235, section 2.1).
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.opts.Token)) == 1
 }
 
 func (h *modelHandler) ready(w http.ResponseWriter, r *http.Request) {
@@ -316,7 +318,8 @@ func (h *modelHandler) reload(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, tool.ErrNoModelDir):
 		h.refuse(w, r, &httpError{http.StatusConflict, "no_model_folder", err.Error(), 0, ""})
 	case err != nil:
-		h.refuse(w, r, &httpError{http.StatusUnprocessableEntity, "reload_refused", "the new model was refused and the model served before keeps serving: " + err.Error(), 0, ""})
+		// The reason names the server's files: Reload logs it, the client is not told.
+		h.refuse(w, r, &httpError{http.StatusUnprocessableEntity, "reload_refused", "the new model was refused and the model served before keeps serving; the server's log says why", 0, ""})
 	default:
 		writeJSON(w, http.StatusOK, info)
 	}
@@ -350,8 +353,55 @@ func (h *modelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpErr
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, e.status, body)
-	h.opts.Logger.Info("request refused", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr,
-		"status", e.status, "code", e.code, "err", e.message)
+	unlogged, ok := h.refusals.take(time.Now())
+	if !ok {
+		return
+	}
+	// The code, row and column only: a message may quote the request's cells.
+	// The server's own failures and reload refusals are the operator's to read.
+	args := []any{"method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "status", e.status, "code", e.code}
+	if e.row > 0 {
+		args = append(args, "row", e.row)
+	}
+	if e.column != "" {
+		args = append(args, "column", fmt.Sprintf("%.80s", e.column))
+	}
+	if e.status >= 500 || e.code == "no_model_folder" {
+		args = append(args, "err", e.message)
+	}
+	if unlogged > 0 {
+		args = append(args, "unlogged_before", unlogged)
+	}
+	h.opts.Logger.Info("request refused", args...)
+}
+
+// refusalLog bounds the log lines of refused requests to refusalLines a second, so
+// that a flood of them (bad tokens, say) does not flood the log: the refusals left
+// out are counted in the next line written (and every refusal in the metrics).
+type refusalLog struct {
+	mu       sync.Mutex
+	second   time.Time // the start of the current second
+	lines    int       // lines written in it
+	unlogged int       // refusals left out since the last line
+}
+
+const refusalLines = 10
+
+// take reports whether a refusal at now is logged, and how many were left out before it.
+func (l *refusalLog) take(now time.Time) (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.second) >= time.Second {
+		l.second, l.lines = now, 0
+	}
+	if l.lines >= refusalLines {
+		l.unlogged++
+		return 0, false
+	}
+	l.lines++
+	n := l.unlogged
+	l.unlogged = 0
+	return n, true
 }
 
 // writeJSON writes v as the JSON body of a response with status.

@@ -20,7 +20,7 @@ type scoreJob struct {
 	scores  []float64
 	att     []Attribution
 	err     error
-	bad     int // with ErrUnscorable: the first row of x that cannot be scored (0-based)
+	bad     *UnscorableError // with ErrUnscorable: the first row of x that cannot be scored
 	done    chan struct{}
 }
 
@@ -102,19 +102,14 @@ func (s *served) run(batch []*scoreJob, rows int) {
 	}
 }
 
-// runOne scores one job, explains it where asked, and finds its first unscorable row.
+// runOne scores one job and explains it where asked; an unscorable row is named by
+// the score's error.
 func (s *served) runOne(j *scoreJob) {
 	d := s.m.inputs()
-	ds := &data.Dataset{Name: "request", N: j.n, D: d, X: j.x[:j.n*d]}
+	// The model's column names, for the unscorable row's column.
+	ds := &data.Dataset{Name: "request", N: j.n, D: d, X: j.x[:j.n*d], Features: s.info.Columns}
 	j.scores, _, j.err = s.m.ScoreDataset(j.ctx, ds)
-	if errors.Is(j.err, ErrUnscorable) {
-		for i := range j.n {
-			one := &data.Dataset{Name: ds.Name, N: 1, D: d, X: ds.Row(i)}
-			if _, _, err := s.m.ScoreDataset(j.ctx, one); err != nil {
-				j.err, j.bad = err, i
-				return
-			}
-		}
+	if errors.As(j.err, &j.bad) {
 		return
 	}
 	if j.err == nil && j.explain {

@@ -11,8 +11,8 @@ import (
 	"mime"
 	"net/http"
 	"os"
-	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/udocc/udocc/internal/rowbody"
 )
@@ -79,7 +79,15 @@ func explainParam(r *http.Request, d int) (int, *httpError) {
 func rowReader(r *http.Request, info tool.ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
 	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored}
 	ct := r.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt, params, _ := mime.ParseMediaType(ct)
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil, &httpError{http.StatusUnsupportedMediaType, "unsupported_media_type",
+			fmt.Sprintf("Content-Encoding %.40q: send the body uncompressed", ce), 0, ""}
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "us-ascii") {
+		return nil, &httpError{http.StatusUnsupportedMediaType, "unsupported_media_type",
+			fmt.Sprintf("charset %.40q: send UTF-8", cs), 0, ""}
+	}
 	switch {
 	case ct == "" || mt == "application/json":
 		return rowbody.NewJSON(body, cols), nil
@@ -135,8 +143,15 @@ func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d,
 	case err != nil:
 		return &httpError{http.StatusServiceUnavailable, "timeout",
 			"the request ran past its timeout waiting for the model; retry, or send fewer rows", 0, ""}
-	case errors.Is(j.err, ErrUnscorable):
-		return &httpError{http.StatusUnprocessableEntity, "unscorable", rowPrefix.ReplaceAllString(j.err.Error(), ""), len(res.scores) + j.bad + 1, ""}
+	case j.bad != nil:
+		// The value and the training center stay out of the answer and the log.
+		what := "a value"
+		if j.bad.Column != "" {
+			what = fmt.Sprintf("column %.80q", j.bad.Column)
+		}
+		return &httpError{http.StatusUnprocessableEntity, "unscorable",
+			what + " lies too far outside the training range to be scored in float32; remove the row or correct the value",
+			len(res.scores) + j.bad.Row, j.bad.Column}
 	case j.err != nil && explain > 0:
 		return &httpError{http.StatusUnprocessableEntity, "cannot_explain", j.err.Error(), 0, ""}
 	case j.err != nil:
@@ -153,10 +168,6 @@ func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d,
 	}
 	return nil
 }
-
-// rowPrefix is the library's naming of a row in an error, which the response names
-// itself (1-based, in the request).
-var rowPrefix = regexp.MustCompile(`^udocc: row \d+( \([^)]*\))?: `)
 
 // bodyError is the refusal for a body that could not be read as rows.
 func bodyError(err error) *httpError {
@@ -184,7 +195,12 @@ func tooLarge(limit int64) *httpError {
 // and per row its score, label and confidence (null where the method has no threshold)
 // and, where asked, its leading features and their parts of the score.
 func (res *scored) json(s *served) []byte {
-	b := make([]byte, 0, 256+len(res.scores)*(80+len(res.top)*40))
+	// About 80 bytes a row and 40 an explained feature; append grows it past a guess.
+	parts := 0
+	for _, t := range res.top {
+		parts += len(t)
+	}
+	b := make([]byte, 0, 256+80*len(res.scores)+40*parts)
 	b = append(b, `{"model":"`...)
 	b = append(b, s.info.Version...)
 	b = append(b, `","rows":`...)

@@ -8,6 +8,7 @@ import (
 	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
@@ -36,6 +37,7 @@ type Model struct {
 	members []tool.Member
 	history [][]tool.Epoch
 	calls   inflight // the calls on nets and aes in flight, which Close waits for
+	saveMu  sync.Mutex
 }
 
 // epochsOf is a member's history in root's terms.
@@ -151,6 +153,19 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 		t.DS = pds
 	}
 	cfg := opts.method(t.DS.D, trace) // the networks' input width
+	if err := checkNetworksMemory(t.DS.D, cfg.Train.Hidden, len(cfg.Seeds)); err != nil {
+		return nil, nil, err
+	}
+	// A model.json larger than a model may have is refused now, not after training:
+	// the columns' names, scaler and projection, and some 60 bytes a column that
+	// training adds (training medians and spreads).
+	early := &models.Meta{Scaler: *t.Scaler, Projection: proj}
+	if ds.Named {
+		early.Features = ds.Features
+	}
+	if err := models.CheckSize(early, ds.D, 60); err != nil {
+		return nil, nil, fmt.Errorf("udocc: %w", err)
+	}
 	if t.Gaussian != nil {
 		cfg.GaussianWeight = opts.Gaussian
 	}

@@ -240,8 +240,11 @@ func (o Options) validate() error {
 		return badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
 	case !(o.Gaussian >= 0 && o.Gaussian <= 1):
 		return badOption("Gaussian", "%g: want a negative number (none) or a weight in (0, 1]", o.Gaussian)
-	case o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
-		return badOption("TrainRows", "%d: want a negative number (every row) or at least two minibatches (%d rows)", o.TrainRows, 2*o.BatchSize)
+	case meth.Ensemble && o.TrainRows == training.EnsembleTrainRows && o.TrainRows < 2*o.BatchSize:
+		// The default sample: the batch is what was set too large.
+		return badOption("BatchSize", "%d: the ensemble trains on a sample of %d rows (TrainRows), which must hold two minibatches: want at most %d, or more TrainRows", o.BatchSize, o.TrainRows, o.TrainRows/2)
+	case meth.Ensemble && o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
+		return badOption("TrainRows", "%d: want at least two minibatches of BatchSize %d (%d rows), or every row", o.TrainRows, o.BatchSize, 2*o.BatchSize)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
 		return badOption("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
 	case training.CheckRate(o.LR, false) != nil:
@@ -278,6 +281,9 @@ func (o Options) validate() error {
 			return badOption("Seeds", "seed %d is named twice", s)
 		}
 		seen[s] = true
+	}
+	if o.Hidden != nil && len(o.Hidden) == 0 {
+		return badOption("Hidden", "no layers (nil: the default widths)")
 	}
 	for _, h := range o.Hidden {
 		if h < 1 {

@@ -68,11 +68,21 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 	}
 	s, mem, err := m.fit.Score(ctx, nds)
 	if err != nil || gd == nil {
-		return s, mem, err
+		return s, mem, m.nameColumn(err)
 	}
 	// A wide table's Gaussian, mixed in as the fit did (models.Ensemble.MixGaussian).
 	m.meta.Ensemble.MixGaussian(s, gd)
 	return s, mem, nil
+}
+
+// nameColumn gives an UnscorableError the model's name of its column, where the rows
+// scored were unnamed and reached the networks as they are (not projected).
+func (m *Model) nameColumn(err error) error {
+	var ue *UnscorableError
+	if errors.As(err, &ue) && ue.Index > 0 && m.meta.Projection == nil && ue.Index <= len(m.meta.Features) {
+		ue.Column = m.meta.Features[ue.Index-1]
+	}
+	return err
 }
 
 // Predict labels rows (true = anomaly): Score above Threshold.

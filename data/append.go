@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/decimal"
 	"io"
 	"math"
 	"os"
@@ -397,7 +398,7 @@ func (t *table) writeParquet(w io.Writer, cols []Appended) error {
 				case s == "":
 					row = append(row, parquet.NullValue().Level(0, 0, j))
 				case t.numeric[j]:
-					v, err := strconv.ParseFloat(s, 64)
+					v, err := decimal.Parse(s)
 					if err != nil {
 						return fmt.Errorf("row %d, column %s: %s: %w", rows+1, quoteValue(t.names[j]), quoteValue(s), errNotNumeric)
 					}

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/udocc/udocc/internal/decimal"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		if len(bad) > 1 {
 			verb = "are"
 		}
-		drop := "--drop " + strings.Join(bad, ",")
+		drop := "--drop " + strings.Join(ShowNames(bad), ",")
 		if len(drop) > 200 {
 			drop = "--drop and their names" // a list too long to echo
 		}
@@ -136,8 +137,12 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 				break
 			}
 		}
+		at := where(firstBad)
+		if len(bad) > 1 { // the example is the first column's, not every one's
+			at = fmt.Sprintf("%s: %s", quoteValue(names[firstBad]), at)
+		}
 		return r, fmt.Errorf("%s %s %s not numeric (%s); leave %s out with %s, or every such column with --drop-text%s: %w",
-			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, where(firstBad), pronoun(len(bad)), drop, hint, errNotNumeric)
+			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, at, pronoun(len(bad)), drop, hint, errNotNumeric)
 	}
 	if len(r.features) == 0 {
 		return r, fmt.Errorf("no numeric feature columns are left: %w", errEmpty)
@@ -199,6 +204,9 @@ type labelReader struct {
 // add records one cell; a third distinct value is an error (row is 1-based, for it).
 func (l *labelReader) add(cell string) error {
 	cell = strings.TrimSpace(cell)
+	if cell == "" {
+		return fmt.Errorf("the label is missing (an empty cell); every row needs one: %w", ErrLabel)
+	}
 	k := slices.Index(l.values, cell)
 	if k < 0 {
 		if len(l.values) == 2 {
@@ -241,7 +249,7 @@ func (l *labelReader) anomalyValues() ([2]bool, error) {
 	}
 	num := map[string]float64{}
 	for _, v := range l.values {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f, err := decimal.Parse(v); err == nil {
 			num[v] = f
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/decimal"
 	"io"
 	"math"
 	"os"
@@ -58,11 +59,7 @@ func loadCSV(path string, gz bool, opts LoadOptions) (*Dataset, error) {
 		if !gz {
 			return f, nil
 		}
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, csvBlock))
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %v: %w", err, ErrFormat)
-		}
-		return gzipErrors{zr}, nil
+		return newGzipMembers(bufio.NewReaderSize(f, csvBlock))
 	}, twice, opts)
 }
 
@@ -88,15 +85,60 @@ func readText(open func() (io.Reader, error), twice bool, opts LoadOptions) (*Da
 	return readCSV(r, &shape, opts)
 }
 
-// gzipErrors marks the errors of a gzip stream, other than its end, as a malformed file.
-type gzipErrors struct{ r io.Reader }
+// gzipMembers inflates every member of a gzip stream in turn, as gzip -d does. Bytes
+// after the last member that do not start another are refused as such (compress/gzip
+// calls them an unexpected EOF or an invalid header), and its errors are marked as a
+// malformed file.
+type gzipMembers struct {
+	br   *bufio.Reader
+	zr   *gzip.Reader
+	done bool
+	err  error // sticky, once met
+}
 
-func (z gzipErrors) Read(p []byte) (int, error) {
-	n, err := z.r.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
-		err = fmt.Errorf("gzip: %v: %w", err, ErrFormat)
+func newGzipMembers(br *bufio.Reader) (*gzipMembers, error) {
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, gzipError(err)
 	}
-	return n, err
+	zr.Multistream(false)
+	return &gzipMembers{br: br, zr: zr}, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for !g.done && g.err == nil {
+		n, err := g.zr.Read(p)
+		switch {
+		case err == io.EOF: // the end of a member: the end of the file, or another member
+			if _, perr := g.br.Peek(1); perr == io.EOF {
+				g.done = true
+			} else if rerr := g.zr.Reset(g.br); rerr != nil {
+				g.err = fmt.Errorf("gzip: bytes after the end of the gzip data that are no gzip member: %w", ErrFormat)
+			} else {
+				g.zr.Multistream(false)
+			}
+		case err != nil:
+			g.err = gzipError(err)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return 0, io.EOF
+}
+
+// gzipError is the error of compress/gzip err, said for a file that should be gzip.
+func gzipError(err error) error {
+	switch {
+	case errors.Is(err, gzip.ErrHeader):
+		return fmt.Errorf("gzip: not gzip data (no gzip header), though the name ends in .gz: %w", ErrFormat)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("gzip: the compressed data ends early (a truncated file): %w", ErrFormat)
+	}
+	return fmt.Errorf("gzip: %s: %w", strings.TrimPrefix(err.Error(), "gzip: "), ErrFormat)
 }
 
 // newTextReader buffers a text, past a UTF-8 byte-order mark (which spreadsheet
@@ -107,6 +149,39 @@ func newTextReader(r io.Reader) *bufio.Reader {
 		br.Discard(3)
 	}
 	return br
+}
+
+// checkEncoding refuses a text, by its first block, that is UTF-16 (a byte-order mark,
+// or a NUL in every other byte) or has carriage returns but no line feeds (CR-only line
+// endings, as classic Mac OS wrote them): read as UTF-8 lines, either gives a baffling
+// error later.
+func checkEncoding(br *bufio.Reader) error {
+	head, _ := br.Peek(csvBlock)
+	if len(head) >= 2 && (head[0] == 0xff && head[1] == 0xfe || head[0] == 0xfe && head[1] == 0xff) || looksUTF16(head) {
+		return fmt.Errorf("the file looks UTF-16, not UTF-8 text: save it as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8): %w", ErrFormat)
+	}
+	if len(head) > 0 && bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0 {
+		return fmt.Errorf("no line feeds, only carriage returns (CR-only line endings, as classic Mac OS wrote): convert them (e.g. tr '\\r' '\\n'): %w", ErrFormat)
+	}
+	return nil
+}
+
+// looksUTF16 reports whether, of the first 256 bytes of head (at least 8), every other
+// one is NUL and the others are not: UTF-16 of ASCII text, in either byte order.
+func looksUTF16(head []byte) bool {
+	head = head[:min(len(head), 256)]
+	if len(head) < 8 {
+		return false
+	}
+	var zeros [2]int
+	for i, b := range head {
+		if b == 0 {
+			zeros[i%2]++
+		}
+	}
+	half := len(head) / 2
+	many, few := half*9/10, half/10
+	return zeros[0] >= many && zeros[1] <= few || zeros[1] >= many && zeros[0] <= few
 }
 
 // sniffDelimiter is delim, or when it is 0 the delimiter detectDelimiter finds on the
@@ -123,6 +198,9 @@ func sniffDelimiter(br *bufio.Reader, delim rune) (rune, error) {
 // there was none.
 func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error) {
 	br := newTextReader(src)
+	if err := checkEncoding(br); err != nil {
+		return nil, err
+	}
 	delim, err := sniffDelimiter(br, opts.Delimiter)
 	if err != nil {
 		return nil, err
@@ -249,7 +327,7 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 // text: NaN, ±Inf, out of range.
 func looksNumeric(cell string) bool {
 	s := strings.TrimSpace(cell)
-	_, err := strconv.ParseFloat(s, 64)
+	_, err := decimal.Parse(s)
 	return err == nil || errors.Is(err, strconv.ErrRange) || isMissingCell(s)
 }
 
@@ -257,7 +335,7 @@ func looksNumeric(cell string) bool {
 // included (such a row is data, and its bad cells are reported as such).
 func allNumbers(cells []string) bool {
 	for _, c := range cells {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		if _, err := decimal.Parse(strings.TrimSpace(c)); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return false
 		}
 	}
@@ -270,7 +348,7 @@ func parseCell(cell string) (float32, error) {
 	if s == "" {
 		return 0, errEmptyCell
 	}
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := decimal.Parse(s)
 	if err != nil && isMissingCell(s) {
 		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrMissingValue)
 	}

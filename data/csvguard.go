@@ -185,6 +185,9 @@ type csvShape struct {
 // its errors are the guard's (a row past the limits) and r's.
 func scanShape(r io.Reader, opts LoadOptions) (csvShape, error) {
 	br := newTextReader(r)
+	if err := checkEncoding(br); err != nil {
+		return csvShape{}, err
+	}
 	delim, err := sniffDelimiter(br, opts.Delimiter)
 	if err != nil {
 		return csvShape{}, err

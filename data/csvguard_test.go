@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -312,11 +313,7 @@ func FuzzTextMemory(f *testing.F) {
 			if !gz {
 				return bytes.NewReader(text), nil
 			}
-			zr, err := gzip.NewReader(bytes.NewReader(src))
-			if err != nil {
-				return nil, err
-			}
-			return gzipErrors{zr}, nil
+			return newGzipMembers(bufio.NewReader(bytes.NewReader(src)))
 		}
 		opts := LoadOptions{}
 		opts.LabelNumber = max(int(label)+1, 0)

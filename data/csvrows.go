@@ -170,7 +170,7 @@ func (t *csvRows) cellError(line, j int, err error) error {
 	case errors.Is(err, errEmptyCell) || errors.Is(err, ErrMissingValue):
 		hint = " (a missing value: --missing impute fills it with the column's training median, --missing drop-rows leaves its row out)"
 	case errors.Is(err, errNotNumeric):
-		hint = fmt.Sprintf(" (the column holds text: leave it out with --drop %s, or every such column with --drop-text)", t.header[j])
+		hint = fmt.Sprintf(" (the column holds text: leave it out with --drop %s, or every such column with --drop-text)", ShowName(t.header[j]))
 	}
 	return fmt.Errorf("line %d, column %d (%s): %w%s", line, j+1, quoteValue(t.header[j]), err, hint)
 }

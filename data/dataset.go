@@ -386,12 +386,18 @@ func loadBytes(path, format string, opts LoadOptions) (*Dataset, error) {
 
 // newDataset assembles a Dataset from a row-major n×d matrix, optional
 // float labels and optional feature names (nil gives "x1"…"xd"), checking
-// the values and the labels.
-func newDataset(n, d int, x []float32, y []float64, features []string) (*Dataset, error) {
+// the values and the labels. A NaN is a missing value where the policy takes
+// them (settleMissing), an error otherwise, as ±Inf always is.
+func newDataset(n, d int, x []float32, y []float64, features []string, missing Missing) (*Dataset, error) {
 	if n <= 0 || d <= 0 {
 		return nil, fmt.Errorf("%d rows, %d columns: %w", n, d, errEmpty)
 	}
+	nan := false
 	for k, v := range x {
+		if v != v && missing != MissingError {
+			nan = true
+			continue
+		}
 		if isNonFinite(v) {
 			return nil, fmt.Errorf("row %d, column %d: %v: %w", k/d+1, k%d+1, v, errNonFinite)
 		}
@@ -409,6 +415,11 @@ func newDataset(n, d int, x []float32, y []float64, features []string) (*Dataset
 			return nil, err
 		}
 		ds.Y = labels
+	}
+	if nan {
+		if err := ds.settleMissing(missing, false); err != nil {
+			return nil, err
+		}
 	}
 	return ds, nil
 }

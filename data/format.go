@@ -3,7 +3,6 @@ package data
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/memory"
@@ -64,14 +63,14 @@ const maxGunzip = 64 << 30
 
 // gunzip inflates a gzip file, every member of it (as gzip -d does).
 func gunzip(b []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+	zr, err := newGzipMembers(bufio.NewReader(bytes.NewReader(b)))
 	if err != nil {
-		return nil, fmt.Errorf("gzip: %v: %w", err, ErrFormat)
+		return nil, err
 	}
 	var out bytes.Buffer
 	n, err := io.Copy(&out, io.LimitReader(zr, maxGunzip+1))
 	if err != nil {
-		return nil, fmt.Errorf("gzip: after %d bytes: %v: %w", n, err, ErrFormat)
+		return nil, fmt.Errorf("after %d bytes: %w", n, err)
 	}
 	if n > maxGunzip {
 		return nil, fmt.Errorf("gzip: inflates past %d bytes: %w", int64(maxGunzip), errTooLarge)

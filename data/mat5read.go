@@ -41,19 +41,25 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	xName := opts.xVar()
 	yName, yRequired := opts.yVar()
 	var x, y *matArray
-	for off := mat5.HeaderLen; off < len(b) && (x == nil || (yName != "" && y == nil)); {
+	// Every variable is read, so that one named twice is refused: SciPy reads the last,
+	// a reader that read the first would train on other numbers.
+	for off := mat5.HeaderLen; off < len(b); {
 		a, next, err := matTopElement(b, off, order)
 		if err != nil {
 			return nil, err
 		}
-		off = next
+		var seen *matArray
 		switch {
 		case a == nil:
-		case a.name == xName && x == nil:
-			x = a
-		case a.name == yName && y == nil:
-			y = a
+		case a.name == xName:
+			seen, x = x, a
+		case yName != "" && a.name == yName:
+			seen, y = y, a
 		}
+		if seen != nil {
+			return nil, fmt.Errorf("variable %q: the file holds it twice (at bytes %d and %d): %w", a.name, seen.offset, a.offset, ErrFormat)
+		}
+		off = next
 	}
 	if x == nil {
 		return nil, fmt.Errorf("variable %q: %w", xName, errMissingVariable)
@@ -108,7 +114,7 @@ func decodeMAT(b []byte, opts LoadOptions) (*Dataset, error) {
 	if wide != nil {
 		ds, err = newDatasetWide(n, d, wide, yv)
 	} else {
-		ds, err = newDataset(n, d, rows, yv, nil)
+		ds, err = newDataset(n, d, rows, yv, nil, opts.Missing)
 	}
 	if err != nil {
 		vars := fmt.Sprintf("variable %q", x.name)

@@ -20,7 +20,7 @@ func newDatasetWide(n, d int, x []float64, y []float64) (*Dataset, error) {
 		}
 		x32[k] = f
 	}
-	ds, err := newDataset(n, d, x32, y, nil)
+	ds, err := newDataset(n, d, x32, y, nil, MissingError)
 	if err != nil {
 		return nil, err
 	}

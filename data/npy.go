@@ -336,7 +336,7 @@ func decodeNPY(r io.Reader, size int64, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return npyDataset(a, nil, "array")
+	return npyDataset(a, nil, "array", opts.Missing)
 }
 
 // decodeNPZ reads X and optional y arrays from a .npz archive (a zip of
@@ -364,17 +364,26 @@ func decodeNPZ(b []byte, opts LoadOptions) (*Dataset, error) {
 			return nil, fmt.Errorf("array %q: %w", yName, errMissingVariable)
 		}
 	}
-	return npyDataset(x, y, xName)
+	return npyDataset(x, y, xName, opts.Missing)
 }
 
 // npzEntry decodes the array name ("name.npy" in the archive, or "name"),
 // or returns nil if the archive has no such entry.
+// An archive that holds the array twice is refused: NumPy reads the last, a reader
+// that read the first would train on other numbers.
 func npzEntry(zr *zip.Reader, name string, opts LoadOptions) (*npyArray, error) {
 	wide := opts.wide()
+	var entry *zip.File
 	for _, f := range zr.File {
 		if f.Name != name+".npy" && f.Name != name {
 			continue
 		}
+		if entry != nil {
+			return nil, fmt.Errorf("array %q: the archive holds it twice (%q and %q): %w", name, entry.Name, f.Name, ErrFormat)
+		}
+		entry = f
+	}
+	if f := entry; f != nil {
 		rc, err := f.Open()
 		if err != nil {
 			return nil, fmt.Errorf("array %q: zip: %v: %w", name, err, ErrFormat)
@@ -428,7 +437,7 @@ func readBlocks(r io.Reader) (io.Reader, int64, error) {
 
 // npyDataset checks shapes (X 2-D; y of shape (n,) or (n, 1)) and builds
 // the Dataset.
-func npyDataset(x, y *npyArray, xName string) (*Dataset, error) {
+func npyDataset(x, y *npyArray, xName string, missing Missing) (*Dataset, error) {
 	if len(x.shape) != 2 {
 		return nil, fmt.Errorf("array %q: shape %v, want 2-D (n, d): %w", xName, x.shape, ErrFormat)
 	}
@@ -447,5 +456,5 @@ func npyDataset(x, y *npyArray, xName string) (*Dataset, error) {
 		ds.wideInts = x.ints
 		return ds, nil
 	}
-	return newDataset(x.shape[0], x.shape[1], x.x, yv, nil)
+	return newDataset(x.shape[0], x.shape[1], x.x, yv, nil, missing)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/udocc/udocc/internal/memory"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -72,18 +73,20 @@ type parquetTable struct {
 	cols  []*parquet.Column
 	names []string
 	ro    roles
-	label int   // the label column opts named, -1 for none
-	d     int64 // features
-	x     []float32
-	ids   []string
-	lr    labelReader
+	label int // the label column opts named, -1 for none
+	// missing is the policy for a null feature: NaN, settled once read, or an error.
+	missing Missing
+	d       int64 // features
+	x       []float32
+	ids     []string
+	lr      labelReader
 }
 
 // newParquetTable resolves the columns of pf under opts: names unique, the label and the
 // id columns flat, the features numeric.
 func newParquetTable(pf *parquet.File, opts LoadOptions) (*parquetTable, error) {
 	cols := pf.Root().Columns()
-	t := &parquetTable{pf: pf, cols: cols, names: make([]string, len(cols)), lr: labelReader{positive: opts.Positive}}
+	t := &parquetTable{pf: pf, cols: cols, names: make([]string, len(cols)), lr: labelReader{positive: opts.Positive}, missing: opts.Missing}
 	numeric := make([]bool, len(cols))
 	for j, c := range cols {
 		t.names[j] = c.Name()
@@ -166,6 +169,10 @@ func (t *parquetTable) readGroup(rg parquet.RowGroup, base int64) error {
 	for i, j := range t.ro.features {
 		conv, _ := toFloat(t.cols[j])
 		err := readChunk(chunks[t.cols[j].Index()], rows, func(row int64, v parquet.Value) error {
+			if v.IsNull() && t.missing != MissingError {
+				t.x[(base+row)*t.d+int64(i)] = float32(math.NaN())
+				return nil
+			}
 			if v.IsNull() {
 				return errNull
 			}
@@ -226,6 +233,11 @@ func (t *parquetTable) dataset(n int64) (*Dataset, error) {
 	}
 	for _, j := range t.ro.text {
 		ds.TextDropped = append(ds.TextDropped, t.names[j])
+	}
+	if t.missing != MissingError {
+		if err := ds.settleMissing(t.missing, false); err != nil {
+			return nil, err
+		}
 	}
 	return ds, nil
 }

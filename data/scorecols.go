@@ -46,10 +46,11 @@ func HasScoreColumns(path string) (bool, error) {
 			return false, nil
 		}
 	}
-	for i := range names {
-		if sc := ScoreColumns(); slices.Equal(names[i:min(i+len(sc), len(names))], sc) {
-			return true, nil
-		}
-	}
-	return false, nil
+	// Where udocc writes them: last, after the table's columns (--append-to), or after
+	// row and an optional id column (scores.csv).
+	sc := ScoreColumns()
+	k := len(sc)
+	at := func(i int) bool { return i >= 0 && i+k <= len(names) && slices.Equal(names[i:i+k], sc) }
+	scoresCSV := len(names) > 0 && names[0] == "row" && (at(1) || at(2))
+	return at(len(names)-k) || scoresCSV, nil
 }

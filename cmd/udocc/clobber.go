@@ -20,8 +20,8 @@ import (
 //     which the run's outputs replace whole;
 //   - --scores-to or --append-to over an existing file that udocc did not write, unless
 //     --force. udocc recognises its own tables by their columns score, rank and label
-//     side by side (data.HasScoreColumns: scores.csv's header, and what --append-to
-//     writes, CSV or Parquet).
+//     side by side where it writes them (data.HasScoreColumns: after row in scores.csv's
+//     header, last in what --append-to writes, CSV or Parquet).
 //
 // data is DATA ("-": stdin, which no output can be); model is --model, or "" for fit.
 func checkClobber(dataPath, model string, o outputFlags, t tableFlags) error {

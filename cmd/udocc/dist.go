@@ -8,12 +8,32 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
 	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 )
+
+// checkRankRows reads the table at path as the ranks will, before any starts, and
+// refuses --nproc n where a rank would hold fewer than the two rows BatchNorm needs: one
+// usage error here, not one error a rank (a table that cannot be read is one error
+// too). The launcher's memory is handed back before the ranks start.
+func checkRankRows(path string, n int, f inputFlags, t tableFlags) error {
+	in, err := loadTable(path, f, t, t.selection())
+	if err != nil {
+		return err
+	}
+	rows := in.ds.N
+	in.remove()
+	debug.FreeOSMemory()
+	if rows < 2*n {
+		return usagef("--nproc %d: %s has %d rows, and every rank needs at least 2 (its minibatches' BatchNorm): use at most %d ranks",
+			n, path, rows, max(1, rows/2))
+	}
+	return nil
+}
 
 // launchRanks is `udocc fit --nproc n` (torchrun --standalone's case): it starts n
 // processes of this binary on this machine, each `udocc fit` with the same flags as one

@@ -110,6 +110,9 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 			return err
 		}
 	}
+	if fs.Changed("ties") && (m != lib.Proposed || o.Delta != lib.PaperRule) {
+		return usagef("--ties is only for --method proposed with --threshold paper, the rule whose ties it breaks")
+	}
 	if o.arch != "" {
 		if o.Hidden, err = parseHidden(o.arch); err != nil {
 			return usagef("--arch: %v", err)
@@ -273,6 +276,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if fs.Arg(0) == "-" {
 			return usagef("--nproc %d: DATA - (stdin) cannot be read by several ranks; give a file", o.nproc)
 		}
+		if err := checkRankRows(fs.Arg(0), o.nproc, o.input, o.table); err != nil {
+			return err
+		}
 		return launchRanks(o.nproc, args, stdout, stderr)
 	}
 	d, err := lib.JoinFromEnv(o.Device, o.distTimeout)
@@ -357,7 +363,7 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 	}
 	defer tx.Abort()
 	for _, l := range labelhint.Of(ds) {
-		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, l.Name, l.Name)
+		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, data.ShowName(l.Name), data.ShowName(l.Name))
 	}
 	f, err := fitTable(ctx, ds, o, newProgress(stderr, o.output.quiet))
 	if err != nil {
@@ -378,6 +384,14 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 }
 
 // report prints the summary: JSON with --json, a few lines otherwise.
+// oneClass says which class a label of one value gives every row.
+func oneClass(y []int) string {
+	if len(y) > 0 && y[0] == 1 {
+		return "an anomaly"
+	}
+	return "normal"
+}
+
 func report(f *fitted, o fitOptions, stdout io.Writer) error {
 	if o.output.json {
 		return printJSON(stdout, f.summary)
@@ -429,6 +443,8 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "  F1 %.4f  precision %.4f  recall %.4f", *s.F1, *s.Precision, *s.Recall)
 		}
 		fmt.Fprintln(stdout)
+	} else if f.ds != nil && f.ds.Y != nil {
+		fmt.Fprintf(stdout, "  the label has one value (every row %s): no ROCAUC, PRAUC or true anomaly ratio\n", oneClass(f.ds.Y))
 	}
 	t := s.Timings
 	wall := t.ReadSeconds + t.TotalSeconds + t.ExplainSeconds + t.FiguresSeconds

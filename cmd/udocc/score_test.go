@@ -206,7 +206,7 @@ func TestScoreBadModel(t *testing.T) {
 		{"model.json not JSON", ens, func(m string) error {
 			return os.WriteFile(filepath.Join(m, "model.json"), []byte("{\"format\": 2,"), 0o644)
 		}, "table.csv", "model.json", false},
-		{"no model folder", ens, func(m string) error { return os.RemoveAll(m) }, "table.csv", "model.json", false},
+		{"no model folder", ens, func(m string) error { return os.RemoveAll(m) }, "table.csv", "no such folder", false},
 		{"method bogus", ens, editMeta(func(m map[string]any) { m["method"] = "bogus" }), "table.csv", `method "bogus"`, true},
 		{"ensemble without its threshold", ens, editMeta(func(m map[string]any) { delete(m, "threshold") }), "table.csv", "threshold", false},
 		{"ensemble without its combination", ens, editMeta(func(m map[string]any) { delete(m, "ensemble"); delete(m, "threshold") }),

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/regfile"
 	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"log/slog"
@@ -55,12 +56,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	f.opts.Dir, f.opts.Device, f.opts.Threads, f.opts.Logger = f.model, f.device, f.threads, log
 	if f.tokenFile != "" {
-		b, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return fmt.Errorf("--token-file: %w", err)
-		}
-		if f.opts.Token = strings.TrimSpace(string(b)); f.opts.Token == "" || strings.ContainsAny(f.opts.Token, " \t\r\n") {
-			return fmt.Errorf("--token-file %s: want one token, without spaces", f.tokenFile)
+		if f.opts.Token, err = readToken(f.tokenFile); err != nil {
+			return err
 		}
 	}
 	srv := &http.Server{
@@ -117,10 +114,13 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, h tool.Server
 			return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
 		case <-ctx.Done():
 			log.Info("shutting down: draining the requests in progress")
-			drain, cancel := context.WithTimeout(context.Background(), f.opts.Timeout+5*time.Second)
+			drain, cancel := context.WithTimeout(context.Background(), drainWindow(f.opts.Timeout))
 			defer cancel()
 			if err := srv.Shutdown(drain); err != nil {
-				return fmt.Errorf("draining: %w", err)
+				// A client that stopped reading past every deadline: its connection
+				// is closed, and the server has stopped as asked.
+				log.Warn("draining: closing the connections still open", "err", err)
+				srv.Close()
 			}
 			if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 				return err
@@ -130,6 +130,36 @@ func serve(ctx context.Context, srv *http.Server, ln net.Listener, h tool.Server
 			return nil
 		}
 	}
+}
+
+// minToken is the shortest bearer token --token-file may hold, in bytes.
+const minToken = 16
+
+// readToken reads the bearer token of --token-file path: a regular file of at most
+// 4 KiB (not a device, which could be read without end) holding one token, at least
+// minToken bytes, without spaces; surrounding spaces and line ends are dropped.
+func readToken(path string) (string, error) {
+	b, err := regfile.ReadFile(path, 4<<10)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	switch {
+	case tok == "":
+		return "", fmt.Errorf("--token-file %s is empty: write one token into it", path)
+	case strings.ContainsAny(tok, " \t\r\n"):
+		return "", fmt.Errorf("--token-file %s: want one token, without spaces", path)
+	case len(tok) < minToken:
+		return "", fmt.Errorf("--token-file %s: a token of %d bytes; want at least %d (e.g. openssl rand -hex 16)", path, len(tok), minToken)
+	}
+	return tok, nil
+}
+
+// drainWindow is how long a shutdown waits for the requests in progress, timeout each:
+// past a request's write deadline (twice its timeout, udocc.Handler), so that a
+// request ends by its own deadlines before the server gives up on it.
+func drainWindow(timeout time.Duration) time.Duration {
+	return 2*timeout + 5*time.Second
 }
 
 // check refuses flags that cannot be used.

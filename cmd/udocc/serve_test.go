@@ -35,7 +35,7 @@ func TestServe(t *testing.T) {
 	mustUdocc(t, dir, fitArgs("--out", "fit", "table.csv")...)
 	mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "scored", "--quiet", "new.csv")
 	want := readCSV(t, filepath.Join(dir, "scored", "scores.csv")).col(t, "score")
-	os.WriteFile(filepath.Join(dir, "token"), []byte("t0ken\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "token"), []byte("t0ken-0123456789abcdef\n"), 0o600)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,7 +45,7 @@ func TestServe(t *testing.T) {
 	ln.Close()
 	cmd := exec.Command(udoccBin, "serve", "--model", "fit/model", "--addr", addr, "--token-file", "token", "--log-format", "json")
 	cmd.Dir = dir
-	logs := &syncBuffer{mu: make(chan struct{}, 1)}
+	logs := &syncBuffer{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestServe(t *testing.T) {
 	}
 	req, _ = http.NewRequest(http.MethodPost, url+"/v1/score", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "text/csv")
-	req.Header.Set("Authorization", "Bearer t0ken")
+	req.Header.Set("Authorization", "Bearer t0ken-0123456789abcdef")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -119,11 +119,11 @@ func columnsOf(ds *data.Dataset, imputed []int, constant []int) columnsReport {
 
 // print writes the report as a few indented lines.
 func (r columnsReport) print(w io.Writer) {
-	fmt.Fprintf(w, "  features (%d): %s\n", len(r.Used), shortList(r.Used, 12))
+	fmt.Fprintf(w, "  features (%d): %s\n", len(r.Used), shortList(data.ShowNames(r.Used), 12))
 	if len(r.Dropped) > 0 {
 		parts := make([]string, len(r.Dropped))
 		for i, d := range r.Dropped {
-			parts[i] = fmt.Sprintf("%s (%s)", d.Name, d.Why)
+			parts[i] = fmt.Sprintf("%s (%s)", data.ShowName(d.Name), d.Why)
 		}
 		fmt.Fprintf(w, "  left out: %s\n", shortList(parts, 12))
 	}
@@ -131,7 +131,7 @@ func (r columnsReport) print(w io.Writer) {
 		total, parts := 0, make([]string, len(r.Imputed))
 		for i, c := range r.Imputed {
 			total += c.Cells
-			parts[i] = fmt.Sprintf("%s %d", c.Name, c.Cells)
+			parts[i] = fmt.Sprintf("%s %d", data.ShowName(c.Name), c.Cells)
 		}
 		fmt.Fprintf(w, "  missing cells imputed with the training median: %d (%s); --missing error or drop-rows to refuse them\n", total, shortList(parts, 12))
 	}

@@ -139,7 +139,7 @@ func loadNetworks(meta *models.Meta, dir, device string) (*Networks, error) {
 		}
 		if got := g.Sizes(); !slices.Equal(got, meta.Sizes) {
 			g.Close()
-			return nil, fmt.Errorf("udocc: %s: sizes %v, but the network file %s holds layers of sizes %v: one of them was changed", filepath.Join(dir, models.MetaFile), meta.Sizes, path, got)
+			return nil, fmt.Errorf("udocc: %s: sizes %s, but the network file %s holds layers of sizes %s: one of them was changed", filepath.Join(dir, models.MetaFile), shortInts(meta.Sizes), path, shortInts(got))
 		}
 		return g, nil
 	}
@@ -209,4 +209,12 @@ func (nw *Networks) outputs(ctx context.Context, ds *data.Dataset) (dist, rec []
 		}
 	}
 	return dist, rec, nil
+}
+
+// shortInts is xs for a message: at most its first 8, and how many there are.
+func shortInts(xs []int) string {
+	if len(xs) <= 8 {
+		return fmt.Sprint(xs)
+	}
+	return fmt.Sprintf("%v… (%d in all)", xs[:8], len(xs))
 }

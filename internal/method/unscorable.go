@@ -15,11 +15,41 @@ import (
 // infinite score; the error names it and its farthest column.
 var ErrUnscorable = errors.New("a value lies too far outside the training range to be scored in float32")
 
+// UnscorableError is ErrUnscorable at a row: the first of a scored table whose score is
+// not a finite number, and the column whose value lies farthest from its training
+// center, in training scales, where the table holds the row.
+type UnscorableError struct {
+	Row    int     // 1-based, as scores.csv numbers rows
+	What   string  // what is not finite: "the score", "member 2's distance", …
+	Result float64 // its value: NaN or ±Inf
+	// Column is the farthest column's name ("x3" where the table names none) and Index
+	// its 1-based position; "" and 0 where the table does not hold the row (a rank of a
+	// data-parallel fit holds its block only).
+	Column string
+	Index  int
+	Value  float64 // the farthest column's value
+	Scales float64 // how many training scales Value lies from Center
+	Center float64 // the column's training center (mean)
+}
+
+func (e *UnscorableError) Error() string {
+	far := ""
+	if e.Index > 0 {
+		// The value as the table holds it: a float32.
+		far = fmt.Sprintf(" (column %q holds %g, %.3g training scales from its training center %.4g)", e.Column, float32(e.Value), e.Scales, e.Center)
+	}
+	return fmt.Sprintf("udocc: row %d (1-based, as scores.csv numbers rows): %s is %v%s: %v; remove the row or correct the value",
+		e.Row, e.What, e.Result, far, ErrUnscorable)
+}
+
+// Is reports ErrUnscorable as the error's kind.
+func (e *UnscorableError) Is(target error) bool { return target == ErrUnscorable }
+
 // unscorable is the error for row i of ds, whose what is v; the row's farthest value
 // from the training center, in training scales, is named where ds holds the row (a
 // data-parallel rank holds its block only: local is false).
 func unscorable(sc *scale.Scaler, ds *data.Dataset, local bool, i int, what string, v float64) error {
-	far := ""
+	e := &UnscorableError{Row: i + 1, What: what, Result: v}
 	if local && i < ds.N {
 		best, bj := -1.0, 0
 		for j, x := range ds.X[i*ds.D : (i+1)*ds.D] {
@@ -27,15 +57,13 @@ func unscorable(sc *scale.Scaler, ds *data.Dataset, local bool, i int, what stri
 				best, bj = z, j
 			}
 		}
-		name := fmt.Sprintf("x%d", bj+1)
+		e.Column, e.Index = fmt.Sprintf("x%d", bj+1), bj+1
 		if bj < len(ds.Features) {
-			name = ds.Features[bj]
+			e.Column = ds.Features[bj]
 		}
-		far = fmt.Sprintf(" (column %q holds %g, %.3g training scales from its training center %.4g)",
-			name, ds.X[i*ds.D+bj], best, sc.Mean[bj])
+		e.Value, e.Scales, e.Center = float64(ds.X[i*ds.D+bj]), best, sc.Mean[bj]
 	}
-	return fmt.Errorf("udocc: row %d (1-based, as scores.csv numbers rows): %s is %v%s: %w; remove the row or correct the value",
-		i+1, what, v, far, ErrUnscorable)
+	return e
 }
 
 // checkScored refuses the first row whose member distances, reconstruction errors or

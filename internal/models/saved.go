@@ -3,6 +3,7 @@ package models
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,10 @@ const MetaFile = "model.json"
 
 // ErrFormat reports a saved model of another format version or a corrupt description.
 var ErrFormat = errors.New("not a udocc model of this format")
+
+// ErrTooLarge reports a model whose model.json would be larger than ReadMeta reads:
+// WriteMeta refuses it, so that every model written can be loaded.
+var ErrTooLarge = errors.New("model.json larger than a model may have")
 
 // Meta describes a saved model: everything but the networks, which lie beside it, one
 // file per member (written by the torch shim).
@@ -201,7 +206,7 @@ func (m *Meta) Validate() error {
 	names := map[string]bool{}
 	for i, f := range m.Features {
 		if names[f] {
-			return fmt.Errorf("features[%d]: %q named twice: %w", i, f, ErrFormat)
+			return fmt.Errorf("features[%d]: %.80q named twice: %w", i, f, ErrFormat)
 		}
 		names[f] = true
 	}
@@ -209,9 +214,9 @@ func (m *Meta) Validate() error {
 	for i, mem := range m.Members {
 		switch {
 		case mem.Network == "" || filepath.Base(mem.Network) != mem.Network:
-			return fmt.Errorf("members[%d].network %q: %w", i, mem.Network, ErrFormat)
+			return fmt.Errorf("members[%d].network %.80q: %w", i, mem.Network, ErrFormat)
 		case files[mem.Network]:
-			return fmt.Errorf("members[%d].network %q is another member's too: %w", i, mem.Network, ErrFormat)
+			return fmt.Errorf("members[%d].network %.80q is another member's too: %w", i, mem.Network, ErrFormat)
 		case seeds[mem.Seed]:
 			return fmt.Errorf("members[%d].seed %d is another member's too: %w", i, mem.Seed, ErrFormat)
 		case mem.Threshold != nil && !(*mem.Threshold >= 0 && !math.IsInf(*mem.Threshold, 0)):
@@ -335,7 +340,7 @@ func (m *Meta) validateEnsemble() error {
 		case mem.Threshold != nil:
 			return fmt.Errorf("members[%d].threshold: an ensemble's members have none (the threshold is model.json's): %w", i, ErrFormat)
 		case e.DistanceWeight < 1 && (mem.Autoencoder == "" || filepath.Base(mem.Autoencoder) != mem.Autoencoder || mem.Autoencoder == mem.Network):
-			return fmt.Errorf("members[%d].autoencoder %q: %w", i, mem.Autoencoder, ErrFormat)
+			return fmt.Errorf("members[%d].autoencoder %.80q: %w", i, mem.Autoencoder, ErrFormat)
 		}
 	}
 	return nil
@@ -349,12 +354,18 @@ func (m *Meta) validateEnsemble() error {
 // So the Gaussian's matrix is marshalled as a 16-character stand-in, spliceMark, and its
 // base64 written in its place: base64 needs no escaping in JSON, and the file is the
 // same bytes.
+//
+// A model.json larger than ReadMeta reads (maxMetaBytes) is refused with ErrTooLarge
+// before it is written.
 func WriteMeta(dir string, m *Meta) error {
 	m.encodeNames()
 	path := filepath.Join(dir, MetaFile)
 	plain := func() error {
 		b, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
+			return err
+		}
+		if err := checkMetaSize(int64(len(b))+1, len(m.Features)); err != nil {
 			return err
 		}
 		return atomicfile.WriteBytes(path, append(b, '\n'))
@@ -373,6 +384,9 @@ func WriteMeta(dir string, m *Meta) error {
 	at := bytes.Index(b, spliceText)
 	if at < 0 || bytes.Contains(b[at+1:], spliceText) { // a name or value that spells it
 		return plain()
+	}
+	if err := checkMetaSize(int64(len(b)-len(spliceText))+int64(base64.StdEncoding.EncodedLen(4*len(g.B)))+1, len(m.Features)); err != nil {
+		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
@@ -406,9 +420,16 @@ func ReadMeta(dir string) (*Meta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
+	// Fields udocc does not write are refused: such a model.json was edited, or is
+	// of a format this udocc does not know.
 	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("models: %s: %v: %w", path, err, ErrFormat)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("models: %s: %.200v: %w", path, err, ErrFormat)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("models: %s: data after the model's object: %w", path, ErrFormat)
 	}
 	if err := m.decodeNames(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
@@ -419,9 +440,37 @@ func ReadMeta(dir string) (*Meta, error) {
 	return &m, nil
 }
 
-// maxMetaBytes bounds the size of a model.json that is read: one udocc writes holds a
-// few numbers per column, far less.
-const maxMetaBytes = 256 << 20
+// maxMetaBytes bounds the size of a model.json that is read and written: some hundreds
+// of bytes a column, so a model of up to some 250,000 columns (a variable for tests).
+var maxMetaBytes int64 = 256 << 20
+
+// CheckSize refuses, before a fit trains, a model whose model.json would be larger than
+// a model may have: m as far as it is known (its names, scaler and projection), plus
+// perColumn bytes for each of the table's d columns for what training adds (the
+// training medians and spreads). WriteMeta checks the model.json it writes again.
+func CheckSize(m *Meta, d, perColumn int) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return checkMetaSize(int64(len(b))+int64(perColumn)*int64(d), d)
+}
+
+// SetMaxBytes sets the most bytes a model.json may have, for tests of models near it,
+// and returns the function that sets it back.
+func SetMaxBytes(n int64) (restore func()) {
+	old := maxMetaBytes
+	maxMetaBytes = n
+	return func() { maxMetaBytes = old }
+}
+
+// checkMetaSize refuses a model.json of n bytes, for d columns, beyond maxMetaBytes.
+func checkMetaSize(n int64, d int) error {
+	if n <= maxMetaBytes {
+		return nil
+	}
+	return fmt.Errorf("models: the model of %d columns needs a %d-byte model.json, more than the %d a model may have (it could not be loaded): fit fewer columns: %w", d, n, maxMetaBytes, ErrTooLarge)
+}
 
 // readMetaFile reads model.json, refusing a file that is not a regular file (a device,
 // a pipe, a link to one: internal/regfile) or is larger than maxMetaBytes, before

@@ -12,6 +12,7 @@ import (
 // csvReader reads a CSV body whose first line is a header.
 type csvReader struct {
 	cr  *csv.Reader
+	g   *csvGuard
 	c   Columns
 	pos []int // the record's cell of input j; nil before the header
 	row int
@@ -21,11 +22,28 @@ type csvReader struct {
 // NewCSV reads the CSV body r, whose first line names its columns. Where the model
 // names its columns (c.Names), the header must hold each of them once, in any order,
 // and may hold the names of c.Ignore beside them; where it does not, the header must
-// have c.D cells, matched by position.
+// have c.D cells, matched by position. The header may have no more cells than that,
+// a row no more than the header, and a cell at most 4,096 bytes (or twice the longest
+// name): a body past these bounds is refused at the first byte beyond them.
 func NewCSV(r io.Reader, c Columns) Reader {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
+	fields, cell := c.D, maxCell
+	if c.Names != nil {
+		fields = len(c.Names) + len(c.Ignore)
+	}
+	for _, names := range [][]string{c.Names, c.Ignore} {
+		for _, s := range names {
+			cell = max(cell, 2*len(s)+2)
+		}
+	}
+	return newCSV(r, c, fields, cell)
+}
+
+// newCSV is NewCSV with a header of at most fields cells and cells of at most cell bytes.
+func newCSV(r io.Reader, c Columns, fields, cell int) *csvReader {
+	g := newCSVGuard(r, fields, cell)
+	cr := csv.NewReader(bufio.NewReaderSize(g, 64<<10))
 	cr.ReuseRecord = true
-	return &csvReader{cr: cr, c: c}
+	return &csvReader{cr: cr, g: g, c: c}
 }
 
 func (r *csvReader) Next(x []float32) (int, error) {
@@ -69,11 +87,11 @@ func (r *csvReader) next(x []float32) (int, error) {
 		for j, p := range r.pos {
 			s := strings.TrimSpace(rec[p])
 			if s == "" {
-				return n, &Error{Row: r.row, Column: r.c.column(j), Msg: "an empty cell (missing values are not imputed)", Kind: ErrValue}
+				return n, &Error{Row: r.row, Column: r.c.column(j), Index: j + 1, Msg: "an empty cell (missing values are not imputed)", Kind: ErrValue}
 			}
 			v, msg := parseValue(s)
 			if msg != "" {
-				return n, &Error{Row: r.row, Column: r.c.column(j), Msg: msg, Kind: ErrValue}
+				return n, &Error{Row: r.row, Column: r.c.column(j), Index: j + 1, Msg: msg, Kind: ErrValue}
 			}
 			row[j] = v
 		}
@@ -97,6 +115,7 @@ func (r *csvReader) header() error {
 	}
 	names[0] = strings.TrimPrefix(names[0], "\ufeff")
 	r.cr.FieldsPerRecord = len(names)
+	r.g.fields = len(names)
 	if r.c.Names == nil {
 		if len(names) != r.c.D {
 			return &Error{Msg: fmt.Sprintf("the header has %d columns; the model was trained on %d unnamed columns, matched by position", len(names), r.c.D), Kind: ErrColumns}
@@ -120,7 +139,7 @@ func (r *csvReader) header() error {
 			unknown = append(unknown, s)
 		case p < 0:
 		case r.pos[p] >= 0:
-			return &Error{Column: fmt.Sprintf("%q", s), Msg: "named twice in the header", Kind: ErrColumns}
+			return &Error{Column: s, Msg: "named twice in the header", Kind: ErrColumns}
 		default:
 			r.pos[p] = i
 		}
@@ -149,6 +168,14 @@ func (r *csvReader) readError(err error) error {
 			kind = ErrColumns
 		}
 		return &Error{Row: r.row, Msg: fmt.Sprintf("line %d: %v", pe.Line, pe.Err), Kind: kind}
+	}
+	var le *errLimit
+	if errors.As(err, &le) {
+		msg := le.Error()
+		if r.pos == nil && le.kind == ErrColumns {
+			msg = fmt.Sprintf("the header has more than %d columns, the model's %d and the %d it ignores", le.fields, r.c.D, len(r.c.Ignore))
+		}
+		return &Error{Row: r.row, Msg: msg, Kind: le.kind}
 	}
 	return fmt.Errorf("reading the body: %w", err)
 }

@@ -184,9 +184,17 @@ func (j *jsonReader) close() error {
 		if b, err = j.skip(); err != nil {
 			return j.cut(err)
 		}
-		if err := j.key(b, ""); err != nil {
+		if b != '"' {
+			return j.syntax(fmt.Sprintf("want a field name, found %s", show(b)))
+		}
+		k, err := j.str()
+		if err != nil {
 			return err
 		}
+		if k == "rows" {
+			return j.syntax(`the field "rows" twice`)
+		}
+		return j.syntax(fmt.Sprintf(`unknown field %.60q: the body's one field is "rows"`, k))
 	}
 	if b != '}' {
 		return j.syntax(fmt.Sprintf("want } after the rows, found %s", show(b)))
@@ -486,11 +494,11 @@ func (j *jsonReader) field(b byte, row []float32) error {
 	pos, ok := j.idx[name]
 	switch {
 	case !ok:
-		return &Error{Row: j.row, Column: fmt.Sprintf("%.60q", name), Msg: "the model has no such column", Kind: ErrColumns}
+		return &Error{Row: j.row, Column: name, Msg: "the model has no such column", Kind: ErrColumns}
 	case pos < 0:
 		return j.scalar(b)
 	case j.seen[pos]:
-		return &Error{Row: j.row, Column: fmt.Sprintf("%q", name), Msg: "named twice", Kind: ErrColumns}
+		return &Error{Row: j.row, Column: name, Msg: "named twice", Kind: ErrColumns}
 	}
 	j.seen[pos] = true
 	row[pos], err = j.value(b, pos)
@@ -499,14 +507,15 @@ func (j *jsonReader) field(b byte, row []float32) error {
 
 // value reads the number that starts with b, in input col (-1: an ignored column).
 func (j *jsonReader) value(b byte, col int) (float32, error) {
-	name := func() string {
+	name := func() (string, int) {
 		if col < 0 {
-			return ""
+			return "", 0
 		}
-		return j.c.column(col)
+		return j.c.column(col), col + 1
 	}
 	bad := func(msg string) (float32, error) {
-		return 0, &Error{Row: j.row, Column: name(), Msg: msg, Kind: ErrValue}
+		c, i := name()
+		return 0, &Error{Row: j.row, Column: c, Index: i, Msg: msg, Kind: ErrValue}
 	}
 	switch {
 	case b == '-' || (b >= '0' && b <= '9'):
@@ -543,7 +552,8 @@ func (j *jsonReader) value(b byte, col int) (float32, error) {
 	case b == '[' || b == '{':
 		return bad("a nested array or object is not a number")
 	}
-	return 0, &Error{Row: j.row, Column: name(), Msg: fmt.Sprintf("want a number, found %s", show(b)), Kind: ErrSyntax}
+	c, i := name()
+	return 0, &Error{Row: j.row, Column: c, Index: i, Msg: fmt.Sprintf("want a number, found %s", show(b)), Kind: ErrSyntax}
 }
 
 // number reads the bytes of a number whose first byte b was read: from the reader's
@@ -727,11 +737,11 @@ func show(b byte) string {
 	return fmt.Sprintf("byte 0x%02x", b)
 }
 
-// quoteList quotes up to n names, saying how many more there are.
+// quoteList quotes up to n names (each to 80 bytes), saying how many more there are.
 func quoteList(names []string, n int) string {
 	q := make([]string, 0, n)
 	for _, s := range names[:min(n, len(names))] {
-		q = append(q, fmt.Sprintf("%q", s))
+		q = append(q, fmt.Sprintf("%.80q", s))
 	}
 	out := strings.Join(q, ", ")
 	if len(names) > n {

@@ -3,6 +3,7 @@ package rowbody
 import (
 	"errors"
 	"fmt"
+	"github.com/udocc/udocc/internal/decimal"
 	"math"
 	"strconv"
 	"strings"
@@ -25,7 +26,8 @@ var (
 // Error is bad input at a place in the body.
 type Error struct {
 	Row    int    // 1-based data row; 0 for the body as a whole or the CSV header
-	Column string // the column's name, or "column N" (1-based); "" where none applies
+	Column string // the column's name as the model or the body has it; "" where none applies
+	Index  int    // the model's input, 1-based; 0 where none applies
 	Msg    string
 	Kind   error // ErrSyntax, ErrColumns, ErrValue or ErrEmpty
 }
@@ -35,8 +37,11 @@ func (e *Error) Error() string {
 	if e.Row > 0 {
 		fmt.Fprintf(&b, "row %d: ", e.Row)
 	}
-	if e.Column != "" {
-		fmt.Fprintf(&b, "%s: ", e.Column)
+	switch {
+	case e.Column != "":
+		fmt.Fprintf(&b, "%.80q: ", e.Column)
+	case e.Index > 0:
+		fmt.Fprintf(&b, "column %d: ", e.Index)
 	}
 	b.WriteString(e.Msg)
 	return b.String()
@@ -66,12 +71,12 @@ func (c Columns) index() map[string]int {
 	return idx
 }
 
-// column names input j for an error.
+// column is the name of input j, "" where the model names none.
 func (c Columns) column(j int) string {
 	if j < len(c.Names) {
-		return strconv.Quote(c.Names[j])
+		return c.Names[j]
 	}
-	return fmt.Sprintf("column %d", j+1)
+	return ""
 }
 
 // Reader gives a body's rows a chunk at a time.
@@ -85,7 +90,7 @@ type Reader interface {
 // parseValue is a cell's number as package data reads it: strconv.ParseFloat, then
 // float32; NaN, ±Inf and values beyond float32's range are refused.
 func parseValue(s string) (float32, string) {
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := decimal.Parse(s)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
 			return 0, fmt.Sprintf("%.40q is beyond float32's range (±3.4e38)", s)

@@ -111,7 +111,8 @@ type ModelInfo struct {
 	Members       int       `json:"members"`
 	Device        string    `json:"device"`
 	// Dir is the folder the model was loaded from; "" for a model handed over in memory.
-	Dir string `json:"dir,omitempty"`
+	// It is the server's to log, not its clients' to read: GET /v1/model leaves it out.
+	Dir string `json:"-"`
 	// Files are the SHA-256 (hex) of the model's files by name: its networks (checked
 	// against model.json when it was loaded) and, where Dir is known, model.json.
 	Files  map[string]string `json:"files"`
