@@ -4,6 +4,10 @@
 //
 //	udocc fit [flags] DATA        train, score and label DATA (.mat, .csv, .npy, .npz)
 //	udocc score --model DIR DATA  apply a saved model to new rows
+//	udocc review --model DIR --labels FILE DATA
+//	                              pick rows to label, count anomalies from the answers
+//	udocc cut --model DIR --labels FILE --out DIR2
+//	                              write the model with the answers' count and threshold
 //	udocc serve --model DIR       serve a saved model over HTTP
 //	udocc demo                    the whole job on a built-in synthetic table
 //	udocc bench [flags]           the paper's benchmark grid and its report
@@ -57,7 +61,8 @@ func commands() []command {
 		{"fit", "[flags] DATA", "train, score and label a table", runFit},
 		{"score", "--model DIR [flags] DATA", "apply a saved model to new rows", runScore},
 		{"explain", "--model DIR [flags] DATA", "say which features drive rows' scores", runExplain},
-		{"cut", "--model DIR --out DIR2 --contamination P|--count K", "write a model with a new threshold, without training", runCut},
+		{"review", "--model DIR --labels FILE DATA", "pick rows to label; count the anomalies from the answers", runReview},
+		{"cut", "--model DIR --out DIR2 --contamination P|--count K|--labels FILE", "write a model with a new threshold, without training", runCut},
 		{"serve", "--model DIR [flags]", "serve a saved model over HTTP (docs/serve.md)", runServe},
 		{"demo", "[flags]", "fit a built-in synthetic table and compare with the truth", runDemo},
 		{"bench", "[flags]", "run the paper's benchmark grid and write its report", runBench},
