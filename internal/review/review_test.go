@@ -330,7 +330,9 @@ func TestErrors(t *testing.T) {
 		{"contradiction", func() error {
 			_, err := Calibrate(10, []Answer{{Rank: 2, Anomaly: true, Round: 1}, {Rank: 5, Round: 1}, {Rank: 2, Round: 0}}, Prior{}, Target{})
 			return err
-		}, func(e error) bool { return errors.As(e, &contra) && contra.Rank == 2 && contra.First == 0 && contra.Second == 2 }},
+		}, func(e error) bool {
+			return errors.As(e, &contra) && contra.Rank == 2 && contra.First == 0 && contra.Second == 2
+		}},
 		{"n < 2", func() error { _, err := Calibrate(1, nil, Prior{}, Target{}); return err },
 			func(e error) bool { return errors.As(e, &argErr) && argErr.Arg == "n" }},
 		{"k < 1", func() error { _, err := Next(10, nil, nil, 0, 0, Prior{}); return err },
