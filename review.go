@@ -353,8 +353,9 @@ func rankedAnswers(answers []Answer, rank []int) ([]review.Answer, error) {
 }
 
 // reviewPrior is the label-free count the answers update: the one recorded by an
-// earlier calibration, else the model's selected ratio and its 80 % interval where the
-// count gave one; the zero Prior (the corpus prior) otherwise.
+// earlier calibration, else the model's selected ratio with its 80 % interval where the
+// count gave one (the corpus prior's spread where it gave none: a given contamination,
+// another rule); the zero Prior (the corpus prior) where the model has no ratio.
 func (m *Model) reviewPrior() review.Prior {
 	if r := m.meta.Review; r != nil {
 		if len(r.Prior) == 3 {
@@ -367,8 +368,11 @@ func (m *Model) reviewPrior() review.Prior {
 	if m.scores == nil && m.meta.Tail != nil && !math.IsInf(m.thr, 0) {
 		share = float64(m.trainingFlagged()) / float64(m.meta.Tail.N)
 	}
-	if math.IsNaN(lo) || !(share > 0 && share < 1) {
+	switch {
+	case !(share > 0 && share < 1):
 		return review.Prior{}
+	case math.IsNaN(lo):
+		return review.Prior{Share: share} // the corpus prior's spread around the model's share
 	}
 	const edge = 1e-6 // the estimator takes shares in (0, 1)
 	clip := func(v float64) float64 { return min(max(v, edge), 1-edge) }

@@ -1,9 +1,6 @@
 package tool
 
-import (
-	"cmp"
-	"slices"
-)
+import "github.com/udocc/udocc/internal/review"
 
 // RankedAnswer is an answer on the row of rank Rank (1-based, ReviewRanks) among the
 // rows reviewed, whose score is Score: what a labels file holds when the table itself
@@ -20,23 +17,15 @@ type RankedAnswer struct {
 // Rows and Scores unset) and the result a udocc.Calibration. Set by package udocc.
 var CalibrateRanked func(m any, n int, answers []RankedAnswer, opts any) (any, error)
 
-// ReviewRanks are the 1-based rank of each score (rank[i]) and the row of each rank
-// (order[r-1]): scores descending, ties to the lower row first. These are a review's
-// ranks (udocc.Model.ReviewRows), which break ties the other way from scores.csv's.
+// ReviewRanks are the 1-based rank of each score (rank[i], review.Ranks: scores
+// descending, ties to the lower row first) and the row of each rank (order[r-1]). These
+// are a review's ranks (udocc.Model.ReviewRows), which break ties the other way from
+// scores.csv's.
 func ReviewRanks(scores []float64) (rank, order []int) {
+	rank = review.Ranks(scores)
 	order = make([]int, len(scores))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	rank = make([]int, len(scores))
-	for r, i := range order {
-		rank[i] = r + 1
+	for i, r := range rank {
+		order[r-1] = i
 	}
 	return rank, order
 }
