@@ -148,13 +148,8 @@ func openReview(ctx context.Context, m *lib.Model, ds *data.Dataset, path string
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, libError(err))
 	}
-	s := &reviewSession{m: m, ds: ds, data: path, f: f, scores: scores, index: map[int]int{}, explain: min(defaultExplain, ds.D)}
-	s.rank, _ = tool.ReviewRanks(scores)
-	for i := range ds.N {
-		s.index[s.fileRow(i)] = i
-	}
-	s.header = s.columns()
-	if s.lf, err = readLabels(f.labels, true); err != nil {
+	s, err := newReviewSession(m, ds, path, f, scores)
+	if err != nil {
 		return nil, err
 	}
 	var fill []*labelLine
@@ -169,6 +164,22 @@ func openReview(ctx context.Context, m *lib.Model, ds *data.Dataset, path string
 		}
 	}
 	if err := s.explainLines(ctx, fill); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newReviewSession is the review of ds (read from path), whose rows score scores under
+// m, with the labels file f.labels read (a new one where there is none).
+func newReviewSession(m *lib.Model, ds *data.Dataset, path string, f reviewFlags, scores []float64) (*reviewSession, error) {
+	s := &reviewSession{m: m, ds: ds, data: path, f: f, scores: scores, index: map[int]int{}, explain: min(defaultExplain, ds.D)}
+	s.rank, _ = tool.ReviewRanks(scores)
+	for i := range ds.N {
+		s.index[s.fileRow(i)] = i
+	}
+	s.header = s.columns()
+	var err error
+	if s.lf, err = readLabels(f.labels, true); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -212,31 +223,44 @@ func (s *reviewSession) idColumn() string {
 // device (or libtorch) differs at all.
 const scoreTolerance = 1e-5
 
-// check checks a line against the table and returns its row of ds.
+// check checks a line against the table and the model's scores of it, and returns its
+// row of ds.
 func (s *reviewSession) check(l *labelLine) (int, error) {
-	bad := func(col string, format string, args ...any) error {
-		return &labelsError{Path: s.lf.path, Line: l.line, Column: col, Err: fmt.Errorf(format, args...)}
-	}
-	i, ok := s.index[l.row]
-	if !ok {
-		return 0, bad(colRow, "row %d is not a row of %s (%d rows%s)", l.row, s.data, s.ds.N, leftOut(s.ds))
-	}
-	if l.n != 0 && l.n != s.ds.N {
-		return 0, bad(colN, "%d rows, but %s has %d: a labels file of another table", l.n, s.data, s.ds.N)
+	i, err := s.checkRows(l)
+	if err != nil {
+		return 0, err
 	}
 	if l.hasScore && !scoreNear(l.score, s.scores[i]) {
-		return 0, bad(colScore, "row %d scores %s under %s, the file says %s: a labels file of another table or model",
+		return 0, s.lineError(l, colScore, "row %d scores %s under %s, the file says %s: a labels file of another table or model",
 			l.row, ftoa(s.scores[i]), s.f.model, ftoa(l.score))
 	}
 	if l.rank != 0 && l.rank != s.rank[i] {
-		return 0, bad(colRank, "row %d ranks %d under %s, the file says %d: a labels file of another table or model", l.row, s.rank[i], s.f.model, l.rank)
+		return 0, s.lineError(l, colRank, "row %d ranks %d under %s, the file says %d: a labels file of another table or model", l.row, s.rank[i], s.f.model, l.rank)
+	}
+	return i, nil
+}
+
+// checkRows checks a line against the table (its row, n and id) and returns its row of
+// ds.
+func (s *reviewSession) checkRows(l *labelLine) (int, error) {
+	i, ok := s.index[l.row]
+	if !ok {
+		return 0, s.lineError(l, colRow, "row %d is not a row of %s (%d rows%s)", l.row, s.data, s.ds.N, leftOut(s.ds))
+	}
+	if l.n != 0 && l.n != s.ds.N {
+		return 0, s.lineError(l, colN, "%d rows, but %s has %d: a labels file of another table", l.n, s.data, s.ds.N)
 	}
 	if id := s.idColumn(); s.ds.IDs != nil {
 		if v, ok := l.cells[id]; ok && strings.TrimSpace(v) != "" && v != s.ds.IDs[i] {
-			return 0, bad(id, "row %d has id %q in %s, the file says %q: a labels file of another table", l.row, s.ds.IDs[i], s.data, v)
+			return 0, s.lineError(l, id, "row %d has id %q in %s, the file says %q: a labels file of another table", l.row, s.ds.IDs[i], s.data, v)
 		}
 	}
 	return i, nil
+}
+
+// lineError is an error of line l's column col.
+func (s *reviewSession) lineError(l *labelLine, col, format string, args ...any) error {
+	return &labelsError{Path: s.lf.path, Line: l.line, Column: col, Err: fmt.Errorf(format, args...)}
 }
 
 // leftOut says how many rows the table left out, where it left any.
@@ -419,3 +443,96 @@ func cutLine(c lib.Calibration) string {
 
 // errQuit ends an interactive review at the user's q.
 var errQuit = errors.New("quit")
+
+// fitCalibration is what fit --labels did: the count from the answers and how many of
+// the labelled rows' scores were not this fit's (labels drawn on another model).
+type fitCalibration struct {
+	lib.Calibration
+	path     string
+	rescored int
+}
+
+// calibrateFit sets a fresh fit's count and threshold from the answers of the labels
+// file o.labels (Model.Calibrate on the training rows): one path with udocc cut --labels.
+// The file must be of this table (its rows, n and ids); where its scores are another
+// model's (the file was reviewed with a model fitted otherwise), the rows keep their
+// answers and rounds, ranked by this fit's scores, and the report says how many.
+func calibrateFit(ctx context.Context, m *lib.Model, ds *data.Dataset, o fitOptions) (*fitCalibration, error) {
+	s, err := newReviewSession(m, ds, ds.Path, reviewFlags{model: "this fit", labels: o.labels}, m.Scores())
+	if err != nil {
+		return nil, err
+	}
+	if s.lf.header == nil {
+		return nil, &labelsError{Path: o.labels, Err: errors.New("no such file: udocc review --model DIR --labels FILE DATA writes one")}
+	}
+	fc := &fitCalibration{path: o.labels}
+	for _, l := range s.lf.lines {
+		i, err := s.checkRows(l)
+		if err != nil {
+			return nil, err
+		}
+		if l.answered() && (l.rank != 0 && l.rank != s.rank[i] || l.hasScore && !scoreNear(l.score, s.scores[i])) {
+			fc.rescored++
+		}
+	}
+	answers, _ := s.answers()
+	if fc.Calibration, err = m.Calibrate(ctx, answers, lib.CalibrateOptions{LabelsSHA256: s.lf.sha256}); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.labels, libError(err))
+	}
+	return fc, nil
+}
+
+// What a count rests on (summary.json's count_basis.from).
+const (
+	countFromAnswers = "answers"
+	countFromPrior   = "prior"
+	countFromScores  = "scores"
+)
+
+// countBasis is summary.json's count_basis: what the ensemble's count (selected_ratio)
+// rests on, said plainly, with the next step where it is the corpus prior.
+type countBasis struct {
+	// From is "answers" (a count calibrated from a labels file), "prior" (the learned
+	// count found no evidence of the share in the scores: the corpus prior) or
+	// "scores" (a rule's count of the scores, or a given contamination).
+	From string `json:"from"`
+	// Answers and Anomalies are the answers the count rests on (0 for a label-free
+	// count); Labels and LabelsSHA256 their file.
+	Answers      int    `json:"answers"`
+	Anomalies    int    `json:"anomalies"`
+	Labels       string `json:"labels,omitempty"`
+	LabelsSHA256 string `json:"labels_sha256,omitempty"`
+	// Note says it in a sentence, and what to do next.
+	Note string `json:"note"`
+}
+
+// reviewAnswers is about how many answers a review needs for a useful count (the 80 %
+// interval about ×3.5 wide instead of ×29 on the 71 tables of the corpus;
+// docs/threshold.md, "The count from answers").
+const reviewAnswers = 40
+
+// countBasisOf is what m's count rests on; model and data name the model's folder and
+// the table for the next step's command, fc the calibration of fit --labels (or nil).
+func countBasisOf(m *lib.Model, model, data string, fc *fitCalibration) *countBasis {
+	b := m.CountBasis()
+	switch {
+	case b.Answers > 0 || fc != nil:
+		cb := &countBasis{From: countFromAnswers, Answers: b.Answers, Anomalies: b.Anomalies, LabelsSHA256: b.LabelsSHA256}
+		cb.Note = fmt.Sprintf("the count rests on %d answers (%d anomalies)", b.Answers, b.Anomalies)
+		if fc != nil {
+			cb.Labels = fc.path
+			cb.Note = fmt.Sprintf("the count rests on %d answers (%d anomalies) in %s: %.1f of %d rows, cut (%s) at the top %d",
+				b.Answers, b.Anomalies, fc.path, fc.Count, fc.N, fc.Target, fc.Cut)
+			if fc.rescored > 0 {
+				cb.Note += fmt.Sprintf("; %d of the answered rows were ranked by another model's scores when asked, and are ranked by this fit's", fc.rescored)
+			}
+		}
+		return cb
+	case b.Prior:
+		return &countBasis{From: countFromPrior, Note: fmt.Sprintf(
+			"no evidence of the share in the scores; %.2f %% is the corpus prior. To count from answers, label about %d rows: udocc review --model %s --labels labels.csv %s",
+			100*b.Share, reviewAnswers, model, data)}
+	}
+	return &countBasis{From: countFromScores, Note: fmt.Sprintf(
+		"the count comes from the scores alone; about %d answers (udocc review) give one from labels", reviewAnswers)}
+}
