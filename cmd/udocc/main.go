@@ -61,8 +61,8 @@ func commands() []command {
 		{"fit", "[flags] DATA", "train, score and label a table", runFit},
 		{"score", "--model DIR [flags] DATA", "apply a saved model to new rows", runScore},
 		{"explain", "--model DIR [flags] DATA", "say which features drive rows' scores", runExplain},
-		{"review", "--model DIR --labels FILE DATA", "pick rows to label; count the anomalies from the answers", runReview},
-		{"cut", "--model DIR --out DIR2 --contamination P|--count K|--labels FILE", "write a model with a new threshold, without training", runCut},
+		{"review", "--model DIR --labels L DATA", "pick rows to label; count the anomalies from the answers", runReview},
+		{"cut", "--model DIR --out DIR2 [flags]", "write a model with a new threshold (a share, a count, or answers), without training", runCut},
 		{"serve", "--model DIR [flags]", "serve a saved model over HTTP (docs/serve.md)", runServe},
 		{"demo", "[flags]", "fit a built-in synthetic table and compare with the truth", runDemo},
 		{"bench", "[flags]", "run the paper's benchmark grid and write its report", runBench},
@@ -74,7 +74,7 @@ func commands() []command {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "udocc %s: unsupervised anomaly detection with Deep SVDD and an adaptive threshold\n\nUsage:\n", Version)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  udocc %-9s %-26s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  udocc %-9s %-30s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'udocc COMMAND -h' for a command's flags and their defaults.")
 }
