@@ -1,6 +1,7 @@
 package udocc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -393,12 +394,18 @@ func cutOn(scores []float64, cut int) (float64, error) {
 }
 
 // cutFrom is the threshold that flags the top cut of n rows whose scores are not all at
-// hand: the training scores' value at that share (their sketch in model.json: the rows
-// reviewed are taken to score as the training rows do), kept within the scores known of
-// ranks around the cut (known, rank -> score), so that every known row above the cut is
-// flagged and none below it; exactly the score of rank cut+1 where it is known.
+// hand: exactly the score of rank cut+1 where it is known (known: rank -> score, the
+// answered rows' at least); else the training scores' value at that share (their sketch
+// in model.json: the rows reviewed are taken to score as the training rows do), and
+// beyond the sketch's shares (at most a half) the score interpolated linearly in rank
+// between the sketch's and the known rows' nearest ranks; in every case kept so that
+// each known row above the cut is flagged and none below it. All n rows: below every
+// finite score; none (the top score not known): above every one.
 func (m *Model) cutFrom(n, cut int, known map[int]float64) (float64, error) {
-	if s, ok := known[cut+1]; ok && cut > 0 {
+	if cut >= n {
+		return -math.MaxFloat64, nil
+	}
+	if s, ok := known[cut+1]; ok {
 		if above, ok := known[cut]; !ok || above > s {
 			return s, nil
 		}
@@ -412,24 +419,20 @@ func (m *Model) cutFrom(n, cut int, known map[int]float64) (float64, error) {
 		}
 	}
 	var thr float64
-	switch t := m.meta.Tail; {
+	t := m.meta.Tail
+	switch {
 	case cut == 0:
-		thr = lo
-		if t != nil {
-			thr = max(thr, t.Scores[0])
-		}
-		if math.IsInf(thr, -1) {
-			return 0, fmt.Errorf("%w: nothing to flag, and no score known to cut above", tool.ErrNoRecut)
-		}
+		thr = math.MaxFloat64 // above every finite score; the top one is not at hand
 	case t != nil && float64(cut)/float64(n) <= t.Shares[len(t.Shares)-1]:
 		var err error
 		if thr, err = m.tailThreshold(tool.Cut{Contamination: float64(cut) / float64(n)}); err != nil {
 			return 0, err
 		}
-	case !math.IsInf(lo, -1) && !math.IsInf(hi, 1):
-		thr = lo + (hi-lo)/2
 	default:
-		return 0, fmt.Errorf("%w: the top %d of %d rows: the model's sketch of its training scores does not reach that share; calibrate on the table's rows", tool.ErrNoRecut, cut, n)
+		var ok bool
+		if thr, ok = interpolateRank(rankPoints(t, n, known), float64(cut+1)); !ok {
+			return 0, fmt.Errorf("%w: the top %d of %d rows: no score known at or below rank %d; calibrate on the table's rows", tool.ErrNoRecut, cut, n, cut+1)
+		}
 	}
 	if thr < lo {
 		thr = lo
@@ -438,6 +441,45 @@ func (m *Model) cutFrom(n, cut int, known map[int]float64) (float64, error) {
 		thr = math.Max(lo, math.Nextafter(hi, math.Inf(-1)))
 	}
 	return thr, nil
+}
+
+// rankPoint is a score known (or sketched) at a rank among n rows.
+type rankPoint struct{ rank, score float64 }
+
+// rankPoints are the scores known at ranks among n rows, ascending by rank: the sketch
+// of the training scores (tail, nil for none) placed at the ranks its shares give among
+// n, and the known rows' own.
+func rankPoints(tail *models.Tail, n int, known map[int]float64) []rankPoint {
+	var pts []rankPoint
+	if tail != nil {
+		for i, share := range tail.Shares {
+			pts = append(pts, rankPoint{share*float64(n) + 1, tail.Scores[i]})
+		}
+		pts = append(pts, rankPoint{0.5*float64(n) + 1, tail.Median})
+	}
+	for r, s := range known {
+		pts = append(pts, rankPoint{float64(r), s})
+	}
+	slices.SortFunc(pts, func(a, b rankPoint) int { return cmp.Compare(a.rank, b.rank) })
+	return pts
+}
+
+// interpolateRank is the score at rank r, linear in rank between the points on either
+// side of it: the first point's score before it, just below the last point's past it;
+// false where there are no points.
+func interpolateRank(pts []rankPoint, r float64) (float64, bool) {
+	if len(pts) == 0 {
+		return 0, false
+	}
+	i, _ := slices.BinarySearchFunc(pts, r, func(p rankPoint, r float64) int { return cmp.Compare(p.rank, r) })
+	switch {
+	case i == len(pts):
+		return math.Nextafter(pts[i-1].score, math.Inf(-1)), true
+	case pts[i].rank == r || i == 0:
+		return pts[i].score, true
+	}
+	a, b := pts[i-1], pts[i]
+	return a.score + (r-a.rank)/(b.rank-a.rank)*(b.score-a.score), true
 }
 
 // CountBasis says what a model's count of anomalies (its selected ratio) rests on.
