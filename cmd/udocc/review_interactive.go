@@ -14,7 +14,23 @@ import (
 // and resumed by running it again; rows asked before and not answered come first, and
 // when none is left the next round is asked.
 func (s *reviewSession) interactive(ctx context.Context, in io.Reader, w io.Writer) error {
-	sc := bufio.NewScanner(in)
+	// The answers are read on a goroutine of their own, so that Ctrl-C (ctx) ends the
+	// session while it waits for one.
+	lines, stop := make(chan string), make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			}
+		}
+	}()
 	fmt.Fprintf(w, "udocc review: %s (%d rows), answers saved in %s as you give them\n", s.data, s.ds.N, s.lf.path)
 	fmt.Fprintf(w, "  a: anomaly  n: normal  s: skip  q: quit\n")
 	s.printEstimate(ctx, w)
@@ -36,11 +52,17 @@ loop:
 		}
 		fmt.Fprint(w, s.describe(l))
 		fmt.Fprint(w, "anomaly? [a/n/s/q] ")
-		if !sc.Scan() {
+		var text string
+		var ok bool
+		select {
+		case text, ok = <-lines:
+		case <-ctx.Done():
+		}
+		if !ok {
 			fmt.Fprintln(w)
 			break
 		}
-		switch strings.ToLower(strings.TrimSpace(sc.Text())) {
+		switch strings.ToLower(strings.TrimSpace(text)) {
 		case "a", "1", "y", "yes":
 			if err := s.answer(ctx, l.row, 1); err != nil {
 				return err
