@@ -54,16 +54,115 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("%d tables", len(tabs))
-	res := run(tabs, *reps, *respReps)
+	vars, families := variants(tabs)
+	res := run(tabs, vars, *reps, *respReps)
+	chosen := map[string]map[string]string{}
+	for name, fam := range families {
+		chosen[name] = chooseLOGO(res, tabs, fam, name)
+	}
 	f, err := os.Create(*out)
 	if err != nil {
 		log.Fatal(err)
 	}
-	report(f, tabs, res, *reps, *respReps)
+	report(f, tabs, res, vars, families, chosen, *reps, *respReps)
 	if err := f.Close(); err != nil {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s", *out)
+}
+
+// variants is the estimators measured, and the families among which one is chosen per
+// held-out group (by name: the family's members).
+func variants(tabs []*table) ([]variant, map[string][]string) {
+	fixed := func(m review.Method) func(*table) review.Method { return func(*table) review.Method { return m } }
+	vars := []variant{
+		{"port", fixed(review.Method{})},
+		{"noise", fixed(review.Method{Noise: true})},
+		{"ef1", fixed(review.Method{ExpectedF1: true})},
+		{"noise+ef1", fixed(review.Method{Noise: true, ExpectedF1: true})},
+	}
+	// Curve priors learned leave-one-group-out: each table's from the other groups'.
+	posts := map[string][]float64{}
+	size := map[string]int{}
+	for _, t := range tabs {
+		posts[t.name] = review.CurvePosterior(t.y)
+		size[t.group]++
+	}
+	families := map[string][]string{}
+	for _, flat := range []float64{0.1, 0.3, 0.6} {
+		cache := map[string][]float64{}
+		learn := func(t *table) review.Method {
+			c, ok := cache[t.group]
+			if !ok {
+				var ps [][]float64
+				var ws []float64
+				for _, o := range tabs {
+					if o.group != t.group {
+						ps = append(ps, posts[o.name])
+						ws = append(ws, 1/float64(size[o.group]))
+					}
+				}
+				c = review.LearnCurve(ps, ws, flat)
+				cache[t.group] = c
+			}
+			return review.Method{Curve: c, Noise: true, ExpectedF1: true}
+		}
+		name := fmt.Sprintf("curve%.1f+noise+ef1", flat)
+		vars = append(vars, variant{name, learn})
+		families["curve(LOGO)+noise+ef1"] = append(families["curve(LOGO)+noise+ef1"], name)
+	}
+	return vars, families
+}
+
+// chooseLOGO makes the outcomes of name: for each source group, those of the member of
+// fam with the least mean |ln| at 40 answers over the other groups. It returns the
+// member chosen for each group.
+func chooseLOGO(res *results, tabs []*table, fam []string, name string) map[string]string {
+	chosen := map[string]string{}
+	groups := map[string]bool{}
+	for _, t := range tabs {
+		groups[t.group] = true
+	}
+	res.copies[name] = map[string][][2]float64{}
+	for g := range groups {
+		best, bestLn := "", math.Inf(1)
+		for _, v := range fam {
+			others := byTable{}
+			for tab, os := range res.out[v]["40"] {
+				if groupOf(tabs, tab) != g {
+					others[tab] = os
+				}
+			}
+			a, _, _ := perGroup(tabs, others)
+			if a.absLn < bestLn {
+				best, bestLn = v, a.absLn
+			}
+		}
+		chosen[g] = best
+		for _, t := range tabs {
+			if t.group != g {
+				continue
+			}
+			for _, s := range res.settings {
+				for _, o := range res.out[best][s][t.name] {
+					res.add(name, s, t.name, o)
+				}
+			}
+			if c, ok := res.copies[best][t.name]; ok {
+				res.copies[name][t.name] = c
+			}
+		}
+	}
+	return chosen
+}
+
+func groupOf(tabs []*table, name string) string {
+	for _, t := range tabs {
+		if t.name == name {
+			return t.group
+		}
+	}
+	return ""
 }
 
 func envOr(k, def string) string {
@@ -196,9 +295,9 @@ type outcome struct {
 	lnShare           float64 // ln(count / n)
 }
 
-// simulate reviews t with k answers from seed, as the CLI does: Next for each round,
-// the answers from y, then Calibrate.
-func simulate(t *table, k int, seed uint64) outcome {
+// answers simulates the design's answers to k questions from seed, as the CLI asks
+// them: Next for each round, the answers from y.
+func answers(t *table, k int, seed uint64) []review.Answer {
 	var ans []review.Answer
 	for round, m := range rounds(k) {
 		ranks, err := review.Next(t.n, ans, nil, m, seed, t.prior)
@@ -209,7 +308,12 @@ func simulate(t *table, k int, seed uint64) outcome {
 			ans = append(ans, review.Answer{Rank: r, Anomaly: t.y[r-1], Round: round + 1})
 		}
 	}
-	e, err := review.Calibrate(t.n, ans, t.prior, review.Target{})
+	return ans
+}
+
+// calibrate is m's estimate from ans, judged against t's labels.
+func calibrate(t *table, m review.Method, ans []review.Answer) outcome {
+	e, err := m.Calibrate(t.n, ans, t.prior, review.Target{})
 	if err != nil {
 		log.Fatalf("%s: %v", t.name, err)
 	}
@@ -231,60 +335,92 @@ func (t *table) judge(count, lo, hi float64, cut int) outcome {
 	return o
 }
 
-// results holds the outcomes: by setting (a row of the report), table, then repeat.
+// variant is an estimator measured: its settings for a table (a curve prior is learned
+// on the other source groups' tables).
+type variant struct {
+	name   string
+	method func(t *table) review.Method
+}
+
+// byTable is outcomes by table name.
+type byTable map[string][]outcome
+
+// results holds the outcomes of each variant: by setting (a row of the report:
+// "fit", "0", or the number of answers), then table.
 type results struct {
 	settings []string
-	out      map[string]map[string][]outcome
-	slopes   map[string]float64 // response at 40 answers, per table with ROCAUC ≥ 0.9
-	copies   map[string][][2]float64
+	out      map[string]map[string]byTable      // variant, setting, table
+	copies   map[string]map[string][][2]float64 // variant, table: (true share, mean ln count share)
 }
 
 var ks = []int{10, 20, 40, 80}
 
 func settingName(k int) string { return fmt.Sprintf("%d", k) }
 
-func run(tabs []*table, reps, respReps int) *results {
-	res := &results{out: map[string]map[string][]outcome{}, slopes: map[string]float64{}, copies: map[string][][2]float64{}}
-	add := func(s, tab string, o outcome) {
-		if res.out[s] == nil {
-			res.out[s] = map[string][]outcome{}
+func (res *results) add(v, s, tab string, o outcome) {
+	if res.out[v] == nil {
+		res.out[v] = map[string]byTable{}
+	}
+	if res.out[v][s] == nil {
+		res.out[v][s] = byTable{}
+		if !slices.Contains(res.settings, s) {
 			res.settings = append(res.settings, s)
 		}
-		res.out[s][tab] = append(res.out[s][tab], o)
+	}
+	res.out[v][s][tab] = append(res.out[v][s][tab], o)
+}
+
+func run(tabs []*table, vars []variant, reps, respReps int) *results {
+	res := &results{out: map[string]map[string]byTable{}, copies: map[string]map[string][][2]float64{}}
+	for _, v := range vars {
+		res.copies[v.name] = map[string][][2]float64{}
 	}
 	for ti, t := range tabs {
-		// 0 answers: the fit's label-free count and its interval, its flagged rows.
-		add("fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
-		e0, err := review.Calibrate(t.n, nil, t.prior, review.Target{})
-		if err != nil {
-			log.Fatalf("%s: %v", t.name, err)
+		ms := make([]review.Method, len(vars))
+		for i, v := range vars {
+			ms[i] = v.method(t)
 		}
-		add("0", t.name, t.judge(e0.Count, e0.Low*float64(t.n), e0.High*float64(t.n), e0.Cut))
+		for i, v := range vars {
+			// 0 answers: the fit's label-free count and its interval, its flagged rows.
+			res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
+			res.add(v.name, "0", t.name, calibrate(t, ms[i], nil))
+		}
 		for _, k := range ks {
 			for rep := range reps {
-				add(settingName(k), t.name, simulate(t, k, uint64(1000*ti+rep)))
+				ans := answers(t, k, uint64(1000*ti+rep))
+				for i, v := range vars {
+					res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans))
+				}
 			}
 		}
 		if t.auc >= 0.9 {
 			// Response: the table and its resampled copies, scores kept, 40 answers.
-			var pts [][2]float64
-			pts = append(pts, [2]float64{float64(t.T) / float64(t.n), meanLn(res.out[settingName(40)][t.name])})
 			labels := make([]int, t.n)
 			for i, y := range t.yRow {
 				if y {
 					labels[i] = 1
 				}
 			}
+			pts := make([][][2]float64, len(vars))
+			for i, v := range vars {
+				pts[i] = append(pts[i], [2]float64{float64(t.T) / float64(t.n), meanLn(res.out[v.name]["40"][t.name])})
+			}
 			for c, share := range bench.CopyShares(t.name, 6) {
 				cp := t.subset(bench.CopyRows(labels, share, bench.CopyMaxRows, uint64(c)))
-				var os []outcome
+				os := make([][]outcome, len(vars))
 				for rep := range respReps {
-					os = append(os, simulate(cp, 40, uint64(1000*ti+rep)))
+					ans := answers(cp, 40, uint64(1000*ti+rep))
+					for i := range vars {
+						os[i] = append(os[i], calibrate(cp, ms[i], ans))
+					}
 				}
-				pts = append(pts, [2]float64{float64(cp.T) / float64(cp.n), meanLn(os)})
+				for i := range vars {
+					pts[i] = append(pts[i], [2]float64{float64(cp.T) / float64(cp.n), meanLn(os[i])})
+				}
 			}
-			res.copies[t.name] = pts
-			res.slopes[t.name] = slope(pts)
+			for i, v := range vars {
+				res.copies[v.name][t.name] = pts[i]
+			}
 		}
 		log.Printf("%s: done (%d/%d)", t.name, ti+1, len(tabs))
 	}
@@ -426,9 +562,31 @@ var prototype = map[string][6]float64{
 	"80":  {0.38, 0.74, 0.90, 0.78, 2.5, 0.83},
 }
 
-func report(w io.Writer, tabs []*table, res *results, reps, respReps int) {
+// responses is each table's response (NaN where its copies' shares span too little).
+func responses(res *results, v string) map[string]float64 {
+	out := map[string]float64{}
+	for tab, pts := range res.copies[v] {
+		out[tab] = slope(pts)
+	}
+	return out
+}
+
+func meanResponse(res *results, v string) (float64, int) {
+	var all []float64
+	for _, s := range responses(res, v) {
+		if !math.IsNaN(s) {
+			all = append(all, s)
+		}
+	}
+	return mean(all), len(all)
+}
+
+// final is the variant the report details (and the package ships).
+const final = "curve(LOGO)+noise+ef1"
+
+func report(w io.Writer, tabs []*table, res *results, vars []variant, families map[string][]string, chosen map[string]map[string]string, reps, respReps int) {
 	fmt.Fprintf(w, "# The count from answers, measured on the corpus\n\n")
-	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh):\n\n")
+	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 15 minutes on one core):\n\n")
 	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data\n\n")
 	fmt.Fprintf(w, "%d tables, %d source groups; one default fit per table (seed 0). Answers are taken from each table's y "+
 		"through internal/review's Next and Calibrate (the CLI's code), in rounds of 20 (one round of 10 for 10 answers), "+
@@ -436,51 +594,62 @@ func report(w io.Writer, tabs []*table, res *results, reps, respReps int) {
 		"Figures are averaged per table, then per source group, then over groups; the interval width (high/low) is the median "+
 		"over a group's repeats, then the median over groups. F1 / oracle F1: the F1 of the cut over the best F1 of any cut of the same scores.\n\n",
 		len(tabs), countGroups(tabs), reps)
-	fmt.Fprintf(w, "| answers | mean \\|ln(count/true)\\| | within ×1.5 | within ×2 | 80 %% interval: covers, width | F1 of the cut / oracle F1 | prototype (ADAPT-BAYESP) |\n|---|---|---|---|---|---|---|\n")
-	label := map[string]string{"fit": "0: the fit's label-free count", "0": "0: Calibrate without answers (the prior)"}
-	for _, s := range res.settings {
-		a, _, _ := perGroup(tabs, res.out[s])
-		name := label[s]
-		if name == "" {
-			name = s
-		}
-		proto := "—"
-		if p, ok := prototype[s]; ok {
-			proto = fmt.Sprintf("%.2f / %.0f %% / %s / %.0f %%, ×%.1f / %.2f", p[0], 100*p[1], pct(p[2]), 100*p[3], p[4], p[5])
-		}
-		fmt.Fprintf(w, "| %s | %.2f | %.0f %% | %.0f %% | %.0f %%, ×%.1f | %.2f | %s |\n", name, a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r, proto)
+	fmt.Fprintf(w, "## %s (what Calibrate ships)\n\n", final)
+	writeMain(w, tabs, res, final)
+	r, nr := meanResponse(res, final)
+	fmt.Fprintf(w, "\nResponse to resampling at 40 answers on the %d tables of ROCAUC ≥ 0.9: **%.2f** (prototype: 0.74; see below).\n\n", nr, r)
+	for fam, members := range families {
+		fmt.Fprintf(w, "%s: a curve prior learned on the other groups' fully labelled tables (review.LearnCurve, each group weighing alike), "+
+			"mixed with all-alike weights in the proportion flat ∈ {%s}; the proportion is chosen for each held-out group as the one of least "+
+			"mean |ln| at 40 answers on the other groups, and the group is measured with it (leave one group out). Chosen: %s.\n\n",
+			fam, strings.Join(members, ", "), chosenSummary(chosen[fam]))
 	}
+	fmt.Fprintf(w, "## Every estimator measured (the same answers)\n\n")
+	fmt.Fprintf(w, "| estimator | 20 answers: \\|ln\\| / ×1.5 / ×2 / covers, width / F1 ratio | 40 answers | 80 answers | response at 40 |\n|---|---|---|---|---|\n")
+	names := []string{}
+	for _, v := range vars {
+		names = append(names, v.name)
+	}
+	for fam := range families {
+		names = append(names, fam)
+	}
+	for _, v := range names {
+		fmt.Fprintf(w, "| %s |", v)
+		for _, s := range []string{"20", "40", "80"} {
+			a, _, _ := perGroup(tabs, res.out[v][s])
+			fmt.Fprintf(w, " %.2f / %.0f %% / %.0f %% / %.0f %%, ×%.1f / %.2f |", a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r)
+		}
+		r, _ := meanResponse(res, v)
+		fmt.Fprintf(w, " %.2f |\n", r)
+	}
+	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
+		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1.\n")
+
 	// Response.
-	var all []float64
-	for _, s := range res.slopes {
-		if !math.IsNaN(s) {
-			all = append(all, s)
-		}
-	}
-	fmt.Fprintf(w, "\n## Response to resampling (40 answers)\n\n")
-	fmt.Fprintf(w, "On the %d tables whose scores reach ROCAUC ≥ 0.9, each table and 6 resampled copies (bench.CopyShares: shares log-uniform "+
+	fmt.Fprintf(w, "\n## Response to resampling (40 answers, %s)\n\n", final)
+	fmt.Fprintf(w, "On the tables whose scores reach ROCAUC ≥ 0.9, each table and 6 resampled copies (bench.CopyShares: shares log-uniform "+
 		"in [0.2 %%, 40 %%]; bench.CopyRows: anomalies or normal rows subsampled, at most 20,000 rows), the table's scores kept, "+
-		"%d repeats per copy. Response: the least-squares slope of the mean ln(count) on ln(true share), clipped to [0, 1] "+
+		"%d repeats per copy. Response: the least-squares slope of the mean ln(count share) on ln(true share), clipped to [0, 1] "+
 		"(internal/bench's slopeOf, the count study's definition). The prior is the original table's for every copy, so "+
 		"without answers the response is 0 by construction (the count study measured 0.06 for the shipped label-free count on refitted copies).\n\n",
-		len(res.slopes), respReps)
-	fmt.Fprintf(w, "Mean response over %d tables: **%.2f** (prototype: 0.74 at 40 answers).\n\n", len(all), mean(all))
-	fmt.Fprintf(w, "| table | ROCAUC | response | (true share, count share) of the table and its copies |\n|---|---|---|---|\n")
+		respReps)
+	resp := responses(res, final)
+	fmt.Fprintf(w, "| table | ROCAUC | response | (true share, mean count share) of the table and its copies |\n|---|---|---|---|\n")
 	for _, t := range tabs {
-		if s, ok := res.slopes[t.name]; ok {
-			fmt.Fprintf(w, "| %s | %.3f | %.2f | %s |\n", t.name, t.auc, s, strings.Join(copyShares(t, res), " "))
+		if s, ok := resp[t.name]; ok {
+			fmt.Fprintf(w, "| %s | %.3f | %.2f | %s |\n", t.name, t.auc, s, strings.Join(copyShares(res.copies[final][t.name]), " "))
 		}
 	}
 	// Per group.
-	fmt.Fprintf(w, "\n## Per group: mean |ln| / within ×1.5 / coverage / F1 ratio\n\n| group | tables |")
+	fmt.Fprintf(w, "\n## Per group (%s): mean |ln| / within ×1.5 / coverage / F1 ratio\n\n| group | tables |", final)
 	for _, s := range res.settings {
 		fmt.Fprintf(w, " %s |", s)
 	}
 	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---|", len(res.settings)))
-	_, _, groups := perGroup(tabs, res.out["40"])
+	_, _, groups := perGroup(tabs, res.out[final]["40"])
 	gs := map[string]map[string]agg{}
 	for _, s := range res.settings {
-		_, gs[s], _ = perGroup(tabs, res.out[s])
+		_, gs[s], _ = perGroup(tabs, res.out[final][s])
 	}
 	for _, g := range groups {
 		nt := 0
@@ -497,9 +666,9 @@ func report(w io.Writer, tabs []*table, res *results, reps, respReps int) {
 		fmt.Fprintln(w)
 	}
 	// Per table.
-	fmt.Fprintf(w, "\n## Per table at 40 answers (mean over repeats)\n\n| table | group | n | true share | ROCAUC | prior share | mean count share | mean \\|ln\\| | within ×1.5 | covers | width | F1 / oracle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n## Per table at 40 answers (%s, mean over repeats)\n\n| table | group | n | true share | ROCAUC | prior share | mean count share | mean \\|ln\\| | within ×1.5 | covers | width | F1 / oracle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", final)
 	for _, t := range tabs {
-		os := res.out["40"][t.name]
+		os := res.out[final]["40"][t.name]
 		a := aggregate(os)
 		fmt.Fprintf(w, "| %s | %s | %d | %.3g %% | %.3f | %.3g %% | %.3g %% | %.2f | %.0f %% | %.0f %% | ×%.1f | %.2f |\n",
 			t.name, t.group, t.n, 100*float64(t.T)/float64(t.n), t.auc, 100*t.prior.Share, 100*math.Exp(meanLn(os)),
@@ -507,9 +676,40 @@ func report(w io.Writer, tabs []*table, res *results, reps, respReps int) {
 	}
 }
 
-func copyShares(t *table, res *results) []string {
+// writeMain writes the table for variant v.
+func writeMain(w io.Writer, tabs []*table, res *results, v string) {
+	fmt.Fprintf(w, "| answers | mean \\|ln(count/true)\\| | within ×1.5 | within ×2 | 80 %% interval: covers, width | F1 of the cut / oracle F1 | prototype (ADAPT-BAYESP) |\n|---|---|---|---|---|---|---|\n")
+	label := map[string]string{"fit": "0: the fit's label-free count", "0": "0: Calibrate without answers (the prior)"}
+	for _, s := range res.settings {
+		a, _, _ := perGroup(tabs, res.out[v][s])
+		name := label[s]
+		if name == "" {
+			name = s
+		}
+		proto := "—"
+		if p, ok := prototype[s]; ok {
+			proto = fmt.Sprintf("%.2f / %.0f %% / %s / %.0f %%, ×%.1f / %.2f", p[0], 100*p[1], pct(p[2]), 100*p[3], p[4], p[5])
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.0f %% | %.0f %% | %.0f %%, ×%.1f | %.2f | %s |\n", name, a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r, proto)
+	}
+}
+
+func chosenSummary(c map[string]string) string {
+	count := map[string]int{}
+	for _, v := range c {
+		count[v]++
+	}
 	var parts []string
-	for _, p := range res.copies[t.name] {
+	for v, n := range count {
+		parts = append(parts, fmt.Sprintf("%s for %d groups", v, n))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+func copyShares(pts [][2]float64) []string {
+	var parts []string
+	for _, p := range pts {
 		parts = append(parts, fmt.Sprintf("(%.3g %%, %.3g %%)", 100*p[0], 100*math.Exp(p[1])))
 	}
 	return parts
