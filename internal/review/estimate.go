@@ -3,6 +3,7 @@ package review
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -109,7 +110,9 @@ func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (
 			ab[kr.bin]++
 		}
 	}
-	for b, m := range mb {
+	bins := slices.Sorted(maps.Keys(mb)) // a fixed order: the sums are then bit-identical
+	for _, b := range bins {
+		m := mb[b]
 		lnp, ln1p := g.logs(b)
 		a := ab[b]
 		for j := range lp {
