@@ -1,6 +1,9 @@
 package review
 
 import (
+	"cmp"
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -42,6 +45,25 @@ import (
 // recall E(c)/T̄ and F1 2E(c)/(c + T̄). The candidate cuts are the bins' ends and the ranks
 // of the anomalies answered.
 func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, error) {
+	return Method{}.Calibrate(n, answers, prior, target)
+}
+
+// Method holds the estimator's settings; the zero Method is the one Calibrate uses.
+type Method struct {
+	// Curve is the prior weight of each (slope, ceiling) pair of the grid (CurvePairs
+	// of them, slope-major); nil: all alike.
+	Curve []float64
+	// Noise adds the binomial spread of the unanswered rows around the curve's
+	// expectation to the count's posterior (a normal with variance Σ p(1-p) at each grid
+	// point) before its quantiles are read.
+	Noise bool
+	// ExpectedF1 picks the cut of the highest posterior-expected F1 (and reads precision
+	// and recall as posterior expectations too), instead of the F1 of the posterior mean.
+	ExpectedF1 bool
+}
+
+// Calibrate is Calibrate with m's settings.
+func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, error) {
 	kn, err := check(n, answers)
 	if err != nil {
 		return Estimate{}, err
@@ -52,6 +74,9 @@ func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, e
 	}
 	if err := target.check(); err != nil {
 		return Estimate{}, err
+	}
+	if m.Curve != nil && len(m.Curve) != CurvePairs {
+		return Estimate{}, &ArgError{Arg: "len(Method.Curve)", Value: float64(len(m.Curve)), Want: fmt.Sprintf("%d weights", CurvePairs)}
 	}
 	est := Estimate{N: n, Answers: len(kn.label), Anomalies: kn.anom, Prior: pr}
 	g := gridFor(n)
@@ -69,19 +94,29 @@ func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, e
 	for j := range G {
 		z := (math.Log(max(g.share[j], 1e-300)) - mu) / sd
 		lp[j] = -0.5 * z * z
+		if m.Curve != nil {
+			lp[j] += math.Log(max(m.Curve[j%CurvePairs], 1e-300))
+		}
 	}
+	// Design answers by bin: a bin's m answers, a of them anomalies, add
+	// a ln p + (m-a) ln(1-p).
+	var ab, mb = map[int]float64{}, map[int]float64{}
 	for _, kr := range rows {
 		if !kn.design[kr.rank] {
 			continue // the user's row: known, not in the likelihood
 		}
-		col := g.p[kr.bin*G : (kr.bin+1)*G]
-		for j, p := range col {
-			p = min(max(p, 1e-9), 1-1e-9)
-			if kr.y {
-				lp[j] += math.Log(p)
-			} else {
-				lp[j] += math.Log1p(-p)
-			}
+		mb[kr.bin]++
+		if kr.y {
+			ab[kr.bin]++
+		}
+	}
+	bins := slices.Sorted(maps.Keys(mb)) // a fixed order: the sums are then bit-identical
+	for _, b := range bins {
+		m := mb[b]
+		lnp, ln1p := g.logs(b)
+		a := ab[b]
+		for j := range lp {
+			lp[j] += a*lnp[j] + (m-a)*ln1p[j]
 		}
 	}
 	w := make([]float64, G)
@@ -94,11 +129,29 @@ func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, e
 	for j := range w {
 		w[j] /= sum
 	}
+	// The grid points that carry the posterior: the heaviest ones holding all but
+	// liveTail of its weight (the rest is dropped from the sums below).
+	live := make([]int, G)
+	for j := range live {
+		live[j] = j
+	}
+	slices.SortFunc(live, func(a, b int) int { return cmp.Compare(w[b], w[a]) })
+	acc := 0.0
+	for i, j := range live {
+		acc += w[j]
+		if acc >= 1-liveTail {
+			live = live[:i+1]
+			break
+		}
+	}
+	slices.Sort(live)
 
-	// T at each grid point, and its posterior quantiles.
+	// T at each grid point (and the variance of the unanswered rows' count).
 	T := make([]float64, G)
-	for j := range G {
+	V := make([]float64, G)
+	for _, j := range live {
 		T[j] = float64(n) * g.share[j]
+		V[j] = g.vari[j]
 	}
 	for _, kr := range rows {
 		col := g.p[kr.bin*G : (kr.bin+1)*G]
@@ -106,26 +159,18 @@ func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, e
 		if kr.y {
 			y = 1
 		}
-		for j, p := range col {
+		for _, j := range live {
+			p := col[j]
 			T[j] += y - p
+			V[j] -= p * (1 - p)
 		}
 	}
-	order := make([]int, G)
-	for j := range order {
-		order[j] = j
+	var count, lo, hi float64
+	if m.Noise {
+		count, lo, hi = mixQuantiles(live, w, T, V, float64(n))
+	} else {
+		count, lo, hi = gridQuantiles(live, w, T)
 	}
-	sort.Slice(order, func(a, b int) bool { return T[order[a]] < T[order[b]] })
-	cw := make([]float64, G)
-	acc := 0.0
-	for i, j := range order {
-		acc += w[j]
-		cw[i] = acc
-	}
-	quantile := func(q float64) float64 {
-		i := sort.SearchFloat64s(cw, q)
-		return T[order[min(i, G-1)]]
-	}
-	count, lo, hi := quantile(0.5), quantile(0.1), quantile(0.9)
 	a := float64(kn.anom)
 	if len(kn.label) == n {
 		count, lo, hi = a, a, a
@@ -139,18 +184,170 @@ func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, e
 	est.Share = count / float64(n)
 	est.Low, est.High = lo/float64(n), hi/float64(n)
 
+	if m.ExpectedF1 {
+		est.Cut, est.Precision, est.Recall, est.F1 = g.expectedCut(live, w, T, rows, target)
+		return est, nil
+	}
 	// Posterior mean of p in each bin, for the cut.
 	pbar := make([]float64, len(g.lo))
 	for b := range pbar {
 		col := g.p[b*G : (b+1)*G]
 		s := 0.0
-		for j, p := range col {
-			s += w[j] * p
+		for _, j := range live {
+			s += w[j] * col[j]
 		}
 		pbar[b] = s
 	}
 	est.Cut, est.Precision, est.Recall, est.F1 = g.cut(pbar, rows, target)
 	return est, nil
+}
+
+// gridQuantiles is the 50 %, 10 % and 90 % quantiles of T under the weights w.
+func gridQuantiles(live []int, w, T []float64) (med, lo, hi float64) {
+	order := slices.Clone(live)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(T[a], T[b]) })
+	cw := make([]float64, len(order))
+	acc := 0.0
+	for i, j := range order {
+		acc += w[j]
+		cw[i] = acc
+	}
+	q := func(p float64) float64 {
+		i := sort.SearchFloat64s(cw, p*acc)
+		return T[order[min(i, len(order)-1)]]
+	}
+	return q(0.5), q(0.1), q(0.9)
+}
+
+// mixQuantiles is the 50 %, 10 % and 90 % quantiles of the mixture Σ w_j N(T_j, V_j),
+// found by bisection on [0, n].
+func mixQuantiles(live []int, w, T, V []float64, n float64) (med, lo, hi float64) {
+	tot := 0.0
+	for _, j := range live {
+		tot += w[j]
+	}
+	cdf := func(t float64) float64 {
+		s := 0.0
+		for _, j := range live {
+			sd := math.Sqrt(max(V[j], 1e-12))
+			s += w[j] * 0.5 * math.Erfc(-(t-T[j])/(sd*math.Sqrt2))
+		}
+		return s / tot
+	}
+	// The quantiles lie within 6 sd of the points' counts.
+	a0, b0 := math.Inf(1), math.Inf(-1)
+	for _, j := range live {
+		sd := math.Sqrt(max(V[j], 0))
+		a0, b0 = min(a0, T[j]-6*sd), max(b0, T[j]+6*sd)
+	}
+	a0, b0 = max(a0, 0), min(b0, n)
+	q := func(p float64) float64 {
+		a, b := a0, b0
+		for b-a > 0.01 {
+			mid := (a + b) / 2
+			if cdf(mid) < p {
+				a = mid
+			} else {
+				b = mid
+			}
+		}
+		return (a + b) / 2
+	}
+	return q(0.5), q(0.1), q(0.9)
+}
+
+// expectedCut picks the cut for target with precision, recall and F1 read as posterior
+// expectations: at a cut c and grid point j, E_j(c) = Σ_{i ≤ c} e_ij (the answer for a
+// known row, p_j(x_i) otherwise); precision Σ_j w_j E_j(c)/c, recall Σ_j w_j E_j(c)/T_j,
+// F1 Σ_j w_j 2E_j(c)/(c + T_j).
+func (g *grid) expectedCut(live []int, w, T []float64, rows []cutRow, target Target) (cut int, prec, rec, f1 float64) {
+	G := len(g.share)
+	cands := g.cands(rows)
+	P := make([]float64, len(cands))
+	R := make([]float64, len(cands))
+	F := make([]float64, len(cands))
+	candBin := make([]int, len(cands))
+	for i, c := range cands {
+		candBin[i] = g.binOf(c)
+	}
+	// Bins outer, grid points inner: g.p is bin-major.
+	cum := make([]float64, len(live))  // expected anomalies in whole bins before bin b
+	corr := make([]float64, len(live)) // known rows up to c: answer less expectation
+	b, k := 0, 0
+	for i, c := range cands {
+		for ; b < candBin[i]; b++ {
+			col, cnt := g.p[b*G:(b+1)*G], float64(g.hi[b]-g.lo[b])
+			for l, j := range live {
+				cum[l] += col[j] * cnt
+			}
+		}
+		for ; k < len(rows) && rows[k].rank <= c; k++ {
+			col := g.p[rows[k].bin*G : (rows[k].bin+1)*G]
+			y := 0.0
+			if rows[k].y {
+				y = 1
+			}
+			for l, j := range live {
+				corr[l] += y - col[j]
+			}
+		}
+		col, part := g.p[b*G:(b+1)*G], float64(c-g.lo[b])
+		fc := float64(c)
+		for l, j := range live {
+			e := max(0, cum[l]+col[j]*part+corr[l])
+			P[i] += w[j] * e / fc
+			if T[j] > 0 {
+				R[i] += w[j] * min(1, e/T[j])
+				F[i] += w[j] * 2 * e / (fc + T[j])
+			}
+		}
+	}
+	tot := 0.0
+	for _, j := range live {
+		tot += w[j]
+	}
+	for i := range cands {
+		P[i], R[i], F[i] = P[i]/tot, R[i]/tot, F[i]/tot
+	}
+	best := pick(cands, P, R, F, target)
+	return cands[best], P[best], R[best], F[best]
+}
+
+// pick chooses the candidate for target from the estimated precision, recall and F1.
+func pick(cands []int, P, R, F []float64, target Target) int {
+	best := 0
+	switch {
+	case target.Precision > 0:
+		best = -1
+		for i := range cands {
+			if P[i] >= target.Precision {
+				best = i // the largest cut meeting the precision
+			}
+		}
+		if best < 0 {
+			best = 0
+			for i := range cands {
+				if P[i] > P[best] {
+					best = i
+				}
+			}
+		}
+	case target.Recall > 0:
+		best = len(cands) - 1
+		for i := range cands {
+			if R[i] >= target.Recall {
+				best = i
+				break
+			}
+		}
+	default:
+		for i := range cands {
+			if F[i] > F[best] {
+				best = i
+			}
+		}
+	}
+	return best
 }
 
 // cutRow is a known row: its rank, bin and answer.
@@ -159,10 +356,8 @@ type cutRow struct {
 	y         bool
 }
 
-// cut picks the cut for target from each bin's expected rate pbar and the known rows
-// (sorted by rank); see Calibrate.
-func (g *grid) cut(pbar []float64, rows []cutRow, target Target) (cut int, prec, rec, f1 float64) {
-	// Candidate cuts: the bins' ends and the ranks of known anomalies.
+// cands is the candidate cuts: the bins' ends and the ranks of known anomalies.
+func (g *grid) cands(rows []cutRow) []int {
 	cands := slices.Clone(g.hi)
 	for _, kr := range rows {
 		if kr.y {
@@ -170,7 +365,13 @@ func (g *grid) cut(pbar []float64, rows []cutRow, target Target) (cut int, prec,
 		}
 	}
 	slices.Sort(cands)
-	cands = slices.Compact(cands)
+	return slices.Compact(cands)
+}
+
+// cut picks the cut for target from each bin's expected rate pbar and the known rows
+// (sorted by rank); see Calibrate.
+func (g *grid) cut(pbar []float64, rows []cutRow, target Target) (cut int, prec, rec, f1 float64) {
+	cands := g.cands(rows)
 	// E(c) for each candidate: whole bins, the part of c's bin, known rows' corrections.
 	cumBin := make([]float64, len(pbar)+1) // expected anomalies in bins < b
 	for b := range pbar {
@@ -189,51 +390,19 @@ func (g *grid) cut(pbar []float64, rows []cutRow, target Target) (cut int, prec,
 			k++
 		}
 		b := g.binOf(c)
-		E[i] = cumBin[b] + pbar[b]*float64(c-g.lo[b]) + corr
+		E[i] = max(0, cumBin[b]+pbar[b]*float64(c-g.lo[b])+corr)
 	}
 	total := E[len(E)-1]
-	at := func(i int) (int, float64, float64, float64) {
-		c := float64(cands[i])
-		e := max(E[i], 0)
-		if total <= 0 {
-			return cands[i], 0, 0, 0
-		}
-		return cands[i], e / c, min(1, e/total), 2 * e / (c + total)
-	}
-	best := 0
-	switch {
-	case target.Precision > 0:
-		best = -1
-		for i := range cands {
-			if _, p, _, _ := at(i); p >= target.Precision {
-				best = i // the largest cut meeting the precision
-			}
-		}
-		if best < 0 {
-			bp := -1.0
-			for i := range cands {
-				if _, p, _, _ := at(i); p > bp {
-					best, bp = i, p
-				}
-			}
-		}
-	case target.Recall > 0:
-		best = len(cands) - 1
-		for i := range cands {
-			if _, _, r, _ := at(i); r >= target.Recall {
-				best = i
-				break
-			}
-		}
-	default:
-		bf := -1.0
-		for i := range cands {
-			if _, _, _, f := at(i); f > bf {
-				best, bf = i, f
-			}
+	P := make([]float64, len(cands))
+	R := make([]float64, len(cands))
+	F := make([]float64, len(cands))
+	for i, c := range cands {
+		if total > 0 {
+			P[i], R[i], F[i] = E[i]/float64(c), min(1, E[i]/total), 2*E[i]/(float64(c)+total)
 		}
 	}
-	return at(best)
+	best := pick(cands, P, R, F, target)
+	return cands[best], P[best], R[best], F[best]
 }
 
 func (t Target) check() error {
@@ -256,6 +425,10 @@ type grid struct {
 	x      []float64 // ln(centre rank / n)
 	p      []float64 // len(lo) × G, bin-major
 	share  []float64 // q at each grid point
+	vari   []float64 // Σ_i p(x_i)(1 - p(x_i)) at each grid point
+
+	logOnce []sync.Once
+	logP    [][]float64 // bin b: ln p then ln(1-p) for every grid point (logs)
 }
 
 // The grid: c from -ln n - 1 to 1 in gridC steps (the curve's half-point anywhere from
@@ -267,7 +440,11 @@ const (
 	gridS    = 20
 )
 
-var gridR = []float64{0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85, 1.0}
+var gridR = [...]float64{0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85, 1.0}
+
+// CurvePairs is the number of (slope, ceiling) pairs of the grid: the slopes 0 and gridS
+// from 0.1 to 20, times the ceilings gridR.
+const CurvePairs = (gridS + 1) * len(gridR)
 
 var (
 	gridMu    sync.Mutex
@@ -331,6 +508,7 @@ func newGrid(n int) *grid {
 	B := len(g.lo)
 	g.p = make([]float64, B*G)
 	g.share = make([]float64, G)
+	g.vari = make([]float64, G)
 	for b := range B {
 		cnt := float64(g.hi[b] - g.lo[b])
 		for j, pt := range pts {
@@ -338,12 +516,34 @@ func newGrid(n int) *grid {
 			p := pt.r / (1 + math.Exp(-z))
 			g.p[b*G+j] = p
 			g.share[j] += p * cnt
+			g.vari[j] += p * (1 - p) * cnt
 		}
 	}
 	for j := range g.share {
 		g.share[j] /= float64(n)
 	}
+	g.logOnce = make([]sync.Once, B)
+	g.logP = make([][]float64, B)
 	return g
+}
+
+// liveTail is the posterior weight left out of the sums over the grid.
+const liveTail = 1e-3
+
+// logs is ln p and ln(1-p) (p clipped to [1e-9, 1-1e-9]) at bin b for every grid
+// point, computed on first use.
+func (g *grid) logs(b int) (lnp, ln1p []float64) {
+	g.logOnce[b].Do(func() {
+		G := len(g.share)
+		l := make([]float64, 2*G)
+		for j, p := range g.p[b*G : (b+1)*G] {
+			p = min(max(p, 1e-9), 1-1e-9)
+			l[j], l[G+j] = math.Log(p), math.Log1p(-p)
+		}
+		g.logP[b] = l
+	})
+	G := len(g.share)
+	return g.logP[b][:G], g.logP[b][G:]
 }
 
 // binOf is the bin holding rank (1-based).
