@@ -295,6 +295,20 @@ build_gobuild() {
 # build tag udocc_shimlib, see internal/torch/link_shimlib.go and lazy_shimlib.c), and so do
 # the go commands the tests start.
 export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=udocc_shimlib"
+# install_chromium installs Debian's chromium, which the test of udocc review --web drives
+# headless (cmd/udocc: TestReviewWeb), when none is on PATH and this runs as root on
+# Debian; elsewhere that test skips, saying so.
+install_chromium() {
+  command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null && return
+  if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
+    log "installing chromium with apt (headless, for the test of udocc review --web)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >&2
+    apt-get install -y -q --no-install-recommends chromium >&2
+  else
+    log "no chromium: the test of udocc review --web skips"
+  fi
+}
 
 case "${1:-build}" in
   build) build_shim; build_inert; build_go ;;
@@ -309,6 +323,7 @@ case "${1:-build}" in
     build_inert
     build_pin
     build_go
+    install_chromium
     go vet ./...
     # The CUDA tests and benchmarks run only on a GPU machine (docs/cuda.md), but they
     # compile everywhere: vetting them here keeps them in step with the code they test.

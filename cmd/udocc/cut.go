@@ -80,6 +80,50 @@ type cutSummary struct {
 	// sketch of their scores.
 	Flagged int     `json:"flagged_training_rows"`
 	Seconds float64 `json:"seconds"`
+	// The count from answers (--labels): absent otherwise.
+	*answersSummary
+}
+
+// answersSummary is what udocc cut --labels adds to its JSON: the count from the
+// answers, its interval, the cut and the answers it rests on.
+type answersSummary struct {
+	// SelectedRatio is the count's share of the rows reviewed (Count / N) and
+	// RatioInterval its 80 % interval.
+	SelectedRatio float64   `json:"selected_ratio"`
+	RatioInterval []float64 `json:"selected_ratio_interval"`
+	Count         float64   `json:"count"`
+	N             int       `json:"n"`
+	// Cut is how many of the N rows the threshold flags, for Target, with the
+	// precision, recall and F1 estimated there.
+	CutRows   int     `json:"cut_rows"`
+	Target    string  `json:"target"`
+	Precision float64 `json:"estimated_precision"`
+	Recall    float64 `json:"estimated_recall"`
+	F1        float64 `json:"estimated_f1"`
+	// Answers and Anomalies are the answers the count rests on; Labels the file and
+	// LabelsSHA256 its hash, as model.json keeps them.
+	Answers      int        `json:"answers"`
+	Anomalies    int        `json:"anomalies"`
+	Labels       string     `json:"labels"`
+	LabelsSHA256 string     `json:"labels_sha256"`
+	Prior        *priorJSON `json:"prior,omitempty"`
+}
+
+// priorJSON is the label-free count the answers updated.
+type priorJSON struct {
+	Share    float64   `json:"selected_ratio"`
+	Interval []float64 `json:"selected_ratio_interval"`
+}
+
+// answersOf is the summary of a calibration from the labels file at path.
+func answersOf(c lib.Calibration, path, sha string) *answersSummary {
+	a := &answersSummary{SelectedRatio: c.Share, RatioInterval: []float64{c.Low, c.High}, Count: c.Count, N: c.N,
+		CutRows: c.Cut, Target: c.Target, Precision: c.Precision, Recall: c.Recall, F1: c.F1,
+		Answers: c.Answers, Anomalies: c.Anomalies, Labels: path, LabelsSHA256: sha}
+	if c.PriorShare > 0 {
+		a.Prior = &priorJSON{c.PriorShare, []float64{c.PriorLow, c.PriorHigh}}
+	}
+	return a
 }
 
 // runCut writes a copy of a saved model with a new threshold, drawn from the training
@@ -87,19 +131,33 @@ type cutSummary struct {
 // trained.
 func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
-	fs := newFlags("cut", "--model DIR --out DIR2 --contamination P|--count K", "Write the saved model in DIR into DIR2 with a new threshold, drawn from its training rows' scores (kept in model.json), without training: udocc score --model DIR2 then labels rows by it.", stdout)
+	fs := newFlags("cut", "--model DIR --out DIR2 --contamination P|--count K|--labels FILE", "Write the saved model in DIR into DIR2 with a new threshold, drawn from its training rows' scores (kept in model.json), without training: udocc score --model DIR2 then labels rows by it. With --labels, the threshold and the count come from the answers of a labels file that udocc review wrote.", stdout)
 	var (
-		model, out string
-		asJSON     bool
-		c          cutFlags
+		model, out, labels string
+		asJSON             bool
+		c                  cutFlags
+		precision, recall  float64
 	)
 	fs.StringVar(&model, "model", "", "saved model folder (the model/ folder that udocc fit wrote)")
 	fs.StringVar(&out, "out", "", "the folder the new model is written to (not DIR itself)")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	fs.Float64Var(&c.contamination, "contamination", 0, "flag the top share P of the training rows, a ratio in (0, 1/2]")
 	fs.IntVar(&c.count, "count", 0, "flag the top K training rows")
+	fs.StringVar(&labels, "labels", "", "count the anomalies from the answers in this labels file (udocc review's) and cut where the estimated F1 is highest")
+	fs.Float64Var(&precision, "precision", 0, "with --labels: cut at the most rows whose estimated precision is at least P")
+	fs.Float64Var(&recall, "recall", 0, "with --labels: cut at the fewest rows whose estimated recall is at least R")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if labels != "" || fs.Changed("labels") {
+		if fs.Changed("contamination") || fs.Changed("count") {
+			return usagef("give --labels or one of --contamination and --count, not both")
+		}
+		if err := checkTarget(precision, recall); err != nil {
+			return err
+		}
+	} else if fs.Changed("precision") || fs.Changed("recall") {
+		return usagef("--precision and --recall pick the cut of --labels")
 	}
 	switch {
 	case fs.NArg() != 0:
@@ -107,9 +165,12 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case model == "" || out == "":
 		return usagef("--model and --out are required")
 	}
-	cut, err := c.cut(fs, true)
-	if err != nil {
-		return err
+	var cut *tool.Cut
+	if labels == "" {
+		var err error
+		if cut, err = c.cut(fs, true); err != nil {
+			return err
+		}
 	}
 	if same, _ := sameFile(model, out); same {
 		return usagef("--out %s is the model's own folder: write the new model elsewhere", out)
@@ -123,15 +184,27 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer m.Close()
 	before := m.Threshold()
-	t, err := tool.Of(m).Recut(nil, *cut)
-	if err != nil {
+	var t float64
+	var answers *answersSummary
+	if labels != "" {
+		cal, err := calibrateFromFile(ctx, m, model, labels, precision, recall)
+		if err != nil {
+			return err
+		}
+		t, answers = cal.Threshold, answersOf(cal, labels, m.CountBasis().LabelsSHA256)
+	} else if t, err = tool.Of(m).Recut(nil, *cut); err != nil {
 		return fmt.Errorf("%s: %w", model, libError(err))
 	}
 	if err := m.Save(out); err != nil {
 		return libError(err)
 	}
-	s := cutSummary{Model: model, Out: out, Cut: cut.String(), Before: before, Threshold: t,
-		Flagged: tool.Of(m).TrainingFlagged(), Seconds: time.Since(start).Seconds()}
+	s := cutSummary{Model: model, Out: out, Before: before, Threshold: t,
+		Flagged: tool.Of(m).TrainingFlagged(), Seconds: time.Since(start).Seconds(), answersSummary: answers}
+	if cut != nil {
+		s.Cut = cut.String()
+	} else {
+		s.Cut = "answers:" + answers.Target
+	}
 	if asJSON {
 		b, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
@@ -140,9 +213,34 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		_, err = stdout.Write(append(b, '\n'))
 		return err
 	}
+	if a := answers; a != nil {
+		fmt.Fprintf(stdout, "udocc cut: %s -> %s: from %d answers (%d anomalies) in %s: %.1f anomalies of %d rows (%.2f %%, 80 %% interval %.2f %% to %.2f %%); cut (%s) at the top %d rows, threshold %.6g (was %.6g), estimated precision %.2f, recall %.2f, F1 %.2f\n",
+			model, out, a.Answers, a.Anomalies, labels, a.Count, a.N, 100*a.SelectedRatio, 100*a.RatioInterval[0], 100*a.RatioInterval[1],
+			a.Target, a.CutRows, t, before, a.Precision, a.Recall, a.F1)
+		return nil
+	}
 	fmt.Fprintf(stdout, "udocc cut: %s -> %s: %s, threshold %.6g (was %.6g), about %d training rows above it; %.2f s, no training\n",
 		model, out, s.Cut, t, before, s.Flagged, s.Seconds)
 	return nil
+}
+
+// calibrateFromFile sets m's threshold and count from the answers of the labels file at
+// path (udocc review's), whose table is not at hand: the answered rows' ranks and
+// scores come from the file (tool.CalibrateRanked).
+func calibrateFromFile(ctx context.Context, m *lib.Model, dir, path string, precision, recall float64) (lib.Calibration, error) {
+	lf, err := readLabels(path, false)
+	if err != nil {
+		return lib.Calibration{}, err
+	}
+	n, answers, err := lf.ranked(ctx, m, dir)
+	if err != nil {
+		return lib.Calibration{}, err
+	}
+	c, err := tool.CalibrateRanked(m, n, answers, lib.CalibrateOptions{Precision: precision, Recall: recall, LabelsSHA256: lf.sha256})
+	if err != nil {
+		return lib.Calibration{}, fmt.Errorf("%s: %w", path, libError(err))
+	}
+	return c.(lib.Calibration), nil
 }
 
 // sameFile reports whether a and b are the same existing folder.

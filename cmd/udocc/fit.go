@@ -40,6 +40,7 @@ type fitOptions struct {
 	table      tableFlags
 	in         *input // the table fit reads, for --append-to; nil for demo
 	explain    int    // --explain
+	labels     string // --labels: calibrate the fitted model from these answers
 	// started is when the command started, readSeconds how long reading DATA took, and
 	// startSeconds how long the process took to reach the command (the loader's start of
 	// libtorch; 0 where /proc does not say): the wall time the report prints.
@@ -247,8 +248,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	addSendFlags(fs, &o.table)
 	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
 	fs.DurationVar(&o.distTimeout, "dist-timeout", torch.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
+	fs.StringVar(&o.labels, "labels", "", "a labels file of DATA's rows that udocc review wrote: the count and the threshold come from its answers (the cut of the highest estimated F1), as udocc cut --labels draws them")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if o.labels != "" && fs.Changed("contamination") {
+		return usagef("give --labels or --contamination, not both")
 	}
 	if fs.NArg() != 1 {
 		return usagef("want one DATA file, have %d arguments", fs.NArg())
@@ -428,7 +433,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			fmt.Fprintf(stdout, ", 80 %% interval %.4f to %.4f", iv[0], iv[1])
 		}
 		fmt.Fprintln(stdout)
-		if s.CountReliable != nil && !*s.CountReliable {
+		if b := s.CountBasis; b != nil && b.From != countFromScores {
+			fmt.Fprintf(stdout, "  %s\n", b.Note)
+		} else if s.CountReliable != nil && !*s.CountReliable {
 			fmt.Fprintf(stdout, "  count unreliable: its 80 %% interval is wide, or rests on too few tables (--contamination sets the share)\n")
 		}
 	}

@@ -28,6 +28,8 @@ type fitted struct {
 	dir     string
 	// paperWidths: --preset paper took the paper's layer widths for the table's name.
 	paperWidths bool
+	// calibration is the count from --labels' answers; nil without --labels.
+	calibration *fitCalibration
 }
 
 // epochMetrics are a member's metrics after one epoch, where labels are known.
@@ -78,6 +80,12 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
 	f.m, f.members = m, tool.Of(m).Members()
+	if o.labels != "" && (opts.Dist == nil || opts.Dist.Rank() == 0) {
+		if f.calibration, err = calibrateFit(ctx, m, ds, o); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
 	f.summary = f.summarise(time.Since(start).Seconds())
 	return f, nil
 }

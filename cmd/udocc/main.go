@@ -5,7 +5,10 @@
 //	udocc fit [flags] DATA                train, score and label DATA (.csv, .parquet, .mat, .npy, .npz)
 //	udocc score --model DIR DATA          apply a saved model to new rows
 //	udocc explain --model DIR DATA        say which features drive rows' scores
+//	udocc review --model DIR --labels FILE DATA
+//	                                      pick rows to label; count anomalies from the answers
 //	udocc cut --model DIR --out DIR2      write a model with a new threshold, without training
+//	                                      (--labels FILE: the answers' count and threshold)
 //	udocc serve --model DIR               serve a saved model over HTTP
 //	udocc demo                            the whole job on a built-in synthetic table
 //	udocc version                         versions of udocc and libtorch
@@ -60,7 +63,8 @@ func commands() []command {
 		{"fit", "[flags] DATA", "train, score and label a table", runFit},
 		{"score", "--model DIR [flags] DATA", "apply a saved model to new rows", runScore},
 		{"explain", "--model DIR [flags] DATA", "say which features drive rows' scores", runExplain},
-		{"cut", "--model DIR --out DIR2 --contamination P|--count K", "write a model with a new threshold, without training", runCut},
+		{"review", "--model DIR --labels L DATA", "pick rows to label; count the anomalies from the answers", runReview},
+		{"cut", "--model DIR --out DIR2 [flags]", "write a model with a new threshold (a share, a count, or answers), without training", runCut},
 		{"serve", "--model DIR [flags]", "serve a saved model over HTTP (docs/serve.md)", runServe},
 		{"demo", "[flags]", "fit a built-in synthetic table and compare with the truth", runDemo},
 		{"version", "", "print the versions of udocc and libtorch", runVersion},
@@ -70,7 +74,7 @@ func commands() []command {
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "udocc %s: unsupervised anomaly detection with Deep SVDD and an adaptive threshold\n\nUsage:\n", Version)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  udocc %-9s %-26s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  udocc %-9s %-30s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'udocc COMMAND -h' for a command's flags and their defaults.")
 }

@@ -34,6 +34,9 @@ type scoreSummary struct {
 	Cut     string        `json:"cut,omitempty"`
 	Flagged int           `json:"flagged"`
 	Columns columnsReport `json:"columns"`
+	// CountBasis says, for a model calibrated from answers (udocc cut --labels), how
+	// many answers its threshold rests on; absent otherwise.
+	CountBasis *countBasis `json:"count_basis,omitempty"`
 	labelMetrics
 }
 
@@ -95,6 +98,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if cut != nil {
 			fmt.Fprintf(stdout, "  re-cut %s on these rows: threshold %.6g (the model's own is untouched)\n", s.Cut, *s.Threshold)
 		}
+		if s.CountBasis != nil {
+			fmt.Fprintf(stdout, "  the model's threshold: %s\n", s.CountBasis.Note)
+		}
 		s.Columns.print(stdout)
 	}
 	return nil
@@ -130,6 +136,9 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 		Columns: columnsOf(ds, imputed, nil)}
 	if cut != nil {
 		s.Cut = cut.String()
+	}
+	if m.CountBasis().Answers > 0 && cut == nil {
+		s.CountBasis = countBasisOf(m, dir, path, nil)
 	}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 	var cols []scoreColumn

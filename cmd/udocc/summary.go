@@ -37,11 +37,13 @@ type summary struct {
 	RatioInterval []float64 `json:"selected_ratio_interval,omitempty"`
 	// CountReliable is the learned count's flag (--threshold learned): false where its
 	// 80 % interval is wide or rests on too few tables; absent for other counts.
-	CountReliable *bool    `json:"count_reliable,omitempty"`
-	RatioEpochs   *spread  `json:"selected_ratio_epochs"`
-	Threshold     *float64 `json:"threshold"`
-	Flagged       int      `json:"flagged"`
-	Timings       timings  `json:"timings"`
+	CountReliable *bool `json:"count_reliable,omitempty"`
+	// CountBasis says what the ensemble's count rests on (review.go's countBasisOf).
+	CountBasis  *countBasis `json:"count_basis,omitempty"`
+	RatioEpochs *spread     `json:"selected_ratio_epochs"`
+	Threshold   *float64    `json:"threshold"`
+	Flagged     int         `json:"flagged"`
+	Timings     timings     `json:"timings"`
 	labelMetrics
 	Constant []int `json:"constant_columns,omitempty"`
 	// Features are the columns trained on, in order; Selection how they were chosen.
@@ -356,6 +358,10 @@ func (f *fitted) summarise(total float64) summary {
 		s.SelectedRatio = &r
 		if lo, hi := m.RatioInterval(); !math.IsNaN(lo) {
 			s.RatioInterval = []float64{lo, hi}
+		}
+		s.CountBasis = countBasisOf(m, filepath.Join(o.output.out, "model"), ds.Path, f.calibration)
+		if f.calibration != nil {
+			s.SelectedRatio = &f.calibration.Share // the count, which the cut need not equal
 		}
 		if rel, ok := m.CountReliable(); ok {
 			s.CountReliable = &rel

@@ -90,6 +90,10 @@ type Meta struct {
 	// leading principal components the networks read (Sizes[0] of them, standardised
 	// by Scaler); absent when the networks read the columns themselves.
 	Projection *Projection `json:"projection,omitempty"`
+	// Review is the provenance of a threshold calibrated from answers (Threshold,
+	// ThresholdRule "answers:…" and RatioInterval then come from them); absent for a
+	// label-free threshold.
+	Review *Review `json:"review,omitempty"`
 }
 
 // Projection is a wide table's map to its leading principal components.
@@ -280,6 +284,11 @@ func (m *Meta) Validate() error {
 				i > 0 && !(t.Shares[i] > t.Shares[i-1] && t.Scores[i] <= t.Scores[i-1]) {
 				return fmt.Errorf("training_scores: share %v, score %v at %d: want shares ascending in (0, 1), scores descending, finite: %w", t.Shares[i], t.Scores[i], i, ErrFormat)
 			}
+		}
+	}
+	if m.Review != nil {
+		if err := m.Review.validate(); err != nil {
+			return err
 		}
 	}
 	return m.validateEnsemble()

@@ -1,0 +1,739 @@
+// Command review measures the count from answers (internal/review) on the corpus's
+// tables: each table's default fit (bench/review/fit.sh) gives the scores and the
+// label-free prior, answers are taken from the table's y as a user would give them,
+// through the same Next and Calibrate the CLI uses, and the figures are averaged per
+// source group first, then over groups. It writes bench/review/results.md.
+//
+//	bench/review/fit.sh /work/shared/data      # once: the 71 default fits
+//	GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/udocc/udocc/bench/internal/bench"
+	"github.com/udocc/udocc/internal/review"
+)
+
+// table is one table's fit: scores and labels in row order, and in rank order.
+type table struct {
+	name, group string
+	n, T        int       // rows, anomalies
+	scores      []float64 // row order
+	yRow        []bool    // row order
+	y           []bool    // rank order: y[i] is rank i+1
+	prior       review.Prior
+	auc         float64
+	flagged     int       // the fit's label-free cut
+	f1          []float64 // f1[c-1]: F1 of flagging ranks 1..c
+	oracle      float64
+}
+
+func main() {
+	dataDir := flag.String("data", envOr("UDOCC_DATA", "../shared/data"), "the corpus (GROUPS.csv)")
+	fitsDir := flag.String("fits", "bench/review/fits", "the default fits, from bench/review/fit.sh")
+	out := flag.String("out", "bench/review/results.md", "the report")
+	reps := flag.Int("reps", 20, "repeats per table and number of answers")
+	respReps := flag.Int("resp-reps", 10, "repeats per resampled copy for the response")
+	only := flag.String("only", "", "only tables whose name contains this (a quick look; the report is then partial)")
+	flag.Parse()
+
+	tabs, err := loadTables(*dataDir, *fitsDir, *only)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("%d tables", len(tabs))
+	vars, families := variants(tabs)
+	res := run(tabs, vars, *reps, *respReps)
+	chosen := map[string]map[string]string{}
+	for name, fam := range families {
+		chosen[name] = chooseLOGO(res, tabs, fam, name)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		log.Fatal(err)
+	}
+	report(f, tabs, res, vars, families, chosen, *reps, *respReps)
+	if err := f.Close(); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s", *out)
+}
+
+// variants is the estimators measured, and the families among which one is chosen per
+// held-out group (by name: the family's members).
+func variants(tabs []*table) ([]variant, map[string][]string) {
+	fixed := func(m review.Method) func(*table) review.Method { return func(*table) review.Method { return m } }
+	vars := []variant{
+		{"port", fixed(review.Method{})},
+		{"noise", fixed(review.Method{Noise: true})},
+		{"ef1", fixed(review.Method{ExpectedF1: true})},
+		{"noise+ef1", fixed(review.Method{Noise: true, ExpectedF1: true})},
+	}
+	// Curve priors learned leave-one-group-out: each table's from the other groups'.
+	posts := map[string][]float64{}
+	size := map[string]int{}
+	for _, t := range tabs {
+		posts[t.name] = review.CurvePosterior(t.y)
+		size[t.group]++
+	}
+	families := map[string][]string{}
+	for _, flat := range []float64{0.1, 0.3, 0.6} {
+		cache := map[string][]float64{}
+		learn := func(t *table) review.Method {
+			c, ok := cache[t.group]
+			if !ok {
+				var ps [][]float64
+				var ws []float64
+				for _, o := range tabs {
+					if o.group != t.group {
+						ps = append(ps, posts[o.name])
+						ws = append(ws, 1/float64(size[o.group]))
+					}
+				}
+				c = review.LearnCurve(ps, ws, flat)
+				cache[t.group] = c
+			}
+			return review.Method{Curve: c, Noise: true, ExpectedF1: true}
+		}
+		name := fmt.Sprintf("curve%.1f+noise+ef1", flat)
+		vars = append(vars, variant{name, learn})
+		families["curve(LOGO)+noise+ef1"] = append(families["curve(LOGO)+noise+ef1"], name)
+	}
+	return vars, families
+}
+
+// chooseLOGO makes the outcomes of name: for each source group, those of the member of
+// fam with the least mean |ln| at 40 answers over the other groups. It returns the
+// member chosen for each group.
+func chooseLOGO(res *results, tabs []*table, fam []string, name string) map[string]string {
+	chosen := map[string]string{}
+	groups := map[string]bool{}
+	for _, t := range tabs {
+		groups[t.group] = true
+	}
+	res.copies[name] = map[string][][2]float64{}
+	for g := range groups {
+		best, bestLn := "", math.Inf(1)
+		for _, v := range fam {
+			others := byTable{}
+			for tab, os := range res.out[v]["40"] {
+				if groupOf(tabs, tab) != g {
+					others[tab] = os
+				}
+			}
+			a, _, _ := perGroup(tabs, others)
+			if a.absLn < bestLn {
+				best, bestLn = v, a.absLn
+			}
+		}
+		chosen[g] = best
+		for _, t := range tabs {
+			if t.group != g {
+				continue
+			}
+			for _, s := range res.settings {
+				for _, o := range res.out[best][s][t.name] {
+					res.add(name, s, t.name, o)
+				}
+			}
+			if c, ok := res.copies[best][t.name]; ok {
+				res.copies[name][t.name] = c
+			}
+		}
+	}
+	return chosen
+}
+
+func groupOf(tabs []*table, name string) string {
+	for _, t := range tabs {
+		if t.name == name {
+			return t.group
+		}
+	}
+	return ""
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func loadTables(dataDir, fitsDir, only string) ([]*table, error) {
+	corpus, err := bench.ReadCorpus(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*table
+	for _, ct := range corpus {
+		if only != "" && !strings.Contains(ct.Name, only) {
+			continue
+		}
+		t, err := loadTable(filepath.Join(fitsDir, ct.Name))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w (run bench/review/fit.sh first)", ct.Name, err)
+		}
+		t.name, t.group = ct.Name, ct.Group
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func loadTable(dir string) (*table, error) {
+	var sum struct {
+		SelectedRatio    float64    `json:"selected_ratio"`
+		SelectedInterval [2]float64 `json:"selected_ratio_interval"`
+		ROCAUC           float64    `json:"rocauc"`
+		Flagged          int        `json:"flagged"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	f, err := os.Open(filepath.Join(dir, "scores.csv"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	si, li := slices.Index(head, "score"), slices.Index(head, "true_label")
+	if si < 0 || li < 0 {
+		return nil, fmt.Errorf("%s: no score or true_label column", f.Name())
+	}
+	t := &table{auc: sum.ROCAUC, flagged: sum.Flagged}
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := strconv.ParseFloat(rec[si], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: score: %w", f.Name(), line, err)
+		}
+		t.scores = append(t.scores, s)
+		t.yRow = append(t.yRow, rec[li] == "1")
+	}
+	t.prior = review.Prior{Share: sum.SelectedRatio, Low: sum.SelectedInterval[0], High: sum.SelectedInterval[1]}
+	t.setRanks()
+	return t, nil
+}
+
+// setRanks fills the rank-order labels, the F1 curve and the oracle from scores, yRow.
+func (t *table) setRanks() {
+	t.n = len(t.scores)
+	t.y = make([]bool, t.n)
+	t.T = 0
+	for i, r := range review.Ranks(t.scores) {
+		t.y[r-1] = t.yRow[i]
+		if t.yRow[i] {
+			t.T++
+		}
+	}
+	t.f1 = make([]float64, t.n)
+	t.oracle = 0
+	tp := 0
+	for c := 1; c <= t.n; c++ {
+		if t.y[c-1] {
+			tp++
+		}
+		t.f1[c-1] = 2 * float64(tp) / float64(c+t.T)
+		t.oracle = max(t.oracle, t.f1[c-1])
+	}
+}
+
+// subset is the copy of t holding rows (row indices).
+func (t *table) subset(rows []int) *table {
+	slices.Sort(rows)
+	c := &table{name: t.name, group: t.group, prior: t.prior, auc: t.auc}
+	for _, i := range rows {
+		c.scores = append(c.scores, t.scores[i])
+		c.yRow = append(c.yRow, t.yRow[i])
+	}
+	c.setRanks()
+	return c
+}
+
+// rounds is the review's rounds for k answers: rounds of 20, or one of 10 where k is 10.
+func rounds(k int) []int {
+	if k <= 10 {
+		return []int{k}
+	}
+	var r []int
+	for left := k; left > 0; left -= 20 {
+		r = append(r, min(20, left))
+	}
+	return r
+}
+
+// outcome is one simulated review: the estimate and how it reads against the truth.
+type outcome struct {
+	absLn, width, f1r float64
+	w15, w2, covered  bool
+	lnShare           float64 // ln(count / n)
+}
+
+// answers simulates the design's answers to k questions from seed, as the CLI asks
+// them: Next for each round, the answers from y.
+func answers(t *table, k int, seed uint64) []review.Answer {
+	var ans []review.Answer
+	for round, m := range rounds(k) {
+		ranks, err := review.Next(t.n, ans, nil, m, seed, t.prior)
+		if err != nil {
+			log.Fatalf("%s: %v", t.name, err)
+		}
+		for _, r := range ranks {
+			ans = append(ans, review.Answer{Rank: r, Anomaly: t.y[r-1], Round: round + 1})
+		}
+	}
+	return ans
+}
+
+// calibrate is m's estimate from ans, judged against t's labels.
+func calibrate(t *table, m review.Method, ans []review.Answer) outcome {
+	e, err := m.Calibrate(t.n, ans, t.prior, review.Target{})
+	if err != nil {
+		log.Fatalf("%s: %v", t.name, err)
+	}
+	return t.judge(e.Count, e.Low*float64(t.n), e.High*float64(t.n), e.Cut)
+}
+
+// judge reads a count, its interval (in rows) and a cut against t's labels.
+func (t *table) judge(count, lo, hi float64, cut int) outcome {
+	T := float64(t.T)
+	l := math.Log(count / T)
+	o := outcome{absLn: math.Abs(l), lnShare: math.Log(count / float64(t.n))}
+	o.w15 = o.absLn <= math.Log(1.5)+1e-12
+	o.w2 = o.absLn <= math.Log(2)+1e-12
+	o.covered = lo <= T && T <= hi
+	o.width = hi / max(lo, 0.5)
+	if cut >= 1 && t.oracle > 0 {
+		o.f1r = t.f1[min(cut, t.n)-1] / t.oracle
+	}
+	return o
+}
+
+// variant is an estimator measured: its settings for a table (a curve prior is learned
+// on the other source groups' tables).
+type variant struct {
+	name   string
+	method func(t *table) review.Method
+}
+
+// byTable is outcomes by table name.
+type byTable map[string][]outcome
+
+// results holds the outcomes of each variant: by setting (a row of the report:
+// "fit", "0", or the number of answers), then table.
+type results struct {
+	settings []string
+	out      map[string]map[string]byTable      // variant, setting, table
+	copies   map[string]map[string][][2]float64 // variant, table: (true share, mean ln count share)
+}
+
+var ks = []int{10, 20, 40, 80}
+
+func settingName(k int) string { return fmt.Sprintf("%d", k) }
+
+func (res *results) add(v, s, tab string, o outcome) {
+	if res.out[v] == nil {
+		res.out[v] = map[string]byTable{}
+	}
+	if res.out[v][s] == nil {
+		res.out[v][s] = byTable{}
+		if !slices.Contains(res.settings, s) {
+			res.settings = append(res.settings, s)
+		}
+	}
+	res.out[v][s][tab] = append(res.out[v][s][tab], o)
+}
+
+func run(tabs []*table, vars []variant, reps, respReps int) *results {
+	res := &results{out: map[string]map[string]byTable{}, copies: map[string]map[string][][2]float64{}}
+	for _, v := range vars {
+		res.copies[v.name] = map[string][][2]float64{}
+	}
+	for ti, t := range tabs {
+		ms := make([]review.Method, len(vars))
+		for i, v := range vars {
+			ms[i] = v.method(t)
+		}
+		for i, v := range vars {
+			// 0 answers: the fit's label-free count and its interval, its flagged rows.
+			res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
+			res.add(v.name, "0", t.name, calibrate(t, ms[i], nil))
+		}
+		for _, k := range ks {
+			for rep := range reps {
+				ans := answers(t, k, uint64(1000*ti+rep))
+				for i, v := range vars {
+					res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans))
+				}
+			}
+		}
+		if t.auc >= 0.9 {
+			// Response: the table and its resampled copies, scores kept, 40 answers.
+			labels := make([]int, t.n)
+			for i, y := range t.yRow {
+				if y {
+					labels[i] = 1
+				}
+			}
+			pts := make([][][2]float64, len(vars))
+			for i, v := range vars {
+				pts[i] = append(pts[i], [2]float64{float64(t.T) / float64(t.n), meanLn(res.out[v.name]["40"][t.name])})
+			}
+			for c, share := range bench.CopyShares(t.name, 6) {
+				cp := t.subset(bench.CopyRows(labels, share, bench.CopyMaxRows, uint64(c)))
+				os := make([][]outcome, len(vars))
+				for rep := range respReps {
+					ans := answers(cp, 40, uint64(1000*ti+rep))
+					for i := range vars {
+						os[i] = append(os[i], calibrate(cp, ms[i], ans))
+					}
+				}
+				for i := range vars {
+					pts[i] = append(pts[i], [2]float64{float64(cp.T) / float64(cp.n), meanLn(os[i])})
+				}
+			}
+			for i, v := range vars {
+				res.copies[v.name][t.name] = pts[i]
+			}
+		}
+		log.Printf("%s: done (%d/%d)", t.name, ti+1, len(tabs))
+	}
+	return res
+}
+
+// meanLn is the mean ln(count share) of outcomes.
+func meanLn(os []outcome) float64 {
+	s := 0.0
+	for _, o := range os {
+		s += o.lnShare
+	}
+	return s / float64(len(os))
+}
+
+// slope is the least-squares slope of ln(estimate) on ln(true share), clipped to [0, 1];
+// NaN where the true shares span less than 0.5 in ln or there are fewer than 3 points
+// (internal/bench's slopeOf, the count study's response).
+func slope(pts [][2]float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var mx, my float64
+	for _, p := range pts {
+		x := math.Log(p[0])
+		lo, hi = min(lo, x), max(hi, x)
+		mx += x
+		my += p[1]
+	}
+	if hi-lo < 0.5 || len(pts) < 3 {
+		return math.NaN()
+	}
+	mx /= float64(len(pts))
+	my /= float64(len(pts))
+	var sxy, sxx float64
+	for _, p := range pts {
+		dx := math.Log(p[0]) - mx
+		sxy += dx * (p[1] - my)
+		sxx += dx * dx
+	}
+	return min(1, max(0, sxy/sxx))
+}
+
+// agg is the figures of a set of outcomes.
+type agg struct {
+	absLn, w15, w2, cov, width, f1r float64
+}
+
+func aggregate(os []outcome) agg {
+	var a agg
+	var widths []float64
+	for _, o := range os {
+		a.absLn += o.absLn
+		a.w15 += b2f(o.w15)
+		a.w2 += b2f(o.w2)
+		a.cov += b2f(o.covered)
+		a.f1r += o.f1r
+		widths = append(widths, o.width)
+	}
+	n := float64(len(os))
+	a.absLn, a.w15, a.w2, a.cov, a.f1r = a.absLn/n, a.w15/n, a.w2/n, a.cov/n, a.f1r/n
+	a.width = median(widths)
+	return a
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// perGroup averages a setting's outcomes per table, then per group (the mean of its
+// tables; the width: the median over the group's outcomes), then over groups (means;
+// the width: the median of the groups' medians).
+func perGroup(tabs []*table, by map[string][]outcome) (agg, map[string]agg, []string) {
+	groups := map[string][]outcome{}
+	var names []string
+	tabsOf := map[string][]*table{}
+	for _, t := range tabs {
+		if _, ok := by[t.name]; !ok {
+			continue
+		}
+		if _, ok := tabsOf[t.group]; !ok {
+			names = append(names, t.group)
+		}
+		tabsOf[t.group] = append(tabsOf[t.group], t)
+		groups[t.group] = append(groups[t.group], by[t.name]...)
+	}
+	slices.Sort(names)
+	out := map[string]agg{}
+	var all agg
+	var widths []float64
+	for _, g := range names {
+		// Each table weighs alike within its group.
+		var ta []agg
+		for _, t := range tabsOf[g] {
+			ta = append(ta, aggregate(by[t.name]))
+		}
+		var a agg
+		for _, x := range ta {
+			a.absLn += x.absLn / float64(len(ta))
+			a.w15 += x.w15 / float64(len(ta))
+			a.w2 += x.w2 / float64(len(ta))
+			a.cov += x.cov / float64(len(ta))
+			a.f1r += x.f1r / float64(len(ta))
+		}
+		a.width = aggregate(groups[g]).width
+		out[g] = a
+		all.absLn += a.absLn / float64(len(names))
+		all.w15 += a.w15 / float64(len(names))
+		all.w2 += a.w2 / float64(len(names))
+		all.cov += a.cov / float64(len(names))
+		all.f1r += a.f1r / float64(len(names))
+		widths = append(widths, a.width)
+	}
+	all.width = median(widths)
+	return all, out, names
+}
+
+// prototype is the prototype's ADAPT-BAYESP figures (shared/prototypes/review/README.md
+// and issue 63), quoted beside ours: mean |ln|, within ×1.5, within ×2, coverage, width,
+// F1 / oracle F1; NaN where it did not report one.
+var prototype = map[string][6]float64{
+	"fit": {1.08, 0.31, 0.46, 0.85, 29, 0.53},
+	"10":  {0.76, 0.39, math.NaN(), 0.78, 8.3, 0.77},
+	"20":  {0.63, 0.47, 0.73, 0.77, 5.2, 0.79},
+	"40":  {0.52, 0.59, 0.79, 0.77, 3.5, 0.82},
+	"80":  {0.38, 0.74, 0.90, 0.78, 2.5, 0.83},
+}
+
+// responses is each table's response (NaN where its copies' shares span too little).
+func responses(res *results, v string) map[string]float64 {
+	out := map[string]float64{}
+	for tab, pts := range res.copies[v] {
+		out[tab] = slope(pts)
+	}
+	return out
+}
+
+func meanResponse(res *results, v string) (float64, int) {
+	var all []float64
+	for _, s := range responses(res, v) {
+		if !math.IsNaN(s) {
+			all = append(all, s)
+		}
+	}
+	return mean(all), len(all)
+}
+
+// final is the variant the report details (and the package ships).
+const final = "curve(LOGO)+noise+ef1"
+
+func report(w io.Writer, tabs []*table, res *results, vars []variant, families map[string][]string, chosen map[string]map[string]string, reps, respReps int) {
+	fmt.Fprintf(w, "# The count from answers, measured on the corpus\n\n")
+	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 15 minutes on one core):\n\n")
+	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data\n\n")
+	fmt.Fprintf(w, "%d tables, %d source groups; one default fit per table (seed 0). Answers are taken from each table's y "+
+		"through internal/review's Next and Calibrate (the CLI's code), in rounds of 20 (one round of 10 for 10 answers), "+
+		"%d repeats per table (seeds differ); the prior is each fit's selected_ratio and its 80 %% interval. "+
+		"Figures are averaged per table, then per source group, then over groups; the interval width (high/low) is the median "+
+		"over a group's repeats, then the median over groups. F1 / oracle F1: the F1 of the cut over the best F1 of any cut of the same scores.\n\n",
+		len(tabs), countGroups(tabs), reps)
+	fmt.Fprintf(w, "## %s (what Calibrate ships)\n\n", final)
+	writeMain(w, tabs, res, final)
+	r, nr := meanResponse(res, final)
+	fmt.Fprintf(w, "\nResponse to resampling at 40 answers on the %d tables of ROCAUC ≥ 0.9: **%.2f** (prototype: 0.74; see below).\n\n", nr, r)
+	for fam, members := range families {
+		fmt.Fprintf(w, "%s: a curve prior learned on the other groups' fully labelled tables (review.LearnCurve, each group weighing alike), "+
+			"mixed with all-alike weights in the proportion flat ∈ {%s}; the proportion is chosen for each held-out group as the one of least "+
+			"mean |ln| at 40 answers on the other groups, and the group is measured with it (leave one group out). Chosen: %s.\n\n",
+			fam, strings.Join(members, ", "), chosenSummary(chosen[fam]))
+	}
+	fmt.Fprintf(w, "## Every estimator measured (the same answers)\n\n")
+	fmt.Fprintf(w, "| estimator | 20 answers: \\|ln\\| / ×1.5 / ×2 / covers, width / F1 ratio | 40 answers | 80 answers | response at 40 |\n|---|---|---|---|---|\n")
+	names := []string{}
+	for _, v := range vars {
+		names = append(names, v.name)
+	}
+	for fam := range families {
+		names = append(names, fam)
+	}
+	for _, v := range names {
+		fmt.Fprintf(w, "| %s |", v)
+		for _, s := range []string{"20", "40", "80"} {
+			a, _, _ := perGroup(tabs, res.out[v][s])
+			fmt.Fprintf(w, " %.2f / %.0f %% / %.0f %% / %.0f %%, ×%.1f / %.2f |", a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r)
+		}
+		r, _ := meanResponse(res, v)
+		fmt.Fprintf(w, " %.2f |\n", r)
+	}
+	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
+		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1.\n")
+
+	// Response.
+	fmt.Fprintf(w, "\n## Response to resampling (40 answers, %s)\n\n", final)
+	fmt.Fprintf(w, "On the tables whose scores reach ROCAUC ≥ 0.9, each table and 6 resampled copies (bench.CopyShares: shares log-uniform "+
+		"in [0.2 %%, 40 %%]; bench.CopyRows: anomalies or normal rows subsampled, at most 20,000 rows), the table's scores kept, "+
+		"%d repeats per copy. Response: the least-squares slope of the mean ln(count share) on ln(true share), clipped to [0, 1] "+
+		"(internal/bench's slopeOf, the count study's definition). The prior is the original table's for every copy, so "+
+		"without answers the response is 0 by construction (the count study measured 0.06 for the shipped label-free count on refitted copies).\n\n",
+		respReps)
+	resp := responses(res, final)
+	fmt.Fprintf(w, "| table | ROCAUC | response | (true share, mean count share) of the table and its copies |\n|---|---|---|---|\n")
+	for _, t := range tabs {
+		if s, ok := resp[t.name]; ok {
+			fmt.Fprintf(w, "| %s | %.3f | %.2f | %s |\n", t.name, t.auc, s, strings.Join(copyShares(res.copies[final][t.name]), " "))
+		}
+	}
+	// Per group.
+	fmt.Fprintf(w, "\n## Per group (%s): mean |ln| / within ×1.5 / coverage / F1 ratio\n\n| group | tables |", final)
+	for _, s := range res.settings {
+		fmt.Fprintf(w, " %s |", s)
+	}
+	fmt.Fprintf(w, "\n|---|---|%s\n", strings.Repeat("---|", len(res.settings)))
+	_, _, groups := perGroup(tabs, res.out[final]["40"])
+	gs := map[string]map[string]agg{}
+	for _, s := range res.settings {
+		_, gs[s], _ = perGroup(tabs, res.out[final][s])
+	}
+	for _, g := range groups {
+		nt := 0
+		for _, t := range tabs {
+			if t.group == g {
+				nt++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %d |", g, nt)
+		for _, s := range res.settings {
+			a := gs[s][g]
+			fmt.Fprintf(w, " %.2f / %.0f %% / %.0f %% / %.2f |", a.absLn, 100*a.w15, 100*a.cov, a.f1r)
+		}
+		fmt.Fprintln(w)
+	}
+	// Per table.
+	fmt.Fprintf(w, "\n## Per table at 40 answers (%s, mean over repeats)\n\n| table | group | n | true share | ROCAUC | prior share | mean count share | mean \\|ln\\| | within ×1.5 | covers | width | F1 / oracle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", final)
+	for _, t := range tabs {
+		os := res.out[final]["40"][t.name]
+		a := aggregate(os)
+		fmt.Fprintf(w, "| %s | %s | %d | %.3g %% | %.3f | %.3g %% | %.3g %% | %.2f | %.0f %% | %.0f %% | ×%.1f | %.2f |\n",
+			t.name, t.group, t.n, 100*float64(t.T)/float64(t.n), t.auc, 100*t.prior.Share, 100*math.Exp(meanLn(os)),
+			a.absLn, 100*a.w15, 100*a.cov, a.width, a.f1r)
+	}
+}
+
+// writeMain writes the issue's table for variant v.
+func writeMain(w io.Writer, tabs []*table, res *results, v string) {
+	fmt.Fprintf(w, "| answers | mean \\|ln(count/true)\\| | within ×1.5 | within ×2 | 80 %% interval: covers, width | F1 of the cut / oracle F1 | prototype (ADAPT-BAYESP) |\n|---|---|---|---|---|---|---|\n")
+	label := map[string]string{"fit": "0: the fit's label-free count", "0": "0: Calibrate without answers (the prior)"}
+	for _, s := range res.settings {
+		a, _, _ := perGroup(tabs, res.out[v][s])
+		name := label[s]
+		if name == "" {
+			name = s
+		}
+		proto := "—"
+		if p, ok := prototype[s]; ok {
+			proto = fmt.Sprintf("%.2f / %.0f %% / %s / %.0f %%, ×%.1f / %.2f", p[0], 100*p[1], pct(p[2]), 100*p[3], p[4], p[5])
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.0f %% | %.0f %% | %.0f %%, ×%.1f | %.2f | %s |\n", name, a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r, proto)
+	}
+}
+
+func chosenSummary(c map[string]string) string {
+	count := map[string]int{}
+	for _, v := range c {
+		count[v]++
+	}
+	var parts []string
+	for v, n := range count {
+		parts = append(parts, fmt.Sprintf("%s for %d groups", v, n))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+func copyShares(pts [][2]float64) []string {
+	var parts []string
+	for _, p := range pts {
+		parts = append(parts, fmt.Sprintf("(%.3g %%, %.3g %%)", 100*p[0], 100*math.Exp(p[1])))
+	}
+	return parts
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f %%", 100*x)
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func countGroups(tabs []*table) int {
+	g := map[string]bool{}
+	for _, t := range tabs {
+		g[t.group] = true
+	}
+	return len(g)
+}

@@ -1,0 +1,170 @@
+package review
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// Next returns k ranks (fewer only when fewer rows remain) to ask in the next round
+// given the answers so far, never one answered or pending (asked, not yet answered).
+// The round is max(Round)+1; the same (n, answers, pending, k, seed, prior) give the
+// same ranks, in ascending order.
+//
+// The design: the strata of strata(n). A stratum no row of the design has been asked
+// in gets one row first, top stratum first. The rest of the round goes one row at a
+// time to the stratum h whose next row most reduces the variance of the stratified
+// count T̂ = Σ_h N_h p̂_h (a greedy Neyman allocation, Cochran 1977, §5.5):
+//
+//	gain_h = N_h² p_h (1-p_h) (1/k_h - 1/(k_h+1)) (N_h - k_h)/N_h,
+//
+// with N_h the stratum's rows less those the user answered outside the design, k_h the
+// design's rows asked there (answered, pending or picked in this round), and p_h the
+// stratum's rate (a_h+½)/(m_h+1) from its m_h design answers, a_h of them anomalies,
+// made non-increasing down the ranks by pool-adjacent-violators. Within a stratum the
+// rows are drawn uniformly among those not yet known, from a stream of (seed, round,
+// stratum).
+//
+// The choice depends only on the ranks and the answers already given, never on an
+// answer not yet seen, so the design is ignorable for the likelihood of Calibrate
+// (Rubin 1976, "Inference and missing data"; Gelman et al., BDA3 §8.2): the posterior
+// of the curve is the same as if the rows had been fixed in advance. The prior is
+// accepted for the contract's shape; this design does not use it.
+func Next(n int, answers []Answer, pending []int, k int, seed uint64, prior Prior) ([]int, error) {
+	kn, err := check(n, answers)
+	if err != nil {
+		return nil, err
+	}
+	if k < 1 {
+		return nil, &ArgError{Arg: "k", Value: float64(k), Want: "at least 1 row"}
+	}
+	if _, _, _, err := prior.resolve(); err != nil {
+		return nil, err
+	}
+	taken := map[int]bool{}
+	for r := range kn.label {
+		taken[r] = true
+	}
+	for i, r := range pending {
+		if r < 1 || r > n {
+			return nil, &RankError{Rank: r, N: n, Index: i, Pending: true}
+		}
+		taken[r] = true
+	}
+	st := strata(n)
+	H := len(st)
+	size := make([]int, H)  // N_h less the user's rows
+	asked := make([]int, H) // k_h
+	m := make([]int, H)     // design answers
+	a := make([]int, H)     // anomalies among them
+	free := make([]int, H)  // rows not yet known
+	for h, s := range st {
+		size[h] = s.hi - s.lo
+		free[h] = size[h]
+	}
+	for r := range taken {
+		free[stratumOf(st, r)]--
+	}
+	for r, y := range kn.label {
+		h := stratumOf(st, r)
+		if !kn.design[r] {
+			size[h]--
+			continue
+		}
+		asked[h]++
+		m[h]++
+		if y {
+			a[h]++
+		}
+	}
+	for r := range taken {
+		if _, ok := kn.label[r]; !ok {
+			asked[stratumOf(st, r)]++ // pending
+		}
+	}
+
+	// p_h from the design's answers, smoothed and made monotone.
+	p := make([]float64, H)
+	w := make([]float64, H)
+	for h := range p {
+		p[h] = (float64(a[h]) + 0.5) / float64(m[h]+1)
+		w[h] = float64(m[h] + 1)
+	}
+	p = pav(p, w)
+
+	want := make([]int, H) // rows to draw in each stratum this round
+	left := k
+	for h := 0; h < H && left > 0; h++ {
+		if asked[h] == 0 && free[h] > 0 {
+			want[h]++
+			asked[h]++
+			left--
+		}
+	}
+	for ; left > 0; left-- {
+		best, bestGain := -1, -1.0
+		for h := range H {
+			if want[h] >= free[h] || size[h] <= 0 {
+				continue
+			}
+			Nh, kh := float64(size[h]), float64(max(asked[h], 1))
+			g := Nh * Nh * p[h] * (1 - p[h]) * (1/kh - 1/(kh+1)) * (Nh - float64(asked[h])) / Nh
+			if g > bestGain {
+				best, bestGain = h, g
+			}
+		}
+		if best < 0 {
+			break
+		}
+		want[best]++
+		asked[best]++
+	}
+
+	round := uint64(kn.round + 1)
+	var out []int
+	for h, s := range st {
+		if want[h] == 0 {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(seed, round<<16|uint64(h)))
+		pool := make([]int, 0, free[h])
+		for r := s.lo + 1; r <= s.hi; r++ {
+			if !taken[r] {
+				pool = append(pool, r)
+			}
+		}
+		// Partial Fisher–Yates: the first want[h] of a uniform permutation of pool.
+		for i := 0; i < want[h]; i++ {
+			j := i + rng.IntN(len(pool)-i)
+			pool[i], pool[j] = pool[j], pool[i]
+			out = append(out, pool[i])
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// pav is the non-increasing least-squares fit to rates with weights w
+// (pool-adjacent-violators; Barlow et al. 1972), top stratum first.
+func pav(rates, w []float64) []float64 {
+	type block struct {
+		r, w float64
+		c    int
+	}
+	var bs []block
+	for i := range rates {
+		bs = append(bs, block{rates[i], w[i], 1})
+		for len(bs) > 1 && bs[len(bs)-2].r < bs[len(bs)-1].r {
+			b2, b1 := bs[len(bs)-1], bs[len(bs)-2]
+			bs = bs[:len(bs)-2]
+			ww := b1.w + b2.w
+			bs = append(bs, block{(b1.r*b1.w + b2.r*b2.w) / ww, ww, b1.c + b2.c})
+		}
+	}
+	out := make([]float64, 0, len(rates))
+	for _, b := range bs {
+		for range b.c {
+			out = append(out, b.r)
+		}
+	}
+	return out
+}

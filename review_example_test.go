@@ -1,0 +1,94 @@
+package udocc_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/udocc/udocc"
+)
+
+// ExampleModel_ReviewRows asks a round of rows of a fitted model's training rows, as a
+// user labelling them would be asked: the same seed and answers give the same rows, and
+// no row is asked twice.
+func ExampleModel_ReviewRows() {
+	ctx := context.Background()
+	rows := table(200, 4, 1)
+	m, err := udocc.Fit(ctx, rows, quick())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	first, err := m.ReviewRows(ctx, nil, udocc.ReviewOptions{K: 5, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The user answers: in this table every tenth row (9, 19, ...) is an anomaly.
+	var answers []udocc.Answer
+	for _, r := range first {
+		answers = append(answers, udocc.Answer{Row: r.Row, Anomaly: r.Row%10 == 9, Round: r.Round})
+	}
+	second, err := m.ReviewRows(ctx, answers, udocc.ReviewOptions{K: 5, Seed: 7})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	asked := map[int]bool{}
+	for _, r := range append(first, second...) {
+		asked[r.Row] = true
+	}
+	fmt.Println("rounds:", first[0].Round, second[0].Round)
+	fmt.Println("rows asked:", len(first)+len(second), "distinct:", len(asked))
+	// Output:
+	// rounds: 1 2
+	// rows asked: 10 distinct: 10
+}
+
+// ExampleModel_Calibrate turns answers into the count, its 80 % interval and the
+// threshold, which the model then labels by.
+func ExampleModel_Calibrate() {
+	ctx := context.Background()
+	rows := table(200, 4, 1)
+	m, err := udocc.Fit(ctx, rows, quick())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	var answers []udocc.Answer
+	for round := 1; round <= 2; round++ {
+		ask, err := m.ReviewRows(ctx, answers, udocc.ReviewOptions{K: 20, Seed: 7})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, r := range ask {
+			answers = append(answers, udocc.Answer{Row: r.Row, Anomaly: r.Row%10 == 9, Round: r.Round})
+		}
+	}
+	c, err := m.Calibrate(ctx, answers, udocc.CalibrateOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("answers:", c.Answers, "target:", c.Target)
+	fmt.Println("the interval holds the count:", c.Low <= c.Share && c.Share <= c.High)
+	fmt.Println("the model labels by the new threshold:", m.Threshold() == c.Threshold)
+	fmt.Println("rows flagged are the cut:", flagged(m.Labels()) == c.Cut)
+	// Output:
+	// answers: 40 target: f1
+	// the interval holds the count: true
+	// the model labels by the new threshold: true
+	// rows flagged are the cut: true
+}
+
+func flagged(labels []bool) int {
+	n := 0
+	for _, l := range labels {
+		if l {
+			n++
+		}
+	}
+	return n
+}
