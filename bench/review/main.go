@@ -5,7 +5,7 @@
 // source group first, then over groups. It writes bench/review/results.md.
 //
 //	bench/review/fit.sh /work/shared/data      # once: the 71 default fits
-//	GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data
+//	GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data -learn-curve internal/review/curve.json
 package main
 
 import (
@@ -698,8 +698,8 @@ var (
 
 func report(w io.Writer, tabs []*table, res *results, vars []variant, families map[string][]string, chosen map[string]map[string]string, reps, respReps int) {
 	fmt.Fprintf(w, "# The count from answers, measured on the corpus\n\n")
-	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 15 minutes on one core):\n\n")
-	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data\n\n")
+	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 40 minutes on a shared core), which also writes the shipped curve prior:\n\n")
+	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data -learn-curve internal/review/curve.json\n\n")
 	fmt.Fprintf(w, "%d tables, %d source groups; one default fit per table (seed 0). Answers are taken from each table's y "+
 		"through internal/review's Next and Calibrate (the CLI's code), in rounds of 20 (one round of 10 for 10 answers), "+
 		"%d repeats per table (seeds differ); the prior is each fit's selected_ratio and its 80 %% interval. "+
@@ -711,9 +711,11 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 	r, nr := meanResponse(res, final)
 	fmt.Fprintf(w, "\nResponse to resampling at 40 answers on the %d tables of ROCAUC ≥ 0.9: **%.2f** (prototype: 0.74; see below).\n\n", nr, r)
 	for fam, members := range families {
-		fmt.Fprintf(w, "%s: a curve prior learned on the other groups' fully labelled tables (review.LearnCurve, each group weighing alike), "+
-			"mixed with all-alike weights in the proportion flat ∈ {%s}; the proportion is chosen for each held-out group as the one of least "+
-			"mean |ln| at 40 answers on the other groups, and the group is measured with it (leave one group out). Chosen: %s.\n\n",
+		fmt.Fprintf(w, "%s, held out by group: for each source group, the curve prior is learned on the other groups' fully labelled tables "+
+			"(review.LearnCurve, each group weighing alike; curveF: mixed with all-alike weights in the proportion F), and of the members "+
+			"{%s} the one of least mean |ln| at 40 answers on the other groups is chosen (priorL: the share prior's σ times L); the group is "+
+			"measured with it. Chosen: %s. The proportion 0.2 was itself chosen the same way, against 0.5, in an exploration run (8 repeats; "+
+			"0.2 for each of the 34 held-out groups; bench/review/notes.md).\n\n",
 			fam, strings.Join(members, ", "), chosenSummary(chosen[fam]))
 	}
 	fmt.Fprintf(w, "## Every estimator measured (the same answers)\n\n")
@@ -734,8 +736,10 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 		r, _ := meanResponse(res, v)
 		fmt.Fprintf(w, " %.2f |\n", r)
 	}
-	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
-		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1.\n")
+	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (Neyman allocation, flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
+		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1. "+
+		"curveF: the learned curve prior (held out by group). priorL: the share prior's σ times L. md: the model design (Next's default) in place of the Neyman allocation; "+
+		"variants without md share the Neyman design's answers.\n")
 
 	// Response.
 	fmt.Fprintf(w, "\n## Response to resampling (40 answers, %s)\n\n", final)

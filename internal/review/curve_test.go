@@ -50,3 +50,22 @@ func TestCurvePosteriorFindsTheCurve(t *testing.T) {
 		t.Fatalf("LearnCurve sums to %g", sum)
 	}
 }
+
+// TestDefaultCurve: the shipped curve prior is a distribution over the pairs, with a
+// positive prior scale, and a wrong-length curve is refused.
+func TestDefaultCurve(t *testing.T) {
+	w, scale := DefaultCurve()
+	sum := 0.0
+	for _, p := range w {
+		if !(p > 0) {
+			t.Fatalf("a weight %g ≤ 0: every pair must stay possible", p)
+		}
+		sum += p
+	}
+	if len(w) != CurvePairs || math.Abs(sum-1) > 1e-6 || !(scale > 0) {
+		t.Fatalf("%d weights summing to %g, scale %g", len(w), sum, scale)
+	}
+	if _, err := (Method{Curve: []float64{1}}).Calibrate(10, nil, Prior{}, Target{}); err == nil {
+		t.Fatal("a curve of one weight was accepted")
+	}
+}

@@ -230,38 +230,57 @@ func modelAllocate(n int, kn *known, mu, sd float64, curve []float64, st []strat
 			lp[h][l], l1p[h][l] = math.Log(p), math.Log1p(-p)
 		}
 	}
+	// p_jh and 1-p_jh for each stratum and live point.
+	ph := make([][]float64, H)
+	for h := range H {
+		ph[h] = make([]float64, len(live))
+		for l := range live {
+			ph[h][l] = math.Exp(lp[h][l])
+		}
+	}
 	ev := func(h, mm int) float64 {
+		// u_l(a) = w_l C(mm, a) p^a (1-p)^(mm-a), built up over a by the ratio
+		// u(a+1)/u(a) = (mm-a)/(a+1) · p/(1-p).
+		u := make([]float64, len(live))
+		ratio := make([]float64, len(live))
+		for l := range live {
+			u[l] = w[l] * math.Exp(float64(mm)*l1p[h][l])
+			ratio[l] = ph[h][l] / (1 - ph[h][l])
+		}
 		total := 0.0
 		for a := 0; a <= mm; a++ {
-			lc := lchoose(mm, a)
 			var s0, s1, s2 float64
-			for l := range live {
-				u := w[l] * math.Exp(lc+float64(a)*lp[h][l]+float64(mm-a)*l1p[h][l])
-				s0 += u
-				s1 += u * lnT[l]
-				s2 += u * lnT[l] * lnT[l]
+			for l, x := range u {
+				s0 += x
+				s1 += x * lnT[l]
+				s2 += x * lnT[l] * lnT[l]
 			}
 			if s0 > 0 {
 				total += s2 - s1*s1/s0 // P(a) Var(ln T | a) = s0 (s2/s0 - (s1/s0)²)
+			}
+			f := float64(mm-a) / float64(a+1)
+			for l := range u {
+				u[l] *= f * ratio[l]
 			}
 		}
 		return total
 	}
 	pend := make([]int, H) // asked, not answered: pending and this round's picks
 	cur := make([]float64, H)
+	next := make([]float64, H) // EV with one more row
 	for h := range H {
 		pend[h] = asked[h] - designAnswered(kn, st[h])
 		cur[h] = ev(h, pend[h])
+		next[h] = ev(h, pend[h]+1)
 	}
 	for ; left > 0; left-- {
-		best, bestGain, bestEV := -1, math.Inf(-1), 0.0
+		best, bestGain := -1, math.Inf(-1)
 		for h := range H {
 			if want[h] >= free[h] || size[h] <= 0 {
 				continue
 			}
-			e := ev(h, pend[h]+1)
-			if gain := cur[h] - e; gain > bestGain {
-				best, bestGain, bestEV = h, gain, e
+			if gain := cur[h] - next[h]; gain > bestGain {
+				best, bestGain = h, gain
 			}
 		}
 		if best < 0 {
@@ -270,7 +289,8 @@ func modelAllocate(n int, kn *known, mu, sd float64, curve []float64, st []strat
 		want[best]++
 		asked[best]++
 		pend[best]++
-		cur[best] = bestEV
+		cur[best] = next[best]
+		next[best] = ev(best, pend[best]+1)
 	}
 }
 
@@ -283,12 +303,4 @@ func designAnswered(kn *known, s stratum) int {
 		}
 	}
 	return c
-}
-
-// lchoose is ln C(m, a).
-func lchoose(m, a int) float64 {
-	x, _ := math.Lgamma(float64(m + 1))
-	y, _ := math.Lgamma(float64(a + 1))
-	z, _ := math.Lgamma(float64(m - a + 1))
-	return x - y - z
 }
