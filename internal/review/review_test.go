@@ -390,3 +390,36 @@ func TestPAV(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrent: Next and Calibrate may run concurrently (the grids are shared) and give
+// the same results as one at a time.
+func TestConcurrent(t *testing.T) {
+	labels := simTable(2000, 0.05, 3)
+	ans := review(t, labels, 2, 20, 1, Prior{})
+	want, err := Calibrate(2000, ans, Prior{}, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNext, _ := Next(2000, ans, nil, 20, 2, Prior{})
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			n := 2000 + 500*(i%3) // other sizes too, so that grids are built side by side
+			if _, err := Calibrate(n, ans, Prior{}, Target{}); err != nil {
+				errs <- err
+				return
+			}
+			got, err := Calibrate(2000, ans, Prior{}, Target{})
+			next, _ := Next(2000, ans, nil, 20, 2, Prior{})
+			if err == nil && (got != want || !slices.Equal(next, wantNext)) {
+				err = errors.New("a concurrent call gave another result")
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
