@@ -5,7 +5,7 @@
 // source group first, then over groups. It writes bench/review/results.md.
 //
 //	bench/review/fit.sh /work/shared/data      # once: the 71 default fits
-//	GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data
+//	GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data -learn-curve internal/review/curve.json
 package main
 
 import (
@@ -45,20 +45,29 @@ func main() {
 	fitsDir := flag.String("fits", "bench/review/fits", "the default fits, from bench/review/fit.sh")
 	out := flag.String("out", "bench/review/results.md", "the report")
 	reps := flag.Int("reps", 20, "repeats per table and number of answers")
-	respReps := flag.Int("resp-reps", 10, "repeats per resampled copy for the response")
+	respReps := flag.Int("resp-reps", 8, "repeats per resampled copy for the response")
+	variantList := flag.String("variants", defaultVariants, "the estimators measured (see variants)")
 	only := flag.String("only", "", "only tables whose name contains this (a quick look; the report is then partial)")
+	finalFlag := flag.String("final", final, "the variant (or family) the report details")
+	learnCurve := flag.String("learn-curve", "", "also learn the curve prior of the final family on every table, its mixing proportion chosen on every group, and write it to this file (internal/review/curve.json)")
 	flag.Parse()
+	final = *finalFlag
 
 	tabs, err := loadTables(*dataDir, *fitsDir, *only)
 	if err != nil {
 		log.Fatal(err)
 	}
 	log.Printf("%d tables", len(tabs))
-	vars, families := variants(tabs)
+	vars, families := variants(tabs, strings.Split(*variantList, ","))
 	res := run(tabs, vars, *reps, *respReps)
 	chosen := map[string]map[string]string{}
 	for name, fam := range families {
 		chosen[name] = chooseLOGO(res, tabs, fam, name)
+	}
+	if *learnCurve != "" {
+		if err := writeCurve(*learnCurve, tabs, res, families[final]); err != nil {
+			log.Fatal(err)
+		}
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -71,47 +80,137 @@ func main() {
 	log.Printf("wrote %s", *out)
 }
 
-// variants is the estimators measured, and the families among which one is chosen per
-// held-out group (by name: the family's members).
-func variants(tabs []*table) ([]variant, map[string][]string) {
-	fixed := func(m review.Method) func(*table) review.Method { return func(*table) review.Method { return m } }
-	vars := []variant{
-		{"port", fixed(review.Method{})},
-		{"noise", fixed(review.Method{Noise: true})},
-		{"ef1", fixed(review.Method{ExpectedF1: true})},
-		{"noise+ef1", fixed(review.Method{Noise: true, ExpectedF1: true})},
-	}
-	// Curve priors learned leave-one-group-out: each table's from the other groups'.
+// variants is the estimators measured, named by their settings joined by +: md (the
+// model design), curveF (a curve prior learned on the other groups, mixed with all-alike
+// weights in the proportion F), noise, ef1; port is none of them. Variants that differ
+// only in F form a family, among which one is chosen for each held-out group; the
+// family's name has curve(LOGO) in place of curveF.
+func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 	posts := map[string][]float64{}
 	size := map[string]int{}
 	for _, t := range tabs {
-		posts[t.name] = review.CurvePosterior(t.y)
 		size[t.group]++
 	}
-	families := map[string][]string{}
-	for _, flat := range []float64{0.1, 0.3, 0.6} {
-		cache := map[string][]float64{}
-		learn := func(t *table) review.Method {
-			c, ok := cache[t.group]
-			if !ok {
-				var ps [][]float64
-				var ws []float64
-				for _, o := range tabs {
-					if o.group != t.group {
-						ps = append(ps, posts[o.name])
-						ws = append(ws, 1/float64(size[o.group]))
-					}
-				}
-				c = review.LearnCurve(ps, ws, flat)
-				cache[t.group] = c
-			}
-			return review.Method{Curve: c, Noise: true, ExpectedF1: true}
+	learned := map[float64]map[string][]float64{} // flat, held-out group: curve
+	curveFor := func(flat float64, group string) []float64 {
+		if learned[flat] == nil {
+			learned[flat] = map[string][]float64{}
 		}
-		name := fmt.Sprintf("curve%.1f+noise+ef1", flat)
-		vars = append(vars, variant{name, learn})
-		families["curve(LOGO)+noise+ef1"] = append(families["curve(LOGO)+noise+ef1"], name)
+		if c, ok := learned[flat][group]; ok {
+			return c
+		}
+		var ps [][]float64
+		var ws []float64
+		for _, o := range tabs {
+			if o.group != group {
+				if posts[o.name] == nil {
+					posts[o.name] = review.CurvePosterior(o.y)
+				}
+				ps = append(ps, posts[o.name])
+				ws = append(ws, 1/float64(size[o.group]))
+			}
+		}
+		c := review.LearnCurve(ps, ws, flat)
+		learned[flat][group] = c
+		return c
+	}
+	var vars []variant
+	families := map[string][]string{}
+	for _, name := range names {
+		// The prototype's settings; each token turns one of ours on.
+		m := review.Method{Neyman: true, NoNoise: true, MeanCut: true, Curve: review.FlatCurve(), PriorScale: 1}
+		flat := -1.0
+		var fam []string
+		for _, tok := range strings.Split(name, "+") {
+			switch {
+			case tok == "port":
+			case tok == "md":
+				m.Neyman = false
+			case tok == "noise":
+				m.NoNoise = false
+			case tok == "ef1":
+				m.MeanCut = false
+			case strings.HasPrefix(tok, "prior"):
+				f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "prior"), 64)
+				if err != nil {
+					log.Fatalf("variant %s: %v", name, err)
+				}
+				m.PriorScale = f
+				tok = "prior(LOGO)"
+			case strings.HasPrefix(tok, "curve"):
+				f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "curve"), 64)
+				if err != nil {
+					log.Fatalf("variant %s: %v", name, err)
+				}
+				flat = f
+				tok = "curve(LOGO)"
+			default:
+				log.Fatalf("variant %s: unknown setting %s", name, tok)
+			}
+			fam = append(fam, tok)
+		}
+		// Variants share answers where their designs are the same.
+		design := "neyman"
+		if !m.Neyman {
+			design = fmt.Sprintf("md+curve%g+prior%g", flat, m.PriorScale)
+		}
+		v := variant{name: name, design: design}
+		if flat < 0 {
+			v.method = func(*table) review.Method { return m }
+		} else {
+			v.method = func(t *table) review.Method {
+				mm := m
+				mm.Curve = curveFor(flat, t.group)
+				return mm
+			}
+		}
+		if fn := strings.Join(fam, "+"); fn != name {
+			families[fn] = append(families[fn], name)
+		}
+		vars = append(vars, v)
 	}
 	return vars, families
+}
+
+// writeCurve learns the curve prior on every table with the proportion of fam's member
+// of least mean |ln| at 40 answers over every group, and writes it to path.
+func writeCurve(path string, tabs []*table, res *results, fam []string) error {
+	if len(fam) == 0 {
+		return fmt.Errorf("-learn-curve: the final variant %q has no curve family", final)
+	}
+	best, bestLn := "", math.Inf(1)
+	for _, v := range fam {
+		if a, _, _ := perGroup(tabs, res.out[v]["40"]); a.absLn < bestLn {
+			best, bestLn = v, a.absLn
+		}
+	}
+	flat, scale := math.NaN(), 1.0
+	for _, tok := range strings.Split(best, "+") {
+		if f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "curve"), 64); strings.HasPrefix(tok, "curve") && err == nil {
+			flat = f
+		}
+		if f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "prior"), 64); strings.HasPrefix(tok, "prior") && err == nil {
+			scale = f
+		}
+	}
+	size := map[string]int{}
+	for _, t := range tabs {
+		size[t.group]++
+	}
+	var ps [][]float64
+	var ws []float64
+	for _, t := range tabs {
+		ps = append(ps, review.CurvePosterior(t.y))
+		ws = append(ws, 1/float64(size[t.group]))
+	}
+	b, err := review.CurveJSON(review.LearnCurve(ps, ws, flat), flat, scale,
+		fmt.Sprintf("go run ./bench/review -learn-curve: %d tables of %d source groups, each group weighing alike; flat %g, prior scale %g (%s, of least mean |ln| at 40 answers over the groups)",
+			len(tabs), countGroups(tabs), flat, scale, best))
+	if err != nil {
+		return err
+	}
+	log.Printf("curve prior (flat %g, prior scale %g) written to %s", flat, scale, path)
+	return os.WriteFile(path, b, 0o644)
 }
 
 // chooseLOGO makes the outcomes of name: for each source group, those of the member of
@@ -295,12 +394,12 @@ type outcome struct {
 	lnShare           float64 // ln(count / n)
 }
 
-// answers simulates the design's answers to k questions from seed, as the CLI asks
-// them: Next for each round, the answers from y.
-func answers(t *table, k int, seed uint64) []review.Answer {
+// answers simulates the answers to k questions of d's design from seed, as the CLI
+// asks them: Next for each round, the answers from y.
+func answers(t *table, d review.Method, k int, seed uint64) []review.Answer {
 	var ans []review.Answer
 	for round, m := range rounds(k) {
-		ranks, err := review.Next(t.n, ans, nil, m, seed, t.prior)
+		ranks, err := d.Next(t.n, ans, nil, m, seed, t.prior)
 		if err != nil {
 			log.Fatalf("%s: %v", t.name, err)
 		}
@@ -340,6 +439,9 @@ func (t *table) judge(count, lo, hi float64, cut int) outcome {
 type variant struct {
 	name   string
 	method func(t *table) review.Method
+	// design names the variant's design: variants of the same design are measured on
+	// the same answers, asked by the first one's Next.
+	design string
 }
 
 // byTable is outcomes by table name.
@@ -387,9 +489,12 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 		}
 		for _, k := range ks {
 			for rep := range reps {
-				ans := answers(t, k, uint64(1000*ti+rep))
+				ans := map[string][]review.Answer{}
 				for i, v := range vars {
-					res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans))
+					if _, ok := ans[v.design]; !ok {
+						ans[v.design] = answers(t, ms[i], k, uint64(1000*ti+rep))
+					}
+					res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans[v.design]))
 				}
 			}
 		}
@@ -409,9 +514,12 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 				cp := t.subset(bench.CopyRows(labels, share, bench.CopyMaxRows, uint64(c)))
 				os := make([][]outcome, len(vars))
 				for rep := range respReps {
-					ans := answers(cp, 40, uint64(1000*ti+rep))
-					for i := range vars {
-						os[i] = append(os[i], calibrate(cp, ms[i], ans))
+					ans := map[string][]review.Answer{}
+					for i, v := range vars {
+						if _, ok := ans[v.design]; !ok {
+							ans[v.design] = answers(cp, ms[i], 40, uint64(1000*ti+rep))
+						}
+						os[i] = append(os[i], calibrate(cp, ms[i], ans[v.design]))
 					}
 				}
 				for i := range vars {
@@ -581,13 +689,17 @@ func meanResponse(res *results, v string) (float64, int) {
 	return mean(all), len(all)
 }
 
-// final is the variant the report details (and the package ships).
-const final = "curve(LOGO)+noise+ef1"
+// final is the variant the report details (and the package ships); defaultVariants
+// the ones measured beside it.
+var (
+	final           = "md+curve(LOGO)+prior(LOGO)+noise+ef1"
+	defaultVariants = "port,noise+ef1,curve0.2+noise+ef1,md+curve0.2+prior1+noise+ef1,md+curve0.2+prior2+noise+ef1"
+)
 
 func report(w io.Writer, tabs []*table, res *results, vars []variant, families map[string][]string, chosen map[string]map[string]string, reps, respReps int) {
 	fmt.Fprintf(w, "# The count from answers, measured on the corpus\n\n")
-	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 15 minutes on one core):\n\n")
-	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data\n\n")
+	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 40 minutes on a shared core), which also writes the shipped curve prior:\n\n")
+	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data -learn-curve internal/review/curve.json\n\n")
 	fmt.Fprintf(w, "%d tables, %d source groups; one default fit per table (seed 0). Answers are taken from each table's y "+
 		"through internal/review's Next and Calibrate (the CLI's code), in rounds of 20 (one round of 10 for 10 answers), "+
 		"%d repeats per table (seeds differ); the prior is each fit's selected_ratio and its 80 %% interval. "+
@@ -599,9 +711,11 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 	r, nr := meanResponse(res, final)
 	fmt.Fprintf(w, "\nResponse to resampling at 40 answers on the %d tables of ROCAUC ≥ 0.9: **%.2f** (prototype: 0.74; see below).\n\n", nr, r)
 	for fam, members := range families {
-		fmt.Fprintf(w, "%s: a curve prior learned on the other groups' fully labelled tables (review.LearnCurve, each group weighing alike), "+
-			"mixed with all-alike weights in the proportion flat ∈ {%s}; the proportion is chosen for each held-out group as the one of least "+
-			"mean |ln| at 40 answers on the other groups, and the group is measured with it (leave one group out). Chosen: %s.\n\n",
+		fmt.Fprintf(w, "%s, held out by group: for each source group, the curve prior is learned on the other groups' fully labelled tables "+
+			"(review.LearnCurve, each group weighing alike; curveF: mixed with all-alike weights in the proportion F), and of the members "+
+			"{%s} the one of least mean |ln| at 40 answers on the other groups is chosen (priorL: the share prior's σ times L); the group is "+
+			"measured with it. Chosen: %s. The proportion 0.2 was itself chosen the same way, against 0.5, in an exploration run (8 repeats; "+
+			"0.2 for each of the 34 held-out groups; bench/review/notes.md).\n\n",
 			fam, strings.Join(members, ", "), chosenSummary(chosen[fam]))
 	}
 	fmt.Fprintf(w, "## Every estimator measured (the same answers)\n\n")
@@ -622,8 +736,10 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 		r, _ := meanResponse(res, v)
 		fmt.Fprintf(w, " %.2f |\n", r)
 	}
-	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
-		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1.\n")
+	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (Neyman allocation, flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
+		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1. "+
+		"curveF: the learned curve prior (held out by group). priorL: the share prior's σ times L. md: the model design (Next's default) in place of the Neyman allocation; "+
+		"variants without md share the Neyman design's answers.\n")
 
 	// Response.
 	fmt.Fprintf(w, "\n## Response to resampling (40 answers, %s)\n\n", final)

@@ -1,6 +1,13 @@
 package review
 
-import "math"
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+)
 
 // LearnCurve learns a prior over the grid's (slope, ceiling) pairs from fully labelled
 // tables: posts are their CurvePosterior, each with a weight (e.g. 1/its source group's
@@ -62,4 +69,38 @@ func CurvePosterior(y []bool) []float64 {
 		post[i] /= sum
 	}
 	return post
+}
+
+// curveFile is the curve prior shipped with the package (curve.json), learned by
+// `go run ./bench/review -learn-curve internal/review/curve.json` on the corpus.
+type curveFile struct {
+	Trained    string    `json:"trained"`
+	Flat       float64   `json:"flat"`
+	PriorScale float64   `json:"prior_scale"`
+	Weights    []float64 `json:"weights"`
+}
+
+//go:embed curve.json
+var curveJSON []byte
+
+var defaultCurve = sync.OnceValue(func() curveFile {
+	var f curveFile
+	if err := json.Unmarshal(curveJSON, &f); err != nil || len(f.Weights) != CurvePairs || !(f.PriorScale > 0) {
+		panic(fmt.Sprintf("review: curve.json: %d weights, prior scale %g, %v", len(f.Weights), f.PriorScale, err))
+	}
+	return f
+})
+
+// DefaultCurve is the curve prior the zero Method uses (a copy) and the share prior's
+// scale learned with it: by LearnCurve on the fully labelled tables of the corpus, each
+// source group weighing alike (curve.json).
+func DefaultCurve() (weights []float64, priorScale float64) {
+	f := defaultCurve()
+	return slices.Clone(f.Weights), f.PriorScale
+}
+
+// CurveJSON is the file DefaultCurve is read from, for a learner to write anew.
+func CurveJSON(weights []float64, flat, priorScale float64, trained string) ([]byte, error) {
+	b, err := json.MarshalIndent(curveFile{Trained: trained, Flat: flat, PriorScale: priorScale, Weights: weights}, "", " ")
+	return append(b, '\n'), err
 }

@@ -8,11 +8,13 @@
 //
 // The design (Next) stratifies the ranks on a geometric grid (the top 0.1 %, 0.3 %,
 // 1 %, 3 %, 10 %, 30 % and the rest), asks one row in each stratum first, top first,
-// and then the rows where a stratum's anomaly rate adds most to the variance of the
-// count (a greedy Neyman allocation). The estimator (Calibrate) is a Bayesian grid
-// posterior over a monotone logistic curve of P(anomaly | ln rank/n), with the
-// label-free count as the prior on the share; the count is the known anomalies plus
-// the curve's expectation over the rows not yet answered.
+// and then rows in the strata where an answer most reduces the expected posterior
+// variance of ln(count). The estimator (Calibrate) is a Bayesian grid posterior over a
+// monotone logistic curve of P(anomaly | ln rank/n), with the label-free count as the
+// prior on the share and a prior on the curve's shape learned on labelled tables
+// (curve.json); the count is the known anomalies plus the unanswered rows' count under
+// the curve.
 //
-// The types a caller starts from are Answer, Prior and Estimate.
+// The types a caller starts from are Answer, Prior and Estimate; Method holds the
+// settings a study compares (its zero value is what Next and Calibrate use).
 package review

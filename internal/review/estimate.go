@@ -20,46 +20,89 @@ import (
 //
 // with location c, slope s ≥ 0 and ceiling r. (c, s, r) range over a grid (gridFor);
 // ranks are grouped into about 300 log-spaced bins and a row's x is its bin's centre.
-// Each grid point implies a share q = Σ_i p(x_i) / n, and the prior is the label-free
-// count's ln(q) ~ N(ln Prior.Share, σ²), σ read from Prior's 80 % interval as ±1.2816 σ.
-// The posterior over the grid is
+// Each grid point implies a share q = Σ_i p(x_i) / n. The prior has two parts: the
+// label-free count's ln(q) ~ N(ln Prior.Share, (λσ)²), σ read from Prior's 80 % interval
+// as ±1.2816 σ and λ the learned scale (Method.PriorScale), and a weight π(s, r) for the
+// curve's shape, learned on the corpus's labelled tables (DefaultCurve, LearnCurve);
+// c is uniform on its grid. The posterior over the grid is
 //
-//	w(c, s, r) ∝ exp(-(ln q - ln Prior.Share)² / 2σ²) · Π_design p(x_j)^y_j (1 - p(x_j))^(1-y_j),
+//	w(c, s, r) ∝ π(s, r) · exp(-(ln q - ln Prior.Share)² / 2λ²σ²) · Π_design p(x_j)^y_j (1 - p(x_j))^(1-y_j),
 //
-// the product over the rows the design asked (Round ≥ 1). The design is ignorable (see
-// Next), so this is the full likelihood. Rows the user answered outside the design
-// (Round 0) may have been picked for their label, which would bias the curve, so they do
-// not enter the likelihood: they are known rows, and the count at a grid point is
+// the product over the rows the design asked (Round ≥ 1): a Bayesian grid posterior
+// (Gelman et al., BDA3 §3.7 and §5.3). The design is ignorable (see Next), so this is
+// the full likelihood. Rows the user answered outside the design (Round 0) may have been
+// picked for their label, which would bias the curve, so they do not enter the
+// likelihood: they are known rows, and the count at a grid point is
 //
-//	T(c, s, r) = Σ_known y_j + Σ_unknown p(x_i),
+//	T(c, s, r) = Σ_known y_j + Σ_unknown B_i,   B_i ~ Bernoulli(p(x_i)),
 //
-// the known anomalies plus the curve's expectation over the rows not answered (the
-// finite-population form of the Horvitz–Thompson total, each unknown row predicted by
-// the model; Särndal, Swensson and Wretman 1992, §6.7). The count is the posterior median
-// of T and the interval its 10 % and 90 % quantiles, rounded out to whole rows. The count
-// is at least the anomalies answered (and at least 1 while a row is unanswered); with
-// every row answered it is exact.
+// the known anomalies plus the unanswered rows' count (the finite-population total, each
+// unknown row predicted by the model: the model-assisted form of the Horvitz–Thompson
+// total; Särndal, Swensson and Wretman 1992, §6.7). Its mean at a grid point is
+// Σ_known y + Σ_unknown p and its variance Σ_unknown p(1-p); the count's posterior is the
+// mixture over the grid of normals with those moments. The count is its median and the
+// interval its 10 % and 90 % quantiles, rounded out to whole rows. The count is at least
+// the anomalies answered (and at least 1 while a row is unanswered); with every row
+// answered it is exact.
 //
-// The cut: E(c) = Σ_{i ≤ c} ē_i, with ē_i the answer for a known row and the posterior
-// mean of p(x_i) otherwise, and T̄ = E(n). At a cut c the estimated precision is E(c)/c,
-// recall E(c)/T̄ and F1 2E(c)/(c + T̄). The candidate cuts are the bins' ends and the ranks
-// of the anomalies answered.
+// The cut: at a cut c and grid point j, E_j(c) = Σ_{i ≤ c} e_ij, e_ij the answer for a
+// known row and p_j(x_i) otherwise. The cut maximises the posterior-expected F1,
+// Σ_j w_j 2E_j(c)/(c + T_j), with precision Σ_j w_j E_j(c)/c and recall
+// Σ_j w_j E_j(c)/T_j read the same way (T_j the grid point's expected count); the
+// candidate cuts are the bins' ends and the ranks of the anomalies answered.
 func Calibrate(n int, answers []Answer, prior Prior, target Target) (Estimate, error) {
 	return Method{}.Calibrate(n, answers, prior, target)
 }
 
-// Method holds the estimator's settings; the zero Method is the one Calibrate uses.
+// Method holds the design's and the estimator's settings; the zero Method is the one
+// Next and Calibrate use. The other settings are kept for the study that chose them
+// (bench/review), each named for what it turns off.
 type Method struct {
 	// Curve is the prior weight of each (slope, ceiling) pair of the grid (CurvePairs
-	// of them, slope-major); nil: all alike.
+	// of them, slope-major); nil: DefaultCurve, learned on the corpus. FlatCurve gives
+	// all pairs alike (the prototype's).
 	Curve []float64
-	// Noise adds the binomial spread of the unanswered rows around the curve's
-	// expectation to the count's posterior (a normal with variance Σ p(1-p) at each grid
-	// point) before its quantiles are read.
-	Noise bool
-	// ExpectedF1 picks the cut of the highest posterior-expected F1 (and reads precision
-	// and recall as posterior expectations too), instead of the F1 of the posterior mean.
-	ExpectedF1 bool
+	// PriorScale multiplies the share prior's σ; 0: the scale learned with DefaultCurve.
+	PriorScale float64
+	// NoNoise reads the count's quantiles from the grid's expected counts alone,
+	// leaving out the binomial spread of the unanswered rows around them (a normal with
+	// variance Σ p(1-p) at each grid point).
+	NoNoise bool
+	// MeanCut picks the cut of the highest F1 of the posterior-mean curve, instead of
+	// the cut of the highest posterior-expected F1 (with precision and recall read as
+	// posterior expectations too).
+	MeanCut bool
+	// Neyman allocates the rows of a round (after the first row of each stratum) by the
+	// greedy Neyman allocation on the strata's rates (the prototype's ADAPT), instead of
+	// where they most reduce the expected posterior variance of ln(count) (modelAllocate).
+	Neyman bool
+}
+
+// FlatCurve is the curve prior of all pairs alike.
+func FlatCurve() []float64 {
+	c := make([]float64, CurvePairs)
+	for i := range c {
+		c[i] = 1 / float64(CurvePairs)
+	}
+	return c
+}
+
+// settings resolves m's defaults: its curve prior and prior scale.
+func (m Method) settings() (curve []float64, scale float64, err error) {
+	curve, scale = m.Curve, m.PriorScale
+	if curve == nil {
+		curve = defaultCurve().Weights
+	}
+	if len(curve) != CurvePairs {
+		return nil, 0, &ArgError{Arg: "len(Method.Curve)", Value: float64(len(curve)), Want: fmt.Sprintf("%d weights", CurvePairs)}
+	}
+	if scale == 0 {
+		scale = defaultCurve().PriorScale
+	}
+	if !(scale > 0) {
+		return nil, 0, &ArgError{Arg: "Method.PriorScale", Value: scale, Want: "a scale > 0 (0: the default)"}
+	}
+	return curve, scale, nil
 }
 
 // Calibrate is Calibrate with m's settings.
@@ -75,10 +118,64 @@ func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (
 	if err := target.check(); err != nil {
 		return Estimate{}, err
 	}
-	if m.Curve != nil && len(m.Curve) != CurvePairs {
-		return Estimate{}, &ArgError{Arg: "len(Method.Curve)", Value: float64(len(m.Curve)), Want: fmt.Sprintf("%d weights", CurvePairs)}
+	curve, scale, err := m.settings()
+	if err != nil {
+		return Estimate{}, err
 	}
 	est := Estimate{N: n, Answers: len(kn.label), Anomalies: kn.anom, Prior: pr}
+	ps := posterior(n, kn, mu, sd*scale, curve)
+	g, live, w, T, V, rows := ps.g, ps.live, ps.w, ps.T, ps.V, ps.rows
+	G := len(g.share)
+	var count, lo, hi float64
+	if !m.NoNoise {
+		count, lo, hi = mixQuantiles(live, w, T, V, float64(n))
+	} else {
+		count, lo, hi = gridQuantiles(live, w, T)
+	}
+	a := float64(kn.anom)
+	if len(kn.label) == n {
+		count, lo, hi = a, a, a
+	} else {
+		count = max(count, a, 1)
+		lo = math.Floor(max(lo, a))
+		hi = math.Ceil(max(hi, a))
+		lo, hi = min(max(lo, 0.5), count), max(hi, count)
+	}
+	est.Count = count
+	est.Share = count / float64(n)
+	est.Low, est.High = lo/float64(n), hi/float64(n)
+
+	if !m.MeanCut {
+		est.Cut, est.Precision, est.Recall, est.F1 = g.expectedCut(live, w, T, rows, target)
+		return est, nil
+	}
+	// Posterior mean of p in each bin, for the cut.
+	pbar := make([]float64, len(g.lo))
+	for b := range pbar {
+		col := g.p[b*G : (b+1)*G]
+		s := 0.0
+		for _, j := range live {
+			s += w[j] * col[j]
+		}
+		pbar[b] = s
+	}
+	est.Cut, est.Precision, est.Recall, est.F1 = g.cut(pbar, rows, target)
+	return est, nil
+}
+
+// post is the posterior over the grid: the weights w, the points that carry them
+// (live), and at each live point the count T and the variance V of the unanswered
+// rows' count; rows are the known rows by rank.
+type post struct {
+	g       *grid
+	live    []int
+	w, T, V []float64
+	rows    []cutRow
+}
+
+// posterior computes the posterior of the curve given the design's answers in kn, with
+// the share prior ln q ~ N(mu, sd²) and the curve prior curve (see Calibrate).
+func posterior(n int, kn *known, mu, sd float64, curve []float64) *post {
 	g := gridFor(n)
 	G := len(g.share)
 
@@ -94,9 +191,7 @@ func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (
 	for j := range G {
 		z := (math.Log(max(g.share[j], 1e-300)) - mu) / sd
 		lp[j] = -0.5 * z * z
-		if m.Curve != nil {
-			lp[j] += math.Log(max(m.Curve[j%CurvePairs], 1e-300))
-		}
+		lp[j] += math.Log(max(curve[j%CurvePairs], 1e-300))
 	}
 	// Design answers by bin: a bin's m answers, a of them anomalies, add
 	// a ln p + (m-a) ln(1-p).
@@ -112,11 +207,10 @@ func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (
 	}
 	bins := slices.Sorted(maps.Keys(mb)) // a fixed order: the sums are then bit-identical
 	for _, b := range bins {
-		m := mb[b]
+		cnt, a := mb[b], ab[b]
 		lnp, ln1p := g.logs(b)
-		a := ab[b]
 		for j := range lp {
-			lp[j] += a*lnp[j] + (m-a)*ln1p[j]
+			lp[j] += a*lnp[j] + (cnt-a)*ln1p[j]
 		}
 	}
 	w := make([]float64, G)
@@ -165,41 +259,7 @@ func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (
 			V[j] -= p * (1 - p)
 		}
 	}
-	var count, lo, hi float64
-	if m.Noise {
-		count, lo, hi = mixQuantiles(live, w, T, V, float64(n))
-	} else {
-		count, lo, hi = gridQuantiles(live, w, T)
-	}
-	a := float64(kn.anom)
-	if len(kn.label) == n {
-		count, lo, hi = a, a, a
-	} else {
-		count = max(count, a, 1)
-		lo = math.Floor(max(lo, a))
-		hi = math.Ceil(max(hi, a))
-		lo, hi = min(max(lo, 0.5), count), max(hi, count)
-	}
-	est.Count = count
-	est.Share = count / float64(n)
-	est.Low, est.High = lo/float64(n), hi/float64(n)
-
-	if m.ExpectedF1 {
-		est.Cut, est.Precision, est.Recall, est.F1 = g.expectedCut(live, w, T, rows, target)
-		return est, nil
-	}
-	// Posterior mean of p in each bin, for the cut.
-	pbar := make([]float64, len(g.lo))
-	for b := range pbar {
-		col := g.p[b*G : (b+1)*G]
-		s := 0.0
-		for _, j := range live {
-			s += w[j] * col[j]
-		}
-		pbar[b] = s
-	}
-	est.Cut, est.Precision, est.Recall, est.F1 = g.cut(pbar, rows, target)
-	return est, nil
+	return &post{g: g, live: live, w: w, T: T, V: V, rows: rows}
 }
 
 // gridQuantiles is the 50 %, 10 % and 90 % quantiles of T under the weights w.
