@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -356,12 +355,7 @@ func TestReviewServeCalibrated(t *testing.T) {
 		t.Fatalf("no row's label changes between %v and %v", before, thr)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cmd := exec.Command(udoccBin, "serve", "--model", "D", "--addr", addr)
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
@@ -369,17 +363,7 @@ func TestReviewServeCalibrated(t *testing.T) {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	url := "http://" + addr
-	for i := 0; ; i++ {
-		resp, err := http.Get(url + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if i == 300 {
-			t.Fatalf("the server did not come up: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUp(t, url)
 	resp, err := http.Get(url + "/v1/model")
 	if err != nil {
 		t.Fatal(err)

@@ -37,12 +37,7 @@ func TestServe(t *testing.T) {
 	want := readCSV(t, filepath.Join(dir, "scored", "scores.csv")).col(t, "score")
 	os.WriteFile(filepath.Join(dir, "token"), []byte("t0ken-0123456789abcdef\n"), 0o600)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cmd := exec.Command(udoccBin, "serve", "--model", "fit/model", "--addr", addr, "--token-file", "token", "--log-format", "json")
 	cmd.Dir = dir
 	logs := &syncBuffer{}
@@ -52,17 +47,7 @@ func TestServe(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	url := "http://" + addr
-	for i := 0; ; i++ {
-		resp, err := http.Get(url + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if i == 300 {
-			t.Fatalf("the server did not come up: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUp(t, url)
 	body, _ := os.ReadFile(filepath.Join(dir, "new.csv"))
 	req, _ := http.NewRequest(http.MethodPost, url+"/v1/score", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "text/csv")
@@ -147,12 +132,7 @@ func TestServeTLS(t *testing.T) {
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
 	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int)
 	go func() {
@@ -184,5 +164,32 @@ func TestServeTLS(t *testing.T) {
 	cancel()
 	if got := <-code; got != 0 {
 		t.Fatalf("exit status %d after the context ended, want 0", got)
+	}
+}
+
+// freeAddr is a loopback address with a port free a moment ago, for a server to listen on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// waitUp waits until the server at url answers /healthz, for at most 15 s.
+func waitUp(t *testing.T, url string) {
+	t.Helper()
+	for i := 0; ; i++ {
+		resp, err := http.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if i == 300 {
+			t.Fatalf("the server did not come up: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
