@@ -255,8 +255,8 @@ func (o Options) validate() error {
 		return badOption("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
 	case training.CheckRate(o.WeightDecay, true) != nil:
 		return badOption("WeightDecay", "%g: %v", o.WeightDecay, training.CheckRate(o.WeightDecay, true))
-	case o.Members < 1 || o.Members > 1000:
-		return badOption("Members", "%d: want 1..1000", o.Members)
+	case o.Members < 1 || o.Members > models.MaxMembers:
+		return badOption("Members", "%d: want 1..%d", o.Members, models.MaxMembers)
 	case o.Seeds != nil && len(o.Seeds) != o.Members:
 		return badOption("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
 	case !validDevice(o.Device):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -95,5 +96,70 @@ func TestReadMetaStrict(t *testing.T) {
 	}
 	if _, err := ReadMeta(dir); err == nil || len(err.Error()) > 1000 {
 		t.Errorf("a name twice: an error of %d bytes", len(fmt.Sprint(err)))
+	}
+}
+
+// TestReadMetaShapeBounded checks that a model.json whose arrays would decode into far
+// more memory than it holds is refused before it is decoded (hostile round 4, L22: a
+// 200 MB model.json of number arrays took 2.4 GB and 15 s before Validate refused it).
+func TestReadMetaShapeBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, MetaFile)
+	long := strings.Repeat("0,", 4*MaxColumns) // 8 MB, four times the longest array
+	os.WriteFile(path, []byte(`{"format": 1, "scaler": {"mean": [`+long+`0]}}`), 0o644)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadMeta(dir)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "more than 1048576 values") {
+		t.Errorf("a long array: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("refusing an 8 MB model.json allocated %d bytes", got)
+	}
+}
+
+// TestShapeCounts checks how shapeReader counts: values of every kind in an array,
+// and none of the brackets, commas and quotes inside strings.
+func TestShapeCounts(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		elems int64
+	}{
+		{`[]`, 0},
+		{`[1]`, 1},
+		{`[1, -2.5e3 ,true,null, "a,]\"[", [], {}, {"k": [1,2]}]`, 10},
+		{`{"a": [ "x" , "y" ], "b": {"c": [0]}}`, 3},
+		{`[[1,2],[3]]`, 5},
+	} {
+		s := &shapeReader{}
+		for _, b := range []byte(c.in) {
+			if err := s.step(b); err != nil {
+				t.Fatalf("%s: %v", c.in, err)
+			}
+		}
+		if s.elems != c.elems || len(s.open) != 0 {
+			t.Errorf("%s: %d values, depth %d; want %d, 0", c.in, s.elems, len(s.open), c.elems)
+		}
+	}
+	ok := "[" + strings.Repeat("1,", MaxColumns-1) + "1]"
+	if err := checkShape("m", []byte(ok)); err != nil {
+		t.Errorf("an array of MaxColumns values: %v", err)
+	}
+	if err := checkShape("m", []byte("[1,"+ok[1:])); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("an array of MaxColumns+1 values: %v", err)
+	}
+	if err := checkShape("m", []byte(strings.Repeat("[", maxDepth+1))); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("nested %d deep: %v", maxDepth+1, err)
+	}
+	members := `{"members": [` + strings.Repeat(`{"seed": 1, "files": [1, 2]},`, MaxMembers) + `{}]}`
+	if err := checkShape("m", []byte(members)); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 1000 values") {
+		t.Errorf("MaxMembers+1 members: %v", err)
+	}
+	if err := checkShape("m", []byte(`{"features": [`+strings.Repeat(`"members",`, MaxMembers)+`"x"]}`)); err != nil {
+		t.Errorf("a name that spells members: %v", err)
+	}
+	if err := CheckSize(&Meta{}, MaxColumns+1, 0); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("CheckSize of MaxColumns+1 columns: %v", err)
 	}
 }

@@ -377,6 +377,9 @@ func WriteMeta(dir string, m *Meta) error {
 		if err := checkMetaSize(int64(len(b))+1, len(m.Features)); err != nil {
 			return err
 		}
+		if err := checkShape(path, b); err != nil {
+			return err
+		}
 		return atomicfile.WriteBytes(path, append(b, '\n'))
 	}
 	if m.Projection == nil || m.Projection.Gaussian == nil {
@@ -395,6 +398,9 @@ func WriteMeta(dir string, m *Meta) error {
 		return plain()
 	}
 	if err := checkMetaSize(int64(len(b)-len(spliceText))+int64(base64.StdEncoding.EncodedLen(4*len(g.B)))+1, len(m.Features)); err != nil {
+		return err
+	}
+	if err := checkShape(path, b); err != nil { // the Gaussian's base64 is a string: no array
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
@@ -422,23 +428,39 @@ var spliceMark = func() project.Floats {
 	return f
 }()
 
-// ReadMeta reads and validates the description of the saved model in dir.
+// ReadMeta reads and validates the description of the saved model in dir. The file is
+// read once, through shapeReader, so that one whose arrays would decode into far more
+// memory than a model may have is refused before it is decoded.
 func ReadMeta(dir string) (*Meta, error) {
 	path := filepath.Join(dir, MetaFile)
-	b, err := readMetaFile(path)
+	f, st, err := regfile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("models: %w", err)
+		return nil, fmt.Errorf("models: %w: %w", err, ErrFormat)
 	}
+	defer f.Close()
+	if st.Size() > maxMetaBytes {
+		return nil, fmt.Errorf("models: %s: %d bytes, more than the %d a model may have: %w: %w", path, st.Size(), maxMetaBytes, ErrTooLarge, ErrFormat)
+	}
+	sr := &shapeReader{r: io.LimitReader(f, maxMetaBytes+1), path: path}
 	// Fields udocc does not write are refused: such a model.json was edited, or is
 	// of a format this udocc does not know.
 	var m Meta
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(sr)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, fmt.Errorf("models: %w: %w", err, ErrFormat)
+		}
 		return nil, fmt.Errorf("models: %s: %.200v: %w", path, err, ErrFormat)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("models: %s: data after the model's object: %w", path, ErrFormat)
+	}
+	if _, err := io.Copy(io.Discard, sr); err != nil {
+		return nil, fmt.Errorf("models: %s: %w: %w", path, err, ErrFormat)
+	}
+	if sr.off > maxMetaBytes {
+		return nil, fmt.Errorf("models: %s: grew past the %d bytes a model may have while it was read: %w: %w", path, maxMetaBytes, ErrTooLarge, ErrFormat)
 	}
 	if err := m.decodeNames(); err != nil {
 		return nil, fmt.Errorf("models: %s: %w", path, err)
@@ -456,8 +478,12 @@ var maxMetaBytes int64 = 256 << 20
 // CheckSize refuses, before a fit trains, a model whose model.json would be larger than
 // a model may have: m as far as it is known (its names, scaler and projection), plus
 // perColumn bytes for each of the table's d columns for what training adds (the
-// training medians and spreads). WriteMeta checks the model.json it writes again.
+// training medians and spreads); and a table of more than MaxColumns columns.
+// WriteMeta checks the model.json it writes again.
 func CheckSize(m *Meta, d, perColumn int) error {
+	if d > MaxColumns {
+		return fmt.Errorf("models: a model of %d columns: more than the %d a model may have: fit fewer columns: %w", d, MaxColumns, ErrTooLarge)
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err

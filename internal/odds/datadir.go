@@ -5,13 +5,17 @@ import (
 	"path/filepath"
 )
 
-// FindDir returns the directory holding the ODDS files: $UDOCC_DATA if
-// it is set and non-empty (and "" if that is not a directory), else the first
+// FindDir returns the directory holding the ODDS files: where $UDOCC_DATA is set,
+// its odds folder (the corpus's layout: odds/, adbench/, real/), or the folder itself
+// where it has none ("" if it is not a directory); else the first
 // "shared/data/odds" directory found in the working directory or one of its
 // parents — the checkout's sibling ../shared/data/odds when run from
 // anywhere inside the repository — else "".
 func FindDir() string {
 	if dir := os.Getenv("UDOCC_DATA"); dir != "" {
+		if sub := filepath.Join(dir, "odds"); isDir(sub) {
+			return sub
+		}
 		if isDir(dir) {
 			return dir
 		}

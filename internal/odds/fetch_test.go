@@ -250,6 +250,12 @@ func TestFindDataDir(t *testing.T) {
 	if got := FindDir(); got != dir {
 		t.Errorf("with UDOCC_DATA: %q, want %q", got, dir)
 	}
+	corpus := t.TempDir() // the corpus's layout: UDOCC_DATA/odds
+	os.Mkdir(filepath.Join(corpus, "odds"), 0o755)
+	t.Setenv("UDOCC_DATA", corpus)
+	if got, want := FindDir(), filepath.Join(corpus, "odds"); got != want {
+		t.Errorf("with UDOCC_DATA a corpus: %q, want %q", got, want)
+	}
 	t.Setenv("UDOCC_DATA", filepath.Join(dir, "missing"))
 	if got := FindDir(); got != "" {
 		t.Errorf("with UDOCC_DATA missing: %q, want \"\"", got)
