@@ -124,8 +124,8 @@ func (m *Model) Reads(part inputs) bool {
 	return readsOf(names)&part != 0
 }
 
-// predictLn is the model's ln(share) from features f (the model's order), unclipped.
-func (m *Model) predictLn(f []float64) float64 {
+// PredictLn is the model's ln(share) from features f (the model's order), unclipped.
+func (m *Model) PredictLn(f []float64) float64 {
 	y := m.Intercept
 	for j, v := range f {
 		y += m.Coef[j] * (v - m.Mean[j]) / m.Scale[j]
@@ -133,13 +133,13 @@ func (m *Model) predictLn(f []float64) float64 {
 	return y
 }
 
-// clip bounds a ln share to the model's range.
-func (m *Model) clip(ln float64) float64 {
+// Clip bounds a ln share to the model's range.
+func (m *Model) Clip(ln float64) float64 {
 	return min(max(ln, math.Log(m.MinShare)), math.Log(m.MaxShare))
 }
 
 // band is the band a reliability value falls in.
-func (m *Model) band(r float64) Band { return bandOf(m.Bands, r) }
+func (m *Model) band(r float64) Band { return BandOf(m.Bands, r) }
 
 // Estimate is the model's count for a fit's inputs.
 func (m *Model) Estimate(in *Inputs) (Estimate, error) {
@@ -152,7 +152,7 @@ func (m *Model) Estimate(in *Inputs) (Estimate, error) {
 		full := make([]float64, len(m.Features))
 		full[slices.Index(m.Features, m.Gate.Use)] = f[0]
 		full[slices.Index(m.Features, m.Gate.On)] = f[1]
-		return m.estimateGated(full), nil
+		return m.GatedEstimate(full), nil
 	}
 	// Only the features of nonzero coefficient (a rule count's one) and the
 	// reliability feature are computed; the others enter as 0 with a 0 coefficient.
@@ -179,8 +179,23 @@ func (m *Model) used() []string {
 	return out
 }
 
+// Predict is the regression's count for features f (the model's order), its
+// interval from the band of reliability value rel.
+func (m *Model) Predict(f []float64, rel float64) Estimate { return m.estimate(f, rel) }
+
+// BandOf is the band of bs a reliability value falls in: the first whose Upto is at
+// least r, else the last.
+func BandOf(bs []Band, r float64) Band {
+	for _, b := range bs[:len(bs)-1] {
+		if r <= b.Upto {
+			return b
+		}
+	}
+	return bs[len(bs)-1]
+}
+
 func (m *Model) estimate(f []float64, rel float64) Estimate {
-	ln := m.clip(m.predictLn(f))
+	ln := m.Clip(m.PredictLn(f))
 	b := m.band(rel)
 	share := math.Exp(ln)
 	return Estimate{

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/bench/internal/countlearn"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -123,38 +124,38 @@ func LearnCount(dir, modelPath, judgeDir string, progress io.Writer) error {
 	names := countmodel.Names()
 	// Both counts' intervals are read from the original tables' held-out residuals
 	// (LearnOptions.Originals); the copies serve the models and their response.
-	opts := countmodel.LearnOptions{
+	opts := countlearn.LearnOptions{
 		Features: names, Reliability: "agree_members", Version: 3, Originals: true,
 		Trained: fmt.Sprintf("udocc-bench --study --real --corpus --learn-count: %d fits of %d tables and their resampled copies in %d source groups",
 			len(fits), countOriginals(fits), len(groupNames(fits))),
 	}
 	samples := countSamples(fits, names, opts.Reliability)
 	ridgeOpts := opts.ChooseReliability()
-	ridge, err := countmodel.Learn(samples, ridgeOpts)
+	ridge, err := countlearn.Learn(samples, ridgeOpts)
 	if err != nil {
 		return err
 	}
-	gated, err := countmodel.LearnGated(samples, opts)
+	gated, err := countlearn.LearnGated(samples, opts)
 	if err != nil {
 		return err
 	}
 	ruleOpts := opts.ChooseReliability()
-	rule, err := countmodel.LearnRule(samples, ruleOpts)
+	rule, err := countlearn.LearnRule(samples, ruleOpts)
 	if err != nil {
 		return err
 	}
 	if progress != nil {
 		fmt.Fprintf(progress, "count study: models learned; held-out estimates next\n")
 	}
-	heldRidge, err := countmodel.Heldout(samples, ridgeOpts)
+	heldRidge, err := countlearn.Heldout(samples, ridgeOpts)
 	if err != nil {
 		return err
 	}
-	heldGated, err := countmodel.HeldoutGated(samples, opts)
+	heldGated, err := countlearn.HeldoutGated(samples, opts)
 	if err != nil {
 		return err
 	}
-	heldRule, err := countmodel.HeldoutRule(samples, ruleOpts)
+	heldRule, err := countlearn.HeldoutRule(samples, ruleOpts)
 	if err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func LearnCount(dir, modelPath, judgeDir string, progress io.Writer) error {
 	var sb strings.Builder
 	writeCountReport(&sb, fits, held, names, kind, heldRidge, heldGated, heldRule, ridge, gated, rule)
 	if judged != nil {
-		jheld, err := countmodel.HeldoutOn(kind, samples, countSamples(judged, names, opts.Reliability), opts)
+		jheld, err := countlearn.HeldoutOn(kind, samples, countSamples(judged, names, opts.Reliability), opts)
 		if err != nil {
 			return err
 		}
@@ -251,11 +252,11 @@ func loadCountFits(dir string, progress io.Writer) ([]countFit, error) {
 
 // countSamples are the fits as the count's learner takes them: features in the order of
 // names, the reliability feature rel read from them.
-func countSamples(fits []countFit, names []string, rel string) []countmodel.Sample {
+func countSamples(fits []countFit, names []string, rel string) []countlearn.Sample {
 	r := slices.Index(names, rel)
-	out := make([]countmodel.Sample, len(fits))
+	out := make([]countlearn.Sample, len(fits))
 	for i, f := range fits {
-		out[i] = countmodel.Sample{Group: f.rec.Group, Features: f.feats, Reliability: f.feats[r],
+		out[i] = countlearn.Sample{Group: f.rec.Group, Features: f.feats, Reliability: f.feats[r],
 			TrueShare: f.rec.TrueRatio, Copy: !f.original}
 	}
 	return out
@@ -303,7 +304,7 @@ func logoConstants(fits []countFit) map[string]float64 {
 				ws = append(ws, 1/float64(size[f.rec.Group]))
 			}
 		}
-		out[g] = math.Exp(countmodel.WeightedQuantile(ys, ws, 0.5))
+		out[g] = math.Exp(countlearn.WeightedQuantile(ys, ws, 0.5))
 	}
 	return out
 }

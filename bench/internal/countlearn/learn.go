@@ -1,6 +1,8 @@
-package count
+package countlearn
 
 import (
+	"github.com/udocc/udocc/internal/count"
+
 	"fmt"
 	"math"
 	"slices"
@@ -74,7 +76,7 @@ func (o LearnOptions) ChooseReliability() LearnOptions {
 // Heldout returns, for every sample, the estimate of a model learned without its group
 // (penalty and bands chosen without it too): the figures a table the model never saw
 // would get.
-func Learn(samples []Sample, o LearnOptions) (*Model, error) {
+func Learn(samples []Sample, o LearnOptions) (*count.Model, error) {
 	o = o.defaults()
 	if len(samples) < 10 {
 		return nil, fmt.Errorf("count: learn from %d samples: too few", len(samples))
@@ -84,15 +86,15 @@ func Learn(samples []Sample, o LearnOptions) (*Model, error) {
 		return nil, fmt.Errorf("count: learn from %d groups: too few", len(groups))
 	}
 	lambda := chooseLambda(samples, groups)
-	return learnWith(samples, o, func(s []Sample) *Model { return fitRidge(s, lambda, o) })
+	return learnWith(samples, o, func(s []Sample) *count.Model { return fitRidge(s, lambda, o) })
 }
 
 // LearnRule learns a rule count: the share that one label-free rule flags on the fit's
-// scores, as it is — the rule (of useFeatures) of least group-weighted mean
+// scores, as it is — the rule (of count.RuleFeatures()) of least group-weighted mean
 // |ln(share/true)| on the samples — with Learn's interval bands, read from the held-out
 // residuals of rules chosen without each group. It has one choice among six where the
 // ridge has thirteen coefficients and the gate thousands of cuts.
-func LearnRule(samples []Sample, o LearnOptions) (*Model, error) {
+func LearnRule(samples []Sample, o LearnOptions) (*count.Model, error) {
 	o = o.defaults()
 	if len(samples) < 10 {
 		return nil, fmt.Errorf("count: learn from %d samples: too few", len(samples))
@@ -100,23 +102,23 @@ func LearnRule(samples []Sample, o LearnOptions) (*Model, error) {
 	if len(groupsOf(samples)) < 3 {
 		return nil, fmt.Errorf("count: learn from %d groups: too few", len(groupsOf(samples)))
 	}
-	return learnWith(samples, o, func(s []Sample) *Model { return fitRule(s, o) })
+	return learnWith(samples, o, func(s []Sample) *count.Model { return fitRule(s, o) })
 }
 
 // fitRule is the rule count of least group-weighted mean |ln(share/true)| on samples
 // (the prior, their weighted median share, where no rule is among the features).
-func fitRule(samples []Sample, o LearnOptions) *Model {
+func fitRule(samples []Sample, o LearnOptions) *count.Model {
 	m := blankModel(o)
 	y, w := lnTruth(samples)
 	best, bestErr := -1, math.Inf(1)
-	for _, use := range useFeatures {
+	for _, use := range count.RuleFeatures() {
 		u := slices.Index(o.Features, use)
 		if u < 0 {
 			continue
 		}
 		e := 0.0
 		for i, s := range samples {
-			e += w[i] * math.Abs(m.clip(s.Features[u])-y[i])
+			e += w[i] * math.Abs(m.Clip(s.Features[u])-y[i])
 		}
 		if e < bestErr-1e-12 {
 			best, bestErr = u, e
@@ -132,7 +134,7 @@ func fitRule(samples []Sample, o LearnOptions) *Model {
 
 // learnWith fits a model on every sample with fit and gives it interval bands from the
 // leave-one-group-out residuals of models fit without each group (Learn).
-func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Model, error) {
+func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *count.Model) (*count.Model, error) {
 	groups := groupsOf(samples)
 	m := fit(samples)
 	// The leave-one-group-out residuals at that penalty.
@@ -145,7 +147,7 @@ func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Mo
 		tr, te := split(samples, g)
 		mg := fit(tr)
 		for _, s := range te {
-			hs = append(hs, held{s, math.Log(s.TrueShare) - mg.clip(mg.predictLn(s.Features))})
+			hs = append(hs, held{s, math.Log(s.TrueShare) - mg.Clip(mg.PredictLn(s.Features))})
 		}
 	}
 	// The residuals the bands are read from (the original tables' only, with
@@ -187,7 +189,7 @@ func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Mo
 			bs := bands(res, o.Bands)
 			for _, h := range hs {
 				if h.s.Group == g {
-					b := bandOf(bs, relOf(h.s, j))
+					b := count.BandOf(bs, relOf(h.s, j))
 					w := 1 / float64(size[g])
 					width += w * (b.High - b.Low)
 					wsum += w
@@ -209,23 +211,13 @@ func learnWith(samples []Sample, o LearnOptions, fit func([]Sample) *Model) (*Mo
 	return m, m.Validate()
 }
 
-// bandOf is the band a reliability value falls in.
-func bandOf(bs []Band, r float64) Band {
-	for _, b := range bs[:len(bs)-1] {
-		if r <= b.Upto {
-			return b
-		}
-	}
-	return bs[len(bs)-1]
-}
-
 // Heldout is each sample's estimate from a model learned without the sample's group.
-func Heldout(samples []Sample, o LearnOptions) ([]Estimate, error) {
+func Heldout(samples []Sample, o LearnOptions) ([]count.Estimate, error) {
 	return heldoutOn(samples, samples, o, Learn, false)
 }
 
 // HeldoutRule is each sample's estimate from a rule count learned without its group.
-func HeldoutRule(samples []Sample, o LearnOptions) ([]Estimate, error) {
+func HeldoutRule(samples []Sample, o LearnOptions) ([]count.Estimate, error) {
 	return heldoutOn(samples, samples, o, LearnRule, false)
 }
 
@@ -233,7 +225,7 @@ func HeldoutRule(samples []Sample, o LearnOptions) ([]Estimate, error) {
 // "rule" learned on the train samples of every group but the judged sample's own: the
 // figures a count learned on one set of fits gets on another set of fits of the same
 // tables (the default's fits with another setting), still held out by group.
-func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]Estimate, error) {
+func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]count.Estimate, error) {
 	switch kind {
 	case "gated":
 		return heldoutOn(train, judge, o, LearnGated, true)
@@ -248,9 +240,9 @@ func HeldoutOn(kind string, train, judge []Sample, o LearnOptions) ([]Estimate, 
 // heldoutOn is each judged sample's estimate from the model learn fits on the train
 // samples of the other groups: a gated model's (gated), or one read at the sample's
 // reliability.
-func heldoutOn(train, judge []Sample, o LearnOptions, learn func([]Sample, LearnOptions) (*Model, error), gated bool) ([]Estimate, error) {
+func heldoutOn(train, judge []Sample, o LearnOptions, learn func([]Sample, LearnOptions) (*count.Model, error), gated bool) ([]count.Estimate, error) {
 	o = o.defaults()
-	out := make([]Estimate, len(judge))
+	out := make([]count.Estimate, len(judge))
 	for _, g := range groupsOf(judge) {
 		tr, _ := split(train, g)
 		m, err := learn(tr, o)
@@ -263,14 +255,14 @@ func heldoutOn(train, judge []Sample, o LearnOptions, learn func([]Sample, Learn
 				continue
 			}
 			if gated {
-				out[i] = m.estimateGated(s.Features)
+				out[i] = m.GatedEstimate(s.Features)
 				continue
 			}
 			rel := s.Reliability
 			if j >= 0 && o.chooseReliability {
 				rel = s.Features[j]
 			}
-			out[i] = m.estimate(s.Features, rel)
+			out[i] = m.Predict(s.Features, rel)
 		}
 	}
 	return out, nil
@@ -322,7 +314,7 @@ func chooseLambda(samples []Sample, groups []string) float64 {
 			m := fitRidge(tr, lam, LearnOptions{}.defaults())
 			s := 0.0
 			for _, x := range te {
-				s += math.Abs(m.clip(m.predictLn(x.Features)) - math.Log(x.TrueShare))
+				s += math.Abs(m.Clip(m.PredictLn(x.Features)) - math.Log(x.TrueShare))
 			}
 			e += s / float64(len(te))
 		}
@@ -336,7 +328,7 @@ func chooseLambda(samples []Sample, groups []string) float64 {
 // fitRidge is regression of ln(true share) on the standardised features by least
 // absolute deviations with a ridge penalty, every group weighing 1: minimise
 // Σ w_i |y_i − b − z_i·β| + λ·|β|² (scaled by the weights' sum).
-func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
+func fitRidge(samples []Sample, lambda float64, o LearnOptions) *count.Model {
 	// Least absolute deviations by iteratively reweighted least squares: the criterion
 	// the count is judged by is mean |ln(estimate/true)|, whose best constant is the
 	// median of ln(true), not the mean.
@@ -344,11 +336,11 @@ func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
 	for i := range extra {
 		extra[i] = 1
 	}
-	var m *Model
+	var m *count.Model
 	for it := 0; it < 15; it++ {
 		m = fitWeighted(samples, lambda, o, extra)
 		for i, s := range samples {
-			r := math.Abs(math.Log(s.TrueShare) - m.predictLn(s.Features))
+			r := math.Abs(math.Log(s.TrueShare) - m.PredictLn(s.Features))
 			extra[i] = 1 / max(r, 0.05)
 		}
 	}
@@ -356,7 +348,7 @@ func fitRidge(samples []Sample, lambda float64, o LearnOptions) *Model {
 }
 
 // fitWeighted is one weighted ridge solve: group weights times extra.
-func fitWeighted(samples []Sample, lambda float64, o LearnOptions, extra []float64) *Model {
+func fitWeighted(samples []Sample, lambda float64, o LearnOptions, extra []float64) *count.Model {
 	p := len(samples[0].Features)
 	size := map[string]int{}
 	for _, s := range samples {
@@ -410,7 +402,7 @@ func fitWeighted(samples []Sample, lambda float64, o LearnOptions, extra []float
 	if err := beta.SolveVec(a, b); err != nil {
 		beta = *mat.NewVecDense(p, nil) // singular even with the penalty: the constant
 	}
-	m := &Model{
+	m := &count.Model{
 		Version: o.Version, Trained: o.Trained, Features: o.Features, Mean: mean, Scale: scale,
 		Coef: make([]float64, p), Intercept: ym, Lambda: lambda,
 		MinShare: o.MinShare, MaxShare: o.MaxShare, Reliability: o.Reliability,
@@ -428,20 +420,20 @@ type residual struct {
 
 // bands cuts the residuals into k bands of equal weight by reliability, each with the
 // weighted 10th and 90th percentiles of its residuals.
-func bands(res []residual, k int) []Band {
+func bands(res []residual, k int) []count.Band {
 	sort.Slice(res, func(i, j int) bool { return res[i].rel < res[j].rel })
 	var W float64
 	for _, r := range res {
 		W += r.w
 	}
-	var out []Band
+	var out []count.Band
 	start, acc := 0, 0.0
 	for i, r := range res {
 		acc += r.w
 		if acc >= W*float64(len(out)+1)/float64(k) || i == len(res)-1 {
 			part := res[start : i+1]
 			lo, hi := wquantile(part, 0.1), wquantile(part, 0.9)
-			out = append(out, Band{Upto: r.rel, Low: lo, High: hi, Reliable: math.Exp(hi-lo) <= UnreliableWidth})
+			out = append(out, count.Band{Upto: r.rel, Low: lo, High: hi, Reliable: math.Exp(hi-lo) <= count.UnreliableWidth})
 			start = i + 1
 			if len(out) == k {
 				break
