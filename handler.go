@@ -39,6 +39,9 @@ type HandlerOptions struct {
 	Threads int
 	// Logger hears every reload and every refused request; nil means slog.Default().
 	Logger *slog.Logger
+	// ModelName is the model's name in the Open Inference Protocol's paths
+	// (/v2/models/{name}/infer); "" means "udocc".
+	ModelName string
 }
 
 // withDefaults is o with every unset field at its default.
@@ -60,6 +63,9 @@ func (o HandlerOptions) withDefaults() HandlerOptions {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.ModelName == "" {
+		o.ModelName = "udocc"
 	}
 	return o
 }
@@ -102,8 +108,11 @@ type served struct {
 //	                 refused, and the one served before keeps serving
 //	GET  /healthz    200 while the process serves
 //	GET  /readyz     200 while a model is served
-//	GET  /metrics    Prometheus metrics: requests by route and code, rows scored,
+//	GET  /metrics    Prometheus metrics: requests by route and code, rows scored
+//	                 and flagged, where scores fall among the training scores,
 //	                 latency, the model's version, reloads
+//	/v2/…            the Open Inference Protocol (handler_v2.go): health, model
+//	                 metadata, infer
 //
 // Every refusal is a JSON {"error": {…}} with a 4xx status (docs/serve.md lists them).
 // Paths are absolute: mount the handler at "/" or under http.StripPrefix. The handler
@@ -244,9 +253,14 @@ func (h *modelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.metrics.observe(route, code, time.Since(start))
 	}()
-	if h.opts.Token != "" && route != "healthz" && route != "readyz" && !h.authorized(r) {
+	if h.opts.Token != "" && route != "healthz" && route != "readyz" && route != "v2_live" && route != "v2_ready" && !h.authorized(r) {
 		rec.Header().Set("WWW-Authenticate", `Bearer realm="udocc"`)
-		h.refuse(rec, r, &httpError{http.StatusUnauthorized, "unauthorized", "a bearer token is required (Authorization: Bearer TOKEN)", 0, ""})
+		e := &httpError{http.StatusUnauthorized, "unauthorized", "a bearer token is required (Authorization: Bearer TOKEN)", 0, ""}
+		if strings.HasPrefix(route, "v2") {
+			h.refuseV2(rec, r, e)
+		} else {
+			h.refuse(rec, r, e)
+		}
 		return
 	}
 	serve(rec, r)
@@ -263,6 +277,9 @@ func (h *modelHandler) route(r *http.Request) (string, http.HandlerFunc) {
 			}
 			f(w, r)
 		}
+	}
+	if r.URL.Path == "/v2" || strings.HasPrefix(r.URL.Path, "/v2/") {
+		return h.routeV2(r)
 	}
 	switch r.URL.Path {
 	case "/v1/score":
@@ -281,7 +298,7 @@ func (h *modelHandler) route(r *http.Request) (string, http.HandlerFunc) {
 		return "metrics", only(http.MethodGet, h.metrics.serve)
 	}
 	return "other", func(w http.ResponseWriter, r *http.Request) {
-		h.refuse(w, r, &httpError{http.StatusNotFound, "not_found", fmt.Sprintf("no route %s (routes: /v1/score, /v1/model, /v1/reload, /healthz, /readyz, /metrics)", r.URL.Path), 0, ""})
+		h.refuse(w, r, &httpError{http.StatusNotFound, "not_found", fmt.Sprintf("no route %s (routes: /v1/score, /v1/model, /v1/reload, /healthz, /readyz, /metrics, /v2/…)", r.URL.Path), 0, ""})
 	}
 }
 
@@ -353,6 +370,11 @@ func (h *modelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpErr
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, e.status, body)
+	h.logRefusal(r, e)
+}
+
+// logRefusal logs refusal e of r, at most refusalLines a second.
+func (h *modelHandler) logRefusal(r *http.Request, e *httpError) {
 	unlogged, ok := h.refusals.take(time.Now())
 	if !ok {
 		return

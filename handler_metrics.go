@@ -19,6 +19,8 @@ type handlerMetrics struct {
 	requests *prometheus.CounterVec   // by route and status code
 	latency  *prometheus.HistogramVec // by route
 	rows     prometheus.Counter
+	flagged  prometheus.Counter
+	position prometheus.Histogram // each scored row's place among the training scores
 	inFlight prometheus.Gauge
 	model    *prometheus.GaugeVec // 1 for the version served
 	reloads  *prometheus.CounterVec
@@ -38,6 +40,15 @@ func newHandlerMetrics() *handlerMetrics {
 		rows: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "udocc_rows_scored_total", Help: "Rows scored and answered.",
 		}),
+		flagged: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "udocc_rows_flagged_total", Help: "Rows scored and answered that the threshold flags.",
+		}),
+		position: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "udocc_score_training_quantile",
+			Help: "Each scored row's score as a quantile of the training rows' scores (0.5 at or below their median). " +
+				"Rows like the training rows put a share 1-b of the rows above bucket b; more above the top buckets is drift.",
+			Buckets: trainingQuantiles,
+		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "udocc_http_requests_in_flight", Help: "Requests being served.",
 		}),
@@ -48,7 +59,7 @@ func newHandlerMetrics() *handlerMetrics {
 			Name: "udocc_model_reloads_total", Help: "Model reloads, by result (ok, refused).",
 		}, []string{"result"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.rows, m.inFlight, m.model, m.reloads,
+	m.reg.MustRegister(m.requests, m.latency, m.rows, m.flagged, m.position, m.inFlight, m.model, m.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range []string{"ok", "refused"} {
 		m.reloads.WithLabelValues(r)
@@ -72,3 +83,23 @@ func (m *handlerMetrics) setModel(old *tool.ModelInfo, info tool.ModelInfo) {
 }
 
 func (m *handlerMetrics) serve(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
+
+// trainingQuantiles are the buckets of udocc_score_training_quantile.
+var trainingQuantiles = []float64{0.5, 0.75, 0.9, 0.95, 0.99, 0.999}
+
+// observeScores counts res's flagged rows and places each score among the training
+// scores of s's model (its sketch, models.Tail; none for a model without one).
+func (m *handlerMetrics) observeScores(s *served, res *scored) {
+	flagged := 0
+	for _, l := range res.labels {
+		if l {
+			flagged++
+		}
+	}
+	m.flagged.Add(float64(flagged))
+	if t := s.m.meta.Tail; t != nil {
+		for _, v := range res.scores {
+			m.position.Observe(1 - t.TopShare(v))
+		}
+	}
+}

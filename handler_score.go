@@ -60,6 +60,7 @@ func (h *modelHandler) score(w http.ResponseWriter, r *http.Request) {
 	}
 	writeBody(w, http.StatusOK, "application/json", res.json(s))
 	h.metrics.rows.Add(float64(len(res.scores)))
+	h.metrics.observeScores(s, res)
 }
 
 // explainParam is the request's ?explain=N, 0 without one, at most the d inputs.

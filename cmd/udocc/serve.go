@@ -30,7 +30,7 @@ type serveFlags struct {
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve", "--model DIR [flags]", "Serve a saved model over HTTP (docs/serve.md): POST /v1/score, GET /v1/model, POST /v1/reload,\n/healthz, /readyz, /metrics. SIGHUP reloads the model folder; SIGTERM drains the requests in\nprogress and exits 0.", stdout)
+	fs := newFlags("serve", "--model DIR [flags]", "Serve a saved model over HTTP (docs/serve.md): POST /v1/score, GET /v1/model, POST /v1/reload,\n/healthz, /readyz, /metrics, and the Open Inference Protocol under /v2. SIGHUP reloads the model folder; SIGTERM drains the requests in\nprogress and exits 0.", stdout)
 	var f serveFlags
 	fs.StringVar(&f.model, "model", "", "the model folder (udocc fit's model/, or Model.Save's)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on; localhost unless told otherwise (then set --token-file)")
@@ -39,6 +39,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.opts.MaxRows, "max-rows", tool.DefaultMaxRows, "the most rows one score request may send; more: 413")
 	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", tool.DefaultMaxConcurrent, "the most score requests served at once; more: 429")
 	fs.DurationVar(&f.opts.Timeout, "timeout", tool.DefaultTimeout, "a score request's body must arrive (408) and its rows get their turn on the model (503) within it")
+	fs.StringVar(&f.opts.ModelName, "model-name", "udocc", "the model's name in the Open Inference Protocol's paths (/v2/models/NAME/infer)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token every request but /healthz and /readyz must carry")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; needs --tls-key")
 	fs.StringVar(&f.tlsKy, "tls-key", "", "PEM private key of --tls-cert")

@@ -517,3 +517,29 @@ func readMetaFile(path string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// TopShare is the share of the n training scores above score, read from the sketch:
+// interpolated in ln share between the scores it lists, 0 above its top score, and 1/2
+// at or below the score of its last share (the half of the rows it does not resolve).
+func (t *Tail) TopShare(score float64) float64 {
+	i := 0
+	for i < len(t.Scores) && t.Scores[i] > score {
+		i++
+	}
+	switch {
+	case i == len(t.Scores):
+		return 0.5
+	case i == 0:
+		if score > t.Scores[0] {
+			return 0
+		}
+		return t.Shares[0]
+	}
+	a, b := t.Scores[i-1], t.Scores[i]
+	f := 1.0
+	if a != b {
+		f = (a - score) / (a - b)
+	}
+	la, lb := math.Log(t.Shares[i-1]), math.Log(t.Shares[i])
+	return math.Exp(la + f*(lb-la))
+}
