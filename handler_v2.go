@@ -270,6 +270,11 @@ func readV2Request(body io.Reader, columns []string, d, maxRows int, ignored []s
 						}
 						return nil
 					case "data":
+						// Where the shape came first, as it mostly does, room for its values (up
+						// to a million: a shape is only a claim; append grows past it).
+						if size := shapeSize(t.shape); size > 0 && size <= limit-values {
+							t.data = make([]float32, 0, min(size, 1<<20))
+						}
 						return readNumbers(dec, func(v float64) error {
 							if values++; values > limit {
 								return &httpError{http.StatusRequestEntityTooLarge, "too_many_rows",
@@ -364,6 +369,24 @@ func readV2Request(body io.Reader, columns []string, d, maxRows int, ignored []s
 		}
 	}
 	return req, nil
+}
+
+// shapeSize is the number of values a shape holds; 0 for none, or a negative axis.
+func shapeSize(shape []int64) int64 {
+	if len(shape) == 0 {
+		return 0
+	}
+	n := int64(1)
+	for _, k := range shape {
+		if k < 0 || k > 1<<40 {
+			return 0
+		}
+		n *= k
+		if n > 1<<40 {
+			return 0
+		}
+	}
+	return n
 }
 
 // walkObject reads a JSON object, calling f with each key; f reads its value.
