@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
@@ -153,6 +154,9 @@ func (f *fitted) histogram() plots.Histogram {
 		return out
 	}
 	h := plots.Histogram{Title: f.ds.Name + ": anomaly scores", XLabel: label, Bins: 60, LogCount: true}
+	if ensemble && plots.HeavyTailed(f.m.Scores()) {
+		h.SymLog, h.XLabel = true, "combined anomaly score (robust z; asinh axis: linear near 0, log beyond)"
+	}
 	if f.ds.Y != nil {
 		h.Groups = []plots.Series{
 			{Name: "true normal", Y: logs(func(i int) bool { return f.ds.Y[i] == 0 }), Color: plots.Blue},
@@ -192,12 +196,17 @@ func intervalCuts(m *lib.Model, at func(float64) float64) []plots.Mark {
 	}
 	v := slices.Clone(scores) // reordered by each selection
 	var marks []plots.Mark
-	for _, share := range []float64{lo, hi} {
+	for i, share := range []float64{lo, hi} {
 		k := int(share*float64(n) + 0.5)
 		if k < 1 || k >= n/2 {
 			continue
 		}
-		marks = append(marks, plots.VMark(fmt.Sprintf("80 %% interval: top %.1f %%", 100*share), at(stats.Kth(v, n-k-1)), plots.Grey, true))
+		// The two ends told apart: the fewest rows the interval allows, and the most.
+		name, c := "80 %% interval, fewest: top %.1f %%", color.Color(plots.Grey)
+		if i == 1 {
+			name, c = "80 %% interval, most: top %.1f %%", plots.Purple
+		}
+		marks = append(marks, plots.VMark(fmt.Sprintf(name, 100*share), at(stats.Kth(v, n-k-1)), c, true))
 	}
 	return marks
 }

@@ -1,10 +1,12 @@
 package plots
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -326,6 +328,49 @@ type Histogram struct {
 	// LogCount draws the counts on a log axis, so that a bin of a few rows beside one of
 	// thousands stays visible; empty bins are not drawn.
 	LogCount bool
+	// SymLog draws the values on an asinh axis, linear near 0 and logarithmic beyond,
+	// its ticks in the values' own units: a heavy tail then leaves the bulk of the
+	// rows visible (HeavyTailed says when).
+	SymLog bool
+}
+
+// HeavyTailed says whether values stretch so far beyond their bulk that a linear axis
+// would squeeze most of them into a few bins: the largest lies more than 10
+// interquartile ranges above the median (about 2.6 for a normal sample).
+func HeavyTailed(v []float64) bool {
+	if len(v) < 4 {
+		return false
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	q := func(p float64) float64 { return s[int(p*float64(len(s)-1))] }
+	iqr := q(0.75) - q(0.25)
+	return iqr > 0 && s[len(s)-1]-q(0.5) > 10*iqr
+}
+
+// symlogTicks mark an asinh axis (Histogram.SymLog) at 0 and ±1, ±3, ±10, ±30, … in
+// the values' units, where they fall inside it.
+type symlogTicks struct{}
+
+func (symlogTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	add := func(v float64) {
+		if x := math.Asinh(v); x >= lo && x <= hi {
+			ts = append(ts, plot.Tick{Value: x, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+		}
+	}
+	add(0)
+	for p := 1.0; p < 1e300; p *= 10 {
+		add(p)
+		add(-p)
+		add(3 * p)
+		add(-3 * p)
+		if math.Asinh(p) > math.Max(math.Abs(lo), math.Abs(hi)) {
+			break
+		}
+	}
+	slices.SortFunc(ts, func(a, b plot.Tick) int { return cmp.Compare(a.Value, b.Value) })
+	return ts
 }
 
 // Save draws the histogram to path as a PNG of 6 x 4 inches.
@@ -338,6 +383,23 @@ func (h Histogram) Save(path string) error {
 		p.Y.Label.Text = "rows (log scale)"
 	}
 	p.Legend.Top = true
+	if h.SymLog {
+		// Every value and mark moves to the asinh axis; the ticks say the values.
+		groups := make([]Series, len(h.Groups))
+		for i, g := range h.Groups {
+			g.Y = slices.Clone(g.Y)
+			for j, v := range g.Y {
+				g.Y[j] = math.Asinh(v)
+			}
+			groups[i] = g
+		}
+		marks := slices.Clone(h.Marks)
+		for i := range marks {
+			marks[i].X = math.Asinh(marks[i].X)
+		}
+		h.Groups, h.Marks = groups, marks
+		p.X.Tick.Marker = symlogTicks{}
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, g := range h.Groups {
 		for _, v := range g.Y {

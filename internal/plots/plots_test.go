@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -87,4 +89,45 @@ func TestHistogramLogCount(t *testing.T) {
 	if log < 3*lin || log < 500 {
 		t.Errorf("flagged rows' red pixels: %d on a log count axis, %d on a linear one; want the log axis to show them", log, lin)
 	}
+}
+
+// TestHeavyTailed checks the rule that puts a histogram on an asinh axis: a normal
+// sample is not heavy-tailed; the same with a few rows 100 times further out is.
+func TestHeavyTailed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	v := make([]float64, 1000)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	if HeavyTailed(v) {
+		t.Error("a normal sample called heavy-tailed")
+	}
+	v[0], v[1] = 100, 300
+	if !HeavyTailed(v) {
+		t.Error("a normal sample with rows at 100 and 300 not called heavy-tailed")
+	}
+}
+
+// TestSymlogHistogram checks the asinh axis's ticks (0, ±1, ±3, ±10, … in the values'
+// units, ascending, inside the axis) and that a histogram with negative values and a
+// heavy tail draws on it.
+func TestSymlogHistogram(t *testing.T) {
+	ts := symlogTicks{}.Ticks(math.Asinh(-2), math.Asinh(400))
+	var labels []string
+	for i, tk := range ts {
+		labels = append(labels, tk.Label)
+		if i > 0 && tk.Value <= ts[i-1].Value {
+			t.Fatalf("ticks not ascending: %v", ts)
+		}
+	}
+	if got, want := strings.Join(labels, " "), "-1 0 1 3 10 30 100 300"; got != want {
+		t.Errorf("ticks %q, want %q", got, want)
+	}
+	path := filepath.Join(t.TempDir(), "h.png")
+	h := Histogram{Title: "t", Groups: []Series{{Name: "rows", Y: []float64{-2, -1, 0, 0.5, 1, 2, 350}, Color: Blue}},
+		Marks: []Mark{VMark("threshold", 5, Orange, true)}, Bins: 20, LogCount: true, SymLog: true}
+	if err := h.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, path)
 }
