@@ -37,3 +37,18 @@ func ExampleModel_Explain() {
 	// Output:
 	// 20 planted rows; the third feature leads on 20 of them
 }
+
+// shiftedTable is table's normal rows, with every tenth row moved by 8 in feature 2
+// alone: the feature that explains those rows is known.
+func shiftedTable(n, d int, seed uint64) [][]float64 {
+	rows := table(n, d, seed)
+	for i := range rows {
+		if i%10 == 9 {
+			for j := range rows[i] {
+				rows[i][j] -= 8
+			}
+			rows[i][2] += 8
+		}
+	}
+	return rows
+}

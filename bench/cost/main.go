@@ -37,7 +37,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/torch"

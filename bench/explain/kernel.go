@@ -8,9 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // regressionShapley estimates the Shapley values of each of rows (of ds) in the game
@@ -29,7 +28,7 @@ import (
 // weighs a coalition by μ/probability ∝ 1/(s(k−s)). It is a measurement only (bench
 // -precision), for models without a Gaussian part.
 func regressionShapley(m *udocc.Model, ds *data.Dataset, rows []int, budget func(k int) int, leverage bool) ([][]float64, error) {
-	median64, _ := tool.Of(m).Normal()
+	median64, _ := m.Normal()
 	d := ds.D
 	median := make([]float32, d)
 	for j, v := range median64 {

@@ -43,7 +43,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
@@ -163,7 +163,7 @@ func explainAll(m *udocc.Model, ds *data.Dataset, rows []int) (out [][]udocc.Att
 		}
 		secs[k] = time.Since(start).Seconds()
 	}
-	out[0] = out[slices.Index(ours, udocc.ExplainMethod(tool.Of(m).DefaultExplainMethod()))]
+	out[0] = out[slices.Index(ours, udocc.ExplainMethod(m.DefaultExplainMethod()))]
 	return out, secs, nil
 }
 
@@ -423,7 +423,7 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 		return out, err
 	}
 	tl := copodTails(ds)
-	median, _ := tool.Of(m).Normal()
+	median, _ := m.Normal()
 	d := ds.D
 	rng := rand.New(rand.NewPCG(7, uint64(len(rows))))
 	// Altered copies of each row: each of ours' top three, COPOD's, and three random

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
 )
@@ -40,7 +40,7 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 		return s, nil, err
 	}
 	s.seconds = time.Since(start).Seconds()
-	median, spread := tool.Of(m).Normal()
+	median, spread := m.Normal()
 	for r, a := range atts {
 		s.rows++
 		for j, v := range ds.Row(rows[r]) {
@@ -119,7 +119,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 			}
 			meth := string(o.Method)
 			if meth == "" {
-				meth = "default (" + tool.Of(m).DefaultExplainMethod() + ")"
+				meth = "default (" + m.DefaultExplainMethod() + ")"
 			}
 			med := "–"
 			if len(s.halfSizes) > 0 {

@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // modelFlags are the flags of the commands that apply a saved model to one table, score

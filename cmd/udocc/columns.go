@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"os"
@@ -14,9 +13,9 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // tableFlags are the flags of fit and score that say how to read a table (its format,
@@ -356,13 +355,13 @@ func scoreSelection(fs *pflag.FlagSet, t tableFlags, m *lib.Model) data.Selectio
 			return t.selection()
 		}
 	}
-	return tool.Of(m).Selection()
+	return m.Selection()
 }
 
 // scoreLabel is the label of udocc score and explain: --label where given, else the
 // model's label column (and --positive value), which a table may lack (optional).
 func scoreLabel(fs *pflag.FlagSet, f inputFlags, t tableFlags, m *lib.Model) (inputFlags, tableFlags, bool) {
-	name, positive := tool.Of(m).LabelColumn()
+	name, positive := m.LabelColumn()
 	if fs.Changed("label") || name == "" {
 		return f, t, false
 	}

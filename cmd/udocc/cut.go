@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // cutFlags are the flags that draw a threshold anew without training: score's, on the
@@ -192,14 +192,14 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		t, answers = cal.Threshold, answersOf(cal, labels, m.CountBasis().LabelsSHA256)
-	} else if t, err = tool.Of(m).Recut(nil, *cut); err != nil {
+	} else if t, err = m.Recut(nil, *cut); err != nil {
 		return fmt.Errorf("%s: %w", model, libError(err))
 	}
 	if err := m.Save(out); err != nil {
 		return libError(err)
 	}
 	s := cutSummary{Model: model, Out: out, Before: before, Threshold: t,
-		Flagged: tool.Of(m).TrainingFlagged(), Seconds: time.Since(start).Seconds(), answersSummary: answers}
+		Flagged: m.TrainingFlagged(), Seconds: time.Since(start).Seconds(), answersSummary: answers}
 	if cut != nil {
 		s.Cut = cut.String()
 	} else {
@@ -226,7 +226,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // calibrateFromFile sets m's threshold and count from the answers of the labels file at
 // path (udocc review's), whose table is not at hand: the answered rows' ranks and
-// scores come from the file (tool.CalibrateRanked).
+// scores come from the file (Model.CalibrateKnown).
 func calibrateFromFile(ctx context.Context, m *lib.Model, dir, path string, precision, recall float64) (lib.Calibration, error) {
 	lf, err := readLabels(path, false)
 	if err != nil {
@@ -236,11 +236,11 @@ func calibrateFromFile(ctx context.Context, m *lib.Model, dir, path string, prec
 	if err != nil {
 		return lib.Calibration{}, err
 	}
-	c, err := tool.CalibrateRanked(m, n, answers, lib.CalibrateOptions{Precision: precision, Recall: recall, LabelsSHA256: lf.sha256})
+	c, err := m.CalibrateKnown(n, answers, lib.CalibrateOptions{Precision: precision, Recall: recall, LabelsSHA256: lf.sha256})
 	if err != nil {
 		return lib.Calibration{}, fmt.Errorf("%s: %w", path, libError(err))
 	}
-	return c.(lib.Calibration), nil
+	return c, nil
 }
 
 // sameFile reports whether a and b are the same existing folder.

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // checkRankRows reads the table at path as the ranks will, before any starts, and

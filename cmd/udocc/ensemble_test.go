@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/training"
 )
 

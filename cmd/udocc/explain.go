@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/plots"
 )
@@ -308,11 +308,11 @@ func topRows(scores []float64, n int) []int {
 // most; its interaction where Attribution.Interacts; and Attribution.Carrying(0.5) where
 // it is longer than one feature.
 func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
-	median, spread := tool.Of(m).Normal()
+	median, spread := m.Normal()
 	out := make([]explainedRow, len(atts))
 	for r, a := range atts {
 		er := explainedRow{Row: a.Row + 1, Score: a.Score, Base: a.Base, Features: []explainedFeature{}, Lowering: []explainedFeature{}} // 1-based, as scores.csv
-		if l := tool.Of(m).Label([]float64{a.Score}); l != nil {
+		if l := m.Label([]float64{a.Score}); l != nil {
 			er.Flagged = &l[0]
 		}
 		feature := func(j int) explainedFeature {

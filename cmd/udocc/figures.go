@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/plots"
 	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/tool"
@@ -23,7 +23,7 @@ import (
 // Labels write δ̄ as "mean δ*": gonum/plot draws a combining macron (U+0304) as a glyph
 // of its own after the δ, or not at all, so "δ̄" would read as δ.
 func (f *fitted) figures(dir string) error {
-	first, hist := f.members[0], tool.Of(f.m).History()[0]
+	first, hist := f.members[0], f.m.History()[0]
 	member := f.ds.Name
 	if len(f.members) > 1 {
 		member = fmt.Sprintf("%s, seed %d of %d", f.ds.Name, first.Seed, len(f.members))

@@ -20,8 +20,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // fitOptions are the flags of udocc fit: the library's Options, and the flags that

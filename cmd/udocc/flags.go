@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/outdir"
 	"github.com/udocc/udocc/internal/seedlist"
 )

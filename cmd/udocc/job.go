@@ -8,8 +8,8 @@ import (
 	"math"
 	"time"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/metrics"
 )
@@ -79,7 +79,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source(ds), err)
 	}
-	f.m, f.members = m, tool.Of(m).Members()
+	f.m, f.members = m, m.Members()
 	if o.labels != "" && (opts.Dist == nil || opts.Dist.Rank() == 0) {
 		if f.calibration, err = calibrateFit(ctx, m, ds, o); err != nil {
 			m.Close()

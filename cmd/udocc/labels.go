@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/internal/atomicfile"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/tool"
 )
 
@@ -374,7 +374,7 @@ func (lf *labelsFile) ranked(ctx context.Context, m *lib.Model, dir string) (int
 func (lf *labelsFile) checkScores(ctx context.Context, m *lib.Model, dir string, lines []*labelLine) error {
 	names := m.Features()
 	if names == nil {
-		for j := range tool.Of(m).Inputs() {
+		for j := range m.Inputs() {
 			names = append(names, featureName(nil, j))
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"path/filepath"
@@ -15,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/internal/atomicfile"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/parallel"
 )
 
@@ -176,7 +175,7 @@ func anomalyRanks(scores []float64) []int32 {
 
 // probabilities are m's Probability of each score; nil where the model gives none.
 func probabilities(m *lib.Model, scores []float64) []float64 {
-	if math.IsInf(m.Threshold(), 1) || len(scores) == 0 || math.IsNaN(tool.Of(m).Probability(scores[0])) {
+	if math.IsInf(m.Threshold(), 1) || len(scores) == 0 || math.IsNaN(m.Probability(scores[0])) {
 		return nil
 	}
 	return m.Probabilities(scores)
@@ -236,7 +235,7 @@ func (f *fitted) writeHistory(path string) error {
 		header = append(header, "rocauc", "prauc", "f1")
 	}
 	var rows [][]string
-	for k, hist := range tool.Of(f.m).History() {
+	for k, hist := range f.m.History() {
 		for j, h := range hist {
 			star, ties := "", ""
 			if h.DeltaStar > 0 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // applyPreset fills the flags the user did not set from --preset: default (the flags'

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/tool"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // scoreSummary is the summary.json of udocc score.
@@ -125,14 +125,14 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 		return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 	}
 	if cut != nil {
-		if _, err := tool.Of(m).Recut(final, *cut); err != nil {
+		if _, err := m.Recut(final, *cut); err != nil {
 			return scored{}, nil, fmt.Errorf("%s: %w", path, libError(err))
 		}
 	}
-	labels := tool.Of(m).Label(final)
+	labels := m.Label(final)
 	s := scored{scores: final, labels: labels}
 	s.scoreSummary = scoreSummary{Udocc: Version, Model: dir, Data: ds.Name, Source: ds.Path, Method: string(m.Method()),
-		N: ds.N, D: ds.D, Device: tool.Of(m).Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels),
+		N: ds.N, D: ds.D, Device: m.Device(), Threshold: num(m.Threshold()), Flagged: flagged(labels),
 		Columns: columnsOf(ds, imputed, nil)}
 	if cut != nil {
 		s.Cut = cut.String()
@@ -142,7 +142,7 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 	}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 	var cols []scoreColumn
-	if members := tool.Of(m).Members(); len(members) > 1 {
+	if members := m.Members(); len(members) > 1 {
 		for k, mem := range members {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
@@ -193,7 +193,7 @@ func openScored(fs *pflag.FlagSet, dir, path, device string, f inputFlags, t tab
 		m.Close()
 		return nil, nil, nil, err
 	}
-	ds, err := tool.Of(m).MatchColumns(in.ds)
+	ds, err := m.MatchColumns(in.ds)
 	if err != nil {
 		in.remove()
 		m.Close()

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 // serveFlags are the flags of udocc serve.
@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	h, err := tool.LoadHandler(f.opts)
+	h, err := lib.LoadHandler(f.opts)
 	if err != nil {
 		return libError(err)
 	}

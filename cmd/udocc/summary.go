@@ -8,10 +8,9 @@ import (
 	"runtime"
 	"strings"
 
-	lib "github.com/udocc/udocc"
 	"github.com/udocc/udocc/data"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/parallel"
-	"github.com/udocc/udocc/internal/tool"
 	"github.com/udocc/udocc/internal/torch"
 )
 
@@ -300,7 +299,7 @@ func flagged(labels []bool) int {
 
 func (f *fitted) summarise(total float64) summary {
 	o, m, ds := f.o, f.m, f.ds
-	hist := tool.Of(m).History()
+	hist := m.History()
 	fine := 0.0
 	for _, e := range hist[0] {
 		fine += e.Seconds // the group's epochs: the same for every member
@@ -309,11 +308,11 @@ func (f *fitted) summarise(total float64) summary {
 		Udocc: Version, Libtorch: lib.RuntimeInfo().Libtorch, Data: ds.Name, Source: ds.Path,
 		Method: string(o.Method), N: ds.N, D: ds.D, Seed: f.members[0].Seed, Device: o.Device,
 		Config: configJSON{
-			Arch: tool.Of(m).Hidden(), PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
+			Arch: m.Hidden(), PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
 			Trim:      trimOf(o),
 			BatchSize: o.BatchSize, LR: o.LR, PretrainLR: o.PretrainLR, WeightDecay: o.WeightDecay, Ratio: o.Ratio,
 			RankScores: string(o.RankScores), Threads: o.Threads, Preset: o.preset, Ranks: ranksOf(o),
-			Components: tool.Of(m).Components(), GaussianWeight: tool.Of(m).GaussianWeight(),
+			Components: m.Components(), GaussianWeight: m.GaussianWeight(),
 		},
 		Threshold: num(m.Threshold()),
 		Flagged:   flagged(m.Labels()),
@@ -324,12 +323,12 @@ func (f *fitted) summarise(total float64) summary {
 	for _, mem := range f.members {
 		s.Seeds = append(s.Seeds, mem.Seed)
 	}
-	s.Constant = tool.Of(m).ConstantColumns()
+	s.Constant = m.ConstantColumns()
 	if strings.EqualFold(filepath.Ext(ds.Path), ".csv") {
 		s.Header = &ds.Named
 	}
 	s.Features, s.TextDropped = ds.Features, ds.TextDropped
-	s.Columns = columnsOf(ds, tool.Of(m).TrainingMissing(), tool.Of(m).ConstantColumns())
+	s.Columns = columnsOf(ds, m.TrainingMissing(), m.ConstantColumns())
 	if !ds.Selection.IsZero() {
 		s.Selection = &ds.Selection
 	}
@@ -352,7 +351,7 @@ func (f *fitted) summarise(total float64) summary {
 	})
 	if o.Method == lib.Ensemble {
 		s.Config.Members = len(f.members)
-		w := tool.Of(m).DistanceWeight()
+		w := m.DistanceWeight()
 		s.Config.DistanceWeight = &w
 		r := m.Ratio()
 		s.SelectedRatio = &r

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 func TestParseSeeds(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"strings"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 )
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {

@@ -10,7 +10,8 @@
 // It is not the library's API: package udocc translates its Options into a Config once,
 // keeps the lifecycle (fit, save, load, close) and the column contract (imputation,
 // matching columns by name), and hands the rows down here. The bench and the studies
-// read a fit's Trace (the screening's scores, the members' distances) through FitTraced.
+// read a fit's Trace (the screening's scores, the members' distances) through
+// detector.FitTraced.
 //
 // The types a caller starts from are Config, Table, Fitted and Trace.
 package method

@@ -182,13 +182,6 @@ func Load(meta *models.Meta, dir, device string) (Fitted, error) {
 	return loadPaper(meta, nw), nil
 }
 
-// FitTraced is package udocc's FitDataset with Config.Trace set, returning the model
-// (a *udocc.Model) and the Trace of its fit; opts is a udocc.Options. Package udocc sets
-// it when it initialises: the bench and the studies call it, to measure what `udocc fit`
-// and the library's FitDataset compute rather than a copy of them. (This package cannot
-// name udocc's types: udocc imports it.)
-var FitTraced func(ctx context.Context, ds *data.Dataset, opts any) (model any, tr *Trace, err error)
-
 // hooks are the training hooks of a fit with cfg under ctx.
 func (cfg Config) hooks(ctx context.Context) *training.Hooks {
 	return &training.Hooks{Progress: cfg.Progress, Epoch: cfg.Epoch, Stop: ctx.Err}

@@ -12,11 +12,6 @@ type RankedAnswer struct {
 	Round   int // 0: a row the user picked
 }
 
-// CalibrateRanked is udocc.Model.Calibrate of m (a *udocc.Model) on answers by rank
-// among n rows whose scores are not all at hand; opts is a udocc.CalibrateOptions (its
-// Rows and Scores unset) and the result a udocc.Calibration. Set by package udocc.
-var CalibrateRanked func(m any, n int, answers []RankedAnswer, opts any) (any, error)
-
 // ReviewRanks are the 1-based rank of each score (rank[i], review.Ranks: scores
 // descending, ties to the lower row first) and the row of each rank (order[r-1]). These
 // are a review's ranks (udocc.Model.ReviewRows), which break ties the other way from

@@ -1,12 +1,8 @@
 // Package tool is what the udocc command, the bench and the studies reach in a fitted
 // model beyond the library's API: the per-epoch history and the members of a fit, the
 // column contract's parts, a threshold drawn anew (Cut), the served model's metadata
-// and the handler's reload, and the defaults of the command's flags. The root package
-// udocc implements its interfaces and sets Of and LoadHandler when it is initialised;
-// a Go user of the library needs none of it, and its names may change at any release.
-//
-// It imports no package of udocc's that imports the root, so that the root can import
-// it.
+// and the handler's reload, and the defaults of the command's flags. Package detector
+// implements its interfaces; a Go user of the library needs none of it.
 package tool
 
 import (
@@ -19,16 +15,8 @@ import (
 	"github.com/udocc/udocc/internal/threshold"
 )
 
-// Set by package udocc when it is initialised.
-var (
-	// Of is the tool's view of m, a *udocc.Model.
-	Of func(m any) Model
-	// LoadHandler loads the model in opts.Dir (opts a udocc.HandlerOptions) and serves
-	// it as udocc.Handler does, describing it with its folder's files (ModelInfo.Files).
-	LoadHandler func(opts any) (Server, error)
-)
-
-// Model is the tool's view of a *udocc.Model.
+// Model is what the udocc command, the server and the bench read of a fitted model
+// (a *detector.Model) beyond the door's API.
 type Model interface {
 	// History is every member's per-epoch fine-tuning record (loss, training set size,
 	// the selector's δ* and selected ratio, SB's radius), member by member in seed
@@ -109,9 +97,6 @@ type Server interface {
 	// metadata; a model that does not load is refused with an error and a log line, and
 	// the model served before keeps serving.
 	Reload() (ModelInfo, error)
-	// Swap serves m (a *udocc.Model) from now on; requests that have begun finish on the
-	// model they began with, which is closed once they are done.
-	Swap(m any)
 }
 
 // ErrNoModelDir reports a reload of a handler that was given no folder

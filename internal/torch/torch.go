@@ -118,10 +118,8 @@ func SetNumThreads(n int) {
 	C.udocc_set_num_threads(C.int(n))
 }
 
-// numThreads is the count SetNumThreads last set, 1 until then.
+// numThreads is the count SetNumThreads last set; 0, until then, stands for 1.
 var numThreads atomic.Int32
-
-func init() { numThreads.Store(1) }
 
 // scopes are the thread counts of the calls in a WithThreads scope now, by scope, and
 // outside the count to restore when the last of them ends.
@@ -166,14 +164,14 @@ func applyScopes() {
 			n = max(n, c)
 		}
 	}
-	if int(numThreads.Load()) != n {
+	if NumThreads() != n {
 		SetNumThreads(n)
 	}
 }
 
 // NumThreads is the thread count SetNumThreads last set (1 until set): the count of the
 // shim's workers, and the one a fit's host work (package parallel) runs on.
-func NumThreads() int { return int(numThreads.Load()) }
+func NumThreads() int { return max(1, int(numThreads.Load())) }
 
 // Phase selects the parameters an Adam state covers.
 type Phase int

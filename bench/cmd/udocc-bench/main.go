@@ -23,7 +23,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	lib "github.com/udocc/udocc"
+	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/torch"
 )
 

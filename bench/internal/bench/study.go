@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/iforest"
 	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/udocc/udocc"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/odds"

@@ -1,0 +1,227 @@
+package detector
+
+import (
+	"errors"
+	"fmt"
+	"github.com/udocc/udocc/internal/tool"
+	"math"
+	"slices"
+
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/threshold"
+)
+
+// validate refuses a cut with not exactly one field set, or one out of range.
+func validateCut(c tool.Cut) error {
+	set := 0
+	for _, b := range []bool{c.Contamination != 0, c.Count != 0, c.Rule != ""} {
+		if b {
+			set++
+		}
+	}
+	switch {
+	case set != 1:
+		return errors.New("udocc: a cut takes exactly one of a contamination, a count and a rule")
+	case c.Contamination != 0 && !(c.Contamination > 0 && c.Contamination < 1):
+		return fmt.Errorf("udocc: contamination %g: want a ratio in (0, 1)", c.Contamination)
+	case c.Count < 0:
+		return fmt.Errorf("udocc: count %d: want 1 or more", c.Count)
+	case c.Rule != "" && !slices.Contains(tool.CountRules(), c.Rule):
+		return fmt.Errorf("udocc: rule %q: want one of %v", c.Rule, tool.CountRules())
+	}
+	return nil
+}
+
+// thresholdFor is the threshold, in score units, that cut c draws on scores (exactly:
+// the rows a contamination or a count flags are the top ones of scores), or, when
+// scores is nil, on the training rows' scores as the model keeps them: exactly for a
+// fitted model, from their sketch in model.json for a loaded one (exact at the top
+// shares it lists, interpolated between them: within about 1 % of the share asked for;
+// a contamination of at most 1/2). A rule needs scores. The model is not changed.
+func (m *Model) thresholdFor(scores []float64, c tool.Cut) (float64, error) {
+	if err := validateCut(c); err != nil {
+		return 0, err
+	}
+	if m.meta.Ensemble == nil {
+		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", tool.ErrNoRecut, m.meta.Method)
+	}
+	if scores == nil {
+		scores = m.scores
+	}
+	if scores == nil {
+		return m.tailThreshold(c)
+	}
+	n := len(scores)
+	switch {
+	case c.Contamination > 0:
+		return threshold.Contamination(scores, c.Contamination)
+	case c.Count > 0:
+		if c.Count >= n {
+			return 0, fmt.Errorf("udocc: count %d flags all %d rows", c.Count, n)
+		}
+		return threshold.TopCount(scores, c.Count)
+	}
+	r, err := threshold.ByName(string(c.Rule))
+	if err != nil {
+		return 0, err
+	}
+	t, err := r.Threshold(scores)
+	if err != nil {
+		return 0, fmt.Errorf("udocc: rule %s: %w", c.Rule, err)
+	}
+	if math.IsInf(t, 1) {
+		t = slices.Max(scores) // no cut: nothing flagged, a number model.json can hold
+	}
+	return t, nil
+}
+
+// tailThreshold is ThresholdFor from the sketch of the training scores.
+func (m *Model) tailThreshold(c tool.Cut) (float64, error) {
+	t := m.meta.Tail
+	if t == nil {
+		return 0, fmt.Errorf("%w: the model keeps no training scores (saved by an older udocc); give rows to score", tool.ErrNoRecut)
+	}
+	if c.Rule != "" {
+		return 0, fmt.Errorf("%w: rule %s needs the scores of rows; give them", tool.ErrNoRecut, c.Rule)
+	}
+	share := c.Contamination
+	if c.Count > 0 {
+		share = float64(c.Count) / float64(t.N)
+	}
+	k := max(1, int(share*float64(t.N)+0.5))
+	share = float64(k) / float64(t.N)
+	if k >= t.N || share > t.Shares[len(t.Shares)-1] {
+		return 0, fmt.Errorf("udocc: a share of %g of the %d training rows: the model's sketch of their scores reaches %g; score the rows to flag more (udocc score --model DIR --count K DATA)", share, t.N, t.Shares[len(t.Shares)-1])
+	}
+	i, exact := slices.BinarySearch(t.Shares, share)
+	switch {
+	case exact:
+		return t.Scores[i], nil
+	case i == 0:
+		return t.Scores[0], nil
+	}
+	// Between two listed shares: linear in log share.
+	a, b := math.Log(t.Shares[i-1]), math.Log(t.Shares[i])
+	f := (math.Log(share) - a) / (b - a)
+	return t.Scores[i-1] + f*(t.Scores[i]-t.Scores[i-1]), nil
+}
+
+// recut draws the ensemble's threshold anew by c (ThresholdFor on scores, nil for the
+// training rows') and sets it: Threshold, Label and Predict follow it, as do the
+// training rows' Labels of a fitted model, model.json's threshold_rule and Save. It
+// returns the new threshold. No network is trained or changed.
+func (m *Model) recut(scores []float64, c tool.Cut) (float64, error) {
+	t, err := m.thresholdFor(scores, c)
+	if err != nil {
+		return 0, err
+	}
+	m.meta.Threshold, m.meta.ThresholdRule, m.meta.RatioInterval = &t, c.String(), nil
+	m.thr = t
+	if m.scores != nil {
+		m.labels = m.label(m.scores)
+	}
+	return t, nil
+}
+
+// tailPoints is the most top shares newTail lists.
+const tailPoints = 1024
+
+// newTail sketches n scores for model.json: the score above which the top k of them
+// lie for k on a geometric grid from 1 to n/2 (every k where n is small), and their
+// median; nil for fewer than 4 scores.
+func newTail(scores []float64) *models.Tail {
+	n := len(scores)
+	if n < 4 {
+		return nil
+	}
+	s := slices.Clone(scores)
+	slices.Sort(s)
+	t := &models.Tail{N: n, Median: s[n/2]}
+	if n%2 == 0 {
+		t.Median = (s[n/2-1] + s[n/2]) / 2
+	}
+	last := 0
+	hi := math.Log(float64(n / 2))
+	for i := range tailPoints {
+		k := int(math.Round(math.Exp(hi * float64(i) / float64(tailPoints-1))))
+		if k <= last || k >= n {
+			continue
+		}
+		last = k
+		t.Shares = append(t.Shares, float64(k)/float64(n))
+		t.Scores = append(t.Scores, s[n-k-1]) // TopCount(scores, k)
+	}
+	return t
+}
+
+// probabilityAnchor is the probability of a row that scores the training rows' median:
+// a typical row is 1 % likely an anomaly.
+const probabilityAnchor = 0.01
+
+// probability is a row's probability of being an anomaly, from its score: a logistic
+// curve in the score anchored at the model's threshold, 0.5 there, and at the training
+// rows' median score, probabilityAnchor (1 %) there, so that it is monotone in the
+// score, in [0, 1] (0 and 1 only where float64 rounds the curve to them), above 1/2 exactly for the rows Label flags, and depends on the row
+// alone. It is a reading aid on the threshold's own scale, not a calibrated frequency
+// (docs/cli.md). NaN where the model has no threshold (method oc) or keeps no training
+// scores (a model saved by an older udocc).
+func (m *Model) probability(score float64) float64 {
+	t := m.meta.Tail
+	if t == nil || math.IsInf(m.thr, 0) || math.IsNaN(score) {
+		return math.NaN()
+	}
+	w := (m.thr - t.Median) / math.Log(1/probabilityAnchor-1)
+	if !(w > 0) {
+		// A threshold at or below the median: the spread of the top half instead.
+		w = (t.Scores[0] - t.Median) / math.Log(1/probabilityAnchor-1)
+		if !(w > 0) {
+			return math.NaN()
+		}
+	}
+	return 1 / (1 + math.Exp(-(score-m.thr)/w))
+}
+
+// Probabilities is Probability of each score.
+func (m *Model) Probabilities(scores []float64) []float64 {
+	out := make([]float64, len(scores))
+	for i, s := range scores {
+		out[i] = m.probability(s)
+	}
+	return out
+}
+
+// trainingFlagged is how many training rows the threshold flags: counted on the
+// training scores of a fitted model, estimated from their sketch in model.json for a
+// loaded one (interpolated between the top shares it lists); -1 where neither is kept.
+func (m *Model) trainingFlagged() int {
+	if m.scores != nil {
+		return threshold.Count(m.scores, m.thr)
+	}
+	t := m.meta.Tail
+	if t == nil {
+		return -1
+	}
+	// The shares ascend as their scores descend: find where the threshold falls.
+	i := 0
+	for i < len(t.Scores) && t.Scores[i] > m.thr {
+		i++
+	}
+	switch {
+	case i == 0 && m.thr == t.Scores[0]: // the sketch's own top point (cut --count 1)
+		return int(t.Shares[0]*float64(t.N) + 0.5)
+	case i == 0:
+		return int(t.Shares[0]*float64(t.N)+0.5) - 1
+	case i == len(t.Scores):
+		if m.thr >= t.Median {
+			return int(t.Shares[i-1]*float64(t.N) + 0.5)
+		}
+		return t.N / 2
+	}
+	a, b := t.Scores[i-1], t.Scores[i]
+	f := 0.0
+	if a != b {
+		f = (a - m.thr) / (a - b)
+	}
+	la, lb := math.Log(t.Shares[i-1]), math.Log(t.Shares[i])
+	return int(math.Exp(la+f*(lb-la))*float64(t.N) + 0.5)
+}

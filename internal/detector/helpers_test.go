@@ -1,0 +1,48 @@
+package detector_test
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/udocc/udocc/internal/detector"
+)
+
+// table is n rows of d numbers: normal rows near the origin and, every tenth row, an
+// anomaly far from it.
+func table(n, d int, seed uint64) [][]float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, d)
+		for j := range rows[i] {
+			rows[i][j] = rng.NormFloat64()
+			if i%10 == 9 {
+				rows[i][j] += 8
+			}
+		}
+	}
+	return rows
+}
+
+// quick are the default options with few epochs, so that the examples run in seconds.
+func quick() detector.Options {
+	o := detector.DefaultOptions()
+	o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
+	return o
+}
+
+// reloaded saves m into a new folder and loads it back on the CPU; the test closes it.
+func reloaded(t *testing.T, m *detector.Model) *detector.Model {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := m.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	l, err := detector.Load(dir, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}

@@ -1,0 +1,265 @@
+package detector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/parallel"
+	"github.com/udocc/udocc/internal/project"
+	"github.com/udocc/udocc/internal/scale"
+	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
+)
+
+// projectionRows is the most rows the principal components are fitted on: the size of
+// the ensemble's training sample.
+const projectionRows = training.EnsembleTrainRows
+
+// projects says whether a fit with the resolved options o reads a table of d columns
+// through its leading components (Options.Components): the ensemble's, in one process,
+// above training.EnsembleProjectAbove columns.
+func (o Options) projects(d int) bool {
+	return o.Method == Ensemble && o.Dist == nil && o.Components > 0 && d > training.EnsembleProjectAbove
+}
+
+// gaussianMaxValues bounds the Gaussian's matrix (min(rows, columns) × columns values,
+// kept in model.json): 2^24 float32 values are 85 MB of base64, well inside the 256 MB a
+// model.json may hold (models.ReadMeta), and its fit's copy of the sample 128 MB. A wider
+// table (more than 8,192 columns on a 2,048-row sample) is scored by its networks alone.
+// The corpus's widest, InternetAds, needs 2.4 million. A variable for the tests.
+var gaussianMaxValues = 1 << 24
+
+// fitProjection fits the map of ds's columns, standardised by cols, to its k leading
+// principal components on at most projectionRows of its rows (drawn from seed), and
+// with gauss the Ledoit–Wolf Gaussian of the same standardised rows (Options.Gaussian);
+// it returns them with ds's rows mapped (a table of k columns) and, with gauss, every
+// row's squared Mahalanobis distance. A Gaussian that cannot be fitted (every column
+// constant over the sample), or would be larger than gaussianMaxValues, is left out, and
+// the networks score alone.
+func fitProjection(ds *data.Dataset, cols *scale.Scaler, k int, gauss bool, seed uint64) (*models.Projection, *data.Dataset, []float64, error) {
+	rows := make([]int, ds.N)
+	for i := range rows {
+		rows[i] = i
+	}
+	if ds.N > projectionRows {
+		rng := rand.New(rand.NewPCG(seed, 0x5bd1e995))
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		rows = rows[:projectionRows]
+	}
+	x := make([]float64, len(rows)*ds.D)
+	std := make([]float32, ds.D)
+	for r, i := range rows {
+		cols.Standardise(std, ds.Row(i))
+		for j, v := range std {
+			x[r*ds.D+j] = float64(v)
+		}
+	}
+	p, err := project.Fit(x, len(rows), ds.D, k, seed)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("udocc: %s: principal components: %w", ds.Name, err)
+	}
+	proj := &models.Projection{Columns: *cols, Map: *p}
+	if gauss && min(len(rows), ds.D)*ds.D <= gaussianMaxValues {
+		g, err := project.FitGaussian(x, len(rows), ds.D) // x is centred in place: not read after
+		switch {
+		case errors.Is(err, project.ErrGaussian) && len(rows) >= 2:
+			// No spread to measure distances by: the networks alone.
+		case err != nil:
+			return nil, nil, nil, fmt.Errorf("udocc: %s: Gaussian: %w", ds.Name, err)
+		default:
+			proj.Gaussian = g
+		}
+	}
+	pds, gd, err := projectRows(proj, ds, true)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("udocc: %s: Gaussian: %w", ds.Name, err)
+	}
+	return proj, pds, gd, nil
+}
+
+// projectRows is ds's rows mapped to the components of proj (a new table), and where
+// proj has a Gaussian and gauss is set, each row's squared Mahalanobis distance under it
+// (else nil).
+func projectRows(proj *models.Projection, ds *data.Dataset, gauss bool) (*data.Dataset, []float64, error) {
+	k := proj.Map.K
+	out := &data.Dataset{Name: ds.Name, N: ds.N, D: k, X: make([]float32, ds.N*k)}
+	var gd []float64
+	if proj.Gaussian != nil && gauss {
+		gd = make([]float64, ds.N)
+	}
+	const block = 256
+	std := make([]float32, block*ds.D)
+	for lo := 0; lo < ds.N; lo += block {
+		hi := min(lo+block, ds.N)
+		s := std[:(hi-lo)*ds.D]
+		proj.Columns.Standardise(s, ds.X[lo*ds.D:hi*ds.D])
+		// Each row's components are its own sums (the same bits on any thread).
+		parallel.For(hi-lo, torch.NumThreads(), func(r int) {
+			proj.Map.Apply(out.X[(lo+r)*k:(lo+r+1)*k], s[r*ds.D:(r+1)*ds.D], 1)
+		})
+		if gd != nil {
+			if err := proj.Gaussian.Score(gd[lo:hi], s, hi-lo); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return out, gd, nil
+}
+
+// components are the principal components the networks read, 0 when they read the
+// columns.
+func (m *Model) components() int {
+	if m.meta.Projection == nil {
+		return 0
+	}
+	return m.meta.Projection.Map.K
+}
+
+// gaussianWeight is the weight of the Gaussian of the model's columns in its score, 0
+// when it has none.
+func (m *Model) gaussianWeight() float64 {
+	if m.meta.Projection == nil || m.meta.Projection.Gaussian == nil || m.meta.Ensemble == nil {
+		return 0
+	}
+	return m.meta.Ensemble.GaussianWeight
+}
+
+// networkRows is ds (the model's columns, in order) as the networks read it: ds itself,
+// or its rows mapped to the model's components, with gauss their Gaussian's distances
+// where the model has one (projectRows).
+func (m *Model) networkRows(ds *data.Dataset, gauss bool) (*data.Dataset, []float64, error) {
+	if m.meta.Projection == nil {
+		return ds, nil, nil
+	}
+	return projectRows(m.meta.Projection, ds, gauss)
+}
+
+// networkScores are the networks' combined scores of ds's rows (the model's columns,
+// matched and imputed), without the Gaussian a wide table's model mixes into its score.
+func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
+	nds, _, err := m.networkRows(ds, false)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := m.fit.Score(ctx, nds)
+	return s, err
+}
+
+// gaussianShapley adds to each of out's Features the Gaussian's part of its score: the
+// exact Shapley values of its squared Mahalanobis distance (project.Gaussian.Shapley),
+// each row of sub against the baseline median, on the score's scale (the weight over
+// the distances' robust spread).
+func (m *Model) gaussianShapley(out []Attribution, sub *data.Dataset, median []float32) error {
+	p, e := m.meta.Projection, m.meta.Ensemble
+	d := sub.D
+	base := make([]float32, d)
+	p.Columns.Standardise(base, median)
+	scale := e.GaussianWeight / e.GaussianScale.Spread
+	const block = 256 // rows at once: the buffers stay a block's, whatever the rows explained
+	std := make([]float32, min(len(out), block)*d)
+	phi := make([]float64, min(len(out), block)*d)
+	for lo := 0; lo < len(out); lo += block {
+		hi := min(lo+block, len(out))
+		p.Columns.Standardise(std[:(hi-lo)*d], sub.X[lo*d:hi*d])
+		if err := p.Gaussian.Shapley(phi, std[:(hi-lo)*d], hi-lo, base); err != nil {
+			return err
+		}
+		for r := lo; r < hi; r++ {
+			for j, v := range phi[(r-lo)*d : (r-lo+1)*d] {
+				out[r].Features[j] += scale * v
+			}
+		}
+	}
+	return nil
+}
+
+// occludeProjected sets out's Features by occlusion for a model that reads components:
+// feature j's part is the row's score less the score of the row with feature j set to
+// the normal rows' median. A column's change moves the components along column j of the
+// map, so the occluded rows are made in component space, d of them a row, and scored in
+// blocks of explainBudget values.
+//
+// Where the model mixes in the Gaussian of its columns (Ensemble.GaussianWeight g), a
+// column's part is the networks' by occlusion and the Gaussian's exact Shapley value
+// (gaussianShapley), each on its scale in the score:
+//
+//	part_j = (1 − g)·(N(x) − N(x with j at the median))/s_N + g·φ_j/s_G
+//
+// Occlusion alone misleads under the Gaussian's distance (docs/explain.md).
+func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *data.Dataset, median []float32) error {
+	p := m.meta.Projection
+	d, k := sub.D, p.Map.K
+	base := make([]float32, d)
+	p.Columns.Standardise(base, median)
+	cols := make([]float32, d*k) // column j of the map at cols[j*k:]
+	for j := 0; j < d; j++ {
+		p.Map.Column(j, cols[j*k:(j+1)*k])
+	}
+	// The networks' part: a part is the row's score less the occluded row's, or with a
+	// Gaussian the same of the networks' own scores, scaled as the score scales them; the
+	// row's own networks' score is then scored first (lead).
+	g := m.gaussianWeight()
+	scale, lead := 1.0, 0
+	if g > 0 {
+		scale, lead = (1-g)/m.meta.Ensemble.NetworksScale.Spread, 1
+	}
+	// Only a column whose value is not the median's moves the components: the occluded
+	// row of any other is the row itself, and its part 0, which it keeps unscored (a
+	// sparse table's row, InternetAds', has a few dozen such columns of 1,555).
+	row := make([]float32, d)
+	z := make([]float32, k) // the row's components
+	per := max(1, explainBudget/((d+lead)*k))
+	x := make([]float32, 0, min(len(out), per)*(d+lead)*k)
+	var moved []int // the moved columns of the block's rows, row after row
+	first := make([]int, per+1)
+	err := inBlocks(ctx, len(out), per, func(lo, hi int) error {
+		x, moved = x[:0], moved[:0]
+		for r := lo; r < hi; r++ {
+			first[r-lo] = len(moved)
+			p.Columns.Standardise(row, sub.X[r*d:(r+1)*d])
+			p.Map.Apply(z, row, 1)
+			if lead > 0 {
+				x = append(x, z...)
+			}
+			for j := 0; j < d; j++ {
+				delta := float64(base[j]) - float64(row[j])
+				if delta == 0 {
+					continue
+				}
+				moved = append(moved, j)
+				for i, c := range cols[j*k : (j+1)*k] {
+					x = append(x, float32(float64(z[i])+delta*float64(c)))
+				}
+			}
+		}
+		first[hi-lo] = len(moved)
+		if len(x) == 0 {
+			return nil // no row of the block moves a column: every part is 0
+		}
+		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x})
+		if err != nil {
+			return err
+		}
+		at := 0
+		for r := lo; r < hi; r++ {
+			f := out[r].Features
+			self := out[r].Score
+			if lead > 0 {
+				self, at = s[at], at+1
+			}
+			for _, j := range moved[first[r-lo]:first[r-lo+1]] {
+				f[j] = scale * (self - s[at])
+				at++
+			}
+		}
+		return nil
+	})
+	if err == nil && g > 0 {
+		err = m.gaussianShapley(out, sub, median)
+	}
+	return err
+}

@@ -1,0 +1,185 @@
+package detector
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/threshold"
+	"github.com/udocc/udocc/internal/training"
+)
+
+// Method is how a model is trained and thresholded: the default Ensemble, or one of the
+// paper's (Section V-A).
+type Method string
+
+// The methods.
+const (
+	// Ensemble, the default: five one-class Deep SVDD members refitted without the rows a
+	// screening fit scored highest, scored with their autoencoders' reconstruction errors,
+	// its count chosen by Options.Count.
+	Ensemble Method = "ensemble"
+	// Proposed is the paper's method (Algorithm 1): the threshold from ranking-based
+	// training dynamics, by Options.Delta.
+	Proposed Method = "proposed"
+	// OC is one-class Deep SVDD: it ranks rows and labels none.
+	OC Method = "oc"
+	// SB is soft-boundary Deep SVDD, with ν = Options.Ratio.
+	SB Method = "sb"
+	// Otsu is OC thresholded by Otsu's method.
+	Otsu Method = "otsu"
+	// TAR is OC thresholded at the true anomaly ratio Options.Ratio.
+	TAR Method = "tar"
+)
+
+// internal is the training method of m, the zero Method for an unknown name.
+func (m Method) internal() training.Method {
+	meth, _ := training.MethodNamed(string(m))
+	return meth
+}
+
+// CountRule is a rule that decides how many rows the ensemble flags, from the
+// distribution of its combined scores (Options.Count).
+type CountRule string
+
+// LearnedCount is the count learned on the corpus of real tables (package
+// internal/count, its model.json; bench/notes/threshold.md A.0): from label-free features of
+// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: the MAD rule's
+// share of the final scores where the screening and the final fit disagree on their top
+// rows, a prior elsewhere — with an 80 % interval from held-out residuals of the original
+// tables' fits like it and a flag where the
+// count is not to be trusted (Model.CountReliable). It is not a rule of the scores
+// alone, and cannot be joined with others by "+".
+const LearnedCount CountRule = "learned"
+
+// kmeansRule is udocc's earlier default count: the exact two-means split of the
+// scores, applied to the screening fit's and the final fit's, the larger share flagged.
+const kmeansRule CountRule = "kmeans"
+
+// defaultCount is the ensemble's count where Options.Count is nil: the learned count,
+// with its 80 % interval for the share (Model.RatioInterval) and its reliability flag
+// (Model.CountReliable); bench/notes/threshold.md A.0.
+const defaultCount = LearnedCount
+
+// DeltaRule is the proposed method's rule for the rank threshold δ of each epoch.
+type DeltaRule string
+
+// The δ rules.
+const (
+	// Accumulated, the default: crossings accumulated over the epochs so far, against
+	// their expectation for random ranks.
+	Accumulated DeltaRule = "accumulated"
+	// PaperRule is the paper's Eq. (5), the epoch's crossings scaled by δ(n−δ); its ties
+	// are broken by Options.Ties.
+	PaperRule DeltaRule = "paper"
+)
+
+// Ties is how PaperRule breaks ties of Eq. (5)'s minimum.
+type Ties string
+
+// The tie rules.
+const (
+	TiesLargest  Ties = "largest" // the default
+	TiesSmallest Ties = "smallest"
+	TiesMedian   Ties = "median"
+)
+
+// ScoreSource are the scores the proposed method's and the baselines' selectors rank
+// each epoch (Options.RankScores).
+type ScoreSource string
+
+// The score sources.
+const (
+	// TrainScores, the default, are the distances of the epoch's own training pass.
+	TrainScores ScoreSource = ScoreSource(training.TrainScores)
+	// EvalScores are the distances of an eval-mode pass over every row after the epoch.
+	EvalScores ScoreSource = ScoreSource(training.EvalScores)
+)
+
+// count is the ensemble's rules of o, the default for none.
+func (o Options) count() (threshold.Combination, error) {
+	names := o.countNames()
+	c := make(threshold.Combination, len(names))
+	for i, name := range names {
+		if name == LearnedCount {
+			return nil, fmt.Errorf("count %q is not a rule of the scores", name)
+		}
+		r, err := threshold.ByName(string(name))
+		if err != nil {
+			return nil, err
+		}
+		c[i] = r
+	}
+	return c, nil
+}
+
+// countNames are the count rules o names: Count, or defaultCount where it is nil.
+func (o Options) countNames() []CountRule {
+	if len(o.Count) == 0 {
+		return []CountRule{defaultCount}
+	}
+	return o.Count
+}
+
+// kmeansCount says whether o counts by kmeansRule alone, which gives an interval
+// around its share (training.DefaultInterval, udocc's earlier default count).
+func (o Options) kmeansCount() bool {
+	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{kmeansRule})
+}
+
+// learnedCount says whether o counts by LearnedCount.
+func (o Options) learnedCount() bool {
+	return o.Contamination == 0 && slices.Equal(o.countNames(), []CountRule{LearnedCount})
+}
+
+// delta is the proposed method's δ rule of o: a new one each call, since a rule may keep
+// state and every member has its own.
+func (o Options) delta() (dynamics.Rule, error) {
+	name := o.Delta
+	if name == "" {
+		name = DeltaRule(dynamics.DefaultRule().Name())
+	}
+	ties := dynamics.TieLargest
+	if o.Ties != "" {
+		var err error
+		if ties, err = dynamics.ParseTieRule(string(o.Ties)); err != nil {
+			return nil, err
+		}
+	}
+	return dynamics.NewRule(string(name), ties)
+}
+
+// Rule spells the rule that thresholds a fit with o, as summary.json and model.json
+// write it: the ensemble's count rules joined by "+" ("contamination=R" for a given
+// Options.Contamination), the proposed method's δ rule ("paper/TIES" for PaperRule),
+// "" for the other methods.
+func (o Options) Rule() string {
+	switch o.resolved().Method {
+	case Ensemble:
+		if o.Contamination > 0 {
+			return fmt.Sprintf("contamination=%g", o.Contamination)
+		}
+		if len(o.Count) == 0 {
+			return string(defaultCount)
+		}
+		names := make([]string, len(o.Count))
+		for i, r := range o.Count {
+			names[i] = string(r)
+		}
+		return strings.Join(names, "+")
+	case Proposed:
+		switch o.Delta {
+		case "":
+			return dynamics.DefaultRule().Name()
+		case PaperRule:
+			ties := o.Ties
+			if ties == "" {
+				ties = TiesLargest
+			}
+			return string(PaperRule) + "/" + string(ties)
+		}
+		return string(o.Delta)
+	}
+	return ""
+}
