@@ -44,9 +44,10 @@ func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, er
 // history.
 func Load(dir, device string) (*Model, error) { return wrap(detector.Load(dir, device)) }
 
-// Handler serves m over HTTP with opts (docs/serve.md lists the routes). The handler
-// takes m over. It is also an io.Closer: Close stops serving and closes m once the
-// requests in progress are done.
+// Handler serves m, a model held in memory, over HTTP with opts (docs/serve.md lists
+// the routes); package serve serves a model folder, with Reload. The handler takes m
+// over. It is also an io.Closer: Close stops serving and closes m once the requests in
+// progress are done.
 func Handler(m *Model, opts HandlerOptions) http.Handler { return detector.Handler(m.d, opts) }
 
 // JoinFromEnv joins the data-parallel run that the torchrun variables describe

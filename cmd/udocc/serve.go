@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/udocc/udocc/internal/regfile"
 	"github.com/udocc/udocc/internal/tool"
+	server "github.com/udocc/udocc/serve"
 	"io"
 	"log/slog"
 	"net"
@@ -73,7 +74,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	h, err := lib.LoadHandler(f.opts)
+	h, err := server.Open(f.opts)
 	if err != nil {
 		return libError(err)
 	}
@@ -88,7 +89,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // serve serves on ln until ctx ends (SIGINT, SIGTERM), then drains the requests in
 // progress; SIGHUP reloads the model meanwhile.
-func serve(ctx context.Context, srv *http.Server, ln net.Listener, h tool.Server, f serveFlags, log *slog.Logger) error {
+func serve(ctx context.Context, srv *http.Server, ln net.Listener, h *server.Server, f serveFlags, log *slog.Logger) error {
 	if !loopback(ln.Addr()) && f.opts.Token == "" {
 		log.Warn("listening beyond localhost without --token-file: anyone who reaches the address can score and reload", "addr", ln.Addr().String())
 	}

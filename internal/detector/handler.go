@@ -70,9 +70,9 @@ func (o HandlerOptions) withDefaults() HandlerOptions {
 	return o
 }
 
-// modelHandler serves a model over HTTP (Handler); it is the tool.Server the udocc serve
+// Server serves a model over HTTP (Handler); it is the tool.Server the udocc serve
 // command drives. Its methods are safe for concurrent use.
-type modelHandler struct {
+type Server struct {
 	opts     HandlerOptions
 	slots    chan struct{} // one per score request in progress
 	metrics  *handlerMetrics
@@ -125,9 +125,9 @@ func Handler(m *Model, opts HandlerOptions) http.Handler {
 }
 
 // newHandler is Handler's handler.
-func newHandler(m *Model, opts HandlerOptions) *modelHandler {
+func newHandler(m *Model, opts HandlerOptions) *Server {
 	opts = opts.withDefaults()
-	h := &modelHandler{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), metrics: newHandlerMetrics()}
+	h := &Server{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent), metrics: newHandlerMetrics()}
 	s := newServed(m, modelInfo(m, "", nil))
 	h.cur = s
 	h.metrics.setModel(nil, s.info)
@@ -150,7 +150,7 @@ func (s *served) retire() {
 
 // acquire returns the model now served, with a reference the caller releases
 // (s.refs.Done); nil once the handler is closed.
-func (h *modelHandler) acquire() *served {
+func (h *Server) acquire() *served {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.cur != nil {
@@ -162,11 +162,11 @@ func (h *modelHandler) acquire() *served {
 // Swap serves m from now on: requests that have begun finish on the model they began
 // with, which is closed once they are done. The handler takes m over. After Close, Swap
 // closes m.
-func (h *modelHandler) Swap(m *Model) {
+func (h *Server) Swap(m *Model) {
 	h.swap(newServed(m, modelInfo(m, "", nil)))
 }
 
-func (h *modelHandler) swap(s *served) {
+func (h *Server) swap(s *served) {
 	h.mu.Lock()
 	old := h.cur
 	if old == nil { // closed
@@ -187,7 +187,7 @@ func (h *modelHandler) swap(s *served) {
 // Reload loads the model in HandlerOptions.Dir again and swaps it in (Swap), returning
 // its metadata. A model that does not load, or a folder that changes while it is read,
 // is refused with an error and a log line, and the model served before keeps serving.
-func (h *modelHandler) Reload() (tool.ModelInfo, error) {
+func (h *Server) Reload() (tool.ModelInfo, error) {
 	if h.opts.Dir == "" {
 		return tool.ModelInfo{}, tool.ErrNoModelDir
 	}
@@ -208,7 +208,7 @@ func (h *modelHandler) Reload() (tool.ModelInfo, error) {
 }
 
 // Info is the metadata of the model served now.
-func (h *modelHandler) Info() tool.ModelInfo {
+func (h *Server) Info() tool.ModelInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.cur == nil {
@@ -220,7 +220,7 @@ func (h *modelHandler) Info() tool.ModelInfo {
 // Close stops serving: later requests are refused with 503, and Close returns once the
 // requests in progress are done and every model the handler held is closed. A later
 // call does nothing; the error is nil (an io.Closer).
-func (h *modelHandler) Close() error {
+func (h *Server) Close() error {
 	h.mu.Lock()
 	old := h.cur
 	h.cur = nil
@@ -233,7 +233,7 @@ func (h *modelHandler) Close() error {
 }
 
 // ServeHTTP routes a request (Handler lists the routes).
-func (h *modelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	route, serve := h.route(r)
 	rec := &statusWriter{ResponseWriter: w}
@@ -266,7 +266,7 @@ func (h *modelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // route names a request's route for the metrics and picks its handler.
-func (h *modelHandler) route(r *http.Request) (string, http.HandlerFunc) {
+func (h *Server) route(r *http.Request) (string, http.HandlerFunc) {
 	only := func(method string, f http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
@@ -302,13 +302,13 @@ func (h *modelHandler) route(r *http.Request) (string, http.HandlerFunc) {
 }
 
 // authorized reports whether r carries the bearer token.
-func (h *modelHandler) authorized(r *http.Request) bool {
+func (h *Server) authorized(r *http.Request) bool {
 	// The scheme is matched without regard to case (RFC 7235, section 2.1).
 	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(h.opts.Token)) == 1
 }
 
-func (h *modelHandler) ready(w http.ResponseWriter, r *http.Request) {
+func (h *Server) ready(w http.ResponseWriter, r *http.Request) {
 	s := h.acquire()
 	if s == nil {
 		h.refuse(w, r, errClosed)
@@ -318,7 +318,7 @@ func (h *modelHandler) ready(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "version": s.info.Version})
 }
 
-func (h *modelHandler) model(w http.ResponseWriter, r *http.Request) {
+func (h *Server) model(w http.ResponseWriter, r *http.Request) {
 	s := h.acquire()
 	if s == nil {
 		h.refuse(w, r, errClosed)
@@ -328,7 +328,7 @@ func (h *modelHandler) model(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.info)
 }
 
-func (h *modelHandler) reload(w http.ResponseWriter, r *http.Request) {
+func (h *Server) reload(w http.ResponseWriter, r *http.Request) {
 	info, err := h.Reload()
 	switch {
 	case errors.Is(err, tool.ErrNoModelDir):
@@ -355,7 +355,7 @@ var errClosed = &httpError{http.StatusServiceUnavailable, "closed", "the handler
 func (e *httpError) Error() string { return e.message }
 
 // refuse writes e and logs it.
-func (h *modelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpError) {
+func (h *Server) refuse(w http.ResponseWriter, r *http.Request, e *httpError) {
 	body := struct {
 		Error struct {
 			Code    string `json:"code"`
@@ -373,7 +373,7 @@ func (h *modelHandler) refuse(w http.ResponseWriter, r *http.Request, e *httpErr
 }
 
 // logRefusal logs refusal e of r, at most refusalLines a second.
-func (h *modelHandler) logRefusal(r *http.Request, e *httpError) {
+func (h *Server) logRefusal(r *http.Request, e *httpError) {
 	unlogged, ok := h.refusals.take(time.Now())
 	if !ok {
 		return

@@ -72,15 +72,7 @@ func loadServed(dir, device string, threads int) (*Model, tool.ModelInfo, error)
 // LoadHandler is the handler `udocc serve` drives: it loads the model in opts.Dir (Load, on opts.Device
 // with opts.Threads) and serves it (Handler), with its model.json's hash in its
 // tool.ModelInfo; a reload loads the folder again.
-func LoadHandler(opts HandlerOptions) (tool.Server, error) {
-	h, err := loadHandler(opts)
-	if err != nil {
-		return nil, err
-	}
-	return h, nil
-}
-
-func loadHandler(opts HandlerOptions) (*modelHandler, error) {
+func LoadHandler(opts HandlerOptions) (*Server, error) {
 	opts = opts.withDefaults()
 	if opts.Dir == "" {
 		return nil, tool.ErrNoModelDir

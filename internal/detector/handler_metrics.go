@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// handlerMetrics are a modelHandler's Prometheus metrics, in a registry of its own (so
+// handlerMetrics are a Server's Prometheus metrics, in a registry of its own (so
 // that several handlers, or a host's own metrics, never collide), with the Go runtime's
 // and the process's collectors beside them.
 type handlerMetrics struct {

@@ -22,7 +22,7 @@ import (
 const scoreChunkRows = 4096
 
 // score answers POST /v1/score.
-func (h *modelHandler) score(w http.ResponseWriter, r *http.Request) {
+func (h *Server) score(w http.ResponseWriter, r *http.Request) {
 	select {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
@@ -108,7 +108,7 @@ type scored struct {
 }
 
 // scoreRows reads and scores the rows of rd a chunk at a time.
-func (h *modelHandler) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, explain int, length int64) (*scored, *httpError) {
+func (h *Server) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, explain int, length int64) (*scored, *httpError) {
 	d := s.m.inputs()
 	chunk := max(1, min(scoreChunkRows, (1<<18)/d))
 	if length > 0 { // each value takes two bytes at least ("0,"): a small body, a small buffer

@@ -35,7 +35,7 @@ var v2Outputs = []string{"score", "label", "probability"}
 const maxV2Tensors = 1 << 16
 
 // routeV2 names a /v2 request's route for the metrics and picks its handler.
-func (h *modelHandler) routeV2(r *http.Request) (string, http.HandlerFunc) {
+func (h *Server) routeV2(r *http.Request) (string, http.HandlerFunc) {
 	get := func(f http.HandlerFunc) http.HandlerFunc { return h.v2Method(http.MethodGet, f) }
 	switch r.URL.Path {
 	case "/v2":
@@ -94,7 +94,7 @@ func (h *modelHandler) routeV2(r *http.Request) (string, http.HandlerFunc) {
 	})
 }
 
-func (h *modelHandler) v2Method(method string, f http.HandlerFunc) http.HandlerFunc {
+func (h *Server) v2Method(method string, f http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
 			w.Header().Set("Allow", method)
@@ -105,7 +105,7 @@ func (h *modelHandler) v2Method(method string, f http.HandlerFunc) http.HandlerF
 	}
 }
 
-func (h *modelHandler) v2NotFound(w http.ResponseWriter, r *http.Request) {
+func (h *Server) v2NotFound(w http.ResponseWriter, r *http.Request) {
 	h.refuseV2(w, r, &httpError{http.StatusNotFound, "not_found", fmt.Sprintf("no route %.200s", r.URL.Path), 0, ""})
 }
 
@@ -116,7 +116,7 @@ type v2Tensor struct {
 	Shape    []int64 `json:"shape"`
 }
 
-func (h *modelHandler) v2Metadata(w http.ResponseWriter, r *http.Request, s *served) {
+func (h *Server) v2Metadata(w http.ResponseWriter, r *http.Request, s *served) {
 	d := int64(s.info.Inputs)
 	out := []v2Tensor{{"score", "FP64", []int64{-1}}}
 	if s.info.Threshold != nil {
@@ -132,7 +132,7 @@ func (h *modelHandler) v2Metadata(w http.ResponseWriter, r *http.Request, s *ser
 	})
 }
 
-func (h *modelHandler) v2ModelReady(w http.ResponseWriter, r *http.Request, s *served) {
+func (h *Server) v2ModelReady(w http.ResponseWriter, r *http.Request, s *served) {
 	writeJSON(w, http.StatusOK, map[string]any{"name": h.opts.ModelName, "ready": true})
 }
 
@@ -145,7 +145,7 @@ type v2Request struct {
 	outputs []string
 }
 
-func (h *modelHandler) v2Infer(w http.ResponseWriter, r *http.Request, s *served) {
+func (h *Server) v2Infer(w http.ResponseWriter, r *http.Request, s *served) {
 	if r.ContentLength > h.opts.MaxBodyBytes {
 		h.refuseV2(w, r, tooLarge(h.opts.MaxBodyBytes))
 		return
@@ -499,7 +499,7 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 }
 
 // refuseV2 writes e as the protocol's {"error": "…"} and logs it as refuse does.
-func (h *modelHandler) refuseV2(w http.ResponseWriter, r *http.Request, e *httpError) {
+func (h *Server) refuseV2(w http.ResponseWriter, r *http.Request, e *httpError) {
 	if e.status == http.StatusTooManyRequests || e.status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
