@@ -1,6 +1,6 @@
 module github.com/udocc/udocc
 
-go 1.26.8
+go 1.24.9
 
 require (
 	github.com/parquet-go/parquet-go v0.32.0

@@ -216,6 +216,8 @@ func TestHelp(t *testing.T) {
 		{"udocc -h", []string{"-h"}, []string{`udocc fit +\[flags\] DATA`, `udocc score `, `udocc demo `,
 			`udocc version `}},
 		{"udocc help", []string{"help"}, []string{`Usage:`}},
+		{"udocc help fit", []string{"help", "fit"}, fitDefaults},
+		{"udocc help serve", []string{"help", "serve"}, []string{`--model-name string`}},
 	}
 	check := func(t *testing.T, r result, want []string) {
 		t.Helper()
@@ -240,10 +242,14 @@ func TestHelp(t *testing.T) {
 	})
 }
 
-// TestVersion checks that version names udocc's and libtorch's versions.
+// TestVersion checks that version, and udocc --version, name udocc's and libtorch's
+// versions.
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	r := mustUdocc(t, t.TempDir(), "version")
+	if v := mustUdocc(t, t.TempDir(), "--version"); v.stdout != r.stdout {
+		t.Errorf("udocc --version printed %q, udocc version %q", v.stdout, r.stdout)
+	}
 	for _, w := range []string{`(?m)^udocc ` + regexp.QuoteMeta(Version) + `$`, `(?m)^libtorch \d+\.\d+\.\d+ \(`} {
 		if !regexp.MustCompile(w).MatchString(r.stdout) {
 			t.Errorf("stdout %q lacks %q", r.stdout, w)

@@ -76,7 +76,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  udocc %-9s %-30s %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'udocc COMMAND -h' for a command's flags and their defaults.")
+	fmt.Fprintln(w, "\nRun 'udocc help COMMAND' (or 'udocc COMMAND -h') for a command's flags and their defaults.")
 }
 
 func main() {
@@ -110,9 +110,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "-h", "--help":
 		usage(stdout)
 		return 0
+	case "help": // udocc help COMMAND is udocc COMMAND -h
+		if len(args) == 1 {
+			usage(stdout)
+			return 0
+		}
+		args = []string{args[1], "-h"}
+	case "--version", "-version":
+		args = []string{"version"}
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
