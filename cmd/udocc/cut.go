@@ -24,7 +24,7 @@ type cutFlags struct {
 
 // addCutFlags declares the cut flags; on says on which scores they cut.
 func addCutFlags(fs *pflag.FlagSet, c *cutFlags, on string) {
-	fs.Float64Var(&c.contamination, "contamination", 0, "re-cut: flag the top share P of "+on+", a ratio in (0, 1), instead of the model's threshold")
+	fs.Float64Var(&c.contamination, "contamination", 0, "re-cut: flag the top share P of "+on+", a share in (0, 0.5], instead of the model's threshold")
 	fs.IntVar(&c.count, "count", 0, "re-cut: flag the top K of "+on)
 	fs.StringVar(&c.rule, "threshold", "", "re-cut: apply this count rule to the scores of "+on+" ("+orList(thresholdNames())+")")
 }
@@ -48,8 +48,8 @@ func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*tool.Cut, error) {
 		return nil, nil
 	case given > 1:
 		return nil, usagef("give only one of %s", orList(names))
-	case fs.Changed("contamination") && !(c.contamination > 0 && c.contamination < 1):
-		return nil, usagef("--contamination %g: want a ratio in (0, 1)", c.contamination)
+	case fs.Changed("contamination") && !(c.contamination > 0 && c.contamination <= lib.MaxContamination):
+		return nil, usagef("--contamination %g: want a share of rows in (0, %g]", c.contamination, lib.MaxContamination)
 	case fs.Changed("count") && c.count < 1:
 		return nil, usagef("--count %d: want 1 or more rows", c.count)
 	}
@@ -141,7 +141,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&model, "model", "", "saved model folder (the model/ folder that udocc fit wrote)")
 	fs.StringVar(&out, "out", "", "the folder the new model is written to (not DIR itself)")
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	fs.Float64Var(&c.contamination, "contamination", 0, "flag the top share P of the training rows, a ratio in (0, 1/2]")
+	fs.Float64Var(&c.contamination, "contamination", 0, "flag the top share P of the training rows, a share in (0, 0.5]")
 	fs.IntVar(&c.count, "count", 0, "flag the top K training rows")
 	fs.StringVar(&labels, "labels", "", "count the anomalies from the answers in this labels file (udocc review's) and cut where the estimated F1 is highest")
 	fs.Float64Var(&precision, "precision", 0, "with --labels: cut at the most rows whose estimated precision is at least P")

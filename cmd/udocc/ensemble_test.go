@@ -218,7 +218,7 @@ func TestEnsembleUsageErrors(t *testing.T) {
 		want   string
 		binary bool
 	}{
-		{"contamination of half the rows or more", []string{"--contamination", "0.7"}, "--contamination 0.7", true},
+		{"contamination of more than half the rows", []string{"--contamination", "0.7"}, "--contamination 0.7", true},
 		{"contamination of fewer than one row", []string{"--contamination", "0.001"}, "--contamination 0.001", false},
 		{"contamination with oc", []string{"--contamination", "0.1", "--method", "oc"}, "--contamination is only for --method ensemble", false},
 		{"members with proposed", []string{"--members", "3", "--preset", "paper"}, "--members is only for --method ensemble", false},

@@ -59,7 +59,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	o.Options = lib.DefaultOptions()
 	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50, --pretrain-epochs 100, no screening)")
 	fs.StringVar(&o.method, "method", string(o.Method), "method: "+orList(methodNames())+" (--preset paper: proposed)")
-	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it (ensemble): the top share of rows is flagged instead of a rule's choice; rows tied with the last of them are flagged too")
+	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it, a share in (0, 0.5] (ensemble): the top share of rows is flagged instead of a rule's choice; rows tied with the last of them are flagged too")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default 32,16,8, or for the ensemble 32,16,4 on a table of at most 8 features; --preset paper: the paper's widths for a paper set, by the table's name: arrhythmia 128,64,32, mnist 64,32,16, pima and thyroid 32,16,4)")

@@ -188,3 +188,26 @@ func runPeak(cmd *exec.Cmd) ([]byte, int64, error) {
 		}
 	}
 }
+
+// TestContaminationOneRange checks that fit, score and cut take one range of
+// --contamination, (0, 0.5], and say it (issue 65: it was (0, 0.5) in fit, (0, 1) in
+// score and (0, 1/2] in cut).
+func TestContaminationOneRange(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 48)
+	mustUdocc(t, dir, fitArgs("--out", "f", "--contamination", "0.5", "table.csv")...)
+	model := filepath.Join(dir, "f/model")
+	for _, args := range [][]string{
+		fitArgs("--out", "g", "--contamination", "0.6", "table.csv"),
+		{"score", "--model", model, "--out", filepath.Join(dir, "s"), "--contamination", "0.6", "table.csv"},
+		{"cut", "--model", model, "--out", filepath.Join(dir, "c"), "--contamination", "0.6"},
+	} {
+		r := udocc(t, dir, args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "(0, 0.5]") {
+			t.Errorf("%s --contamination 0.6: exit %d, %q; want a refusal naming (0, 0.5]", args[0], r.code, r.stderr)
+		}
+	}
+	if r := udocc(t, dir, "cut", "--model", model, "--out", filepath.Join(dir, "c2"), "--contamination", "0.5"); r.code != 0 {
+		t.Errorf("cut --contamination 0.5: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -12,6 +12,11 @@ import (
 )
 
 // validate refuses a cut with not exactly one field set, or one out of range.
+// MaxContamination is the largest share of rows a contamination may flag, the same
+// for a fit, a re-cut of new rows and a cut of the training rows: anomalies are the
+// minority, and the training scores' sketch reaches the top half.
+const MaxContamination = 0.5
+
 func validateCut(c tool.Cut) error {
 	set := 0
 	for _, b := range []bool{c.Contamination != 0, c.Count != 0, c.Rule != ""} {
@@ -22,8 +27,8 @@ func validateCut(c tool.Cut) error {
 	switch {
 	case set != 1:
 		return errors.New("udocc: a cut takes exactly one of a contamination, a count and a rule")
-	case c.Contamination != 0 && !(c.Contamination > 0 && c.Contamination < 1):
-		return fmt.Errorf("udocc: contamination %g: want a ratio in (0, 1)", c.Contamination)
+	case c.Contamination != 0 && !(c.Contamination > 0 && c.Contamination <= MaxContamination):
+		return fmt.Errorf("udocc: contamination %g: want a share of rows in (0, %g]", c.Contamination, MaxContamination)
 	case c.Count < 0:
 		return fmt.Errorf("udocc: count %d: want 1 or more", c.Count)
 	case c.Rule != "" && !slices.Contains(tool.CountRules(), c.Rule):

@@ -98,7 +98,7 @@ type Options struct {
 	// Proposed; Ties only with PaperRule.
 	Delta DeltaRule
 	Ties  Ties
-	// Contamination is the known anomaly ratio in (0, 1) for the ensemble: the top share
+	// Contamination is the known anomaly ratio in (0, MaxContamination] for the ensemble: the top share
 	// of rows is flagged instead of Count's choice. 0 lets the rules choose.
 	Contamination float64
 	// Ratio is sb's ν or tar's anomaly ratio in (0, 1), which they need; 0 for the other
@@ -265,8 +265,8 @@ func (o Options) validate() error {
 		return badOption("Threads", "%d < 0", o.Threads)
 	case o.Contamination != 0 && !meth.Ensemble:
 		return badOption("Contamination", "only for method ensemble")
-	case !(o.Contamination >= 0 && o.Contamination < 0.5):
-		return badOption("Contamination", "%g: want 0 or a share of rows in (0, 0.5)", o.Contamination)
+	case !(o.Contamination >= 0 && o.Contamination <= MaxContamination):
+		return badOption("Contamination", "%g: want 0 or a share of rows in (0, %g]", o.Contamination, MaxContamination)
 	case meth.Ratio && !(o.Ratio > 0 && o.Ratio < 1):
 		return badOption("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
 	case !meth.Ratio && o.Ratio != 0:
