@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/udocc/udocc/internal/tool"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -20,6 +21,7 @@ type cutFlags struct {
 	contamination float64
 	count         int
 	rule          string
+	score         float64
 }
 
 // addCutFlags declares the cut flags; on says on which scores they cut.
@@ -27,13 +29,14 @@ func addCutFlags(fs *pflag.FlagSet, c *cutFlags, on string) {
 	fs.Float64Var(&c.contamination, "contamination", 0, "re-cut: flag the top share P of "+on+", a share in (0, 0.5], instead of the model's threshold")
 	fs.IntVar(&c.count, "count", 0, "re-cut: flag the top K of "+on)
 	fs.StringVar(&c.rule, "threshold", "", "re-cut: apply this count rule to the scores of "+on+" ("+orList(thresholdNames())+")")
+	fs.Float64Var(&c.score, "score-threshold", 0, "re-cut: flag the rows scoring above this score (in the units of scores.csv's score)")
 }
 
 // cut is the tool.Cut the flags give, nil where none is given (unless required).
 func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*tool.Cut, error) {
 	given := 0
 	var names []string
-	for _, name := range []string{"contamination", "count", "threshold"} {
+	for _, name := range []string{"contamination", "count", "threshold", "score-threshold"} {
 		if fs.Lookup(name) != nil {
 			names = append(names, "--"+name)
 			if fs.Changed(name) {
@@ -54,6 +57,12 @@ func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*tool.Cut, error) {
 		return nil, usagef("--count %d: want 1 or more rows", c.count)
 	}
 	cut := &tool.Cut{Contamination: c.contamination, Count: c.count, Rule: c.rule}
+	if fs.Changed("score-threshold") {
+		if math.IsNaN(c.score) || math.IsInf(c.score, 0) {
+			return nil, usagef("--score-threshold %g: want a finite number", c.score)
+		}
+		cut.Score = &c.score
+	}
 	if c.rule != "" && !validRule(c.rule) {
 		return nil, usagef("--threshold %q: want one of %s", c.rule, orList(thresholdNames()))
 	}
@@ -131,7 +140,7 @@ func answersOf(c lib.Calibration, path, sha string) *answersSummary {
 // trained.
 func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
-	fs := newFlags("cut", "--model DIR --out DIR2 --contamination P|--count K|--labels FILE", "Write the saved model in DIR into DIR2 with a new threshold, drawn from its training rows' scores (kept in model.json), without training: udocc score --model DIR2 then labels rows by it. With --labels, the threshold and the count come from the answers of a labels file that udocc review wrote.", stdout)
+	fs := newFlags("cut", "--model DIR --out DIR2 --contamination P|--count K|--score-threshold S|--labels FILE", "Write the saved model in DIR into DIR2 with a new threshold, drawn from its training rows' scores (kept in model.json), without training: udocc score --model DIR2 then labels rows by it. With --labels, the threshold and the count come from the answers of a labels file that udocc review wrote.", stdout)
 	var (
 		model, out, labels string
 		asJSON             bool
@@ -143,6 +152,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	fs.Float64Var(&c.contamination, "contamination", 0, "flag the top share P of the training rows, a share in (0, 0.5]")
 	fs.IntVar(&c.count, "count", 0, "flag the top K training rows")
+	fs.Float64Var(&c.score, "score-threshold", 0, "flag the rows scoring above this score (in the units of scores.csv's score)")
 	fs.StringVar(&labels, "labels", "", "count the anomalies from the answers in this labels file (udocc review's) and cut where the estimated F1 is highest")
 	fs.Float64Var(&precision, "precision", 0, "with --labels: cut at the most rows whose estimated precision is at least P")
 	fs.Float64Var(&recall, "recall", 0, "with --labels: cut at the fewest rows whose estimated recall is at least R")
@@ -150,8 +160,8 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if labels != "" || fs.Changed("labels") {
-		if fs.Changed("contamination") || fs.Changed("count") {
-			return usagef("give --labels or one of --contamination and --count, not both")
+		if fs.Changed("contamination") || fs.Changed("count") || fs.Changed("score-threshold") {
+			return usagef("give --labels or one of --contamination, --count and --score-threshold, not both")
 		}
 		if err := checkTarget(precision, recall); err != nil {
 			return err

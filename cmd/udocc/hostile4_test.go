@@ -211,3 +211,38 @@ func TestContaminationOneRange(t *testing.T) {
 		t.Errorf("cut --contamination 0.5: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestScoreThreshold checks --score-threshold, a threshold in score units, in score and
+// cut: the rows flagged are those scoring above it, and model.json records the rule.
+func TestScoreThreshold(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 48)
+	mustUdocc(t, dir, fitArgs("--out", "f", "table.csv")...)
+	model := filepath.Join(dir, "f/model")
+	mustUdocc(t, dir, "score", "--model", model, "--out", "s", "--score-threshold", "0", "table.csv")
+	sc := readCSV(t, filepath.Join(dir, "s/scores.csv"))
+	scores, labels := sc.floats(t, "score"), sc.col(t, "label")
+	flagged := 0
+	for i, score := range scores {
+		if (score > 0) != (labels[i] == "1") {
+			t.Fatalf("row %d: score %v, label %s; want flagged above 0", i+1, score, labels[i])
+		}
+		if labels[i] == "1" {
+			flagged++
+		}
+	}
+	if flagged == 0 || flagged == len(scores) {
+		t.Errorf("--score-threshold 0 flagged %d of %d rows", flagged, len(scores))
+	}
+	mustUdocc(t, dir, "cut", "--model", model, "--out", "c", "--score-threshold", "1.5")
+	meta, err := os.ReadFile(filepath.Join(dir, "c/model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(meta), `"threshold": 1.5,`) || !strings.Contains(string(meta), `"threshold_rule": "score=1.5"`) {
+		t.Errorf("cut --score-threshold 1.5: model.json lacks the threshold and its rule")
+	}
+	if r := udocc(t, dir, "cut", "--model", model, "--out", "c2", "--score-threshold", "1", "--count", "3"); r.code != 2 {
+		t.Errorf("--score-threshold with --count: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -19,16 +19,18 @@ const MaxContamination = 0.5
 
 func validateCut(c tool.Cut) error {
 	set := 0
-	for _, b := range []bool{c.Contamination != 0, c.Count != 0, c.Rule != ""} {
+	for _, b := range []bool{c.Contamination != 0, c.Count != 0, c.Rule != "", c.Score != nil} {
 		if b {
 			set++
 		}
 	}
 	switch {
 	case set != 1:
-		return errors.New("udocc: a cut takes exactly one of a contamination, a count and a rule")
+		return errors.New("udocc: a cut takes exactly one of a contamination, a count, a rule and a score")
 	case c.Contamination != 0 && !(c.Contamination > 0 && c.Contamination <= MaxContamination):
 		return fmt.Errorf("udocc: contamination %g: want a share of rows in (0, %g]", c.Contamination, MaxContamination)
+	case c.Score != nil && (math.IsNaN(*c.Score) || math.IsInf(*c.Score, 0)):
+		return fmt.Errorf("udocc: score threshold %g: want a finite number", *c.Score)
 	case c.Count < 0:
 		return fmt.Errorf("udocc: count %d: want 1 or more", c.Count)
 	case c.Rule != "" && !slices.Contains(tool.CountRules(), c.Rule):
@@ -49,6 +51,9 @@ func (m *Model) thresholdFor(scores []float64, c tool.Cut) (float64, error) {
 	}
 	if m.meta.Ensemble == nil {
 		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", tool.ErrNoRecut, m.meta.Method)
+	}
+	if c.Score != nil {
+		return *c.Score, nil
 	}
 	if scores == nil {
 		scores = m.scores

@@ -60,12 +60,15 @@ func (mem Member) Label(dist []float64) []bool {
 // Cut says how a model's threshold is drawn anew, without training (Model.ThresholdFor,
 // Model.Recut): set exactly one field.
 type Cut struct {
-	// Contamination flags the top share of rows, a ratio in (0, 1).
+	// Contamination flags the top share of rows, a share in (0, 0.5].
 	Contamination float64
 	// Count flags the top Count rows, 1 or more.
 	Count int
 	// Rule is a count rule (udocc.CountRule) applied to the scores.
 	Rule string
+	// Score, where set, is the threshold itself, in score units: rows scoring above it
+	// are flagged.
+	Score *float64
 }
 
 // String spells the cut as model.json's threshold_rule and summary.json write it.
@@ -75,6 +78,8 @@ func (c Cut) String() string {
 		return fmt.Sprintf("contamination=%g", c.Contamination)
 	case c.Count > 0:
 		return fmt.Sprintf("count=%d", c.Count)
+	case c.Score != nil:
+		return fmt.Sprintf("score=%g", *c.Score)
 	}
 	return c.Rule
 }
