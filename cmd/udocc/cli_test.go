@@ -256,3 +256,31 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagNamesOneMeaning checks that no flag name means two things across commands
+// (issue 65): explain's attribution is --attribution (fit's --method names the
+// detector), its features per row are --explain as in fit, and demo's table width is
+// --columns. The earlier names still work, with a note.
+func TestFlagNamesOneMeaning(t *testing.T) {
+	help := map[string]string{}
+	for _, c := range []string{"fit", "explain", "demo", "score"} {
+		help[c] = inProcess(c, "-h").stdout
+	}
+	for _, c := range []struct {
+		cmd, flag string
+		shown     bool
+	}{
+		{"explain", "--attribution string", true}, {"explain", "--explain int", true},
+		{"explain", "--method", false}, {"explain", "--features", false},
+		{"demo", "--columns int", true}, {"demo", "--features", false},
+		{"fit", "--method string", true}, {"fit", "--explain int", true},
+	} {
+		if strings.Contains(help[c.cmd], c.flag) != c.shown {
+			t.Errorf("%s -h shows %s: %v, want %v", c.cmd, c.flag, !c.shown, c.shown)
+		}
+	}
+	r := inProcess("explain", "--model", "no-such-model", "--method", "shapley", "x.csv")
+	if !strings.Contains(r.stdout+r.stderr, "use --attribution") {
+		t.Errorf("explain --method: output %q %q lacks the note", r.stdout, r.stderr)
+	}
+}

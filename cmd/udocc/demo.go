@@ -60,25 +60,28 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			"fit it without telling udocc the share, and compare what it found with the truth.", stdout)
 	addFitFlags(fs, &o)
 	rows := fs.Int("rows", 2000, "rows of the synthetic table")
-	features := fs.Int("features", 8, "features of the synthetic table")
+	features := fs.Int("columns", 8, "columns of the synthetic table")
 	ratio := fs.Float64("anomaly-ratio", 0.05, "true share of anomalies in the synthetic table")
+	fs.IntVar(features, "features", 8, "") // an earlier release's name
+	fs.MarkDeprecated("features", "use --columns (--features is not a column count elsewhere)")
 	o.output.out = filepath.Join("udocc-out", "demo")
 	addOutputFlags(fs, &o.output, "output folder")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	noteDeprecated(fs, stderr)
 	if fs.NArg() != 0 {
 		return usagef("demo takes no arguments")
 	}
 	if *rows < 20 || *features < 1 || !(*ratio > 0 && *ratio < 0.5) {
-		return usagef("want --rows >= 20, --features >= 1 and --anomaly-ratio in (0, 0.5)")
+		return usagef("want --rows >= 20, --columns >= 1 and --anomaly-ratio in (0, 0.5)")
 	}
 	if err := o.check(fs); err != nil {
 		return err
 	}
 	// 4 bytes a value and 8 a label, refused before they are allocated when they cannot be.
 	need := min(float64(*rows)*(4*float64(*features)+8), math.MaxInt64)
-	if err := memory.Check(fmt.Sprintf("--rows %d x --features %d", *rows, *features), int64(need)); err != nil {
+	if err := memory.Check(fmt.Sprintf("--rows %d x --columns %d", *rows, *features), int64(need)); err != nil {
 		return err
 	}
 	ds := demoTable(*rows, *features, *ratio, 2024)

@@ -173,11 +173,17 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	addModelFlags(fs, &f, "output folder for explain.png and explanations.csv (default udocc-out/<data name>-explained)")
 	rowsFlag := fs.String("rows", "", "rows to explain, 1-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
-	nf := fs.Int("features", 5, "features shown per row: those that raise its score the most, with their shares ("+sharesDefinition+"), and as many that lower it the most")
-	method := fs.String("method", "", fmt.Sprintf("attribution (default: %s for a model of at most %d features, %s for a wider one, occlusion for one that reads its table's principal components, fit --components): %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, tool.ShapleyMaxFeatures, lib.IntegratedGradients, lib.Shapley, tool.CheapExactShapleyFeatures, tool.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
+	nf := fs.Int("explain", 5, "features shown per row (as fit --explain): those that raise its score the most, with their shares ("+sharesDefinition+"), and as many that lower it the most")
+	method := fs.String("attribution", "", fmt.Sprintf("attribution method (default: %s for a model of at most %d features, %s for a wider one, occlusion for one that reads its table's principal components, fit --components): %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, tool.ShapleyMaxFeatures, lib.IntegratedGradients, lib.Shapley, tool.CheapExactShapleyFeatures, tool.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
+	// The names of an earlier release, which other commands use for other things.
+	fs.IntVar(nf, "features", 5, "")
+	fs.StringVar(method, "method", "", "")
+	fs.MarkDeprecated("features", "use --explain")
+	fs.MarkDeprecated("method", "use --attribution (--method names fit's detector)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	noteDeprecated(fs, stderr)
 	if err := f.check(fs); err != nil {
 		return err
 	}
@@ -255,10 +261,10 @@ func explainRows(fs *pflag.FlagSet, rowsFlag string, top, nf int, method string)
 	case top < 1:
 		return nil, usagef("--top %d: want at least 1", top)
 	case nf < 1:
-		return nil, usagef("--features %d: want at least 1", nf)
+		return nil, usagef("--explain %d: want at least 1", nf)
 	}
 	if method != "" && !slices.Contains([]lib.ExplainMethod{lib.Shapley, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput}, lib.ExplainMethod(method)) {
-		return nil, usagef("--method %q: want %s, %s, %s or %s", method, lib.Shapley, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
+		return nil, usagef("--attribution %q: want %s, %s, %s or %s", method, lib.Shapley, lib.Occlusion, lib.IntegratedGradients, lib.GradientInput)
 	}
 	if rowsFlag == "" {
 		return nil, nil

@@ -88,7 +88,7 @@ func TestExplainCommand(t *testing.T) {
 		t.Fatalf("fewer than two rows flagged")
 	}
 	r := mustUdocc(t, dir, "explain", "--model", "fit/model", "--label", "y", "--rows", strings.Join(rows, ","),
-		"--features", "3", "--out", "ex", "table.csv")
+		"--explain", "3", "--out", "ex", "table.csv")
 	for _, row := range rows {
 		if !strings.Contains(r.stdout, "row "+row+": score ") {
 			t.Errorf("stdout lacks row %s's table:\n%s", row, r.stdout)
@@ -265,8 +265,8 @@ func TestExplainUsage(t *testing.T) {
 		{[]string{"explain", "--model", "m", "--scores-to", "s.csv", "x.csv"}, "unknown flag: --scores-to"},
 		{[]string{"explain", "--model", "m", "--append-to", "a.csv", "x.csv"}, "unknown flag: --append-to"},
 		{[]string{"explain", "--model", "m", "--top", "0", "x.csv"}, "--top 0"},
-		{[]string{"explain", "--model", "m", "--method", "shap", "x.csv"}, `--method "shap"`},
-		{[]string{"explain", "--model", "m", "--method", "shap", "x.csv"}, "want shapley, occlusion"},
+		{[]string{"explain", "--model", "m", "--attribution", "shap", "x.csv"}, `--attribution "shap"`},
+		{[]string{"explain", "--model", "m", "--attribution", "shap", "x.csv"}, "want shapley, occlusion"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

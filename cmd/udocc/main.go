@@ -159,6 +159,17 @@ func newFlags(name, args, summary string, stdout io.Writer) *pflag.FlagSet {
 	return fs
 }
 
+// noteDeprecated says on w, for each deprecated flag of fs that args set, its new name
+// (pflag.MarkDeprecated hides it from the help; its own note goes to fs's output, which
+// is discarded).
+func noteDeprecated(fs *pflag.FlagSet, w io.Writer) {
+	fs.Visit(func(f *pflag.Flag) {
+		if f.Deprecated != "" {
+			fmt.Fprintf(w, "udocc %s: --%s is deprecated: %s\n", fs.Name(), f.Name, f.Deprecated)
+		}
+	})
+}
+
 // parse parses args, turning flag errors into usage errors. On -h pflag has already
 // called fs.Usage, so ErrHelp is returned as it is.
 func parse(fs *pflag.FlagSet, args []string) error {
