@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -244,5 +245,21 @@ func TestScoreThreshold(t *testing.T) {
 	}
 	if r := udocc(t, dir, "cut", "--model", model, "--out", "c2", "--score-threshold", "1", "--count", "3"); r.code != 2 {
 		t.Errorf("--score-threshold with --count: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestScorePrintsMetrics checks that udocc score prints ROCAUC and PRAUC where the table
+// has the model's label column (issue 65), and not where it has none.
+func TestScorePrintsMetrics(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, true, 48)
+	mustUdocc(t, dir, fitArgs("--out", "f", "--label", "y", "table.csv")...)
+	r := mustUdocc(t, dir, "score", "--model", filepath.Join(dir, "f/model"), "--out", "s", "table.csv")
+	if !regexp.MustCompile(`against the label: true anomaly ratio 0\.\d{4}: ROCAUC 0\.\d{4}  PRAUC 0\.\d{4}  F1 0\.\d{4}`).MatchString(r.stdout) {
+		t.Errorf("score of a labelled table: stdout lacks the metrics:\n%s", r.stdout)
+	}
+	writeTable(t, filepath.Join(dir, "plain.csv"), 50, 3, false, 49)
+	if r := mustUdocc(t, dir, "score", "--model", filepath.Join(dir, "f/model"), "--out", "p", "plain.csv"); strings.Contains(r.stdout, "ROCAUC") {
+		t.Errorf("score of an unlabelled table prints metrics:\n%s", r.stdout)
 	}
 }

@@ -101,6 +101,13 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if s.CountBasis != nil {
 			fmt.Fprintf(stdout, "  the model's threshold: %s\n", s.CountBasis.Note)
 		}
+		if m := s.labelMetrics; m.ROCAUC != nil {
+			fmt.Fprintf(stdout, "  against the label: true anomaly ratio %.4f: ROCAUC %.4f  PRAUC %.4f", *m.TrueRatio, *m.ROCAUC, *m.PRAUC)
+			if m.F1 != nil {
+				fmt.Fprintf(stdout, "  F1 %.4f", *m.F1)
+			}
+			fmt.Fprintln(stdout)
+		}
 		s.Columns.print(stdout)
 	}
 	return nil
