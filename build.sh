@@ -269,9 +269,11 @@ build_go() {
   # FFmpeg names find the stand-ins there first (cmd/udocc's tests link their binary so).
   local rpath='-Wl,-rpath,$ORIGIN/../lib'
   [ -d lib/inert ] && rpath='-Wl,--disable-new-dtags -Wl,-rpath,$ORIGIN/../lib:$ORIGIN/../lib/inert'
-  go build -trimpath -ldflags "-extldflags '$rpath'" -o bin/udocc ./cmd/udocc
+  # The tag udocc_dist leaves the checkout's absolute lib/ out of the RUNPATH: bin/ and
+  # lib/ move together (./build.sh dist).
+  go build -trimpath -tags udocc_shimlib,udocc_dist -ldflags "-extldflags '$rpath'" -o bin/udocc ./cmd/udocc
   # The laboratory beside the product: the paper's grid, the studies, the ODDS download.
-  go build -trimpath -ldflags "-extldflags '$rpath'" -o bin/udocc-bench ./bench/cmd/udocc-bench
+  go build -trimpath -tags udocc_shimlib,udocc_dist -ldflags "-extldflags '$rpath'" -o bin/udocc-bench ./bench/cmd/udocc-bench
 }
 
 # build_gobuild builds ./cmd/udocc as `go build` (or `go install`) does for a Go user,
@@ -310,8 +312,56 @@ install_chromium() {
   fi
 }
 
+# build_dist packs bin/udocc and the libraries it loads (lib/libudocc_torch.so,
+# lib/inert) with LICENSE and README.md into dist/udocc-VERSION-linux-ARCH.tar.gz. The
+# binary finds lib/ beside bin/ only ($ORIGIN/../lib), so the folder runs from anywhere on
+# a machine with the same libtorch.
+build_dist() {
+  local version arch name stage
+  version=$(bin/udocc version | sed -n 's/^udocc //p')
+  arch=$(uname -m)
+  name="udocc-$version-linux-$arch"
+  stage=$(mktemp -d)
+  mkdir -p "$stage/$name/bin" "$stage/$name/lib" dist
+  cp bin/udocc "$stage/$name/bin/"
+  cp lib/libudocc_torch.so "$stage/$name/lib/"
+  [ -d lib/inert ] && cp -r lib/inert "$stage/$name/lib/"
+  cp LICENSE README.md "$stage/$name/"
+  tar -C "$stage" -czf "dist/$name.tar.gz" "$name"
+  rm -rf "$stage"
+  DIST="dist/$name.tar.gz"
+  log "$DIST: bin/udocc and lib/ (keep them together; libtorch stays where the build found it)"
+}
+
+# check_dist unpacks the tarball into a new folder, away from the checkout, and runs
+# udocc version and a small udocc demo from there.
+check_dist() {
+  local tmp dir
+  tmp=$(mktemp -d)
+  tar -C "$tmp" -xzf "$DIST"
+  dir=$(ls -d "$tmp"/udocc-*)
+  (cd "$tmp" && "$dir/bin/udocc" version >/dev/null && "$dir/bin/udocc" demo --rows 200 --columns 3 --pretrain-epochs 2 --screen-epochs 2 --epochs 2 --out "$tmp/demo" --quiet >/dev/null) ||
+    { log "the unpacked tarball does not run from $tmp"; exit 1; }
+  rm -rf "$tmp"
+  log "the tarball runs from a fresh folder"
+}
+
+# install_to installs the built bin/udocc and its libraries under PREFIX (PREFIX/bin,
+# PREFIX/lib), where bin/udocc finds them.
+install_to() {
+  local prefix=$1
+  [ -n "$prefix" ] || { log "usage: ./build.sh install PREFIX"; exit 2; }
+  mkdir -p "$prefix/bin" "$prefix/lib"
+  install -m 0755 bin/udocc "$prefix/bin/udocc"
+  install -m 0644 lib/libudocc_torch.so "$prefix/lib/libudocc_torch.so"
+  [ -d lib/inert ] && cp -r lib/inert "$prefix/lib/"
+  log "installed $prefix/bin/udocc and $prefix/lib"
+}
+
 case "${1:-build}" in
   build) build_shim; build_inert; build_go ;;
+  dist) build_shim; build_inert; build_go; build_dist; check_dist ;;
+  install) build_shim; build_inert; build_go; install_to "${2:-}" ;;
   shim) build_shim; build_inert ;;
   flags)
     lt=$(find_libtorch)
@@ -323,6 +373,8 @@ case "${1:-build}" in
     build_inert
     build_pin
     build_go
+    build_dist
+    check_dist
     install_chromium
     go vet ./...
     # The CUDA tests and benchmarks run only on a GPU machine (docs/cuda.md), but they
@@ -332,13 +384,13 @@ case "${1:-build}" in
     # The numerically sensitive packages once more with oneDNN held to AVX2 (an AMD EPYC,
     # no AVX-512), whose sgemm kernels round differently for different shapes of work: a
     # row's score must not depend on the rows scored with it on any CPU.
-    DNNL_MAX_CPU_ISA=AVX2 UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m . ./internal/torch ./internal/training ./internal/models
+    DNNL_MAX_CPU_ISA=AVX2 UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -count=1 -timeout 20m . ./internal/detector ./internal/torch ./internal/training ./internal/models
     # The library's concurrent use (Score, Explain, Save, Close and the HTTP handler from
     # many goroutines) and the packages it leans on, under the race detector.
-    UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -race -count=1 -timeout 20m . ./internal/outdir ./internal/regfile ./internal/rowbody ./internal/count ./internal/models
+    UDOCC_PIN_TEST=$root/lib/udocc_pin_test go test -race -count=1 -timeout 20m . ./internal/detector ./serve ./internal/outdir ./internal/regfile ./internal/rowbody ./internal/count ./internal/models
     # The Go user's path (go get, go install): the shim compiled by cgo, no lib/.
     build_gobuild
     ;;
   gobuild) build_gobuild ;;
-  *) log "unknown command $1 (use: build, test, shim, flags)"; exit 2 ;;
+  *) log "unknown command $1 (use: build, test, dist, install PREFIX, shim, flags)"; exit 2 ;;
 esac

@@ -36,6 +36,7 @@
 
 static void *shim;
 static const char *shim_error;
+static char shim_error_buf[512];  // dlerror's text, which the loading thread's exit frees
 static pthread_once_t shim_once = PTHREAD_ONCE_INIT;
 static int shim_done;        // the load has ended (atomic)
 static long long shim_wait;  // ns the first call that found it loading waited (atomic)
@@ -43,7 +44,9 @@ static long long shim_wait;  // ns the first call that found it loading waited (
 static void shim_open(void) {
   shim = dlopen("libudocc_torch.so", RTLD_LAZY | RTLD_GLOBAL);
   if (shim == NULL) {
-    shim_error = dlerror();
+    const char *e = dlerror();
+    snprintf(shim_error_buf, sizeof shim_error_buf, "%s", e ? e : "unknown error");
+    shim_error = shim_error_buf;
   }
   __atomic_store_n(&shim_done, 1, __ATOMIC_RELEASE);
 }
@@ -120,7 +123,9 @@ static struct unloaded_block *unloaded_block(const char *msg) {
 static char *unloaded_error(const char *name) {
   char msg[1024];
   if (shim == NULL) {
-    snprintf(msg, sizeof msg, "cannot load libudocc_torch.so: %s", shim_error ? shim_error : "unknown error");
+    snprintf(msg, sizeof msg,
+             "cannot load libudocc_torch.so: %s (keep bin/ and lib/ together: bin/udocc loads ../lib/libudocc_torch.so and ../lib/inert beside it, and libtorch where the build found it)",
+             shim_error ? shim_error : "unknown error");
   } else {
     snprintf(msg, sizeof msg, "libudocc_torch.so has no %s: the library is from another build of udocc", name);
   }

@@ -4,12 +4,13 @@ package torch
 
 // With the build tag udocc_shimlib (build.sh's builds and tests) the shim is the shared
 // library lib/libudocc_torch.so that build.sh builds, loaded at run time (lazy_shimlib.c)
-// from a RUNPATH: bin/udocc's is $ORIGIN/../lib, a test binary's the checkout's lib/.
+// from a RUNPATH: bin/udocc's is $ORIGIN/../lib only (build.sh's tag udocc_dist), a
+// test binary's the checkout's lib/ (link_srcdir.go).
 // libtorch's constructors take a fifth of a second of one core: bin/udocc starts the
 // load first thing in main (Preload) and reads its table meanwhile.
 
 /*
-#cgo LDFLAGS: -ldl -Wl,-rpath,${SRCDIR}/../../lib
+#cgo LDFLAGS: -ldl
 void udocc_lazy_start(void);
 long long udocc_lazy_wait_ns(void);
 */
