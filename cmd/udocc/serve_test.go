@@ -193,3 +193,27 @@ func waitUp(t *testing.T, url string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestPythonClient runs clients/python/test_udocc.py against a live udocc serve: the
+// client's Detector fits with the udocc command, serves the model, and scores, labels,
+// explains and refuses as the Go handler does. It skips without python3.
+func TestPythonClient(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3: the Python client is not tested")
+	}
+	script, err := filepath.Abs("../../clients/python/test_udocc.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "UDOCC="+udoccBin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	if !strings.Contains(string(out), "OK") {
+		t.Errorf("%s:\n%s", script, out)
+	}
+}
