@@ -284,3 +284,33 @@ func TestFlagNamesOneMeaning(t *testing.T) {
 		t.Errorf("explain --method: output %q %q lacks the note", r.stdout, r.stderr)
 	}
 }
+
+// TestFitHelpGroups checks that fit -h (and demo -h) print their flags in groups a
+// newcomer can scan, in order, each flag once (issue 65).
+func TestFitHelpGroups(t *testing.T) {
+	for _, c := range []struct {
+		cmd    string
+		groups []string
+	}{
+		{"fit", []string{"Input and columns:", "Count and threshold:", "Output:", "Training (advanced):"}},
+		{"demo", []string{"Count and threshold:", "Output:", "Synthetic table:", "Training (advanced):"}},
+	} {
+		out := inProcess(c.cmd, "-h").stdout
+		at := -1
+		for _, g := range c.groups {
+			i := strings.Index(out, "\n"+g+"\n")
+			if i <= at {
+				t.Errorf("%s -h: group %q missing or out of order:\n%s", c.cmd, g, out)
+			}
+			at = i
+		}
+		if strings.Contains(out, "\nOther:\n") {
+			t.Errorf("%s -h has flags in no group:\n%s", c.cmd, out[strings.Index(out, "\nOther:\n"):])
+		}
+		for _, f := range []string{"--out string", "--contamination float", "--seed string"} {
+			if n := strings.Count(out, f); n != 1 {
+				t.Errorf("%s -h shows %s %d times", c.cmd, f, n)
+			}
+		}
+	}
+}

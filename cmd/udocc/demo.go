@@ -66,6 +66,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.MarkDeprecated("features", "use --columns (--features is not a column count elsewhere)")
 	o.output.out = filepath.Join("udocc-out", "demo")
 	addOutputFlags(fs, &o.output, "output folder")
+	groupFlags(fs, append(fitGroups, flagGroup{"Synthetic table", []string{"rows", "columns", "anomaly-ratio"}}))
 	if err := parse(fs, args); err != nil {
 		return err
 	}

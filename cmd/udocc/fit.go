@@ -249,6 +249,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&o.nproc, "nproc", 1, "data-parallel: train as this many ranks on this machine, each a process holding its block of the rows (torchrun --standalone; docs/distributed.md)")
 	fs.DurationVar(&o.distTimeout, "dist-timeout", torch.DefaultDistTimeout, "data-parallel: how long a rank waits for the others, at the start and in each exchange, before it fails")
 	fs.StringVar(&o.labels, "labels", "", "a labels file of DATA's rows that udocc review wrote: the count and the threshold come from its answers (the cut of the highest estimated F1), as udocc cut --labels draws them")
+	groupFlags(fs, fitGroups)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -23,12 +23,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -152,11 +154,92 @@ func newFlags(name, args, summary string, stdout io.Writer) *pflag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
 		fmt.Fprintf(stdout, "udocc %s %s\n\n%s\n\nFlags:\n", name, args, summary)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		if !printGroups(fs, stdout) {
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
 	}
 	return fs
+}
+
+// groupKey is the annotation that puts a flag in a group of the help (groupFlags).
+const groupKey = "udocc_group"
+
+// groupFlags puts each named flag of fs in its group of the help, in the order groups
+// lists them: the help then prints the groups one after the other, a flag in none last.
+func groupFlags(fs *pflag.FlagSet, groups []flagGroup) {
+	for _, g := range groups {
+		for _, name := range g.flags {
+			if fs.Lookup(name) != nil {
+				fs.SetAnnotation(name, groupKey, []string{g.name})
+			}
+		}
+	}
+}
+
+// flagGroup is a heading of the help and its flags.
+type flagGroup struct {
+	name  string
+	flags []string
+}
+
+// printGroups prints fs's flags group by group (groupFlags), in the order the groups
+// were first given; false where no flag has a group.
+func printGroups(fs *pflag.FlagSet, w io.Writer) bool {
+	var order []string
+	byGroup := map[string]*pflag.FlagSet{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Deprecated != "" {
+			return
+		}
+		g := "Other"
+		if a := f.Annotations[groupKey]; len(a) > 0 {
+			g = a[0]
+		}
+		sub, ok := byGroup[g]
+		if !ok {
+			sub = pflag.NewFlagSet(g, pflag.ContinueOnError)
+			sub.SortFlags = false
+			byGroup[g] = sub
+			order = append(order, g)
+		}
+		sub.AddFlag(f)
+	})
+	if len(order) == 0 || len(order) == 1 && order[0] == "Other" {
+		return false
+	}
+	slices.SortStableFunc(order, func(a, b string) int {
+		return cmp.Compare(groupRank(fs, a), groupRank(fs, b))
+	})
+	for i, g := range order {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s:\n%s", g, byGroup[g].FlagUsages())
+	}
+	return true
+}
+
+// groupRank orders the help's groups: as groupOrder lists them, any other after.
+func groupRank(fs *pflag.FlagSet, g string) int {
+	if i := slices.Index(groupOrder, g); i >= 0 {
+		return i
+	}
+	return len(groupOrder)
+}
+
+// groupOrder is the order of the help's groups.
+var groupOrder = []string{"Input and columns", "Count and threshold", "Output", "Synthetic table", "Training (advanced)"}
+
+// fitGroups are the groups of fit's flags (and demo's, which share them).
+var fitGroups = []flagGroup{
+	{"Input and columns", []string{"label", "positive", "id", "columns", "drop", "drop-text", "missing", "header", "format", "delimiter", "x-var"}},
+	{"Count and threshold", []string{"contamination", "threshold", "labels"}},
+	{"Output", []string{"out", "force", "json", "quiet", "explain", "scores-to", "append-to"}},
+	{"Training (advanced)", []string{"preset", "method", "members", "arch", "pretrain-epochs", "screen-epochs", "trim", "train-rows",
+		"components", "gaussian", "epochs", "batch-size", "lr", "pretrain-lr", "weight-decay", "ratio", "ties", "rank-scores",
+		"seed", "seeds", "device", "threads", "nproc", "dist-timeout"}},
 }
 
 // noteDeprecated says on w, for each deprecated flag of fs that args set, its new name
