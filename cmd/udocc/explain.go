@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"github.com/udocc/udocc/internal/tool"
@@ -35,11 +36,12 @@ const sharesDefinition = "a feature's share is its part of the row's rise in sco
 // not explained. Only those numbers are kept, n a row: a large table's attributions (d
 // a row) are never all held at once.
 type explainColumns struct {
-	n     int
-	names []string
-	rows  []int     // the rows explained, in increasing order
-	top   []int32   // row rows[r]'s features, n from r*n
-	share []float64 // and their shares
+	n       int
+	names   []string
+	flagged int       // the rows flagged, of which rows are explained
+	rows    []int     // the rows explained, in increasing order
+	top     []int32   // row rows[r]'s features, n from r*n
+	share   []float64 // and their shares
 }
 
 // explainValues bounds the attributions held at a time, whatever the number of flagged
@@ -49,7 +51,7 @@ const explainValues = 1 << 19
 
 // explainFlagged explains the rows that labels flag, naming n features each; nil where n
 // is 0 or there are no labels. A cancelled ctx stops it between blocks of rows.
-func explainFlagged(ctx context.Context, m *lib.Model, ds *data.Dataset, labels []bool, n int) (*explainColumns, error) {
+func explainFlagged(ctx context.Context, m *lib.Model, ds *data.Dataset, scores []float64, labels []bool, n, maxRows int) (*explainColumns, error) {
 	if n == 0 || labels == nil {
 		return nil, nil
 	}
@@ -58,6 +60,13 @@ func explainFlagged(ctx context.Context, m *lib.Model, ds *data.Dataset, labels 
 		if l {
 			ex.rows = append(ex.rows, i)
 		}
+	}
+	ex.flagged = len(ex.rows)
+	if maxRows > 0 && len(ex.rows) > maxRows {
+		// The highest-scored maxRows of them (ties to the lower row), in row order.
+		slices.SortStableFunc(ex.rows, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+		ex.rows = ex.rows[:maxRows]
+		slices.Sort(ex.rows)
 	}
 	ex.top, ex.share = make([]int32, len(ex.rows)*ex.n), make([]float64, len(ex.rows)*ex.n)
 	for i := range ex.top {
@@ -471,6 +480,24 @@ func explainFigure(path, name string, report []explainedRow) error {
 // addExplainFlag declares --explain for score (fit's is among its training flags).
 func addExplainFlag(fs *pflag.FlagSet) *int {
 	return fs.Int("explain", defaultExplain, "name at most this many features raising each flagged row's score in scores.csv (feature_i, share_i: "+sharesDefinition+"); 0: none")
+}
+
+// defaultExplainRows is the most flagged rows scores.csv explains unless told: a large
+// table's tens of thousands of flagged rows would take minutes.
+const defaultExplainRows = 1000
+
+// addExplainRowsFlag declares --explain-rows.
+func addExplainRowsFlag(fs *pflag.FlagSet, p *int) {
+	fs.IntVar(p, "explain-rows", defaultExplainRows, "explain in scores.csv at most this many flagged rows, the highest-scored; 0: every flagged row")
+}
+
+// explainedNote is the line that says scores.csv explains only some flagged rows; "" where
+// it explains every one.
+func explainedNote(ex *explainColumns) string {
+	if ex == nil || len(ex.rows) == ex.flagged {
+		return ""
+	}
+	return fmt.Sprintf("  scores.csv explains the %d highest-scored of the %d flagged rows (--explain-rows 0 for every one)", len(ex.rows), ex.flagged)
 }
 
 // checkExplain checks --explain.

@@ -28,19 +28,20 @@ import (
 // say how to spell them, what to read and where to write.
 type fitOptions struct {
 	lib.Options
-	method     string
-	preset     string
-	arch       string
-	threshold  string
-	ties       string
-	rankScores string
-	seeds      string
-	input      inputFlags
-	output     outputFlags
-	table      tableFlags
-	in         *input // the table fit reads, for --append-to; nil for demo
-	explain    int    // --explain
-	labels     string // --labels: calibrate the fitted model from these answers
+	method      string
+	preset      string
+	arch        string
+	threshold   string
+	ties        string
+	rankScores  string
+	seeds       string
+	input       inputFlags
+	output      outputFlags
+	table       tableFlags
+	in          *input // the table fit reads, for --append-to; nil for demo
+	explain     int    // --explain
+	explainRows int    // --explain-rows
+	labels      string // --labels: calibrate the fitted model from these answers
 	// started is when the command started, readSeconds how long reading DATA took, and
 	// startSeconds how long the process took to reach the command (the loader's start of
 	// libtorch; 0 where /proc does not say): the wall time the report prints.
@@ -80,6 +81,7 @@ func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
 	addSeedFlags(fs, &o.seeds, "0", "random seed (ensemble: members seed, seed+1, ...); a list or range such as 0-9 names every member's seed (trained in lockstep)")
 	addDeviceFlags(fs, &o.Device, &o.Threads, usableCores())
 	fs.IntVar(&o.explain, "explain", defaultExplain, "name at most this many features raising each flagged row's score in scores.csv (feature_i, share_i: "+sharesDefinition+"); 0: none")
+	addExplainRowsFlag(fs, &o.explainRows)
 }
 
 // check validates the flags that do not depend on the data and fills in the Options
@@ -412,6 +414,9 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 		}
 	}
 	s.Columns.print(stdout)
+	if f.explainedNote != "" {
+		fmt.Fprintln(stdout, f.explainedNote)
+	}
 	if k := s.Config.Components; k > 0 {
 		read, explained := fmt.Sprintf("read through their %d leading principal components (--components)", k), "rows explained by occlusion"
 		if w := s.Config.GaussianWeight; w > 0 {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +262,31 @@ func TestScorePrintsMetrics(t *testing.T) {
 	writeTable(t, filepath.Join(dir, "plain.csv"), 50, 3, false, 49)
 	if r := mustUdocc(t, dir, "score", "--model", filepath.Join(dir, "f/model"), "--out", "p", "plain.csv"); strings.Contains(r.stdout, "ROCAUC") {
 		t.Errorf("score of an unlabelled table prints metrics:\n%s", r.stdout)
+	}
+}
+
+// TestExplainRowsCap checks that scores.csv explains at most --explain-rows flagged rows,
+// the highest-scored, and says so (issue 65: a large table's 25,000 flagged rows were
+// all explained by default).
+func TestExplainRowsCap(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, false, 48)
+	r := mustUdocc(t, dir, fitArgs("--out", "f", "--contamination", "0.1", "--explain-rows", "3", "table.csv")...)
+	if !strings.Contains(r.stdout, "scores.csv explains the 3 highest-scored of the 20 flagged rows") {
+		t.Errorf("no note of the cap:\n%s", r.stdout)
+	}
+	sc := readCSV(t, filepath.Join(dir, "f/scores.csv"))
+	scores, labels, feature := sc.floats(t, "score"), sc.col(t, "label"), sc.col(t, "feature_1")
+	var explained, others []float64
+	for i := range scores {
+		switch {
+		case feature[i] != "":
+			explained = append(explained, scores[i])
+		case labels[i] == "1":
+			others = append(others, scores[i])
+		}
+	}
+	if len(explained) != 3 || len(others) != 17 || slices.Min(explained) < slices.Max(others) {
+		t.Errorf("explained %v, flagged but not explained %v: want the 3 highest of 20", explained, others)
 	}
 }

@@ -26,6 +26,8 @@ type fitted struct {
 	ends    map[string]float64 // seconds from the fit's start to each stage's last epoch
 	summary summary
 	dir     string
+	// explainedNote says that scores.csv explains only some flagged rows ("" for all).
+	explainedNote string
 	// paperWidths: --preset paper took the paper's layer widths for the table's name.
 	paperWidths bool
 	// calibration is the count from --labels' answers; nil without --labels.

@@ -68,10 +68,11 @@ func (f *fitted) write(ctx context.Context, dir string) error {
 // writeExplained explains the flagged rows and writes scores.csv and history.csv.
 func (f *fitted) writeExplained(ctx context.Context, dir string, cols []scoreColumn) error {
 	t0 := time.Now()
-	ex, err := explainFlagged(ctx, f.m, f.ds, f.m.Labels(), f.o.explain)
+	ex, err := explainFlagged(ctx, f.m, f.ds, f.m.Scores(), f.m.Labels(), f.o.explain, f.o.explainRows)
 	if err != nil {
 		return err
 	}
+	f.explainedNote = explainedNote(ex)
 	if ex != nil {
 		f.summary.Timings.ExplainSeconds = time.Since(t0).Seconds()
 	}

@@ -46,6 +46,8 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	addModelFlags(fs, &f, "output folder for scores.csv and summary.json (default udocc-out/<data name>-scored)")
 	addSendFlags(fs, &f.table)
 	explain := addExplainFlag(fs)
+	var explainRows int
+	addExplainRowsFlag(fs, &explainRows)
 	var cf cutFlags
 	addCutFlags(fs, &cf, "the rows scored")
 	if err := parse(fs, args); err != nil {
@@ -78,7 +80,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer tx.Abort()
-	s, b, err := writeScored(ctx, tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, cut)
+	s, b, err := writeScored(ctx, tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, explainRows, cut)
 	if err != nil {
 		return interrupted(ctx, f.output.out, err)
 	}
@@ -109,6 +111,9 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintln(stdout)
 		}
 		s.Columns.print(stdout)
+		if s.explainedNote != "" {
+			fmt.Fprintln(stdout, s.explainedNote)
+		}
 	}
 	return nil
 }
@@ -119,13 +124,15 @@ type scored struct {
 	scoreSummary
 	scores []float64
 	labels []bool
+	// explainedNote says that scores.csv explains only some flagged rows ("" for all).
+	explainedNote string
 }
 
 // writeScored scores ds, read from path, with the model saved in dir and writes
 // scores.csv and summary.json into out; it returns the summary and its JSON.
 // A cut, when not nil, draws the threshold anew on these rows' scores (Model.Recut on
 // the loaded model; the saved one is untouched).
-func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain int, cut *tool.Cut) (scored, []byte, error) {
+func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain, explainRows int, cut *tool.Cut) (scored, []byte, error) {
 	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
 	final, dist, err := m.ScoreDataset(ctx, ds)
 	if err != nil {
@@ -154,10 +161,11 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
 	}
-	ex, err := explainFlagged(ctx, m, ds, labels, explain)
+	ex, err := explainFlagged(ctx, m, ds, final, labels, explain, explainRows)
 	if err != nil {
 		return scored{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	s.explainedNote = explainedNote(ex)
 	if err := writeScores(filepath.Join(out, "scores.csv"), final, scoresFile{id: idOf(ds), labels: labels,
 		prob: probabilities(m, final), y: ds.Y, cols: cols, ex: ex, rows: ds.RowIndex}); err != nil {
 		return scored{}, nil, err
