@@ -229,6 +229,10 @@ const (
 var missingValues = []string{"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
 	"1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
 
+// IsMissingCell reports whether a text cell marks a missing value, as pandas' read_csv
+// reads them by default: empty, NA, NaN, null, N/A and the like (compared trimmed).
+func IsMissingCell(cell string) bool { return isMissingCell(cell) }
+
 // isMissingCell reports whether a cell, trimmed, is one of missingValues.
 func isMissingCell(cell string) bool {
 	s := strings.TrimSpace(cell)

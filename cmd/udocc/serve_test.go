@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"math"
 	"math/big"
 	"net"
 	"net/http"
@@ -215,5 +216,57 @@ func TestPythonClient(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "OK") {
 		t.Errorf("%s:\n%s", script, out)
+	}
+}
+
+// TestServeOneContract checks that serve takes what udocc score takes with the same
+// model (issue 65; hostile round 4, L11): the training table's label and dropped columns
+// are ignored, blank and NA cells are imputed, and every row scores as udocc score
+// scores it, with its probability.
+func TestServeOneContract(t *testing.T) {
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 200, 3, true, 48)
+	mustUdocc(t, dir, fitArgs("--out", "f", "--label", "y", "--drop", "c", "table.csv")...)
+	// New rows as a user has them: the label, the dropped column, blanks and NA.
+	body := "a,y,b,c\n0.1,0,0.2,5\n,1,9,\n3,0,NA,1\n"
+	if err := os.WriteFile(filepath.Join(dir, "new.csv"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustUdocc(t, dir, "score", "--model", "f/model", "--out", "s", "--explain", "0", "new.csv")
+	want := readCSV(t, filepath.Join(dir, "s/scores.csv"))
+	addr := freeAddr(t)
+	srv := exec.Command(udoccBin, "serve", "--model", filepath.Join(dir, "f/model"), "--addr", addr)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	url := "http://" + addr
+	waitUp(t, url)
+	resp, err := http.Post(url+"/v1/score", "text/csv", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Results []struct {
+			Score       float64 `json:"score"`
+			Probability float64 `json:"probability"`
+		} `json:"results"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("serve refused what udocc score took: %d %s", resp.StatusCode, b)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	scores, probs := want.floats(t, "score"), want.floats(t, "probability")
+	if len(got.Results) != len(scores) {
+		t.Fatalf("%d results, udocc score %d rows", len(got.Results), len(scores))
+	}
+	for i, r := range got.Results {
+		if r.Score != scores[i] || math.Abs(r.Probability-probs[i]) > 5e-5 { // scores.csv prints 4 digits
+			t.Errorf("row %d: serve %v (%v), udocc score %v (%v)", i+1, r.Score, r.Probability, scores[i], probs[i])
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/udocc/udocc/internal/models"
@@ -33,6 +34,10 @@ func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
 			info.Ignored = append(info.Ignored, sel.ID)
 		}
 		info.Ignored = append(info.Ignored, sel.Drop...)
+	}
+	// The training table's label: a request may carry it, as udocc score's table may.
+	if l := m.meta.Label; l != nil && l.Name != "" && !slices.Contains(info.Ignored, l.Name) {
+		info.Ignored = append(info.Ignored, l.Name)
 	}
 	if t := m.Threshold(); !math.IsInf(t, 1) {
 		info.Threshold = &t

@@ -245,11 +245,14 @@ func (res *scored) json(s *served) []byte {
 		default:
 			b = strconv.AppendBool(b, res.labels[i])
 		}
-		b = append(b, `,"confidence":`...)
-		if res.conf == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendNumber(b, res.conf[i])
+		// probability, as scores.csv names it; confidence, its earlier name, beside it.
+		for _, key := range []string{`,"probability":`, `,"confidence":`} {
+			b = append(b, key...)
+			if res.conf == nil {
+				b = append(b, "null"...)
+			} else {
+				b = appendNumber(b, res.conf[i])
+			}
 		}
 		if res.top != nil {
 			b = append(b, `,"top":[`...)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+
+	"github.com/udocc/udocc/data"
 )
 
 // csvReader reads a CSV body whose first line is a header.
@@ -84,16 +87,22 @@ func (r *csvReader) next(x []float32) (int, error) {
 			return n, r.readError(err)
 		}
 		row := x[n*d : (n+1)*d]
+		missing := 0
 		for j, p := range r.pos {
 			s := strings.TrimSpace(rec[p])
-			if s == "" {
-				return n, &Error{Row: r.row, Column: r.c.column(j), Index: j + 1, Msg: "an empty cell (missing values are not imputed)", Kind: ErrValue}
+			if data.IsMissingCell(s) { // imputed as the model was fitted
+				row[j] = float32(math.NaN())
+				missing++
+				continue
 			}
 			v, msg := parseValue(s)
 			if msg != "" {
 				return n, &Error{Row: r.row, Column: r.c.column(j), Index: j + 1, Msg: msg, Kind: ErrValue}
 			}
 			row[j] = v
+		}
+		if missing == d {
+			return n, &Error{Row: r.row, Msg: "every cell is missing: nothing to score", Kind: ErrValue}
 		}
 		n++
 	}

@@ -80,7 +80,7 @@ func TestErrorColumnBare(t *testing.T) {
 		col  string
 		idx  int
 	}{
-		{"json value", NewJSON(strings.NewReader(`{"rows":[{"a":1,"b":null}]}`), named), "b", 2},
+		{"json value", NewJSON(strings.NewReader(`{"rows":[{"a":1,"b":"x"}]}`), named), "b", 2},
 		{"json unknown", NewJSON(strings.NewReader(`{"rows":[{"a":1,"c d":2}]}`), named), "c d", 0},
 		{"csv value", NewCSV(strings.NewReader("b,a\n1,x\n"), named), "a", 1},
 		{"csv twice", NewCSV(strings.NewReader("a,b,a\n1,2,3\n"), named), "a", 0},

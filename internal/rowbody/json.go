@@ -117,9 +117,22 @@ func (j *jsonReader) next(x []float32) (int, error) {
 		if err != nil {
 			return n, err
 		}
+		if allMissing(row) {
+			return n, &Error{Row: j.row, Msg: "every value is null: nothing to score", Kind: ErrValue}
+		}
 		n++
 	}
 	return n, nil
+}
+
+// allMissing reports whether every value of row is missing (NaN, a null).
+func allMissing(row []float32) bool {
+	for _, v := range row {
+		if v == v {
+			return false
+		}
+	}
+	return true
 }
 
 // open reads up to the "rows" array's '['.
@@ -545,8 +558,8 @@ func (j *jsonReader) value(b byte, col int) (float32, error) {
 		if err != nil {
 			return 0, err
 		}
-		if w == "null" {
-			return bad("null is not a number (missing values are not imputed)")
+		if w == "null" { // a missing value, imputed as the model was fitted
+			return float32(math.NaN()), nil
 		}
 		return bad(w + " is not a number")
 	case b == '[' || b == '{':

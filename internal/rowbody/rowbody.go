@@ -16,8 +16,9 @@ var (
 	// ErrColumns reports a row or header whose columns are not the model's: a count or a
 	// name that differs, a name twice, names where the model has none.
 	ErrColumns = errors.New("columns do not match the model's")
-	// ErrValue reports a cell that is not a finite float32 number: text, null, an empty
-	// cell, NaN, ±Inf, or beyond ±3.4e38.
+	// ErrValue reports a cell that is not a finite float32 number (text, ±Inf, beyond
+	// ±3.4e38), or a row whose every cell is missing. A missing cell (empty, NA, NaN,
+	// null, as pandas reads them; JSON's null) reads as NaN, which the model imputes.
 	ErrValue = errors.New("not a finite number")
 	// ErrEmpty reports a body without rows.
 	ErrEmpty = errors.New("no rows")

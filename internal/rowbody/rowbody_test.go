@@ -89,7 +89,7 @@ func TestBadBodies(t *testing.T) {
 		{"trailing garbage", `{"rows":[[1,2]]}x`, false, named, ErrSyntax, 0, ""},
 		{"too few values", `{"rows":[[1,2],[3]]}`, false, named, ErrColumns, 2, ""},
 		{"too many values", `{"rows":[[1,2,3]]}`, false, named, ErrColumns, 1, ""},
-		{"null", `{"rows":[[1,null]]}`, false, named, ErrValue, 1, "b"},
+		{"a string", `{"rows":[[1,"2"]]}`, false, named, ErrValue, 1, "b"},
 		{"string", `{"rows":[["1",2]]}`, false, named, ErrValue, 1, "a"},
 		{"NaN", `{"rows":[[NaN,2]]}`, false, named, ErrSyntax, 1, "a"},
 		{"beyond float64", `{"rows":[[1,1e999]]}`, false, named, ErrValue, 1, "b"},
@@ -106,9 +106,9 @@ func TestBadBodies(t *testing.T) {
 		{"header names twice", "a,b,a\n1,2,3\n", true, named, ErrColumns, 0, "a"},
 		{"unnamed width", "p,q,r\n1,2,3\n", true, Columns{D: 2}, ErrColumns, 0, ""},
 		{"ragged row", "a,b\n1,2\n3\n", true, named, ErrColumns, 2, ""},
-		{"empty cell", "a,b\n1,\n", true, named, ErrValue, 1, "b"},
+		{"every cell missing", "a,b\nNA,\n", true, named, ErrValue, 1, ""},
+		{"every value null", `{"rows":[[1,2],[null,null]]}`, false, named, ErrValue, 2, ""},
 		{"text cell", "a,b\n1,2\nx,4\n", true, named, ErrValue, 2, "a"},
-		{"NaN cell", "a,b\nNaN,2\n", true, named, ErrValue, 1, "a"},
 		{"Inf cell", "a,b\n1,-Inf\n", true, named, ErrValue, 1, "b"},
 		{"bad quote", "a,b\n1,\"2\n", true, named, ErrSyntax, 1, ""},
 	} {
@@ -319,5 +319,33 @@ func TestEightDigits(t *testing.T) {
 	}
 	if _, ok := eightDigits([]byte("1234567")); ok {
 		t.Fatal("seven bytes read as eight digits")
+	}
+}
+
+// TestMissingCells checks that missing cells (empty, NA, NaN, null as pandas reads them;
+// JSON's null) read as NaN, for the model to impute, as udocc score does.
+func TestMissingCells(t *testing.T) {
+	named := Columns{D: 3, Names: []string{"a", "b", "c"}}
+	for _, c := range []struct {
+		name, body string
+		csv        bool
+	}{
+		{"csv", "a,b,c\n1,,3\nNA,2,NaN\n", true},
+		{"json", `{"rows":[[1,null,3],{"a":null,"b":2,"c":null}]}`, false},
+	} {
+		var r Reader
+		if c.csv {
+			r = NewCSV(strings.NewReader(c.body), named)
+		} else {
+			r = NewJSON(strings.NewReader(c.body), named)
+		}
+		x, err := readAll(r, 3, 4)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		nan := func(v float32) bool { return v != v }
+		if len(x) != 6 || x[0] != 1 || !nan(x[1]) || x[2] != 3 || !nan(x[3]) || x[4] != 2 || !nan(x[5]) {
+			t.Errorf("%s: %v, want [1 NaN 3 NaN 2 NaN]", c.name, x)
+		}
 	}
 }
