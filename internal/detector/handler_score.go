@@ -105,6 +105,7 @@ type scored struct {
 	labels       []bool
 	top          [][]int     // explain: each row's leading features
 	parts        [][]float64 // and their parts of the score
+	shares       [][]float64 // and their shares, as scores.csv's share_i
 }
 
 // scoreRows reads and scores the rows of rd a chunk at a time.
@@ -161,11 +162,11 @@ func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d,
 	res.scores = append(res.scores, j.scores...)
 	for _, a := range j.att {
 		top := a.Top(explain)
-		parts := make([]float64, len(top))
+		parts, shares, all := make([]float64, len(top)), make([]float64, len(top)), a.Shares()
 		for i, k := range top {
-			parts[i] = a.Features[k]
+			parts[i], shares[i] = a.Features[k], all[k]
 		}
-		res.top, res.parts = append(res.top, top), append(res.parts, parts)
+		res.top, res.parts, res.shares = append(res.top, top), append(res.parts, parts), append(res.shares, shares)
 	}
 	return nil
 }
@@ -264,6 +265,8 @@ func (res *scored) json(s *served) []byte {
 				b = append(b, names[j]...)
 				b = append(b, `,"part":`...)
 				b = appendNumber(b, res.parts[i][k])
+				b = append(b, `,"share":`...)
+				b = appendNumber(b, res.shares[i][k])
 				b = append(b, '}')
 			}
 			b = append(b, ']')

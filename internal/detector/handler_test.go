@@ -62,6 +62,7 @@ type scoreResponse struct {
 		Top        []struct {
 			Column string  `json:"column"`
 			Part   float64 `json:"part"`
+			Share  float64 `json:"share"`
 		} `json:"top"`
 	} `json:"results"`
 	Error *struct {
@@ -163,6 +164,10 @@ func TestHandlerScore(t *testing.T) {
 				for k, f := range r.Top {
 					if !slices.Contains([]string{"a", "b", "c"}, f.Column) || f.Part <= 0 || k > 0 && f.Part > r.Top[k-1].Part {
 						t.Errorf("row %d: top %+v", i+1, r.Top)
+					}
+					// A share is the part over the raising parts' sum: in (0, 1], as the parts order.
+					if !(f.Share > 0 && f.Share <= 1) || k > 0 && f.Share > r.Top[k-1].Share {
+						t.Errorf("row %d: shares %+v", i+1, r.Top)
 					}
 				}
 				for _, q := range out.Results {
