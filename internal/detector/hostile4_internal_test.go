@@ -26,10 +26,10 @@ func TestScoredJSONSizedByRows(t *testing.T) {
 	defer m.Close()
 	s := &served{m: m, info: tool.ModelInfo{Version: "v", Columns: []string{"a", "b", "c"}}}
 	const n = 2000
-	res := &scored{scores: make([]float64, n), top: make([][]int, n), parts: make([][]float64, n)}
+	res := &scored{scores: make([]float64, n), top: make([][]int, n), parts: make([][]float64, n), shares: make([][]float64, n)}
 	for i := range n {
 		res.scores[i] = float64(i)
-		res.top[i], res.parts[i] = []int{i % 3}, []float64{0.5}
+		res.top[i], res.parts[i], res.shares[i] = []int{i % 3}, []float64{0.5}, []float64{1}
 	}
 	b := res.json(s)
 	if cap(b) > 2*len(b)+4096 {
