@@ -37,8 +37,8 @@ import (
 	"strings"
 	"time"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/bench"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/metrics"
 )

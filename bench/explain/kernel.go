@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/data"
+	udocc "github.com/udocc/udocc/internal/detector"
 )
 
 // regressionShapley estimates the Shapley values of each of rows (of ds) in the game

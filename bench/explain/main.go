@@ -43,10 +43,10 @@ import (
 	"strings"
 	"time"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/torch"
 )

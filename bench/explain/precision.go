@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/data"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/tool"
 )
 

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"time"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
+	udocc "github.com/udocc/udocc/internal/detector"
 )
 
 // shareStats are the figures of the explanations issue on one table's flagged rows.

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/iforest"
 	"github.com/udocc/udocc/bench/internal/synth"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/threshold"

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/bench/internal/iforest"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/metrics"
 )

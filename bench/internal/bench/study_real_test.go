@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/data"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/training"

@@ -3,8 +3,8 @@ package bench
 import (
 	"context"
 
-	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/data"
+	udocc "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/method"
 )
 
