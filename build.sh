@@ -322,10 +322,8 @@ build_dist() {
   arch=$(uname -m)
   name="udocc-$version-linux-$arch"
   stage=$(mktemp -d)
-  mkdir -p "$stage/$name/bin" "$stage/$name/lib" dist
-  cp bin/udocc "$stage/$name/bin/"
-  cp lib/libudocc_torch.so "$stage/$name/lib/"
-  [ -d lib/inert ] && cp -r lib/inert "$stage/$name/lib/"
+  mkdir -p dist
+  copy_runtime "$stage/$name"
   cp LICENSE README.md "$stage/$name/"
   tar -C "$stage" -czf "dist/$name.tar.gz" "$name"
   rm -rf "$stage"
@@ -346,15 +344,21 @@ check_dist() {
   log "the tarball runs from a fresh folder"
 }
 
+# copy_runtime puts bin/udocc and the libraries it loads under $1 ($1/bin, $1/lib),
+# where bin/udocc finds them.
+copy_runtime() {
+  mkdir -p "$1/bin" "$1/lib"
+  install -m 0755 bin/udocc "$1/bin/udocc"
+  install -m 0644 lib/libudocc_torch.so "$1/lib/libudocc_torch.so"
+  if [ -d lib/inert ]; then cp -r lib/inert "$1/lib/"; fi
+}
+
 # install_to installs the built bin/udocc and its libraries under PREFIX (PREFIX/bin,
 # PREFIX/lib), where bin/udocc finds them.
 install_to() {
   local prefix=$1
   [ -n "$prefix" ] || { log "usage: ./build.sh install PREFIX"; exit 2; }
-  mkdir -p "$prefix/bin" "$prefix/lib"
-  install -m 0755 bin/udocc "$prefix/bin/udocc"
-  install -m 0644 lib/libudocc_torch.so "$prefix/lib/libudocc_torch.so"
-  [ -d lib/inert ] && cp -r lib/inert "$prefix/lib/"
+  copy_runtime "$prefix"
   log "installed $prefix/bin/udocc and $prefix/lib"
 }
 

@@ -210,7 +210,7 @@ func printGroups(fs *pflag.FlagSet, w io.Writer) bool {
 		return false
 	}
 	slices.SortStableFunc(order, func(a, b string) int {
-		return cmp.Compare(groupRank(fs, a), groupRank(fs, b))
+		return cmp.Compare(groupRank(a), groupRank(b))
 	})
 	for i, g := range order {
 		if i > 0 {
@@ -222,7 +222,7 @@ func printGroups(fs *pflag.FlagSet, w io.Writer) bool {
 }
 
 // groupRank orders the help's groups: as groupOrder lists them, any other after.
-func groupRank(fs *pflag.FlagSet, g string) int {
+func groupRank(g string) int {
 	if i := slices.Index(groupOrder, g); i >= 0 {
 		return i
 	}

@@ -227,11 +227,6 @@ func (m *Model) trainingFlagged() int {
 		}
 		return t.N / 2
 	}
-	a, b := t.Scores[i-1], t.Scores[i]
-	f := 0.0
-	if a != b {
-		f = (a - m.thr) / (a - b)
-	}
-	la, lb := math.Log(t.Shares[i-1]), math.Log(t.Shares[i])
-	return int(math.Exp(la+f*(lb-la))*float64(t.N) + 0.5)
+	// Between two listed shares: TopShare interpolates in ln share.
+	return int(t.TopShare(m.thr)*float64(t.N) + 0.5)
 }

@@ -267,16 +267,7 @@ func (h *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // route names a request's route for the metrics and picks its handler.
 func (h *Server) route(r *http.Request) (string, http.HandlerFunc) {
-	only := func(method string, f http.HandlerFunc) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
-				w.Header().Set("Allow", method)
-				h.refuse(w, r, &httpError{http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, method), 0, ""})
-				return
-			}
-			f(w, r)
-		}
-	}
+	only := func(method string, f http.HandlerFunc) http.HandlerFunc { return h.only(method, f, h.refuse) }
 	if r.URL.Path == "/v2" || strings.HasPrefix(r.URL.Path, "/v2/") {
 		return h.routeV2(r)
 	}
@@ -298,6 +289,19 @@ func (h *Server) route(r *http.Request) (string, http.HandlerFunc) {
 	}
 	return "other", func(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, &httpError{http.StatusNotFound, "not_found", fmt.Sprintf("no route %s (routes: /v1/score, /v1/model, /v1/reload, /healthz, /readyz, /metrics, /v2/…)", r.URL.Path), 0, ""})
+	}
+}
+
+// only serves r with f where r's method is method (GET also takes HEAD), and refuses it
+// otherwise with 405 and an Allow header, through refuse (/v1's body or /v2's).
+func (h *Server) only(method string, f http.HandlerFunc, refuse func(http.ResponseWriter, *http.Request, *httpError)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
+			w.Header().Set("Allow", method)
+			refuse(w, r, &httpError{http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, method), 0, ""})
+			return
+		}
+		f(w, r)
 	}
 }
 

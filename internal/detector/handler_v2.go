@@ -95,14 +95,7 @@ func (h *Server) routeV2(r *http.Request) (string, http.HandlerFunc) {
 }
 
 func (h *Server) v2Method(method string, f http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != method && !(method == http.MethodGet && r.Method == http.MethodHead) {
-			w.Header().Set("Allow", method)
-			h.refuseV2(w, r, &httpError{http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, method), 0, ""})
-			return
-		}
-		f(w, r)
-	}
+	return h.only(method, f, h.refuseV2)
 }
 
 func (h *Server) v2NotFound(w http.ResponseWriter, r *http.Request) {

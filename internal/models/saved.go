@@ -535,11 +535,8 @@ func (t *Tail) TopShare(score float64) float64 {
 		}
 		return t.Shares[0]
 	}
-	a, b := t.Scores[i-1], t.Scores[i]
-	f := 1.0
-	if a != b {
-		f = (a - score) / (a - b)
-	}
+	a, b := t.Scores[i-1], t.Scores[i] // a > score >= b: never equal
+	f := (a - score) / (a - b)
 	la, lb := math.Log(t.Shares[i-1]), math.Log(t.Shares[i])
 	return math.Exp(la + f*(lb-la))
 }
