@@ -1,0 +1,417 @@
+// Command answers measures how much the review's answers sharpen the ranking
+// (internal/answers) on the corpus's tables. Each table's default fit gives the
+// label-free scores; answers are taken from the table's y as `udocc review --k 20` twice
+// gives them (internal/review's Next, the prior from the fit); ROCAUC and PRAUC are
+// measured on the rows not answered, beside the label-free fit and the best of PyOD's
+// eleven per table in hindsight (bench/answers/pyod_scores.py). Figures are averaged
+// per table over the seeds, then per source group, then over groups; the mixing weight
+// is chosen for each group on the other groups (leave one group out).
+//
+//	GOFLAGS=-tags=udocc_shimlib nice go run ./bench/answers -data /work/shared/data -fits /work/cache/fits -pyod /work/cache/pyod
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/udocc/udocc/bench/internal/bench"
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/answers"
+	"github.com/udocc/udocc/internal/review"
+)
+
+var betas = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+
+// res is one table's figures at one seed, unanswered rows only.
+type res struct {
+	roc, pr    []float64 // per beta
+	pyRoc      float64   // best PyOD detector per table in hindsight (NaN: none)
+	pyPr       float64
+	anomAsked  int
+	answeredOK bool
+}
+
+func main() {
+	dataDir := flag.String("data", "../shared/data", "the corpus (GROUPS.csv)")
+	fitsDir := flag.String("fits", "/work/cache/fits", "the default fits (bench/review/fit.sh)")
+	pyodDir := flag.String("pyod", "/work/cache/pyod", "PyOD's per-row scores (pyod_scores.py)")
+	only := flag.String("only", "", "only tables whose name contains this")
+	seeds := flag.Int("seeds", 2, "answer seeds per table")
+	out := flag.String("out", "bench/answers/results.md", "the report")
+	flag.Parse()
+
+	corpus, err := bench.ReadCorpus(*dataDir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	type tab struct {
+		name, group string
+		r           []res
+	}
+	var tabs []tab
+	for _, ct := range corpus {
+		if *only != "" && !strings.Contains(ct.Name, *only) {
+			continue
+		}
+		scores, y, prior, err := loadFit(filepath.Join(*fitsDir, ct.Name))
+		if err != nil {
+			log.Fatalf("%s: %v", ct.Name, err)
+		}
+		ds, err := data.Load(ct.Path, data.LoadOptions{})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ds.N != len(scores) {
+			log.Fatalf("%s: %d rows, the fit scored %d", ct.Name, ds.N, len(scores))
+		}
+		z, k := answers.Standardise(ds.X, ds.N, ds.D)
+		py := loadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
+		t := tab{name: ct.Name, group: ct.Group}
+		for s := 0; s < *seeds; s++ {
+			ans, asked := simulate(scores, y, prior, uint64(s))
+			e, err := answers.Evidence(z, ds.N, k, ans)
+			if err != nil {
+				log.Fatal(err)
+			}
+			keep := make([]bool, ds.N)
+			for i := range keep {
+				keep[i] = !asked[i]
+			}
+			var r res
+			for _, b := range betas {
+				sc := answers.Mix(scores, e, b)
+				r.roc = append(r.roc, rocauc(sc, y, keep))
+				r.pr = append(r.pr, prauc(sc, y, keep))
+			}
+			r.pyRoc, r.pyPr = math.NaN(), math.NaN()
+			for _, col := range py {
+				if a := rocauc(col, y, keep); math.IsNaN(r.pyRoc) || a > r.pyRoc {
+					r.pyRoc = a
+				}
+				if a := prauc(col, y, keep); math.IsNaN(r.pyPr) || a > r.pyPr {
+					r.pyPr = a
+				}
+			}
+			for _, a := range ans {
+				if a.Anomaly {
+					r.anomAsked++
+				}
+			}
+			t.r = append(t.r, r)
+		}
+		log.Printf("%s: label-free %.3f/%.3f, beta 0.3 %.3f/%.3f, pyod %.3f/%.3f", ct.Name,
+			t.r[0].roc[0], t.r[0].pr[0], t.r[0].roc[3], t.r[0].pr[3], t.r[0].pyRoc, t.r[0].pyPr)
+		tabs = append(tabs, t)
+	}
+
+	// Per table: mean over seeds. Per group: mean over tables.
+	nb := len(betas)
+	type fig struct{ roc, pr []float64 }
+	meanTab := func(t tab) (fig, float64, float64) {
+		f := fig{make([]float64, nb), make([]float64, nb)}
+		var pr, pp float64
+		for _, r := range t.r {
+			for b := 0; b < nb; b++ {
+				f.roc[b] += r.roc[b] / float64(len(t.r))
+				f.pr[b] += r.pr[b] / float64(len(t.r))
+			}
+			pr += r.pyRoc / float64(len(t.r))
+			pp += r.pyPr / float64(len(t.r))
+		}
+		return f, pr, pp
+	}
+	groups := map[string][]int{}
+	var gnames []string
+	for i, t := range tabs {
+		if groups[t.group] == nil {
+			gnames = append(gnames, t.group)
+		}
+		groups[t.group] = append(groups[t.group], i)
+	}
+	tf := make([]fig, len(tabs))
+	tpr := make([]float64, len(tabs))
+	tpp := make([]float64, len(tabs))
+	for i, t := range tabs {
+		tf[i], tpr[i], tpp[i] = meanTab(t)
+	}
+	groupMean := func(g string, val func(i int) float64) float64 {
+		var s float64
+		for _, i := range groups[g] {
+			s += val(i)
+		}
+		return s / float64(len(groups[g]))
+	}
+	// LOGO: for each held-out group, the beta of the best mean (ΔROCAUC + ΔPRAUC) over the others.
+	chosen := map[string]int{}
+	for _, g := range gnames {
+		best, bestV := 0, math.Inf(-1)
+		for b := 0; b < nb; b++ {
+			var v float64
+			for _, o := range gnames {
+				if o != g {
+					v += groupMean(o, func(i int) float64 { return tf[i].roc[b] + tf[i].pr[b] })
+				}
+			}
+			if v > bestV+1e-12 {
+				best, bestV = b, v
+			}
+		}
+		chosen[g] = best
+	}
+
+	f, err := os.Create(*out)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	w := io.MultiWriter(f, os.Stdout)
+	fmt.Fprintf(w, "# The answers sharpen the ranking, measured on the corpus\n\n")
+	fmt.Fprintf(w, "%d tables, %d source groups, %d answer seeds; answers as `udocc review --k 20` twice gives them (internal/review Next, rounds of 20, seed s), from each table's y. ROCAUC and PRAUC on the rows not answered; per table mean over seeds, then per group, then over groups. PyOD: the best of its eleven per table and seed in hindsight, on the same rows.\n\n", len(tabs), len(gnames), *seeds)
+	fmt.Fprintf(w, "## Fixed mixing weight β (internal/answers.Mix), mean over groups\n\n| β | ROCAUC | PRAUC | ΔROCAUC | ΔPRAUC | tables worse by >0.02 ROCAUC | tables >0.10 behind PyOD's best |\n|---|---|---|---|---|---|---|\n")
+	overGroups := func(val func(i int) float64) float64 {
+		var s float64
+		var c int
+		for _, g := range gnames {
+			v := groupMean(g, val)
+			if !math.IsNaN(v) {
+				s += v
+				c++
+			}
+		}
+		return s / float64(c)
+	}
+	for b := 0; b < nb; b++ {
+		worse, behind := 0, 0
+		for i := range tabs {
+			if tf[i].roc[b] < tf[i].roc[0]-0.02 {
+				worse++
+			}
+			if tf[i].roc[b] < tpr[i]-0.10 {
+				behind++
+			}
+		}
+		fmt.Fprintf(w, "| %.1f | %.3f | %.3f | %+.3f | %+.3f | %d | %d |\n", betas[b],
+			overGroups(func(i int) float64 { return tf[i].roc[b] }), overGroups(func(i int) float64 { return tf[i].pr[b] }),
+			overGroups(func(i int) float64 { return tf[i].roc[b] - tf[i].roc[0] }), overGroups(func(i int) float64 { return tf[i].pr[b] - tf[i].pr[0] }),
+			worse, behind)
+	}
+	fmt.Fprintf(w, "| PyOD best | %.3f | %.3f | | | | |\n\n", overGroups(func(i int) float64 { return tpr[i] }), overGroups(func(i int) float64 { return tpp[i] }))
+	lo := func(i int) int { return chosen[tabs[i].group] }
+	worse, behind, behind0 := 0, 0, 0
+	for i := range tabs {
+		if tf[i].roc[lo(i)] < tf[i].roc[0]-0.02 {
+			worse++
+		}
+		if tf[i].roc[lo(i)] < tpr[i]-0.10 {
+			behind++
+		}
+		if tf[i].roc[0] < tpr[i]-0.10 {
+			behind0++
+		}
+	}
+	fmt.Fprintf(w, "## β chosen held out (leave one group out)\n\nβ chosen per held-out group: %s.\n\n", chosenSummary(chosen))
+	fmt.Fprintf(w, "| | ROCAUC | PRAUC |\n|---|---|---|\n| label-free | %.3f | %.3f |\n| with answers (β LOGO) | %.3f | %.3f |\n| PyOD best in hindsight | %.3f | %.3f |\n\n",
+		overGroups(func(i int) float64 { return tf[i].roc[0] }), overGroups(func(i int) float64 { return tf[i].pr[0] }),
+		overGroups(func(i int) float64 { return tf[i].roc[lo(i)] }), overGroups(func(i int) float64 { return tf[i].pr[lo(i)] }),
+		overGroups(func(i int) float64 { return tpr[i] }), overGroups(func(i int) float64 { return tpp[i] }))
+	fmt.Fprintf(w, "Tables worse than label-free by >0.02 ROCAUC (mean over seeds): %d. Tables >0.10 ROCAUC behind PyOD's best: %d with answers, %d label-free.\n\n", worse, behind, behind0)
+	fmt.Fprintf(w, "## Per table (β LOGO)\n\n| table | group | anomalies answered (mean) | label-free ROCAUC | with answers | PyOD best | label-free PRAUC | with answers | PyOD best |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i, t := range tabs {
+		var asked float64
+		for _, r := range t.r {
+			asked += float64(r.anomAsked) / float64(len(t.r))
+		}
+		fmt.Fprintf(w, "| %s | %s | %.1f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", t.name, t.group, asked,
+			tf[i].roc[0], tf[i].roc[lo(i)], tpr[i], tf[i].pr[0], tf[i].pr[lo(i)], tpp[i])
+	}
+}
+
+func chosenSummary(c map[string]int) string {
+	count := map[float64]int{}
+	for _, b := range c {
+		count[betas[b]]++
+	}
+	var keys []float64
+	for k := range count {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%.1f in %d groups", k, count[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// simulate is the answers to two rounds of 20 as `udocc review` asks them, and which
+// rows were asked.
+func simulate(scores []float64, y []bool, prior review.Prior, seed uint64) ([]answers.Answer, []bool) {
+	n := len(scores)
+	ranks := review.Ranks(scores)
+	rowOf := make([]int, n)
+	for i, r := range ranks {
+		rowOf[r-1] = i
+	}
+	var rv []review.Answer
+	var out []answers.Answer
+	asked := make([]bool, n)
+	for round := 1; round <= 2; round++ {
+		rs, err := review.Next(n, rv, nil, 20, seed, prior)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, r := range rs {
+			i := rowOf[r-1]
+			rv = append(rv, review.Answer{Rank: r, Anomaly: y[i], Round: round})
+			out = append(out, answers.Answer{Row: i, Anomaly: y[i]})
+			asked[i] = true
+		}
+	}
+	return out, asked
+}
+
+func loadFit(dir string) ([]float64, []bool, review.Prior, error) {
+	var sum struct {
+		SelectedRatio    float64    `json:"selected_ratio"`
+		SelectedInterval [2]float64 `json:"selected_ratio_interval"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, nil, review.Prior{}, err
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, nil, review.Prior{}, err
+	}
+	cols, head, err := readCSV(filepath.Join(dir, "scores.csv"))
+	if err != nil {
+		return nil, nil, review.Prior{}, err
+	}
+	si, li := slices.Index(head, "score"), slices.Index(head, "true_label")
+	y := make([]bool, len(cols[li]))
+	for i, v := range cols[li] {
+		y[i] = v == 1
+	}
+	return cols[si], y, review.Prior{Share: sum.SelectedRatio, Low: sum.SelectedInterval[0], High: sum.SelectedInterval[1]}, nil
+}
+
+// loadPyod is the detectors' columns of path (nil when absent).
+func loadPyod(path string, n int) [][]float64 {
+	cols, head, err := readCSV(path)
+	if err != nil {
+		log.Printf("%s: no PyOD scores (%v)", path, err)
+		return nil
+	}
+	if len(cols[0]) != n {
+		log.Fatalf("%s: %d rows, want %d", path, len(cols[0]), n)
+	}
+	var out [][]float64
+	for j := range head {
+		if head[j] != "y" {
+			out = append(out, cols[j])
+		}
+	}
+	return out
+}
+
+func readCSV(path string) ([][]float64, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := make([][]float64, len(head))
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, s := range rec {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				v = math.NaN()
+			}
+			cols[j] = append(cols[j], v)
+		}
+	}
+	return cols, head, nil
+}
+
+// rocauc is the Mann-Whitney AUC of s against y over the rows keep marks, ties half.
+func rocauc(s []float64, y, keep []bool) float64 {
+	var v []float64
+	var l []bool
+	for i := range s {
+		if keep[i] {
+			v = append(v, s[i])
+			l = append(l, y[i])
+		}
+	}
+	p := answers.Pct(v)
+	var pos, sum float64
+	for i := range v {
+		if l[i] {
+			pos++
+			sum += p[i] * float64(len(v))
+		}
+	}
+	neg := float64(len(v)) - pos
+	if pos == 0 || neg == 0 {
+		return math.NaN()
+	}
+	return (sum - pos*(pos+1)/2) / (pos * neg)
+}
+
+// prauc is the average precision of s against y over the rows keep marks (ties taken
+// as one threshold, as scikit-learn's average_precision_score).
+func prauc(s []float64, y, keep []bool) float64 {
+	var idx []int
+	var pos float64
+	for i := range s {
+		if keep[i] {
+			idx = append(idx, i)
+			if y[i] {
+				pos++
+			}
+		}
+	}
+	if pos == 0 {
+		return math.NaN()
+	}
+	sort.Slice(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
+	var tp, fp, ap, prevRecall float64
+	for p := 0; p < len(idx); {
+		q := p
+		for q < len(idx) && s[idx[q]] == s[idx[p]] {
+			if y[idx[q]] {
+				tp++
+			} else {
+				fp++
+			}
+			q++
+		}
+		recall := tp / pos
+		ap += (recall - prevRecall) * tp / (tp + fp)
+		prevRecall = recall
+		p = q
+	}
+	return ap
+}
