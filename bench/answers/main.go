@@ -147,10 +147,14 @@ func main() {
 	}
 	groupMean := func(g string, val func(i int) float64) float64 {
 		var s float64
+		var c int
 		for _, i := range groups[g] {
-			s += val(i)
+			if v := val(i); !math.IsNaN(v) {
+				s += v
+				c++
+			}
 		}
-		return s / float64(len(groups[g]))
+		return s / float64(c)
 	}
 	// LOGO: for each held-out group, the beta of the best mean (ΔROCAUC + ΔPRAUC) over the others.
 	chosen := map[string]int{}
