@@ -31,7 +31,37 @@ import (
 	"github.com/udocc/udocc/internal/review"
 )
 
-var betas = []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+// ruleName says a rule in a line.
+func ruleName(r answers.Rule) string {
+	switch {
+	case r.Max == 0:
+		return "label-free"
+	}
+	name := fmt.Sprintf("β = %.2f", r.Max)
+	if r.C != 0 {
+		name = fmt.Sprintf("β = %.2f·m/(m+%g)", r.Max, r.C)
+	}
+	if r.Gated {
+		name += fmt.Sprintf(", gated (margin %+.2f)", r.Margin)
+	}
+	return name
+}
+
+// rules holds rule 0, the label-free fit, first.
+var rules = func() []answers.Rule {
+	rs := []answers.Rule{{}}
+	for _, gate := range []struct {
+		on     bool
+		margin float64
+	}{{false, 0}, {true, 0.05}, {true, 0}, {true, -0.05}} {
+		for _, b := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
+			for _, c := range []float64{0, 1, 4} {
+				rs = append(rs, answers.Rule{Max: b, C: c, Gated: gate.on, Margin: gate.margin})
+			}
+		}
+	}
+	return rs
+}()
 
 // res is one table's figures at one seed, unanswered rows only.
 type res struct {
@@ -42,6 +72,12 @@ type res struct {
 	answeredOK bool
 }
 
+// tab is one table's figures, seed by seed.
+type tab struct {
+	name, group string
+	r           []res
+}
+
 func main() {
 	dataDir := flag.String("data", "../shared/data", "the corpus (GROUPS.csv)")
 	fitsDir := flag.String("fits", "/work/cache/fits", "the default fits (bench/review/fit.sh)")
@@ -49,15 +85,12 @@ func main() {
 	only := flag.String("only", "", "only tables whose name contains this")
 	seeds := flag.Int("seeds", 2, "answer seeds per table")
 	out := flag.String("out", "bench/answers/results.md", "the report")
+	dump := flag.String("dump", "", "also write every table's, seed's and rule's figures to this CSV")
 	flag.Parse()
 
 	corpus, err := bench.ReadCorpus(*dataDir)
 	if err != nil {
 		log.Fatal(err)
-	}
-	type tab struct {
-		name, group string
-		r           []res
 	}
 	var tabs []tab
 	for _, ct := range corpus {
@@ -75,22 +108,50 @@ func main() {
 		if ds.N != len(scores) {
 			log.Fatalf("%s: %d rows, the fit scored %d", ct.Name, ds.N, len(scores))
 		}
-		z, k := answers.Standardise(ds.X, ds.N, ds.D)
+		imputeMedians(ds)
 		py := loadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
 		t := tab{name: ct.Name, group: ct.Group}
 		for s := 0; s < *seeds; s++ {
 			ans, asked := simulate(scores, y, prior, uint64(s))
-			e, err := answers.Evidence(z, ds.N, k, ans)
+			// The product's own path (Model.Learn): the Sharpener from the answers,
+			// each rule's β mixing its percentiles.
+			sh, err := answers.New(ds.X, ds.N, ds.D, scores, ans, answers.Rule{})
 			if err != nil {
 				log.Fatal(err)
+			}
+			var ps, pe []float64
+			var checkE, checkS float64
+			if sh != nil {
+				ps, pe = sh.Percentiles(ds.X, ds.N, ds.D, scores)
+				var anom, norm []int
+				for _, a := range ans {
+					if a.Anomaly {
+						anom = append(anom, a.Row)
+					} else {
+						norm = append(norm, a.Row)
+					}
+				}
+				checkE, checkS = sh.Check(scores, anom, norm)
 			}
 			keep := make([]bool, ds.N)
 			for i := range keep {
 				keep[i] = !asked[i]
 			}
 			var r res
-			for _, b := range betas {
-				sc := answers.Mix(scores, e, b)
+			for _, a := range ans {
+				if a.Anomaly {
+					r.anomAsked++
+				}
+			}
+			for _, ru := range rules {
+				sc := scores
+				beta := ru.Beta(r.anomAsked)
+				if ru.Gated && checkE < checkS-ru.Margin {
+					beta = 0
+				}
+				if sh != nil && beta > 0 {
+					sc = answers.Mix(ps, pe, beta)
+				}
 				r.roc = append(r.roc, rocauc(sc, y, keep))
 				r.pr = append(r.pr, prauc(sc, y, keep))
 			}
@@ -103,11 +164,6 @@ func main() {
 					r.pyPr = a
 				}
 			}
-			for _, a := range ans {
-				if a.Anomaly {
-					r.anomAsked++
-				}
-			}
 			t.r = append(t.r, r)
 		}
 		log.Printf("%s: label-free %.3f/%.3f, beta 0.3 %.3f/%.3f, pyod %.3f/%.3f", ct.Name,
@@ -115,8 +171,11 @@ func main() {
 		tabs = append(tabs, t)
 	}
 
+	if *dump != "" {
+		writeDump(*dump, tabs)
+	}
 	// Per table: mean over seeds. Per group: mean over tables.
-	nb := len(betas)
+	nb := len(rules)
 	type fig struct{ roc, pr []float64 }
 	meanTab := func(t tab) (fig, float64, float64) {
 		f := fig{make([]float64, nb), make([]float64, nb)}
@@ -156,15 +215,26 @@ func main() {
 		}
 		return s / float64(c)
 	}
-	// LOGO: for each held-out group, the beta of the best mean (ΔROCAUC + ΔPRAUC) over the others.
+	// LOGO: for each held-out group, the rule of the best mean ΔROCAUC + ΔPRAUC over the
+	// other groups among the rules that leave no table of those groups worse than the
+	// label-free fit by more than 0.02 ROCAUC (rule 0, the label-free fit, always does).
 	chosen := map[string]int{}
 	for _, g := range gnames {
 		best, bestV := 0, math.Inf(-1)
 		for b := 0; b < nb; b++ {
+			worse := 0
+			for i := range tabs {
+				if tabs[i].group != g && tf[i].roc[b] < tf[i].roc[0]-0.02 {
+					worse++
+				}
+			}
+			if worse > 0 {
+				continue
+			}
 			var v float64
 			for _, o := range gnames {
 				if o != g {
-					v += groupMean(o, func(i int) float64 { return tf[i].roc[b] + tf[i].pr[b] })
+					v += groupMean(o, func(i int) float64 { return tf[i].roc[b] - tf[i].roc[0] + tf[i].pr[b] - tf[i].pr[0] })
 				}
 			}
 			if v > bestV+1e-12 {
@@ -182,7 +252,7 @@ func main() {
 	w := io.MultiWriter(f, os.Stdout)
 	fmt.Fprintf(w, "# The answers sharpen the ranking, measured on the corpus\n\n")
 	fmt.Fprintf(w, "%d tables, %d source groups, %d answer seeds; answers as `udocc review --k 20` twice gives them (internal/review Next, rounds of 20, seed s), from each table's y. ROCAUC and PRAUC on the rows not answered; per table mean over seeds, then per group, then over groups. PyOD: the best of its eleven per table and seed in hindsight, on the same rows.\n\n", len(tabs), len(gnames), *seeds)
-	fmt.Fprintf(w, "## Fixed mixing weight β (internal/answers.Mix), mean over groups\n\n| β | ROCAUC | PRAUC | ΔROCAUC | ΔPRAUC | tables worse by >0.02 ROCAUC | tables >0.10 behind PyOD's best |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "## Each rule (internal/answers.Mix; m = anomalies answered), mean over groups\n\n| rule | ROCAUC | PRAUC | ΔROCAUC | ΔPRAUC | tables worse by >0.02 ROCAUC | tables >0.10 behind PyOD's best |\n|---|---|---|---|---|---|---|\n")
 	overGroups := func(val func(i int) float64) float64 {
 		var s float64
 		var c int
@@ -205,7 +275,7 @@ func main() {
 				behind++
 			}
 		}
-		fmt.Fprintf(w, "| %.1f | %.3f | %.3f | %+.3f | %+.3f | %d | %d |\n", betas[b],
+		fmt.Fprintf(w, "| %s | %.3f | %.3f | %+.3f | %+.3f | %d | %d |\n", ruleName(rules[b]),
 			overGroups(func(i int) float64 { return tf[i].roc[b] }), overGroups(func(i int) float64 { return tf[i].pr[b] }),
 			overGroups(func(i int) float64 { return tf[i].roc[b] - tf[i].roc[0] }), overGroups(func(i int) float64 { return tf[i].pr[b] - tf[i].pr[0] }),
 			worse, behind)
@@ -224,13 +294,13 @@ func main() {
 			behind0++
 		}
 	}
-	fmt.Fprintf(w, "## β chosen held out (leave one group out)\n\nβ chosen per held-out group: %s.\n\n", chosenSummary(chosen))
-	fmt.Fprintf(w, "| | ROCAUC | PRAUC |\n|---|---|---|\n| label-free | %.3f | %.3f |\n| with answers (β LOGO) | %.3f | %.3f |\n| PyOD best in hindsight | %.3f | %.3f |\n\n",
+	fmt.Fprintf(w, "## rule chosen held out (leave one group out)\n\nRule chosen per held-out group: %s.\n\n", chosenSummary(chosen))
+	fmt.Fprintf(w, "| | ROCAUC | PRAUC |\n|---|---|---|\n| label-free | %.3f | %.3f |\n| with answers (rule LOGO) | %.3f | %.3f |\n| PyOD best in hindsight | %.3f | %.3f |\n\n",
 		overGroups(func(i int) float64 { return tf[i].roc[0] }), overGroups(func(i int) float64 { return tf[i].pr[0] }),
 		overGroups(func(i int) float64 { return tf[i].roc[lo(i)] }), overGroups(func(i int) float64 { return tf[i].pr[lo(i)] }),
 		overGroups(func(i int) float64 { return tpr[i] }), overGroups(func(i int) float64 { return tpp[i] }))
 	fmt.Fprintf(w, "Tables worse than label-free by >0.02 ROCAUC (mean over seeds): %d. Tables >0.10 ROCAUC behind PyOD's best: %d with answers, %d label-free.\n\n", worse, behind, behind0)
-	fmt.Fprintf(w, "## Per table (β LOGO)\n\n| table | group | anomalies answered (mean) | label-free ROCAUC | with answers | PyOD best | label-free PRAUC | with answers | PyOD best |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "## Per table (rule LOGO)\n\n| table | group | anomalies answered (mean) | label-free ROCAUC | with answers | PyOD best | label-free PRAUC | with answers | PyOD best |\n|---|---|---|---|---|---|---|---|---|\n")
 	for i, t := range tabs {
 		var asked float64
 		for _, r := range t.r {
@@ -242,18 +312,18 @@ func main() {
 }
 
 func chosenSummary(c map[string]int) string {
-	count := map[float64]int{}
+	count := map[string]int{}
 	for _, b := range c {
-		count[betas[b]]++
+		count[ruleName(rules[b])]++
 	}
-	var keys []float64
+	var keys []string
 	for k := range count {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	var parts []string
 	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%.1f in %d groups", k, count[k]))
+		parts = append(parts, fmt.Sprintf("%s in %d groups", k, count[k]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -369,7 +439,7 @@ func rocauc(s []float64, y, keep []bool) float64 {
 			l = append(l, y[i])
 		}
 	}
-	p := answers.Pct(v)
+	p := pct(v)
 	var pos, sum float64
 	for i := range v {
 		if l[i] {
@@ -418,4 +488,75 @@ func prauc(s []float64, y, keep []bool) float64 {
 		p = q
 	}
 	return ap
+}
+
+// pct is the rank percentile of each value in (0, 1], ties sharing their mean rank.
+func pct(v []float64) []float64 {
+	n := len(v)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(p, q int) bool { return v[idx[p]] < v[idx[q]] })
+	out := make([]float64, n)
+	for p := 0; p < n; {
+		q := p
+		for q+1 < n && v[idx[q+1]] == v[idx[p]] {
+			q++
+		}
+		r := float64(p+q+2) / 2 / float64(n)
+		for t := p; t <= q; t++ {
+			out[idx[t]] = r
+		}
+		p = q + 1
+	}
+	return out
+}
+
+// imputeMedians fills ds's missing values with their column's median, as a fit does.
+func imputeMedians(ds *data.Dataset) {
+	for j := 0; j < ds.D; j++ {
+		var col []float64
+		for i := 0; i < ds.N; i++ {
+			if v := ds.X[i*ds.D+j]; !math.IsNaN(float64(v)) {
+				col = append(col, float64(v))
+			}
+		}
+		if len(col) == ds.N || len(col) == 0 {
+			continue
+		}
+		slices.Sort(col)
+		med := float32(col[len(col)/2])
+		for i := 0; i < ds.N; i++ {
+			if math.IsNaN(float64(ds.X[i*ds.D+j])) {
+				ds.X[i*ds.D+j] = med
+			}
+		}
+	}
+}
+
+// writeDump writes every table's, seed's and rule's ROCAUC and PRAUC to path.
+func writeDump(path string, tabs []tab) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := csv.NewWriter(f)
+	w.Write([]string{"table", "group", "seed", "anomalies_answered", "rule", "rocauc", "prauc", "pyod_rocauc", "pyod_prauc"})
+	for _, t := range tabs {
+		for s, r := range t.r {
+			for b := range rules {
+				w.Write([]string{t.name, t.group, strconv.Itoa(s), strconv.Itoa(r.anomAsked), ruleName(rules[b]),
+					strconv.FormatFloat(r.roc[b], 'g', 6, 64), strconv.FormatFloat(r.pr[b], 'g', 6, 64),
+					strconv.FormatFloat(r.pyRoc, 'g', 6, 64), strconv.FormatFloat(r.pyPr, 'g', 6, 64)})
+			}
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		log.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -452,8 +452,9 @@ type fitCalibration struct {
 	rescored int
 }
 
-// calibrateFit sets a fresh fit's count and threshold from the answers of the labels
-// file o.labels (Model.Calibrate on the training rows): one path with udocc cut --labels.
+// calibrateFit sharpens a fresh fit's scores with the answers of the labels file
+// o.labels and sets its count and threshold from them (Model.Learn on the training
+// rows; the count is udocc cut --labels').
 // The file must be of this table (its rows, n and ids); where its scores are another
 // model's (the file was reviewed with a model fitted otherwise), the rows keep their
 // answers and rounds, ranked by this fit's scores, and the report says how many.
@@ -476,7 +477,7 @@ func calibrateFit(ctx context.Context, m *lib.Model, ds *data.Dataset, o fitOpti
 		}
 	}
 	answers, _ := s.answers()
-	if fc.Calibration, err = m.Calibrate(ctx, answers, lib.CalibrateOptions{LabelsSHA256: s.lf.sha256}); err != nil {
+	if fc.Calibration, err = m.Learn(ctx, ds, answers, lib.CalibrateOptions{LabelsSHA256: s.lf.sha256}); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.labels, libError(err))
 	}
 	return fc, nil
@@ -502,6 +503,10 @@ type countBasis struct {
 	Anomalies    int    `json:"anomalies"`
 	Labels       string `json:"labels,omitempty"`
 	LabelsSHA256 string `json:"labels_sha256,omitempty"`
+	// Sharpened is set where the answers also sharpened the scores (fit --labels),
+	// with the evidence's weight Beta (docs/answers.md).
+	Sharpened bool    `json:"scores_sharpened"`
+	Beta      float64 `json:"evidence_weight,omitempty"`
 	// Note says it in a sentence, and what to do next.
 	Note string `json:"note"`
 }
@@ -525,6 +530,12 @@ func countBasisOf(m *lib.Model, model, data string, fc *fitCalibration) *countBa
 				b.Answers, b.Anomalies, fc.path, fc.Count, fc.N, fc.Target, fc.Cut)
 			if fc.rescored > 0 {
 				cb.Note += fmt.Sprintf("; %d of the answered rows were ranked by another model's scores when asked, and are ranked by this fit's", fc.rescored)
+			}
+			if beta, ok := m.Sharpened(); ok {
+				cb.Sharpened, cb.Beta = true, beta
+				cb.Note += fmt.Sprintf("; the scores are sharpened by the answers (evidence weight %.2f)", beta)
+			} else {
+				cb.Note += "; the scores are the label-free fit's (the answers hold no anomaly or no normal row)"
 			}
 		}
 		return cb

@@ -441,6 +441,17 @@ func TestFitLabels(t *testing.T) {
 	if int(number(t, s, "flagged")) < int(number(t, c, "cut_rows")) {
 		t.Errorf("fit --labels flagged %v rows, the cut is %v", s["flagged"], c["cut_rows"])
 	}
+	// The answers sharpen the scores (the table's anomalies are among the answers), and
+	// the saved model scores the table as the fit did, with the same labels.
+	if basis["scores_sharpened"] != true || !(number(t, basis, "evidence_weight") > 0) {
+		t.Errorf("count_basis %v: want the scores sharpened", basis)
+	}
+	free, sharp := readCSV(t, filepath.Join(dir, "fit", "scores.csv")), readCSV(t, filepath.Join(dir, "fit3", "scores.csv"))
+	if slices.Equal(free.floats(t, "score"), sharp.floats(t, "score")) {
+		t.Error("fit --labels wrote the label-free scores")
+	}
+	mustUdocc(t, dir, "score", "--model", filepath.Join("fit3", "model"), "--label", "y", "--out", "scored3", "table.csv")
+	sameScores(t, sharp, readCSV(t, filepath.Join(dir, "scored3", "scores.csv")), "score", "label")
 }
 
 // TestReviewInteractive answers in the terminal: a, n, s(kip), then q; the answers are

@@ -1,30 +1,44 @@
-// Package answers re-ranks a fit's scores with the review's answers: rows near a row
-// the user called an anomaly rise, rows near a row the user called normal fall.
+// Package answers sharpens a fit's scores with the review's answers: rows near a row the
+// user called an anomaly rise, rows near a row the user called normal fall.
 //
-// The evidence for row i is the log ratio of its distance to the nearest answered
-// normal over its distance to the nearest answered anomaly, in the standardised columns
-// (z-scores; constant columns dropped):
+// The evidence for a row x is the log ratio of its distance to the nearest answered
+// normal row (b) over its distance to the nearest answered anomaly (a), in the training
+// table's standardised columns (z-scores; constant columns dropped):
 //
-//	e_i = ln((b_i + δ) / (a_i + δ)),
+//	e(x) = ln((b + δ) / (a + δ)),
 //
-// a 1-nearest-neighbour classifier's margin (Cover & Hart 1967), the same pull toward
-// labelled anomalies and away from labelled normals as Deep SAD's loss (Ruff et al.,
+// a 1-nearest-neighbour classifier's margin (Cover & Hart 1967): the pull toward
+// labelled anomalies and away from labelled normals of Deep SAD's loss (Ruff et al.,
 // ICLR 2020, eq. 3), without retraining. δ is the median nearest-answer distance over
-// the rows, so that far rows carry little evidence. The new score is the mix of the
-// rank percentiles
+// the training rows, so that far rows carry little evidence. The sharpened score mixes
+// the two on one scale, their training rows' percentiles F (interpolated between 1,025
+// stored quantiles):
 //
-//	s'_i = (1 − β) pct(score_i) + β pct(e_i),
+//	s'(x) = (1 − β) F_s(s(x)) + β F_e(e(x)),   β = BetaMax · m / (m + C),
 //
-// and with no anomaly among the answers the scores are returned unchanged: the answers
-// then hold no evidence of where anomalies lie.
+// where m is the number of anomalies among the answers: few anomalies answered, little
+// weight. With no anomaly or no normal row among the answers there is no evidence, and
+// the scores stay as they were.
 package answers
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 )
+
+// The default Rule, chosen on the corpus held out by source group
+// (bench/answers/results.md).
+const (
+	DefaultBetaMax = 0.5
+	DefaultC       = 4
+)
+
+// Quantiles is how many quantiles of the training rows' scores and evidence a Sharpener
+// keeps.
+const Quantiles = 1025
 
 // Answer is one answered row: its 0-based row index and whether it is an anomaly.
 type Answer struct {
@@ -32,55 +46,74 @@ type Answer struct {
 	Anomaly bool
 }
 
+// Rule sets the evidence's weight β = Max·m/(m+C) from m, the anomalies answered. C = 0
+// makes β = Max whatever m. Where Gated, β is 0 unless the evidence separates the
+// answered rows at least as well as the label-free scores do, less Margin: the answered
+// anomalies against the answered normal rows, each row's evidence read with itself left
+// out (Sharpener.Check).
+type Rule struct {
+	Max, C float64
+	Gated  bool
+	Margin float64
+}
+
+// DefaultRule is the rule a fit with answers uses.
+var DefaultRule = Rule{Max: DefaultBetaMax, C: DefaultC}
+
+// Beta is the weight of the evidence with m anomalies answered.
+func (r Rule) Beta(m int) float64 {
+	if m == 0 {
+		return 0
+	}
+	if r.C == 0 {
+		return r.Max
+	}
+	return r.Max * float64(m) / (float64(m) + r.C)
+}
+
 // RowError is an answer that names no row of the table.
 type RowError struct {
-	Row, N int
+	Index, Row, N int
 }
 
 func (e *RowError) Error() string {
-	return fmt.Sprintf("answers: row %d is not a row of the table (1..%d)", e.Row+1, e.N)
+	return fmt.Sprintf("answers: answer %d: row %d is not a row of the table (0..%d)", e.Index, e.Row, e.N-1)
 }
 
-// Standardise is x (n×d, row-major) as z-scores with its constant columns dropped, in
-// float64, and the number of columns kept.
-func Standardise(x []float32, n, d int) ([]float64, int) {
-	var keep []int
-	mu := make([]float64, d)
-	sd := make([]float64, d)
-	for j := 0; j < d; j++ {
-		var s, ss float64
-		for i := 0; i < n; i++ {
-			v := float64(x[i*d+j])
-			s += v
-		}
-		m := s / float64(n)
-		for i := 0; i < n; i++ {
-			v := float64(x[i*d+j]) - m
-			ss += v * v
-		}
-		mu[j], sd[j] = m, math.Sqrt(ss/float64(n))
-		if sd[j] > 0 {
-			keep = append(keep, j)
-		}
-	}
-	k := len(keep)
-	z := make([]float64, n*k)
-	for i := 0; i < n; i++ {
-		for c, j := range keep {
-			z[i*k+c] = (float64(x[i*d+j]) - mu[j]) / sd[j]
-		}
-	}
-	return z, k
+// ErrFormat reports a Sharpener whose fields disagree (a damaged model.json).
+var ErrFormat = errors.New("answers: malformed")
+
+// Sharpener is the state that sharpens scores: the answered rows, standardised, and the
+// training rows' quantiles. It is saved in model.json as "answers".
+type Sharpener struct {
+	// Columns are the table's columns read (those not constant in training); Mean and SD
+	// standardise them.
+	Columns []int     `json:"columns"`
+	Mean    []float64 `json:"mean"`
+	SD      []float64 `json:"sd"`
+	// Anomalies and Normals are the answered rows, standardised.
+	Anomalies [][]float64 `json:"anomalies"`
+	Normals   [][]float64 `json:"normals"`
+	// Delta is δ; Beta the evidence's weight β.
+	Delta float64 `json:"delta"`
+	Beta  float64 `json:"beta"`
+	// Scores and Evidence are quantiles of the training rows' scores and evidence,
+	// ascending, at equal steps of probability from 0 to 1.
+	Scores   []float64 `json:"score_quantiles"`
+	Evidence []float64 `json:"evidence_quantiles"`
 }
 
-// Evidence is e_i for every row of z (n×k, standardised), from the answers; nil when
-// the answers hold no anomaly or no normal row. An answered row's own evidence leaves
-// itself out, so that it reads as an unanswered row would.
-func Evidence(z []float64, n, k int, ans []Answer) ([]float64, error) {
+// New is the Sharpener of a table x (n rows of d columns, row-major, no missing value),
+// its scores and the answers on its rows, weighed by rule; nil where the answers hold no
+// anomaly or no normal row.
+func New(x []float32, n, d int, scores []float64, ans []Answer, rule Rule) (*Sharpener, error) {
+	if len(x) != n*d || len(scores) != n || n < 2 {
+		return nil, fmt.Errorf("answers: %d values and %d scores for %d rows of %d columns", len(x), len(scores), n, d)
+	}
 	var anom, norm []int
-	for _, a := range ans {
+	for i, a := range ans {
 		if a.Row < 0 || a.Row >= n {
-			return nil, &RowError{Row: a.Row, N: n}
+			return nil, &RowError{Index: i, Row: a.Row, N: n}
 		}
 		if a.Anomaly {
 			anom = append(anom, a.Row)
@@ -91,87 +124,235 @@ func Evidence(z []float64, n, k int, ans []Answer) ([]float64, error) {
 	if len(anom) == 0 || len(norm) == 0 {
 		return nil, nil
 	}
-	nearest := func(i int, set []int) float64 {
-		best := math.Inf(1)
-		xi := z[i*k : (i+1)*k]
-		for _, r := range set {
-			if r == i {
-				continue
-			}
-			xr := z[r*k : (r+1)*k]
-			var s float64
-			for c := range xi {
-				t := xi[c] - xr[c]
-				s += t * t
-			}
-			best = min(best, s)
+	s := &Sharpener{}
+	for j := 0; j < d; j++ {
+		var sum float64
+		for i := 0; i < n; i++ {
+			sum += float64(x[i*d+j])
 		}
-		return math.Sqrt(best)
-	}
-	a := make([]float64, n)
-	b := make([]float64, n)
-	all := make([]float64, 0, 2*n)
-	for i := 0; i < n; i++ {
-		a[i], b[i] = nearest(i, anom), nearest(i, norm)
-		if !math.IsInf(a[i], 1) {
-			all = append(all, a[i])
+		mean := sum / float64(n)
+		var ss float64
+		for i := 0; i < n; i++ {
+			v := float64(x[i*d+j]) - mean
+			ss += v * v
 		}
-		if !math.IsInf(b[i], 1) {
-			all = append(all, b[i])
+		if sd := math.Sqrt(ss / float64(n)); sd > 0 {
+			s.Columns, s.Mean, s.SD = append(s.Columns, j), append(s.Mean, mean), append(s.SD, sd)
 		}
 	}
+	if len(s.Columns) == 0 {
+		return nil, nil // every column constant: no distance to read
+	}
+	for _, r := range anom {
+		s.Anomalies = append(s.Anomalies, s.standardise(x[r*d:(r+1)*d]))
+	}
+	for _, r := range norm {
+		s.Normals = append(s.Normals, s.standardise(x[r*d:(r+1)*d]))
+	}
+	a, b := s.nearest(x, n, d)
+	all := append(slices.Clone(a), b...)
 	slices.Sort(all)
-	delta := 1e-9
-	if len(all) > 0 {
-		delta = max(all[len(all)/2], 1e-9)
-	}
-	e := make([]float64, n)
-	for i := range e {
-		ai, bi := a[i], b[i]
-		switch {
-		case math.IsInf(ai, 1): // the only answered anomaly is i itself
-			e[i] = 0
-		case math.IsInf(bi, 1):
-			e[i] = 0
-		default:
-			e[i] = math.Log((bi + delta) / (ai + delta))
+	s.Delta = max(all[len(all)/2], 1e-9)
+	e := s.evidence(a, b)
+	s.Scores, s.Evidence = quantiles(scores), quantiles(e)
+	s.Beta = rule.Beta(len(anom))
+	if rule.Gated {
+		ev, sc := s.Check(scores, anom, norm)
+		if ev < sc-rule.Margin {
+			s.Beta = 0
 		}
 	}
-	return e, nil
+	return s, nil
 }
 
-// Pct is the rank percentile of each value in (0, 1], ties sharing their mean rank.
-func Pct(v []float64) []float64 {
-	n := len(v)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+// Check is how well the evidence and the label-free scores separate the answered rows:
+// the AUC of each over the answered anomalies (rows anom) against the answered normal
+// rows (norm), an answered row's evidence read with itself left out of the answers.
+func (s *Sharpener) Check(scores []float64, anom, norm []int) (evidence, score float64) {
+	loo := func(set [][]float64, i int) [][]float64 {
+		return append(slices.Clone(set[:i]), set[i+1:]...)
 	}
-	sort.SliceStable(idx, func(p, q int) bool { return v[idx[p]] < v[idx[q]] })
-	out := make([]float64, n)
-	for p := 0; p < n; {
-		q := p
-		for q+1 < n && v[idx[q+1]] == v[idx[p]] {
-			q++
-		}
-		r := float64(p+q+2) / 2 / float64(n)
-		for t := p; t <= q; t++ {
-			out[idx[t]] = r
-		}
-		p = q + 1
+	ea := make([]float64, len(anom))
+	for i, r := range s.Anomalies {
+		a, b := closest(r, loo(s.Anomalies, i)), closest(r, s.Normals)
+		ea[i] = math.Log((b + s.Delta) / (a + s.Delta))
 	}
-	return out
+	en := make([]float64, len(norm))
+	for i, r := range s.Normals {
+		a, b := closest(r, s.Anomalies), closest(r, loo(s.Normals, i))
+		en[i] = math.Log((b + s.Delta) / (a + s.Delta))
+	}
+	sa, sn := make([]float64, len(anom)), make([]float64, len(norm))
+	for i, r := range anom {
+		sa[i] = scores[r]
+	}
+	for i, r := range norm {
+		sn[i] = scores[r]
+	}
+	return auc(ea, en), auc(sa, sn)
 }
 
-// Mix is (1 − beta) pct(scores) + beta pct(e); scores unchanged when e is nil.
-func Mix(scores, e []float64, beta float64) []float64 {
-	if e == nil || beta == 0 {
-		return scores
+// auc is the Mann–Whitney AUC of pos against neg, ties counted half; +Inf distances
+// (a set of one, left out) read as no evidence either way.
+func auc(pos, neg []float64) float64 {
+	var w float64
+	for _, p := range pos {
+		for _, q := range neg {
+			switch {
+			case p > q:
+				w++
+			case p == q:
+				w += 0.5
+			}
+		}
 	}
-	ps, pe := Pct(scores), Pct(e)
-	out := make([]float64, len(scores))
+	return w / float64(len(pos)*len(neg))
+}
+
+// Apply is the sharpened scores of x's rows (n rows of d columns, the training table's),
+// whose label-free scores are scores.
+func (s *Sharpener) Apply(x []float32, n, d int, scores []float64) []float64 {
+	ps, pe := s.Percentiles(x, n, d, scores)
+	return Mix(ps, pe, s.Beta)
+}
+
+// Percentiles are F_s of the scores and F_e of the rows' evidence.
+func (s *Sharpener) Percentiles(x []float32, n, d int, scores []float64) (ps, pe []float64) {
+	a, b := s.nearest(x, n, d)
+	e := s.evidence(a, b)
+	ps, pe = make([]float64, n), make([]float64, n)
+	for i := range ps {
+		ps[i], pe[i] = cdf(s.Scores, scores[i]), cdf(s.Evidence, e[i])
+	}
+	return ps, pe
+}
+
+// Mix is (1 − beta) ps + beta pe.
+func Mix(ps, pe []float64, beta float64) []float64 {
+	out := make([]float64, len(ps))
 	for i := range out {
 		out[i] = (1-beta)*ps[i] + beta*pe[i]
 	}
 	return out
 }
+
+// standardise is row's kept columns as z-scores.
+func (s *Sharpener) standardise(row []float32) []float64 {
+	z := make([]float64, len(s.Columns))
+	for c, j := range s.Columns {
+		z[c] = (float64(row[j]) - s.Mean[c]) / s.SD[c]
+	}
+	return z
+}
+
+// nearest is each row's distance to the nearest answered anomaly (a) and normal row (b).
+func (s *Sharpener) nearest(x []float32, n, d int) (a, b []float64) {
+	a, b = make([]float64, n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		z := s.standardise(x[i*d : (i+1)*d])
+		a[i], b[i] = closest(z, s.Anomalies), closest(z, s.Normals)
+	}
+	return a, b
+}
+
+// closest is the Euclidean distance from z to the nearest of set.
+func closest(z []float64, set [][]float64) float64 {
+	best := math.Inf(1)
+	for _, r := range set {
+		var d2 float64
+		for c := range z {
+			t := z[c] - r[c]
+			d2 += t * t
+		}
+		best = min(best, d2)
+	}
+	return math.Sqrt(best)
+}
+
+// evidence is e = ln((b + δ) / (a + δ)) row by row.
+func (s *Sharpener) evidence(a, b []float64) []float64 {
+	e := make([]float64, len(a))
+	for i := range e {
+		e[i] = math.Log((b[i] + s.Delta) / (a[i] + s.Delta))
+	}
+	return e
+}
+
+// quantiles are min(len(v), Quantiles) quantiles of v, ascending, at equal steps of
+// probability from 0 (the least) to 1 (the greatest).
+func quantiles(v []float64) []float64 {
+	sorted := slices.Clone(v)
+	slices.Sort(sorted)
+	k := min(len(sorted), Quantiles)
+	q := make([]float64, k)
+	for j := range q {
+		q[j] = sorted[int(math.Round(float64(j)*float64(len(sorted)-1)/float64(k-1)))]
+	}
+	return q
+}
+
+// cdf is F(v) from ascending quantiles q at probabilities j/(len(q)−1): linear between
+// them, the middle of a run of equal quantiles at one of them, 0 below and 1 above.
+func cdf(q []float64, v float64) float64 {
+	k := len(q)
+	step := 1 / float64(k-1)
+	i := sort.SearchFloat64s(q, v) // first q[i] >= v
+	switch {
+	case i == k:
+		return 1
+	case q[i] == v:
+		last := i
+		for last+1 < k && q[last+1] == v {
+			last++
+		}
+		return float64(i+last) / 2 * step
+	case i == 0:
+		return 0
+	}
+	return (float64(i-1) + (v-q[i-1])/(q[i]-q[i-1])) * step
+}
+
+// Validate checks that the fields agree, for a table of d columns.
+func (s *Sharpener) Validate(d int) error {
+	k := len(s.Columns)
+	switch {
+	case k == 0 || len(s.Mean) != k || len(s.SD) != k:
+		return fmt.Errorf("%w: %d columns, %d means, %d spreads", ErrFormat, k, len(s.Mean), len(s.SD))
+	case len(s.Anomalies) == 0 || len(s.Normals) == 0:
+		return fmt.Errorf("%w: %d anomalies and %d normal rows: want both", ErrFormat, len(s.Anomalies), len(s.Normals))
+	case !(s.Delta > 0) || math.IsInf(s.Delta, 0) || !(s.Beta >= 0 && s.Beta <= 1):
+		return fmt.Errorf("%w: delta %v, beta %v", ErrFormat, s.Delta, s.Beta)
+	case len(s.Scores) < 2 || len(s.Evidence) < 2:
+		return fmt.Errorf("%w: %d score and %d evidence quantiles: want 2 or more", ErrFormat, len(s.Scores), len(s.Evidence))
+	}
+	for c, j := range s.Columns {
+		if j < 0 || j >= d || c > 0 && j <= s.Columns[c-1] {
+			return fmt.Errorf("%w: columns[%d] = %d: want ascending in 0..%d", ErrFormat, c, j, d-1)
+		}
+		if !finite(s.Mean[c]) || !(s.SD[c] > 0) || !finite(s.SD[c]) {
+			return fmt.Errorf("%w: column %d: mean %v, sd %v", ErrFormat, j, s.Mean[c], s.SD[c])
+		}
+	}
+	for _, set := range [][][]float64{s.Anomalies, s.Normals} {
+		for i, r := range set {
+			if len(r) != k {
+				return fmt.Errorf("%w: answered row %d has %d values for %d columns", ErrFormat, i, len(r), k)
+			}
+			for _, v := range r {
+				if !finite(v) {
+					return fmt.Errorf("%w: answered row %d holds %v", ErrFormat, i, v)
+				}
+			}
+		}
+	}
+	for _, q := range [][]float64{s.Scores, s.Evidence} {
+		for i, v := range q {
+			if !finite(v) || i > 0 && v < q[i-1] {
+				return fmt.Errorf("%w: quantile %d is %v: want finite and ascending", ErrFormat, i, v)
+			}
+		}
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -113,7 +113,9 @@ type ExplainOptions struct {
 type Attribution struct {
 	// Row is the row's index in the rows explained.
 	Row int
-	// Score is the row's score (Model.Score), Base the baseline row's.
+	// Score is the row's score (Model.Score), Base the baseline row's. Of a model fitted
+	// with answers (Learn), both are the networks' label-free scores: the answers'
+	// nearest-row evidence is not split among the features.
 	Score, Base float64
 	// Features[j] is feature j's part of Score − Base, in score units: positive where
 	// the feature raises the score, negative where it lowers it.
@@ -305,7 +307,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	for r, i := range rows {
 		copy(sub.X[r*d:(r+1)*d], ds.Row(i))
 	}
-	scores, _, err := m.ScoreDataset(ctx, sub)
+	scores, _, err := m.scoreDataset(ctx, sub, false)
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +387,7 @@ func (m *Model) interactions(ctx context.Context, out []Attribution, sub *data.D
 				}
 			}
 		}
-		s, _, err := m.ScoreDataset(ctx, &data.Dataset{Name: sub.Name, N: 3 * (hi - lo), D: d, X: x})
+		s, _, err := m.scoreDataset(ctx, &data.Dataset{Name: sub.Name, N: 3 * (hi - lo), D: d, X: x}, false)
 		if err != nil {
 			return err
 		}
@@ -514,7 +516,7 @@ func (m *Model) baseScore(ctx context.Context) (float64, error) {
 	for j, v := range m.meta.Normal.Median {
 		ds.X[j] = float32(v)
 	}
-	s, _, err := m.ScoreDataset(ctx, ds)
+	s, _, err := m.scoreDataset(ctx, ds, false)
 	if err != nil {
 		return 0, err
 	}

@@ -37,7 +37,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 	// networks' scores on the score's scale; lo and hi are its values of the baseline and
 	// of row r.
 	scale, value := 1.0, func(ds *data.Dataset) ([]float64, error) {
-		v, _, err := m.ScoreDataset(ctx, ds)
+		v, _, err := m.scoreDataset(ctx, ds, false)
 		return v, err
 	}
 	lo, hi := func(r int) float64 { return out[r].Base }, func(r int) float64 { return out[r].Score }

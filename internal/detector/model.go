@@ -123,6 +123,16 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if err := opts.ValidateRows(n); err != nil {
 		return nil, nil, err
 	}
+	if opts.Answers != nil {
+		// The answers' rows and contradictions are checked before training.
+		order := make([]int, ds.N)
+		for i := range order {
+			order[i] = i + 1
+		}
+		if _, err := rankedAnswers(opts.Answers, order); err != nil {
+			return nil, nil, err
+		}
+	}
 	t := method.Table{DS: ds}
 	if rk == nil {
 		t.Scaler, err = scale.Fit(ds)
@@ -199,6 +209,12 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	}
 	m.remember(ds, medians, missing)
 	m.meta.Tail = newTail(m.scores)
+	if opts.Answers != nil {
+		if _, err := m.Learn(ctx, ds, opts.Answers, CalibrateOptions{}); err != nil {
+			m.Close()
+			return nil, nil, err
+		}
+	}
 	return m, tr, nil
 }
 

@@ -101,6 +101,11 @@ type Options struct {
 	// Contamination is the known anomaly ratio in (0, MaxContamination] for the ensemble: the top share
 	// of rows is flagged instead of Count's choice. 0 lets the rules choose.
 	Contamination float64
+	// Answers are the user's answers on training rows, as udocc review asks them: the
+	// fit sharpens its scores with them (Model.Learn) and draws its count and its cut
+	// from them. Only for Ensemble, without Contamination or Dist. nil: a label-free fit,
+	// whose scores are the same bit for bit as before the field.
+	Answers []Answer
 	// Ratio is sb's ν or tar's anomaly ratio in (0, 1), which they need; 0 for the other
 	// methods.
 	Ratio float64
@@ -265,6 +270,12 @@ func (o Options) validate() error {
 		return badOption("Threads", "%d < 0", o.Threads)
 	case o.Contamination != 0 && !meth.Ensemble:
 		return badOption("Contamination", "only for method ensemble")
+	case o.Answers != nil && !meth.Ensemble:
+		return badOption("Answers", "only for method ensemble")
+	case o.Answers != nil && o.Contamination != 0:
+		return badOption("Answers", "the count comes from the answers: leave Contamination 0")
+	case o.Answers != nil && o.Dist != nil:
+		return badOption("Answers", "not with a data-parallel fit (Dist)")
 	case !(o.Contamination >= 0 && o.Contamination <= MaxContamination):
 		return badOption("Contamination", "%g: want 0 or a share of rows in (0, %g]", o.Contamination, MaxContamination)
 	case meth.Ratio && !(o.Ratio > 0 && o.Ratio < 1):

@@ -134,6 +134,9 @@ func (e *AnswerError) Unwrap() error { return e.Err }
 // where fewer remain), none answered or pending, the same ones for the same seed,
 // answers and rows. A nil ctx is context.Background().
 func (m *Model) ReviewRows(ctx context.Context, answers []Answer, o ReviewOptions) ([]ReviewRow, error) {
+	if err := m.learned(); err != nil {
+		return nil, err
+	}
 	scores, err := m.reviewScores(ctx, o.Rows, o.Scores)
 	if err != nil {
 		return nil, err
@@ -216,6 +219,9 @@ func (m *Model) CalibrateKnown(n int, answers []tool.RankedAnswer, o CalibrateOp
 
 // calibrable refuses a model whose threshold cannot be drawn anew.
 func (m *Model) calibrable() error {
+	if err := m.learned(); err != nil {
+		return err
+	}
 	if m.meta.Ensemble == nil {
 		return fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", tool.ErrNoRecut, m.meta.Method)
 	}

@@ -42,7 +42,16 @@ func (m *Model) scoreMembers(ctx context.Context, rows [][]float64) ([]float64, 
 // (MatchColumns: reordered, or refused with an error naming the columns), by position
 // otherwise; its missing values (NaN) are imputed in place with the training medians
 // (Impute), and a row with no value at all is refused (ErrNoValues).
+//
+// A model fitted with answers (Learn) sharpens the scores with them; the members'
+// distances stay the networks'.
 func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
+	return m.scoreDataset(ctx, ds, true)
+}
+
+// scoreDataset is ScoreDataset, whose scores are sharpened by the model's answers where
+// sharpen is set, and label-free otherwise (the scores the explanations split).
+func (m *Model) scoreDataset(ctx context.Context, ds *data.Dataset, sharpen bool) ([]float64, [][]float64, error) {
 	if err := m.calls.enter(); err != nil {
 		return nil, nil, err
 	}
@@ -67,11 +76,16 @@ func (m *Model) ScoreDataset(ctx context.Context, ds *data.Dataset) ([]float64, 
 		return nil, nil, err
 	}
 	s, mem, err := m.fit.Score(ctx, nds)
-	if err != nil || gd == nil {
+	if err != nil {
 		return s, mem, m.nameColumn(err)
 	}
-	// A wide table's Gaussian, mixed in as the fit did (models.Ensemble.MixGaussian).
-	m.meta.Ensemble.MixGaussian(s, gd)
+	if gd != nil {
+		// A wide table's Gaussian, mixed in as the fit did (models.Ensemble.MixGaussian).
+		m.meta.Ensemble.MixGaussian(s, gd)
+	}
+	if sharpen {
+		s = m.sharpen(ds, s)
+	}
 	return s, mem, nil
 }
 

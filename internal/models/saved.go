@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/answers"
 	"github.com/udocc/udocc/internal/atomicfile"
 	"github.com/udocc/udocc/internal/project"
 	"github.com/udocc/udocc/internal/regfile"
@@ -94,6 +95,9 @@ type Meta struct {
 	// ThresholdRule "answers:…" and RatioInterval then come from them); absent for a
 	// label-free threshold.
 	Review *Review `json:"review,omitempty"`
+	// Answers sharpens the scores with the answers a fit was given (package
+	// internal/answers); absent for a label-free model.
+	Answers *answers.Sharpener `json:"answers,omitempty"`
 }
 
 // Projection is a wide table's map to its leading principal components.
@@ -289,6 +293,14 @@ func (m *Meta) Validate() error {
 	if m.Review != nil {
 		if err := m.Review.validate(); err != nil {
 			return err
+		}
+	}
+	if m.Answers != nil {
+		if m.Review == nil {
+			return fmt.Errorf("answers without review: %w", ErrFormat)
+		}
+		if err := m.Answers.Validate(m.Inputs()); err != nil {
+			return fmt.Errorf("answers: %w: %w", err, ErrFormat)
 		}
 	}
 	return m.validateEnsemble()

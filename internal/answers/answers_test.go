@@ -1,0 +1,222 @@
+package answers
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// twoClusters is n rows of 3 columns: normal rows near the origin, and every tenth row
+// an anomaly near (4, 4, 4). Its label-free scores are noise that ranks nothing, so
+// that only the answers can.
+func twoClusters(n int) (x []float32, scores []float64, y []bool) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	x, scores, y = make([]float32, 3*n), make([]float64, n), make([]bool, n)
+	for i := 0; i < n; i++ {
+		y[i] = i%10 == 9
+		for j := 0; j < 3; j++ {
+			v := rng.NormFloat64() * 0.5
+			if y[i] {
+				v += 4
+			}
+			x[3*i+j] = float32(v)
+		}
+		scores[i] = rng.Float64()
+	}
+	return x, scores, y
+}
+
+// auc is the ROCAUC of s against y.
+func rocOf(s []float64, y []bool) float64 {
+	var pos, neg []float64
+	for i, v := range s {
+		if y[i] {
+			pos = append(pos, v)
+		} else {
+			neg = append(neg, v)
+		}
+	}
+	return auc(pos, neg)
+}
+
+func TestSharpenRanksAnswersNeighbours(t *testing.T) {
+	const n = 400
+	x, scores, y := twoClusters(n)
+	ans := []Answer{{Row: 9, Anomaly: true}, {Row: 19, Anomaly: true}, {Row: 0}, {Row: 1}, {Row: 2}}
+	d, err := New(x, n, 3, scores, ans, DefaultRule)
+	if err != nil || d == nil {
+		t.Fatalf("New: %v, %v", d, err)
+	}
+	if want := DefaultRule.Beta(2); d.Beta != want {
+		t.Errorf("beta %v, want %v (two anomalies answered)", d.Beta, want)
+	}
+	s, err := New(x, n, 3, scores, ans, Rule{Max: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := rocOf(scores, y), rocOf(s.Apply(x, n, 3, scores), y)
+	if !(after > 0.95 && before < 0.7) {
+		t.Errorf("ROCAUC %.3f label-free, %.3f sharpened: want the answers to rank the anomalies' cluster first", before, after)
+	}
+	// A row scores the same alone as among the others.
+	all := s.Apply(x, n, 3, scores)
+	for _, i := range []int{0, 9, 123} {
+		one := s.Apply(x[3*i:3*i+3], 1, 3, scores[i:i+1])
+		if one[0] != all[i] {
+			t.Errorf("row %d: %v alone, %v among the rows", i, one[0], all[i])
+		}
+	}
+	// What model.json keeps scores the same.
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Sharpener
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Validate(3); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Apply(x, n, 3, scores); !slices.Equal(got, all) {
+		t.Error("the sharpener read back from JSON scores differently")
+	}
+}
+
+func TestNoEvidence(t *testing.T) {
+	const n = 50
+	x, scores, _ := twoClusters(n)
+	for _, ans := range [][]Answer{nil, {{Row: 1}, {Row: 2}}, {{Row: 9, Anomaly: true}}} {
+		s, err := New(x, n, 3, scores, ans, DefaultRule)
+		if s != nil || err != nil {
+			t.Errorf("answers %v: %v, %v; want no sharpener (an anomaly and a normal row are needed)", ans, s, err)
+		}
+	}
+	var re *RowError
+	if _, err := New(x, n, 3, scores, []Answer{{Row: 1}, {Row: n, Anomaly: true}}, DefaultRule); !errors.As(err, &re) || re.Index != 1 || re.Row != n {
+		t.Errorf("a row past the table: %v, want a RowError naming answer 1, row %d", err, n)
+	}
+	if DefaultRule.Beta(0) != 0 {
+		t.Error("no anomaly answered must weigh the evidence 0")
+	}
+}
+
+func TestRuleGate(t *testing.T) {
+	// Every row from one Gaussian; the label-free scores know rows 0 to 3 are
+	// anomalies, which the columns do not show. Left out in turn, an answered anomaly is
+	// no nearer the other anomalies than the normal rows: the evidence separates the
+	// answered rows worse than the scores, and a gated rule leaves the scores alone.
+	rng := rand.New(rand.NewPCG(3, 1))
+	const n = 200
+	x, scores := make([]float32, 2*n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		x[2*i], x[2*i+1] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		scores[i] = rng.Float64()
+		if i < 4 {
+			scores[i] += 10
+		}
+	}
+	ans := []Answer{{Row: 0, Anomaly: true}, {Row: 1, Anomaly: true}, {Row: 2, Anomaly: true}, {Row: 3, Anomaly: true},
+		{Row: 10}, {Row: 11}, {Row: 12}, {Row: 13}, {Row: 14}, {Row: 15}}
+	open, err := New(x, n, 2, scores, ans, Rule{Max: 0.5, C: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated, err := New(x, n, 2, scores, ans, Rule{Max: 0.5, C: 1, Gated: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, sc := gated.Check(scores, []int{0, 1, 2, 3}, []int{10, 11, 12, 13, 14, 15})
+	if !(ev < sc) || sc != 1 {
+		t.Errorf("check: evidence %v, scores %v; want the scores to separate the answered rows, the evidence less", ev, sc)
+	}
+	if open.Beta != 0.4 || gated.Beta != 0 {
+		t.Errorf("beta %v ungated, %v gated; want 0.4 and 0", open.Beta, gated.Beta)
+	}
+	if got := gated.Apply(x, n, 2, scores); !slices.Equal(Pct(got), Pct(scores)) {
+		t.Error("a closed gate changed the ranking")
+	}
+}
+
+func TestCDF(t *testing.T) {
+	q := []float64{1, 2, 2, 2, 5}
+	for _, c := range []struct{ v, want float64 }{
+		{0, 0}, {1, 0}, {1.5, 0.125}, {2, 0.5}, {3.5, 0.875}, {5, 1}, {6, 1},
+	} {
+		if got := cdf(q, c.v); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("cdf(%v) = %v, want %v", c.v, got, c.want)
+		}
+	}
+	qs := quantiles([]float64{5, 1, 3})
+	if !slices.Equal(qs, []float64{1, 3, 5}) {
+		t.Errorf("quantiles of 3 values: %v", qs)
+	}
+	big := make([]float64, 10_000)
+	for i := range big {
+		big[i] = float64(i)
+	}
+	if qs := quantiles(big); len(qs) != Quantiles || qs[0] != 0 || qs[len(qs)-1] != 9999 {
+		t.Errorf("%d quantiles from %v to %v", len(qs), qs[0], qs[len(qs)-1])
+	}
+}
+
+func TestValidate(t *testing.T) {
+	const n = 60
+	x, scores, _ := twoClusters(n)
+	good, err := New(x, n, 3, scores, []Answer{{Row: 9, Anomaly: true}, {Row: 0}}, DefaultRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damage := range map[string]func(s *Sharpener){
+		"column past the table": func(s *Sharpener) { s.Columns[0] = 3 },
+		"zero spread":           func(s *Sharpener) { s.SD[1] = 0 },
+		"short answered row":    func(s *Sharpener) { s.Normals[0] = s.Normals[0][:2] },
+		"no anomaly":            func(s *Sharpener) { s.Anomalies = nil },
+		"beta above 1":          func(s *Sharpener) { s.Beta = 1.5 },
+		"quantiles descending":  func(s *Sharpener) { s.Scores[0] = s.Scores[1] + 1 },
+		"NaN delta":             func(s *Sharpener) { s.Delta = math.NaN() },
+	} {
+		b, _ := json.Marshal(good)
+		var s Sharpener
+		json.Unmarshal(b, &s)
+		damage(&s)
+		if err := s.Validate(3); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", name, err)
+		}
+	}
+	if err := good.Validate(3); err != nil {
+		t.Error(err)
+	}
+}
+
+// Pct is the rank percentile of each value, ties sharing their mean rank.
+func Pct(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case v[a] < v[b]:
+			return -1
+		case v[a] > v[b]:
+			return 1
+		}
+		return 0
+	})
+	out := make([]float64, len(v))
+	for p := 0; p < len(idx); {
+		q := p
+		for q+1 < len(idx) && v[idx[q+1]] == v[idx[p]] {
+			q++
+		}
+		for t := p; t <= q; t++ {
+			out[idx[t]] = float64(p+q+2) / 2 / float64(len(v))
+		}
+		p = q + 1
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package detector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/answers"
+)
+
+// ErrLearned reports a review or a calibration of a model fitted with answers: its
+// scores, count and cut already rest on them. Review and calibrate the label-free model,
+// then fit again with all the answers.
+var ErrLearned = errors.New("udocc: the model was fitted with answers: review and calibrate the label-free model, then fit again with every answer")
+
+// Learn takes the user's answers on the training rows ds (the table the model was fitted
+// on) and follows one path: answers → scores → count → cut. The scores are sharpened by
+// the answers (package internal/answers: a row near an answered anomaly rises, one near
+// an answered normal row falls; the model keeps the answered rows and scores new rows
+// the same way). The count and its 80 % interval are the review's estimate (Calibrate),
+// read on the label-free ranks the review's design drew the rows on. The cut flags as
+// many rows of the sharpened scores as Calibrate's cut would. With no anomaly or no
+// normal row among the answers the scores stay as they were. A nil ctx is
+// context.Background().
+func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o CalibrateOptions) (Calibration, error) {
+	if err := m.calibrable(); err != nil {
+		return Calibration{}, err
+	}
+	if m.scores == nil {
+		return Calibration{}, ErrNoReviewRows
+	}
+	if o.Rows != nil || o.Scores != nil {
+		return Calibration{}, errors.New("udocc: Learn reads the training rows: leave CalibrateOptions.Rows and Scores nil")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ds, err := m.matchColumns(ds)
+	if err != nil {
+		return Calibration{}, err
+	}
+	if _, err := m.imputeMissing(ds); err != nil {
+		return Calibration{}, err
+	}
+	n := len(m.scores)
+	if ds.N != n || ds.D != m.inputs() || len(ds.X) != ds.N*ds.D {
+		return Calibration{}, fmt.Errorf("udocc: Learn: %d rows of %d columns; the model was fitted on %d rows of %d columns", ds.N, ds.D, n, m.inputs())
+	}
+	rank, _ := reviewRanks(m.scores)
+	ra, err := rankedAnswers(ans, rank)
+	if err != nil {
+		return Calibration{}, err
+	}
+	rows := make([]answers.Answer, len(ans))
+	for i, a := range ans {
+		rows[i] = answers.Answer{Row: a.Row, Anomaly: a.Anomaly}
+	}
+	sh, err := answers.New(ds.X, ds.N, ds.D, m.scores, rows, answers.DefaultRule)
+	if err != nil {
+		return Calibration{}, fmt.Errorf("udocc: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Calibration{}, err
+	}
+	sharp := m.scores
+	if sh != nil {
+		sharp = sh.Apply(ds.X, ds.N, ds.D, m.scores)
+	}
+	// calibrateRanked sets the threshold, labels and review on success only.
+	saved := *m.meta
+	labelFree := m.scores
+	m.scores, m.meta.Answers, m.meta.Tail = sharp, sh, newTail(sharp)
+	c, err := m.calibrateRanked(n, ra, sharp, nil, o)
+	if err != nil {
+		*m.meta, m.scores = saved, labelFree
+		return Calibration{}, err
+	}
+	return c, nil
+}
+
+// Sharpened says whether the model's scores were sharpened by answers, with the
+// evidence's weight β.
+func (m *Model) Sharpened() (beta float64, ok bool) {
+	if a := m.meta.Answers; a != nil {
+		return a.Beta, true
+	}
+	return 0, false
+}
+
+// sharpen applies the model's answers to the label-free scores s of ds's rows (the
+// model's columns, matched and imputed).
+func (m *Model) sharpen(ds *data.Dataset, s []float64) []float64 {
+	if a := m.meta.Answers; a != nil {
+		return a.Apply(ds.X, ds.N, ds.D, s)
+	}
+	return s
+}
+
+// learned refuses a review or calibration of a model fitted with answers.
+func (m *Model) learned() error {
+	if m.meta.Answers != nil {
+		return ErrLearned
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package detector_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/udocc/udocc/internal/detector"
+)
+
+// TestLearn fits with answers (Options.Answers) and checks the one path: the scores are
+// sharpened, the count and cut come from the answers, the model scores new rows as it
+// scored its training rows, before and after a save, and a review or calibration of it
+// is refused.
+func TestLearn(t *testing.T) {
+	ctx := context.Background()
+	rows := table(300, 4, 11)
+	free, err := detector.Fit(ctx, rows, quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free.Close()
+	if _, ok := free.Sharpened(); ok {
+		t.Error("a label-free fit says its scores are sharpened")
+	}
+	// Answers as a review gives them: the rows it asks, answered from the truth (every
+	// tenth row is an anomaly).
+	asked, err := free.ReviewRows(ctx, nil, detector.ReviewOptions{K: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ans []detector.Answer
+	anomalies := 0
+	for _, r := range asked {
+		a := r.Row%10 == 9
+		ans = append(ans, detector.Answer{Row: r.Row, Anomaly: a, Round: r.Round})
+		if a {
+			anomalies++
+		}
+	}
+	if anomalies == 0 || anomalies == len(ans) {
+		t.Fatalf("%d of %d answered rows are anomalies: the test needs both", anomalies, len(ans))
+	}
+	o := quick()
+	o.Answers = ans
+	m, err := detector.Fit(ctx, rows, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	beta, ok := m.Sharpened()
+	if !ok || !(beta > 0) {
+		t.Fatalf("sharpened %v, beta %v: want the answers' evidence weighed", ok, beta)
+	}
+	if slices.Equal(m.Scores(), free.Scores()) {
+		t.Error("the answers left every score as it was")
+	}
+	b := m.CountBasis()
+	if b.Answers != len(ans) || b.Anomalies != anomalies {
+		t.Errorf("the count rests on %d answers (%d anomalies), want %d (%d)", b.Answers, b.Anomalies, len(ans), anomalies)
+	}
+	// Labels are the scores above the threshold.
+	for i, l := range m.Labels() {
+		if l != (m.Scores()[i] > m.Threshold()) {
+			t.Fatalf("row %d: label %v, score %v, threshold %v", i, l, m.Scores()[i], m.Threshold())
+		}
+	}
+	// New rows score as the training rows did, in the model and saved.
+	again, err := m.Score(ctx, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again, m.Scores()) {
+		t.Error("Score on the training rows differs from Scores")
+	}
+	l := reloaded(t, m)
+	loaded, err := l.Score(ctx, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(loaded, again) {
+		t.Error("the saved model scores the rows differently")
+	}
+	if l.Threshold() != m.Threshold() {
+		t.Errorf("threshold %v saved, %v fitted", l.Threshold(), m.Threshold())
+	}
+	// Its scores rest on the answers: more answers go to the label-free model.
+	if _, err := m.ReviewRows(ctx, ans, detector.ReviewOptions{}); !errors.Is(err, detector.ErrLearned) {
+		t.Errorf("ReviewRows: %v, want ErrLearned", err)
+	}
+	if _, err := l.Calibrate(ctx, ans, detector.CalibrateOptions{Scores: loaded}); !errors.Is(err, detector.ErrLearned) {
+		t.Errorf("Calibrate: %v, want ErrLearned", err)
+	}
+	// The explanations split the label-free score.
+	ex, err := m.Explain(ctx, rows[9:10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex[0].Score != free.Scores()[9] {
+		t.Errorf("explained score %v, the label-free fit's %v", ex[0].Score, free.Scores()[9])
+	}
+}
+
+func TestLearnRefuses(t *testing.T) {
+	ctx := context.Background()
+	rows := table(60, 3, 2)
+	for name, o := range map[string]func(o *detector.Options){
+		"a row past the table":  func(o *detector.Options) { o.Answers = []detector.Answer{{Row: 60, Anomaly: true}} },
+		"both ways":             func(o *detector.Options) { o.Answers = []detector.Answer{{Row: 1}, {Row: 1, Anomaly: true}} },
+		"with a contamination":  func(o *detector.Options) { o.Answers, o.Contamination = []detector.Answer{{Row: 1}}, 0.1 },
+		"with the paper method": func(o *detector.Options) { o.Answers, o.Method = []detector.Answer{{Row: 1}}, detector.OC },
+	} {
+		opts := quick()
+		o(&opts)
+		m, err := detector.Fit(ctx, rows, opts)
+		if err == nil {
+			m.Close()
+			t.Errorf("%s: fitted", name)
+			continue
+		}
+		t.Logf("%s: %v", name, err)
+	}
+	var ae *detector.AnswerError
+	o := quick()
+	o.Answers = []detector.Answer{{Row: 3}, {Row: 70, Anomaly: true}}
+	if _, err := detector.Fit(ctx, rows, o); !errors.As(err, &ae) || ae.Index != 1 || !errors.Is(err, detector.ErrNoRow) {
+		t.Errorf("%v: want an AnswerError naming answer 1, ErrNoRow", err)
+	}
+}
