@@ -154,6 +154,11 @@ func (m *Model) Calibrate(ctx context.Context, answers []Answer, o CalibrateOpti
 	return m.d.Calibrate(ctx, answers, o)
 }
 
+// Sharpened says whether the answers of Options.Answers sharpened the model's scores,
+// and with what weight beta their evidence enters the score. The answers need an
+// anomaly and a normal row among them to sharpen anything.
+func (m *Model) Sharpened() (beta float64, ok bool) { return m.d.Sharpened() }
+
 // SetThreads sets the CPU threads the model scores and explains on; 0 means every core.
 // Results are the same bits for any count. Set it before other calls run.
 func (m *Model) SetThreads(n int) { m.d.SetThreads(n) }

@@ -92,3 +92,44 @@ func flagged(labels []bool) int {
 	}
 	return n
 }
+
+// ExampleOptions_answers fits with a user's answers: they sharpen the scores (rows near
+// an answered anomaly rise) and the count and the cut come from them. Without answers
+// the fit is the label-free one.
+func ExampleOptions_answers() {
+	ctx := context.Background()
+	rows := table(300, 4, 11)
+	free, err := udocc.Fit(ctx, rows, quick())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer free.Close()
+	// The label-free model picks the rows to ask; the user answers them (every tenth row
+	// of this table is an anomaly).
+	var answers []udocc.Answer
+	for round := 1; round <= 2; round++ {
+		ask, err := free.ReviewRows(ctx, answers, udocc.ReviewOptions{K: 20, Seed: 1})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, r := range ask {
+			answers = append(answers, udocc.Answer{Row: r.Row, Anomaly: r.Row%10 == 9, Round: r.Round})
+		}
+	}
+	o := quick()
+	o.Answers = answers
+	m, err := udocc.Fit(ctx, rows, o)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	beta, ok := m.Sharpened()
+	fmt.Println("sharpened:", ok, "evidence weighed:", beta > 0)
+	fmt.Println("the count rests on", m.CountBasis().Answers, "answers")
+	// Output:
+	// sharpened: true evidence weighed: true
+	// the count rests on 40 answers
+}

@@ -91,4 +91,5 @@ var (
 	ErrNoRow          = detector.ErrNoRow
 	ErrContradiction  = detector.ErrContradiction
 	ErrBadRound       = detector.ErrBadRound
+	ErrLearned        = detector.ErrLearned
 )

@@ -2,11 +2,13 @@ package detector
 
 import (
 	"context"
-	"github.com/udocc/udocc/internal/tool"
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/tool"
 )
 
 // shapley sets out's Features to the Shapley values of the rows of sub (row r of sub is
@@ -23,8 +25,9 @@ import (
 // sum to Score − Base (to the scores' rounding: the walk's ends are the two). The scored
 // rows go through Model.ScoreDataset in blocks of at most explainBudget values (or one
 // row's coalitions or pair of walks), ctx checked between blocks; the permutations are
-// drawn from the row's index in the table, so that a row's values do not depend on the
-// other rows explained with it.
+// drawn from the row's values (rowSeed), so that a row's values depend neither on the
+// other rows explained with it nor on its place among them: the CLI and a server
+// explain the same row alike.
 //
 // A model that mixes the Gaussian of its columns into its score (Ensemble.GaussianWeight
 // g) plays the sum of two games, and Shapley values add over a sum: the networks' part
@@ -104,7 +107,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 					}
 					sumsq[r] = make([]float64, d)
 				}
-				pi := rand.New(rand.NewPCG(uint64(out[r].Row), uint64(q)+1)).Perm(k)
+				pi := rand.New(rand.NewPCG(rowSeed(row), uint64(q)+1)).Perm(k)
 				u := unit{r: r, q: q, active: act, rows: 2 * max(k-1, 0)}
 				u.perms[0], u.perms[1] = make([]int, k), make([]int, k)
 				for i, p := range pi {
@@ -244,4 +247,15 @@ func bitsSet(s int) int {
 		n++
 	}
 	return n
+}
+
+// rowSeed is the FNV-1a hash of a row's float32 bits: the seed of its permutations.
+func rowSeed(row []float32) uint64 {
+	h := fnv.New64a()
+	var b [4]byte
+	for _, v := range row {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }

@@ -305,6 +305,15 @@ func TestExplainShapleySampled(t *testing.T) {
 	if !slices.Equal(alone[0].Features, atts[2].Features) {
 		t.Errorf("row 5 alone: %v; with rows 9 and 19: %v", alone[0].Features, atts[2].Features)
 	}
+	// The permutations follow the row's values, not its place: row 5 as the only row
+	// of a request (index 0) is explained as in the table.
+	moved, err := m.ExplainDataset(ctx, dataset(t, rows[5:6]), nil, detector.ExplainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(moved[0].Features, atts[2].Features) {
+		t.Errorf("row 5 as row 0 of another table: %v; in the table: %v", moved[0].Features, atts[2].Features)
+	}
 	t.Logf("%d of %d values from the default permutations within 6 standard errors of 512's", within, all)
 	// Four pairs' means estimate an error of 3 degrees of freedom, and the credits of
 	// correlated features are skewed: the errors of few permutations are rough.
