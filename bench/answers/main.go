@@ -28,6 +28,7 @@ import (
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/answers"
+	"github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/review"
 )
 
@@ -50,13 +51,10 @@ func ruleName(r answers.Rule) string {
 // rules holds rule 0, the label-free fit, first.
 var rules = func() []answers.Rule {
 	rs := []answers.Rule{{}}
-	for _, gate := range []struct {
-		on     bool
-		margin float64
-	}{{false, 0}, {true, 0.05}, {true, 0}, {true, -0.05}} {
+	for _, gated := range []bool{false, true} {
 		for _, b := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
-			for _, c := range []float64{0, 1, 4} {
-				rs = append(rs, answers.Rule{Max: b, C: c, Gated: gate.on, Margin: gate.margin})
+			for _, c := range []float64{0, 2} {
+				rs = append(rs, answers.Rule{Max: b, C: c, Gated: gated})
 			}
 		}
 	}
@@ -108,7 +106,18 @@ func main() {
 		if ds.N != len(scores) {
 			log.Fatalf("%s: %d rows, the fit scored %d", ct.Name, ds.N, len(scores))
 		}
-		imputeMedians(ds)
+		// The rows the answers' distances read, as Model.Learn reads them: the fit's
+		// model matches and imputes the columns, and a wide table's model projects them
+		// onto its principal components.
+		m, err := detector.Load(filepath.Join(*fitsDir, ct.Name, "model"), "cpu")
+		if err != nil {
+			log.Fatalf("%s: %v", ct.Name, err)
+		}
+		ds, err = m.AnswerRows(ds)
+		m.Close()
+		if err != nil {
+			log.Fatalf("%s: %v", ct.Name, err)
+		}
 		py := loadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
 		t := tab{name: ct.Name, group: ct.Group}
 		for s := 0; s < *seeds; s++ {
@@ -512,29 +521,6 @@ func pct(v []float64) []float64 {
 	}
 	return out
 }
-
-// imputeMedians fills ds's missing values with their column's median, as a fit does.
-func imputeMedians(ds *data.Dataset) {
-	for j := 0; j < ds.D; j++ {
-		var col []float64
-		for i := 0; i < ds.N; i++ {
-			if v := ds.X[i*ds.D+j]; !math.IsNaN(float64(v)) {
-				col = append(col, float64(v))
-			}
-		}
-		if len(col) == ds.N || len(col) == 0 {
-			continue
-		}
-		slices.Sort(col)
-		med := float32(col[len(col)/2])
-		for i := 0; i < ds.N; i++ {
-			if math.IsNaN(float64(ds.X[i*ds.D+j])) {
-				ds.X[i*ds.D+j] = med
-			}
-		}
-	}
-}
-
 // writeDump writes every table's, seed's and rule's ROCAUC and PRAUC to path.
 func writeDump(path string, tabs []tab) {
 	f, err := os.Create(path)

@@ -141,6 +141,10 @@ var explainOutputs = []string{"explain.png", "explanations.csv"}
 // leading features that together carry half the rise where no single one does.
 type explainedRow struct {
 	Row         int                   `json:"row"`
+	ID          string                `json:"id,omitempty"` // the id column's cell, where the table has one
+	// Sharpened is the row's score sharpened by the answers of a model fitted with them,
+	// which flags it; Score is then the networks' label-free score that the parts split.
+	Sharpened *float64 `json:"sharpened_score,omitempty"`
 	Score       float64               `json:"score"`
 	Flagged     *bool                 `json:"flagged"`
 	Base        float64               `json:"baseline_score"`
@@ -232,7 +236,11 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return interrupted(ctx, f.output.out, fmt.Errorf("%s: %w", path, libError(err)))
 	}
-	report := explainReport(m, ds, atts, *nf)
+	flags, err := rowScores(ctx, m, ds, rows)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, libError(err))
+	}
+	report := explainReport(m, ds, atts, *nf, flags)
 	if ds.RowIndex != nil {
 		for i := range report {
 			report[i].Row = ds.RowIndex[report[i].Row-1] + 1 // the file's 1-based data row, as scores.csv numbers it
@@ -243,7 +251,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer tx.Abort()
-	if err := writeExplanations(filepath.Join(tx.Dir(), "explanations.csv"), report); err != nil {
+	if err := writeExplanations(filepath.Join(tx.Dir(), "explanations.csv"), report, ds.IDName); err != nil {
 		return err
 	}
 	if err := explainFigure(filepath.Join(tx.Dir(), "explain.png"), ds.Name, report); err != nil {
@@ -322,13 +330,22 @@ func topRows(scores []float64, n int) []int {
 // normal rows' median and spread, parts and shares; its nf features that lower the score
 // most; its interaction where Attribution.Interacts; and Attribution.Carrying(0.5) where
 // it is longer than one feature.
-func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int) []explainedRow {
+//
+// scores are the model's scores of the rows, which flag them: those of a model fitted with
+// answers are sharpened, while the attributions split the label-free score.
+func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int, scores []float64) []explainedRow {
 	median, spread := m.Normal()
 	out := make([]explainedRow, len(atts))
 	for r, a := range atts {
 		er := explainedRow{Row: a.Row + 1, Score: a.Score, Base: a.Base, Features: []explainedFeature{}, Lowering: []explainedFeature{}} // 1-based, as scores.csv
-		if l := m.Label([]float64{a.Score}); l != nil {
+		if ds.IDs != nil {
+			er.ID = ds.IDs[a.Row]
+		}
+		if l := m.Label(scores[r : r+1]); l != nil {
 			er.Flagged = &l[0]
+		}
+		if _, ok := m.Sharpened(); ok {
+			er.Sharpened = &scores[r]
 		}
 		feature := func(j int) explainedFeature {
 			f := explainedFeature{Name: featureName(ds.Features, j), Value: float64(ds.Row(a.Row)[j]),
@@ -377,7 +394,15 @@ func printExplanations(w io.Writer, thr float64, report []explainedRow) {
 				state = fmt.Sprintf(", threshold %.4g: flagged", thr)
 			}
 		}
-		fmt.Fprintf(w, "row %d: score %.4g%s (the normal rows' median row scores %.4g: a rise of %.4g)\n", r.Row, r.Score, state, r.Base, r.Score-r.Base)
+		name := fmt.Sprintf("row %d", r.Row)
+		if r.ID != "" {
+			name += fmt.Sprintf(" (id %s)", r.ID)
+		}
+		if r.Sharpened != nil {
+			fmt.Fprintf(w, "%s: score %.4g sharpened by the answers%s; the networks' score %.4g (the normal rows' median row scores %.4g: a rise of %.4g)\n", name, *r.Sharpened, state, r.Score, r.Base, r.Score-r.Base)
+		} else {
+			fmt.Fprintf(w, "%s: score %.4g%s (the normal rows' median row scores %.4g: a rise of %.4g)\n", name, r.Score, state, r.Base, r.Score-r.Base)
+		}
 		width := len("feature")
 		for _, f := range slices.Concat(r.Features, r.Lowering) {
 			width = max(width, len(f.Name))
@@ -420,7 +445,9 @@ func printExplanations(w io.Writer, thr float64, report []explainedRow) {
 // share), "lowers" (none), "interaction" (the two leading features, joined by " & "), or
 // "half_rise" (the leading features that together carry half the rise where no single
 // one does, joined by " & ", part the sum of their parts).
-func writeExplanations(path string, report []explainedRow) error {
+//
+// Where the table has an id column (idName), its cell leads each line, under its name.
+func writeExplanations(path string, report []explainedRow, idName string) error {
 	opt := func(v *float64) string {
 		if v == nil {
 			return ""
@@ -429,23 +456,31 @@ func writeExplanations(path string, report []explainedRow) error {
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
+		id := idName != ""
+		if id {
+			bw.WriteString(csvField(idName) + ",")
+		}
 		bw.WriteString("row,score,baseline_score,effect,rank,feature,value,normal_median,normal_spread,part,std_err,share\n")
 		for _, r := range report {
+			lead := ""
+			if id {
+				lead = csvField(r.ID) + ","
+			}
 			for _, g := range []struct {
 				effect string
 				fs     []explainedFeature
 			}{{"raises", r.Features}, {"lowers", r.Lowering}} {
 				for i, f := range g.fs {
-					fmt.Fprintf(bw, "%d,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", r.Row, ftoa(r.Score), ftoa(r.Base), g.effect, i+1, csvField(f.Name),
+					fmt.Fprintf(bw, "%s%d,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", lead, r.Row, ftoa(r.Score), ftoa(r.Base), g.effect, i+1, csvField(f.Name),
 						ftoa(f.Value), ftoa(f.Median), ftoa(f.Spread), ftoa(f.Part), opt(f.StdErr), opt(f.Share))
 				}
 			}
 			if in := r.Interaction; in != nil {
-				fmt.Fprintf(bw, "%d,%s,%s,interaction,1,%s,,,,%s,,\n", r.Row, ftoa(r.Score), ftoa(r.Base),
+				fmt.Fprintf(bw, "%s%d,%s,%s,interaction,1,%s,,,,%s,,\n", lead, r.Row, ftoa(r.Score), ftoa(r.Base),
 					csvField(in.Features[0]+" & "+in.Features[1]), ftoa(in.Part))
 			}
 			if g := r.HalfRise; g != nil {
-				fmt.Fprintf(bw, "%d,%s,%s,half_rise,1,%s,,,,%s,,\n", r.Row, ftoa(r.Score), ftoa(r.Base),
+				fmt.Fprintf(bw, "%s%d,%s,%s,half_rise,1,%s,,,,%s,,\n", lead, r.Row, ftoa(r.Score), ftoa(r.Base),
 					csvField(strings.Join(g.Features, " & ")), ftoa(g.Part))
 			}
 		}
@@ -524,4 +559,17 @@ func fileRowsToTable(rows []int, ds *data.Dataset, path string) ([]int, error) {
 		out[k] = i
 	}
 	return out, nil
+}
+
+// rowScores are the model's scores of ds's rows, in order.
+func rowScores(ctx context.Context, m *lib.Model, ds *data.Dataset, rows []int) ([]float64, error) {
+	sub := &data.Dataset{Name: ds.Name, N: len(rows), D: ds.D, X: make([]float32, 0, len(rows)*ds.D), Features: ds.Features, Named: ds.Named}
+	for _, i := range rows {
+		sub.X = append(sub.X, ds.Row(i)...)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	s, _, err := m.ScoreDataset(ctx, sub)
+	return s, err
 }

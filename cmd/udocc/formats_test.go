@@ -145,6 +145,15 @@ func TestTableColumns(t *testing.T) {
 
 	mustUdocc(t, dir, fitArgs("--label", "y", "--positive", "fraud", "--id", "user", "--drop-text",
 		"--out", "fit", "--append-to", "scored.parquet", "users.csv")...)
+	// The id is carried into the explanations, in the file and on stdout.
+	ex := mustUdocc(t, dir, "explain", "--model", "fit/model", "--label", "y", "--positive", "fraud", "--id", "user", "--drop-text",
+		"--rows", "4", "--out", "ex", "users.csv")
+	if !strings.Contains(ex.stdout, "row 4 (id u,003): score") {
+		t.Errorf("udocc explain does not name the row's id:\n%s", ex.stdout)
+	}
+	if e := readCSV(t, filepath.Join(dir, "ex", "explanations.csv")); len(e.header) < 2 || e.header[0] != "user" || e.col(t, "user")[0] != "u,003" {
+		t.Errorf("explanations.csv: header %v, want the id column user first, holding u,003", e.header)
+	}
 	fit := readCSV(t, filepath.Join(dir, "fit", "scores.csv"))
 	if want := []string{"row", "user", "score", "rank", "label", "probability", "true_label"}; len(fit.header) < len(want) || !slices.Equal(fit.header[:len(want)], want) {
 		t.Fatalf("scores.csv header %v, want it to start %v (the members' columns follow)", fit.header, want)

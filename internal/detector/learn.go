@@ -17,8 +17,8 @@ var ErrLearned = errors.New("udocc: the model was fitted with answers: review an
 // Learn takes the user's answers on the training rows ds (the table the model was fitted
 // on) and follows one path: answers → scores → count → cut. The scores are sharpened by
 // the answers (package internal/answers: a row near an answered anomaly rises, one near
-// an answered normal row falls; the model keeps the answered rows and scores new rows
-// the same way). The count and its 80 % interval are the review's estimate (Calibrate),
+// an answered normal row falls, in the columns the networks read; the model keeps the
+// answered rows and scores new rows the same way). The count and its 80 % interval are the review's estimate (Calibrate),
 // read on the label-free ranks the review's design drew the rows on. The cut flags as
 // many rows of the sharpened scores as Calibrate's cut would. With no anomaly or no
 // normal row among the answers the scores stay as they were. A nil ctx is
@@ -56,7 +56,11 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	for i, a := range ans {
 		rows[i] = answers.Answer{Row: a.Row, Anomaly: a.Anomaly}
 	}
-	sh, err := answers.New(ds.X, ds.N, ds.D, m.scores, rows, answers.DefaultRule)
+	x, _, err := m.networkRows(ds, false)
+	if err != nil {
+		return Calibration{}, err
+	}
+	sh, err := answers.New(x.X, x.N, x.D, m.scores, rows, answers.DefaultRule)
 	if err != nil {
 		return Calibration{}, fmt.Errorf("udocc: %w", err)
 	}
@@ -65,7 +69,7 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	}
 	sharp := m.scores
 	if sh != nil {
-		sharp = sh.Apply(ds.X, ds.N, ds.D, m.scores)
+		sharp = sh.Apply(x.X, x.N, x.D, m.scores)
 	}
 	// calibrateRanked sets the threshold, labels and review on success only.
 	saved := *m.meta
@@ -88,8 +92,23 @@ func (m *Model) Sharpened() (beta float64, ok bool) {
 	return 0, false
 }
 
+// AnswerRows are the rows of ds (the model's columns) whose distances the answers'
+// evidence reads: ds matched and imputed, or, for a model that reads its table's
+// principal components, those components, as the networks read them.
+func (m *Model) AnswerRows(ds *data.Dataset) (*data.Dataset, error) {
+	ds, err := m.matchColumns(ds)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.imputeMissing(ds); err != nil {
+		return nil, err
+	}
+	x, _, err := m.networkRows(ds, false)
+	return x, err
+}
+
 // sharpen applies the model's answers to the label-free scores s of ds's rows (the
-// model's columns, matched and imputed).
+// rows the networks read: AnswerRows).
 func (m *Model) sharpen(ds *data.Dataset, s []float64) []float64 {
 	if a := m.meta.Answers; a != nil {
 		return a.Apply(ds.X, ds.N, ds.D, s)

@@ -128,3 +128,33 @@ func TestLearnRefuses(t *testing.T) {
 		t.Errorf("%v: want an AnswerError naming answer 1, ErrNoRow", err)
 	}
 }
+
+// TestLearnWide fits a table wide enough to reach the networks as its principal
+// components: the answers' distances read the components, and the saved model scores
+// the rows as the fit did.
+func TestLearnWide(t *testing.T) {
+	ctx := context.Background()
+	rows := table(300, 310, 4)
+	var ans []detector.Answer
+	for _, r := range []int{9, 19, 29, 0, 1, 2, 3, 4} {
+		ans = append(ans, detector.Answer{Row: r, Anomaly: r%10 == 9, Round: 1})
+	}
+	o := quick()
+	o.Answers = ans
+	m, err := detector.Fit(ctx, rows, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, ok := m.Sharpened(); !ok {
+		t.Fatal("not sharpened")
+	}
+	l := reloaded(t, m)
+	got, err := l.Score(ctx, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, m.Scores()) {
+		t.Error("the saved wide model scores the training rows differently")
+	}
+}

@@ -84,7 +84,7 @@ func (m *Model) scoreDataset(ctx context.Context, ds *data.Dataset, sharpen bool
 		m.meta.Ensemble.MixGaussian(s, gd)
 	}
 	if sharpen {
-		s = m.sharpen(ds, s)
+		s = m.sharpen(nds, s)
 	}
 	return s, mem, nil
 }

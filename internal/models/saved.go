@@ -299,7 +299,7 @@ func (m *Meta) Validate() error {
 		if m.Review == nil {
 			return fmt.Errorf("answers without review: %w", ErrFormat)
 		}
-		if err := m.Answers.Validate(m.Inputs()); err != nil {
+		if err := m.Answers.Validate(m.Sizes[0]); err != nil { // the columns the networks read
 			return fmt.Errorf("answers: %w: %w", err, ErrFormat)
 		}
 	}
