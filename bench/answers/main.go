@@ -521,6 +521,7 @@ func pct(v []float64) []float64 {
 	}
 	return out
 }
+
 // writeDump writes every table's, seed's and rule's ROCAUC and PRAUC to path.
 func writeDump(path string, tabs []tab) {
 	f, err := os.Create(path)

@@ -140,11 +140,11 @@ var explainOutputs = []string{"explain.png", "explanations.csv"}
 // of its two leading features where it carries a large part of the rise; and the
 // leading features that together carry half the rise where no single one does.
 type explainedRow struct {
-	Row         int                   `json:"row"`
-	ID          string                `json:"id,omitempty"` // the id column's cell, where the table has one
+	Row int    `json:"row"`
+	ID  string `json:"id,omitempty"` // the id column's cell, where the table has one
 	// Sharpened is the row's score sharpened by the answers of a model fitted with them,
 	// which flags it; Score is then the networks' label-free score that the parts split.
-	Sharpened *float64 `json:"sharpened_score,omitempty"`
+	Sharpened   *float64              `json:"sharpened_score,omitempty"`
 	Score       float64               `json:"score"`
 	Flagged     *bool                 `json:"flagged"`
 	Base        float64               `json:"baseline_score"`
