@@ -42,20 +42,23 @@ func ruleName(r answers.Rule) string {
 	if r.C != 0 {
 		name = fmt.Sprintf("β = %.2f·m/(m+%g)", r.Max, r.C)
 	}
-	if r.Gated {
+	switch r.Check {
+	case answers.CheckGate:
 		name += fmt.Sprintf(", gated (margin %+.2f)", r.Margin)
+	case answers.CheckWeak:
+		name += " × clamp(2(1 − A_s))"
+	case answers.CheckContrast:
+		name += " × clamp(0.5 + A_e − A_s)"
 	}
 	return name
 }
 
 // rules holds rule 0, the label-free fit, first.
 var rules = func() []answers.Rule {
-	rs := []answers.Rule{{}}
-	for _, gated := range []bool{false, true} {
-		for _, b := range []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8} {
-			for _, c := range []float64{0, 2} {
-				rs = append(rs, answers.Rule{Max: b, C: c, Gated: gated})
-			}
+	rs := []answers.Rule{{}, {Max: 0.3}, {Max: 0.4}, {Max: 0.5}, {Max: 0.6}}
+	for _, check := range []answers.Check{answers.CheckWeak, answers.CheckContrast} {
+		for _, b := range []float64{0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1} {
+			rs = append(rs, answers.Rule{Max: b, Check: check})
 		}
 	}
 	return rs
@@ -154,10 +157,7 @@ func main() {
 			}
 			for _, ru := range rules {
 				sc := scores
-				beta := ru.Beta(r.anomAsked)
-				if ru.Gated && checkE < checkS-ru.Margin {
-					beta = 0
-				}
+				beta := ru.Weight(r.anomAsked, checkE, checkS)
 				if sh != nil && beta > 0 {
 					sc = answers.Mix(ps, pe, beta)
 				}

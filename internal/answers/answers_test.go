@@ -61,8 +61,11 @@ func TestSharpenRanksAnswersNeighbours(t *testing.T) {
 	if !(after > 0.95 && before < 0.7) {
 		t.Errorf("ROCAUC %.3f label-free, %.3f sharpened: want the answers to rank the anomalies' cluster first", before, after)
 	}
-	// A row scores the same alone as among the others.
+	// A row scores the same alone as among the others, and as Fit scored it.
 	all := s.Apply(x, n, 3, scores)
+	if _, fitted, err := Fit(x, n, 3, scores, ans, Rule{Max: 0.9}); err != nil || !slices.Equal(fitted, all) {
+		t.Errorf("Fit's sharpened scores differ from Apply's (%v)", err)
+	}
 	for _, i := range []int{0, 9, 123} {
 		one := s.Apply(x[3*i:3*i+3], 1, 3, scores[i:i+1])
 		if one[0] != all[i] {
@@ -125,7 +128,7 @@ func TestRuleGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gated, err := New(x, n, 2, scores, ans, Rule{Max: 0.5, C: 1, Gated: true})
+	gated, err := New(x, n, 2, scores, ans, Rule{Max: 0.5, C: 1, Check: CheckGate})
 	if err != nil {
 		t.Fatal(err)
 	}

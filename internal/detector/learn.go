@@ -60,16 +60,15 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	if err != nil {
 		return Calibration{}, err
 	}
-	sh, err := answers.New(x.X, x.N, x.D, m.scores, rows, answers.DefaultRule)
+	sh, sharp, err := answers.Fit(x.X, x.N, x.D, m.scores, rows, answers.DefaultRule)
 	if err != nil {
 		return Calibration{}, fmt.Errorf("udocc: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return Calibration{}, err
 	}
-	sharp := m.scores
-	if sh != nil {
-		sharp = sh.Apply(x.X, x.N, x.D, m.scores)
+	if sh == nil {
+		sharp = m.scores
 	}
 	// calibrateRanked sets the threshold, labels and review on success only.
 	saved := *m.meta
