@@ -38,6 +38,8 @@ type (
 	// UnscorableError is a row too far outside the training range to score: its row,
 	// column and index in fields; errors.Is(err, ErrUnscorable).
 	UnscorableError = detector.UnscorableError
+	// NoValuesError is a row whose every cell is missing (ErrNoValues): its row.
+	NoValuesError = detector.NoValuesError
 )
 
 // The methods.

@@ -26,6 +26,19 @@ var ErrColumns = errors.New("the columns are not the model's")
 // scored, and imputing all of it would score it as the typical training row.
 var ErrNoValues = errors.New("udocc: a row has no values")
 
+// NoValuesError is ErrNoValues at a row: errors.Is(err, ErrNoValues) holds, and errors.As
+// gives the row.
+type NoValuesError struct {
+	Row    int    // 0-based row of the table
+	Source string // the table: its name, or "rows"
+}
+
+func (e *NoValuesError) Error() string {
+	return fmt.Sprintf("%v: row %d (0-based) of %s: every feature is missing", ErrNoValues, e.Row, e.Source)
+}
+
+func (e *NoValuesError) Unwrap() error { return ErrNoValues }
+
 // labelColumn is the name of the training table's label column, which a table scored
 // with the model may hold (package data's LoadOptions.LabelColumn, with LabelOptional),
 // and the value that marked an anomaly in it ("" for 0/1, -1/1, true/false); both ""
@@ -154,7 +167,7 @@ func impute(ds *data.Dataset, medians []float64) ([]int, error) {
 			continue
 		}
 		if nan == len(row) {
-			return nil, fmt.Errorf("%w: row %d (0-based) of %s: every feature is missing", ErrNoValues, i, where(ds))
+			return nil, &NoValuesError{Row: i, Source: where(ds)}
 		}
 		if len(medians) != ds.D {
 			return nil, fmt.Errorf("udocc: row %d (0-based) of %s has a missing value, and the model keeps no medians to impute it with (it was saved by an older udocc)", i, where(ds))

@@ -141,6 +141,7 @@ func (h *Server) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, ex
 // scoreChunk scores the n rows x, appending to res.
 func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d, explain int) *httpError {
 	j, err := s.score(ctx, x, n, explain > 0)
+	var nv *NoValuesError
 	switch {
 	case err != nil:
 		return &httpError{http.StatusServiceUnavailable, "timeout",
@@ -154,6 +155,8 @@ func (s *served) scoreChunk(ctx context.Context, res *scored, x []float32, n, d,
 		return &httpError{http.StatusUnprocessableEntity, "unscorable",
 			what + " lies too far outside the training range to be scored in float32; remove the row or correct the value",
 			len(res.scores) + j.bad.Row, j.bad.Column}
+	case errors.As(j.err, &nv):
+		return &httpError{http.StatusBadRequest, "bad_value", "every cell of the row is missing: nothing to score", len(res.scores) + nv.Row + 1, ""}
 	case j.err != nil && explain > 0:
 		return &httpError{http.StatusUnprocessableEntity, "cannot_explain", j.err.Error(), 0, ""}
 	case j.err != nil:

@@ -448,8 +448,10 @@ func readNumbers(dec *json.Decoder, f func(float64) error) error {
 			if err := f(v); err != nil {
 				return err
 			}
-		case nil:
-			return fmt.Errorf("data: null: a missing value; fill it in (udocc score imputes the training medians)")
+		case nil: // a missing value, imputed with the training median as /v1 and udocc score do
+			if err := f(math.NaN()); err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("data: %.40v where numbers belong", tok)
 		}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,7 +121,20 @@ func TestHandlerV2(t *testing.T) {
 			}
 		})
 	}
-	code, a, _ := v2Do(t, c, http.MethodPost, srv.URL+"/v2/models/pumps/infer", `{"inputs":[`+tensor("input", "[30,3]", flat)+`],"outputs":[{"name":"score"}]}`)
+	// A null is a missing value, imputed with the training median as Model.Score does.
+	gap := slices.Clone(flat)
+	gap[1] = "null"
+	withGap := slices.Clone(rows[0])
+	withGap[1] = math.NaN()
+	wantGap, err := m.Score(context.Background(), [][]float64{withGap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, a, body := v2Do(t, c, http.MethodPost, srv.URL+"/v2/models/pumps/infer", `{"inputs":[`+tensor("input", "[30,3]", gap)+`]}`)
+	if got, _ := strconv.ParseFloat(string(a.Outputs[0].Data[0]), 64); code != http.StatusOK || got != wantGap[0] {
+		t.Errorf("a null cell: %d %.200s; want row 1 scored %v, its cell imputed", code, body, wantGap[0])
+	}
+	code, a, _ = v2Do(t, c, http.MethodPost, srv.URL+"/v2/models/pumps/infer", `{"inputs":[`+tensor("input", "[30,3]", flat)+`],"outputs":[{"name":"score"}]}`)
 	if code != http.StatusOK || len(a.Outputs) != 1 || a.Outputs[0].Name != "score" {
 		t.Errorf("outputs asked: %d %+v", code, a)
 	}
@@ -135,7 +150,7 @@ func TestHandlerV2(t *testing.T) {
 		{"/v2/models/pumps/infer", `{"inputs":[` + tensor("input", "[30,2]", flat[:60]) + `]}`, 400, "want [n, 3]"},
 		{"/v2/models/pumps/infer", `{"inputs":[` + tensor("a", "[30]", cols[0]) + "," + tensor("b", "[30]", cols[1]) + `]}`, 400, `no input for column "c"`},
 		{"/v2/models/pumps/infer", `{"inputs":[` + tensor("a", "[30]", cols[0]) + "," + tensor("b", "[30]", cols[1]) + "," + tensor("z", "[30]", cols[2]) + `]}`, 400, `input "z" is no column`},
-		{"/v2/models/pumps/infer", `{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[1,null,2]}]}`, 400, "missing value"},
+		{"/v2/models/pumps/infer", `{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[null,null,null]}]}`, 400, "every cell of the row is missing"},
 		{"/v2/models/pumps/infer", `{"inputs":[{"name":"input","shape":[1,3],"datatype":"BYTES","data":["a","b","c"]}]}`, 400, "BYTES"},
 		{"/v2/models/pumps/infer", `{"inputs":[{"name":"input","shape":[1,3],"datatype":"FP64","data":[1,2,1e300]}]}`, 400, "float32 range"},
 		{"/v2/models/pumps/infer", `{"inputs":[` + tensor("input", "[30,3]", flat) + `],"outputs":[{"name":"loss"}]}`, 400, "output \"loss\""},
