@@ -93,21 +93,28 @@ func flagged(labels []bool) int {
 	return n
 }
 
-// ExampleOptions_answers fits with a user's answers: they sharpen the scores (rows near
-// an answered anomaly rise) and the count and the cut come from them. Without answers
-// the fit is the label-free one.
+// ExampleOptions_answers fits with a user's answers. They sharpen the scores where they
+// show the label-free ranking errs (rows near an answered anomaly rise), and the count
+// and the cut come from them. Without answers the fit is the label-free one.
 func ExampleOptions_answers() {
 	ctx := context.Background()
+	// Every tenth row from 9 is an anomaly far from the others, which the scores find;
+	// every tenth row from 4 is one of a tight cluster inside the normal rows, which
+	// they miss.
 	rows := table(300, 4, 11)
+	for i := 4; i < len(rows); i += 10 {
+		rows[i] = []float64{1.2, 0, 0, 0}
+	}
 	free, err := udocc.Fit(ctx, rows, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer free.Close()
-	// The label-free model picks the rows to ask; the user answers them (every tenth row
-	// of this table is an anomaly).
-	var answers []udocc.Answer
+	// The label-free model picks the rows to ask; the user answers them, and adds two
+	// rows of the cluster they knew of (round 0: outside the design).
+	isAnomaly := func(row int) bool { return row%10 == 9 || row%10 == 4 }
+	answers := []udocc.Answer{{Row: 4, Anomaly: true}, {Row: 14, Anomaly: true}}
 	for round := 1; round <= 2; round++ {
 		ask, err := free.ReviewRows(ctx, answers, udocc.ReviewOptions{K: 20, Seed: 1})
 		if err != nil {
@@ -115,7 +122,7 @@ func ExampleOptions_answers() {
 			return
 		}
 		for _, r := range ask {
-			answers = append(answers, udocc.Answer{Row: r.Row, Anomaly: r.Row%10 == 9, Round: r.Round})
+			answers = append(answers, udocc.Answer{Row: r.Row, Anomaly: isAnomaly(r.Row), Round: r.Round})
 		}
 	}
 	o := quick()
@@ -129,7 +136,20 @@ func ExampleOptions_answers() {
 	beta, ok := m.Sharpened()
 	fmt.Println("sharpened:", ok, "evidence weighed:", beta > 0)
 	fmt.Println("the count rests on", m.CountBasis().Answers, "answers")
+	fmt.Println("row 24, in the cluster, ranks higher:", rank(m.Scores(), 24) < rank(free.Scores(), 24))
 	// Output:
 	// sharpened: true evidence weighed: true
-	// the count rests on 40 answers
+	// the count rests on 42 answers
+	// row 24, in the cluster, ranks higher: true
+}
+
+// rank is row i's rank among scores, 1 for the highest.
+func rank(scores []float64, i int) int {
+	r := 1
+	for _, s := range scores {
+		if s > scores[i] {
+			r++
+		}
+	}
+	return r
 }

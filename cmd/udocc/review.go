@@ -535,7 +535,7 @@ func countBasisOf(m *lib.Model, model, data string, fc *fitCalibration) *countBa
 				cb.Sharpened, cb.Beta = true, beta
 				cb.Note += fmt.Sprintf("; the scores are sharpened by the answers (evidence weight %.2f)", beta)
 			} else {
-				cb.Note += "; the scores are the label-free fit's (the answers hold no anomaly or no normal row)"
+				cb.Note += "; the scores are the label-free fit's: the answers hold no anomaly or no normal row, or show no error in its ranking to correct"
 			}
 		}
 		return cb

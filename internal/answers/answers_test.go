@@ -50,8 +50,9 @@ func TestSharpenRanksAnswersNeighbours(t *testing.T) {
 	if err != nil || d == nil {
 		t.Fatalf("New: %v, %v", d, err)
 	}
-	if want := DefaultRule.Beta(2); d.Beta != want {
-		t.Errorf("beta %v, want %v (two anomalies answered)", d.Beta, want)
+	ae, as := d.Check(scores, []int{9, 19}, []int{0, 1, 2})
+	if want := DefaultRule.Weight(2, ae, as); d.Beta != want || !(want > 0) {
+		t.Errorf("beta %v, want %v (the scores' AUC over the answered rows %v)", d.Beta, want, as)
 	}
 	s, err := New(x, n, 3, scores, ans, Rule{Max: 0.9})
 	if err != nil {
@@ -222,4 +223,34 @@ func Pct(v []float64) []float64 {
 		p = q + 1
 	}
 	return out
+}
+
+func TestRuleWeight(t *testing.T) {
+	weak := Rule{Max: 0.8, Check: CheckWeak}
+	for _, c := range []struct {
+		m      int
+		ae, as float64
+		want   float64
+	}{
+		{0, 1, 0.2, 0},    // no anomaly answered: no evidence
+		{3, 0.9, 1, 0},    // the scores rank every answered anomaly first
+		{3, 0.9, 0.75, 0.4},
+		{3, 0.1, 0.5, 0.8}, // scores no better than chance: the whole weight
+		{3, 0.1, 0.2, 0.8},
+	} {
+		if got := weak.Weight(c.m, c.ae, c.as); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("weak: m %d, A_e %v, A_s %v: %v, want %v", c.m, c.ae, c.as, got, c.want)
+		}
+	}
+	contrast := Rule{Max: 1, Check: CheckContrast}
+	if got := contrast.Weight(2, 0.9, 0.6); math.Abs(got-0.8) > 1e-12 {
+		t.Errorf("contrast: %v, want 0.8", got)
+	}
+	gate := Rule{Max: 0.5, Check: CheckGate, Margin: 0.1}
+	if gate.Weight(2, 0.7, 0.85) != 0 || gate.Weight(2, 0.8, 0.85) != 0.5 {
+		t.Error("gate: want 0 below A_s − margin, the weight above")
+	}
+	if (Rule{Max: 0.6, C: 2}).Beta(2) != 0.3 {
+		t.Error("Max·m/(m+C)")
+	}
 }

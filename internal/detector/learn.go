@@ -20,8 +20,9 @@ var ErrLearned = errors.New("udocc: the model was fitted with answers: review an
 // an answered normal row falls, in the columns the networks read; the model keeps the
 // answered rows and scores new rows the same way). The count and its 80 % interval are the review's estimate (Calibrate),
 // read on the label-free ranks the review's design drew the rows on. The cut flags as
-// many rows of the sharpened scores as Calibrate's cut would. With no anomaly or no
-// normal row among the answers the scores stay as they were. A nil ctx is
+// many rows of the sharpened scores as Calibrate's cut would. The scores stay as they
+// were where the answers hold no anomaly or no normal row, or where the label-free
+// scores already rank every answered anomaly above every answered normal row. A nil ctx is
 // context.Background().
 func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o CalibrateOptions) (Calibration, error) {
 	if err := m.calibrable(); err != nil {
@@ -67,8 +68,9 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	if err := ctx.Err(); err != nil {
 		return Calibration{}, err
 	}
-	if sh == nil {
-		sharp = m.scores
+	if sh == nil || sh.Beta == 0 {
+		// No evidence, or none the scores need: the answers leave them as they are.
+		sh, sharp = nil, m.scores
 	}
 	// calibrateRanked sets the threshold, labels and review on success only.
 	saved := *m.meta
