@@ -41,7 +41,7 @@ func subtleTable(t *testing.T, dir string) table {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for i := 7; i < len(c.rows); i += 10 {
 		c.rows[i][0] = strconv.FormatFloat(1.2+0.05*rng.NormFloat64(), 'f', 6, 64) // a
-		c.rows[i][1] = "1"                                                          // y
+		c.rows[i][1] = "1"                                                         // y
 		for j := 2; j < len(c.rows[i]); j++ {
 			c.rows[i][j] = strconv.FormatFloat(0.05*rng.NormFloat64(), 'f', 6, 64)
 		}

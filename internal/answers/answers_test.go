@@ -232,8 +232,8 @@ func TestRuleWeight(t *testing.T) {
 		ae, as float64
 		want   float64
 	}{
-		{0, 1, 0.2, 0},    // no anomaly answered: no evidence
-		{3, 0.9, 1, 0},    // the scores rank every answered anomaly first
+		{0, 1, 0.2, 0}, // no anomaly answered: no evidence
+		{3, 0.9, 1, 0}, // the scores rank every answered anomaly first
 		{3, 0.9, 0.75, 0.4},
 		{3, 0.1, 0.5, 0.8}, // scores no better than chance: the whole weight
 		{3, 0.1, 0.2, 0.8},
