@@ -128,14 +128,14 @@ func openTextTable(path, format string, opts LoadOptions) (*table, error) {
 	}
 	t := &table{names: first, close: func() {}}
 	var pending [][]string
-	if !(opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first)) {
+	if !(opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first, false)) {
 		t.names, pending = defaultFeatures(len(first)), [][]string{first}
 	} else if rec, err := r.Read(); err == nil {
 		pending = [][]string{rec}
 	}
 	t.numeric = make([]bool, len(t.names))
 	for j := range t.numeric {
-		t.numeric[j] = len(pending) > 0 && j < len(pending[0]) && looksNumeric(pending[0][j])
+		t.numeric[j] = len(pending) > 0 && j < len(pending[0]) && looksNumeric(pending[0][j], false)
 	}
 	t.next = func() ([]string, error) {
 		if len(pending) > 0 {

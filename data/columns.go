@@ -14,6 +14,10 @@ import (
 type Selection struct {
 	// ID names a column carried through to Dataset.IDs, of any type, never a feature.
 	ID string `json:"id,omitempty"`
+	// IDIndex, when set, is the id column's 0-based position instead: for a column
+	// whose header is empty (pandas' unnamed index), which ID cannot name. At most one
+	// of ID and IDIndex is set.
+	IDIndex *int `json:"id_index,omitempty"`
 	// Columns, when set, lists exactly the feature columns, in this order.
 	Columns []string `json:"columns,omitempty"`
 	// Drop lists columns that are not features.
@@ -25,7 +29,7 @@ type Selection struct {
 
 // IsZero reports whether s selects every column (the zero value).
 func (s Selection) IsZero() bool {
-	return s.ID == "" && len(s.Columns) == 0 && len(s.Drop) == 0 && !s.DropText
+	return s.ID == "" && s.IDIndex == nil && len(s.Columns) == 0 && len(s.Drop) == 0 && !s.DropText
 }
 
 // Validate reports a selection that contradicts itself.
@@ -41,6 +45,9 @@ func (s Selection) Validate() error {
 			}
 			seen[c] = true
 		}
+	}
+	if s.IDIndex != nil && (s.ID != "" || *s.IDIndex < 0) {
+		return fmt.Errorf("data: id %q and id index %d: want one name, or one index of at least 0: %w", s.ID, *s.IDIndex, ErrOptions)
 	}
 	if s.ID != "" && slices.Contains(s.Columns, s.ID) {
 		return fmt.Errorf("data: column %q is both the id and a feature: %w", s.ID, ErrOptions)
@@ -76,6 +83,18 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		}
 		if j == label {
 			return r, fmt.Errorf("column %q is both the id and the label: %w", s.ID, ErrOptions)
+		}
+		r.id = j
+	}
+	if s.IDIndex != nil {
+		j := *s.IDIndex
+		switch {
+		case j >= len(names):
+			return r, fmt.Errorf("id column %d (0-based), but the table has %d columns: %w", j, len(names), errMissingVariable)
+		case j == label:
+			return r, fmt.Errorf("column %d (%s) is both the id and the label: %w", j, quoteValue(names[j]), ErrOptions)
+		case slices.Contains(s.Columns, names[j]):
+			return r, fmt.Errorf("column %d (%s) is both the id and a feature: %w", j, quoteValue(names[j]), ErrOptions)
 		}
 		r.id = j
 	}

@@ -205,6 +205,12 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	if err != nil {
 		return nil, err
 	}
+	detected := false
+	if opts.Decimal == 0 {
+		head, _ := br.Peek(csvBlock)
+		opts.Decimal = DetectDecimal(head, delim)
+		detected = opts.Decimal == ','
+	}
 	guard := newTextGuard(br, delim)
 	r := newRecordReader(bufio.NewReaderSize(guard, csvBlock), delim, shape == nil || shape.quoted)
 	h, err := readCSVHeader(r, opts)
@@ -218,7 +224,8 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	t := &csvRows{r: r, header: h.names, ro: ro, label: h.label, lr: labelReader{positive: opts.Positive},
 		// A data-parallel block sees some rows only, so a later cell of text in a numeric
 		// column is an error there, as every rank must keep the same columns.
-		missing: opts.Missing, dropText: opts.Selection.DropText && opts.Part.Of <= 1, part: opts.Part.Of > 1, textSeen: make([]atomic.Bool, len(ro.features)),
+		comma:   opts.Decimal == ',',
+		missing: opts.Missing, keepEmpty: opts.keepEmpty, dropText: opts.Selection.DropText && opts.Part.Of <= 1, part: opts.Part.Of > 1, textSeen: make([]atomic.Bool, len(ro.features)),
 		textCell: make([]string, len(ro.features))}
 	if shape != nil && shape.rect {
 		if err := t.reserve(shape.records, h.named); err != nil {
@@ -231,7 +238,11 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	if err := t.readRest(r, shape != nil && shape.rect, opts.threads()); err != nil {
 		return nil, err
 	}
-	return t.dataset(h.named)
+	ds, err := t.dataset(h.named)
+	if err == nil && detected {
+		ds.Notes = append(ds.Notes, "the numbers have decimal commas (1,5 is 1.5), as most of the first lines' cells do: --decimal . reads them otherwise")
+	}
+	return ds, err
 }
 
 // csvHeader is a CSV table's first line, read as its header or as its first data row.
@@ -258,7 +269,7 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 		first[j] = strings.TrimSpace(first[j])
 	}
 	h := csvHeader{first: first, names: first}
-	h.named = opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first)
+	h.named = opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(first, opts.Decimal == ',')
 	if !h.named {
 		h.names = defaultFeatures(len(first))
 	}
@@ -307,7 +318,7 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 	}
 	numeric := make([]bool, len(rec))
 	for j, c := range rec {
-		numeric[j] = looksNumeric(c)
+		numeric[j] = looksNumeric(c, opts.Decimal == ',')
 	}
 	first := make([]string, len(rec)) // the reader's cells are valid until its next Read
 	for j, c := range rec {
@@ -325,30 +336,31 @@ func readFirstRow(r recordReader, h csvHeader, opts LoadOptions) ([]string, int,
 // looksNumeric reports whether a cell reads as a number, as a missing value
 // (missingValues), or as something parseCell reports as a bad number rather than
 // text: NaN, ±Inf, out of range.
-func looksNumeric(cell string) bool {
+func looksNumeric(cell string, comma bool) bool {
 	s := strings.TrimSpace(cell)
-	_, err := decimal.Parse(s)
+	_, err := decimal.Parse(pointed(s, comma))
 	return err == nil || errors.Is(err, strconv.ErrRange) || isMissingCell(s)
 }
 
 // allNumbers reports whether every cell of a row parses as a number, NaN and ±Inf
 // included (such a row is data, and its bad cells are reported as such).
-func allNumbers(cells []string) bool {
+func allNumbers(cells []string, comma bool) bool {
 	for _, c := range cells {
-		if _, err := decimal.Parse(strings.TrimSpace(c)); err != nil && !errors.Is(err, strconv.ErrRange) {
+		if _, err := decimal.Parse(pointed(strings.TrimSpace(c), comma)); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return false
 		}
 	}
 	return true
 }
 
-// parseCell parses one numeric cell into the float32 a table holds.
-func parseCell(cell string) (float32, error) {
+// parseCell parses one numeric cell into the float32 a table holds, its decimal
+// separator a comma where comma is set.
+func parseCell(cell string, comma bool) (float32, error) {
 	s := strings.TrimSpace(cell)
 	if s == "" {
 		return 0, errEmptyCell
 	}
-	v, err := decimal.Parse(s)
+	v, err := decimal.Parse(pointed(s, comma))
 	if err != nil && isMissingCell(s) {
 		return 0, fmt.Errorf("%s: %w", quoteValue(s), ErrMissingValue)
 	}
@@ -429,7 +441,7 @@ func detectDelimiter(b []byte) (rune, error) {
 			counts[','], counts[';'], counts['\t'], ErrFormat)
 	}
 	if counts[best] == 0 {
-		if cells := strings.Fields(string(b[:end])); len(cells) >= 2 && allNumbers(cells) {
+		if cells := strings.Fields(string(b[:end])); len(cells) >= 2 && allNumbers(cells, false) {
 			return whitespace, nil
 		}
 	}

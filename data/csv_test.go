@@ -62,7 +62,7 @@ func TestCSVErrors(t *testing.T) {
 	}{
 		{"empty cell", "a,b\n1,2\n3,\n", def, errEmptyCell, `line 3, column 2 ("b")`},
 		{"not a number", "a,b\n1,2\n3,x4\n", def, errNotNumeric, `line 3, column 2 ("b")`},
-		{"decimal comma", "a;b\n1;2,5\n", def, errNotNumeric, `line 2, column 2`},
+		{"decimal comma under --decimal .", "a;b\n1;2,5\n", LoadOptions{Decimal: '.'}, errNotNumeric, `line 2, column 2`},
 		{"NaN", "a,b\n1,NaN\n", def, errNonFinite, `line 2, column 2`},
 		{"Inf", "a,b\n-inf,1\n", def, errNonFinite, `line 2, column 1`},
 		{"overflow", "a,b\n1e999,1\n", def, errNotNumeric, `line 2, column 1`},

@@ -234,10 +234,16 @@ func TestMixedDelimiterNamesTheFlag(t *testing.T) {
 		t.Fatalf("got %v, want an error naming --delimiter", err)
 	}
 	opts := LoadOptions{}
-	opts.Delimiter = ';'
+	opts.Delimiter, opts.Decimal = ';', '.'
 	opts.Selection.DropText = true
 	ds, err := decodeCSV(text, opts)
 	if err != nil || ds.D != 1 || ds.Features[0] != "a" {
+		t.Fatalf("with ';' and decimal points: %v, %+v", err, ds)
+	}
+	// With ';' alone, "2,3" reads as a decimal comma (DetectDecimal).
+	opts.Decimal = 0
+	ds, err = decodeCSV(text, opts)
+	if err != nil || ds.D != 2 || ds.X[1] != 2.3 {
 		t.Fatalf("with ';': %v, %+v", err, ds)
 	}
 }

@@ -240,7 +240,7 @@ func csvHasHeader(head []byte, at int64, opts LoadOptions) (bool, error) {
 	for j := range cells {
 		cells[j] = strings.TrimSpace(cells[j])
 	}
-	return opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(cells), nil
+	return opts.Header == HeaderYes || opts.Header == HeaderAuto && !allNumbers(cells, opts.Decimal == ','), nil
 }
 
 // ambiguousLabels reports labels whose values could mean otherwise in the whole column:

@@ -24,9 +24,13 @@ type csvRows struct {
 	ids    []string
 	lr     labelReader
 
-	missing  Missing // what a missing cell becomes
-	dropText bool    // Selection.DropText: a column that holds text is left out
-	part     bool    // a data-parallel block, whose columns must be every rank's
+	comma   bool    // the numbers' decimal separator is a comma (LoadOptions.Decimal)
+	missing Missing // what a missing cell becomes
+	// keepEmpty keeps rows with no numeric value for the text columns' encoding
+	// (LoadOptions.keepEmpty).
+	keepEmpty bool
+	dropText  bool // Selection.DropText: a column that holds text is left out
+	part      bool // a data-parallel block, whose columns must be every rank's
 	// textSeen marks, per feature, a column found to hold text after its first row,
 	// under dropText (set by any of readThreads' workers); textCell is the first such
 	// cell seen, under textMu.
@@ -127,7 +131,7 @@ func (t *csvRows) checkCells(rec []string, line int) error {
 // column to be left out whole (dataset).
 func (t *csvRows) parseFeatures(rec []string, dst []float32) (int, error) {
 	for k, j := range t.ro.features {
-		v, err := parseCell(rec[j])
+		v, err := parseCell(rec[j], t.comma)
 		if err != nil {
 			switch {
 			case t.missing != MissingError && (errors.Is(err, ErrMissingValue) || errors.Is(err, errEmptyCell) || isMissingCell(rec[j])):
@@ -220,11 +224,11 @@ func (t *csvRows) dataset(named bool) (*Dataset, error) {
 	if err := ds.dropColumns(text); err != nil {
 		return nil, err
 	}
-	if err := ds.settleMissing(t.missing, t.part); err != nil {
+	if err := ds.settleMissing(t.missing, t.part, t.keepEmpty); err != nil {
 		return nil, err
 	}
 	if t.ro.id >= 0 {
-		ds.IDName = t.header[t.ro.id]
+		ds.IDName = idName(t.header[t.ro.id])
 	}
 	return ds, nil
 }

@@ -94,8 +94,18 @@ type Dataset struct {
 	EmptyRows   []int
 	RowsDropped int
 	RowIndex    []int
-	// Selection is the LoadOptions.Selection the data set was read with.
+	// Selection is the LoadOptions.Selection the data set was read with, and the id
+	// column found (an unnamed first column, or one of 0…n−1: Notes says so).
 	Selection Selection
+	// Encoding is how the text columns became the last features: fitted on this table
+	// (LoadOptions.Encode), or the one the table was read with (LoadOptions.Encoding);
+	// nil when there were none. Unseen counts, per column of Encoding, the cells whose
+	// value training did not see (nil for none).
+	Encoding *Encoding
+	Unseen   []int
+	// Notes are what the reader decided on its own that a user should hear of (an id
+	// column found), one sentence each.
+	Notes []string
 	// LabelName is the name of the label column of a table with a header (CSV,
 	// Parquet), "" otherwise; Positive is the LoadOptions.Positive it was read with.
 	LabelName string
@@ -177,6 +187,11 @@ type LoadOptions struct {
 	// (whitespace-separated text, as np.savetxt writes by default); 0 detects it from
 	// the first line.
 	Delimiter rune
+	// Decimal is the decimal separator of a delimited text's numbers: '.', or ',' (as
+	// European spreadsheets write "1,5" in a ';'-separated file); 0 detects it: ',' where
+	// the delimiter is not a comma and most of the first lines' cells with a fraction need
+	// it (DetectDecimal).
+	Decimal rune
 	// Header says whether a CSV file's first row is a header; the zero value,
 	// HeaderAuto, takes it for one only when not all of its cells are numbers.
 	Header Header
@@ -204,14 +219,25 @@ type LoadOptions struct {
 	// file, which then loads without labels (Y nil): a model's remembered label
 	// column, which new rows need not have.
 	LabelOptional bool
+	// Encode, for a delimited text, turns its text columns into features (Encoding)
+	// instead of refusing them, fitting an encoding on this table; OneHotMax is the most
+	// values a category is one-hot encoded with (0: DefaultOneHotMax). Encoding, when
+	// set, is the encoding to apply instead: a model's, for the rows it scores. Neither
+	// applies to a data-parallel part (Part), nor under Selection.DropText.
+	Encode    bool
+	OneHotMax int
+	Encoding  *Encoding
 	// full makes a matrix reader keep its values at full precision too (Dataset.wide),
 	// for WriteAppended.
 	full bool
+	// keepEmpty keeps the rows with no numeric value, for the text columns' encoding to
+	// fill in (loadText), which leaves out those still empty after.
+	keepEmpty bool
 }
 
 // wide reports whether a matrix reader keeps its values at full precision beside X: for
 // WriteAppended, and for an id column, whose numbers become text.
-func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" }
+func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" || o.Selection.IDIndex != nil }
 
 // Missing is what a reader does with a missing cell.
 type Missing string
@@ -270,12 +296,20 @@ func (o LoadOptions) Validate() error {
 		return fmt.Errorf("data: LabelNumber %d (want 0 for none or a 1-based column): %w", o.LabelNumber, ErrOptions)
 	case o.Delimiter != 0 && o.Delimiter != ',' && o.Delimiter != ';' && o.Delimiter != '\t' && o.Delimiter != whitespace:
 		return fmt.Errorf("data: delimiter %q (want ',', ';', tab or ' ' for whitespace): %w", o.Delimiter, ErrOptions)
+	case o.Decimal != 0 && o.Decimal != '.' && o.Decimal != ',':
+		return fmt.Errorf("data: decimal separator %q (want '.' or ','): %w", o.Decimal, ErrOptions)
+	case o.Decimal == ',' && o.Delimiter == ',':
+		return fmt.Errorf("data: decimal comma in a comma-separated text: %w", ErrOptions)
 	case o.Header != HeaderAuto && o.Header != HeaderYes && o.Header != HeaderNo:
 		return fmt.Errorf("data: header %q (want yes, no or auto): %w", o.Header, ErrOptions)
 	case o.Format != "" && !slices.Contains(Formats, o.Format):
 		return fmt.Errorf("data: format %q (want one of %s): %w", o.Format, strings.Join(Formats, ", "), ErrOptions)
 	case o.Missing != MissingError && o.Missing != MissingKeep && o.Missing != MissingDropRows:
 		return fmt.Errorf("data: missing %q (want %q, %q or %q): %w", o.Missing, MissingError, MissingKeep, MissingDropRows, ErrOptions)
+	case o.OneHotMax < 0:
+		return fmt.Errorf("data: one-hot cap %d (want 0 for the default, or more): %w", o.OneHotMax, ErrOptions)
+	case o.Encoding != nil && o.Encode:
+		return fmt.Errorf("data: both Encode and an Encoding: %w", ErrOptions)
 	case o.Threads < 0:
 		return fmt.Errorf("data: %d threads (want 0 for every core, or more): %w", o.Threads, ErrOptions)
 	case o.Part.Of < 0 || o.Part.Of > 0 && (o.Part.Index < 0 || o.Part.Index >= o.Part.Of):
@@ -338,7 +372,7 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	case (format == "csv" || format == "tsv" || format == "txt") && opts.Part.Of > 1 && path != "-":
 		ds, err = loadCSVPart(path, format, opts)
 	case slices.Contains([]string{"csv", "tsv", "txt", "csv.gz", "tsv.gz", "txt.gz"}, format) && path != "-":
-		ds, err = loadCSV(path, strings.HasSuffix(format, ".gz"), opts)
+		ds, err = loadText(path, strings.HasSuffix(format, ".gz"), &opts)
 	case format == "parquet":
 		ds, err = loadParquet(path, opts)
 	default:
@@ -421,7 +455,7 @@ func newDataset(n, d int, x []float32, y []float64, features []string, missing M
 		ds.Y = labels
 	}
 	if nan {
-		if err := ds.settleMissing(missing, false); err != nil {
+		if err := ds.settleMissing(missing, false, false); err != nil {
 			return nil, err
 		}
 	}

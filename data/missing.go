@@ -46,7 +46,11 @@ func (ds *Dataset) dropColumns(cols []int) error {
 // those with no value at all under MissingKeep (EmptyRows), those with any missing
 // cell under MissingDropRows (RowsDropped). A data-parallel block (part) refuses
 // missing cells: its ranks could not agree on the columns and rows they leave out.
-func (ds *Dataset) settleMissing(policy Missing, part bool) error {
+//
+// keepEmpty keeps the rows every feature of which is missing, for a reader that adds
+// features after (the text columns' encoding), which then leaves them out
+// (dropEmptyRows).
+func (ds *Dataset) settleMissing(policy Missing, part, keepEmpty bool) error {
 	count := make([]int, ds.D)
 	any := false
 	for k, v := range ds.X {
@@ -93,7 +97,7 @@ func (ds *Dataset) settleMissing(policy Missing, part bool) error {
 			keep = append(keep, i)
 		case policy == MissingDropRows:
 			ds.RowsDropped++
-		case nan == ds.D:
+		case nan == ds.D && !keepEmpty:
 			ds.EmptyRows = append(ds.EmptyRows, i)
 		default:
 			keep = append(keep, i)
@@ -143,4 +147,57 @@ func (ds *Dataset) keepRows(keep []int) {
 		ds.IDs = ids
 	}
 	ds.X, ds.N, ds.RowIndex = x, len(keep), keep
+}
+
+// dropEmptyRows leaves out the rows every feature of which is missing, numeric and
+// encoded alike, recording their place in the file in EmptyRows, as settleMissing does
+// for a table read in one pass.
+func (ds *Dataset) dropEmptyRows() error {
+	keep := make([]int, 0, ds.N)
+	for i := range ds.N {
+		empty := true
+		for _, v := range ds.Row(i) {
+			if v == v {
+				empty = false
+				break
+			}
+		}
+		if !empty {
+			keep = append(keep, i)
+			continue
+		}
+		row := i
+		if ds.RowIndex != nil {
+			row = ds.RowIndex[i]
+		}
+		ds.EmptyRows = append(ds.EmptyRows, row)
+	}
+	if len(keep) == ds.N {
+		return nil
+	}
+	if len(keep) == 0 {
+		return fmt.Errorf("every row's every cell is missing (%d rows): %w", ds.N, errEmpty)
+	}
+	before := ds.RowIndex
+	ds.keepRows(keep)
+	if before != nil {
+		for k, i := range ds.RowIndex {
+			ds.RowIndex[k] = before[i]
+		}
+	}
+	slices.Sort(ds.EmptyRows)
+	if ds.Missing != nil {
+		clear(ds.Missing)
+		left := 0
+		for k, v := range ds.X {
+			if v != v {
+				ds.Missing[k%ds.D]++
+				left++
+			}
+		}
+		if left == 0 {
+			ds.Missing = nil
+		}
+	}
+	return nil
 }

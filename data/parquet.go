@@ -235,7 +235,7 @@ func (t *parquetTable) dataset(n int64) (*Dataset, error) {
 		ds.TextDropped = append(ds.TextDropped, t.names[j])
 	}
 	if t.missing != MissingError {
-		if err := ds.settleMissing(t.missing, false); err != nil {
+		if err := ds.settleMissing(t.missing, false, false); err != nil {
 			return nil, err
 		}
 	}

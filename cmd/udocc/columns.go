@@ -33,6 +33,11 @@ type tableFlags struct {
 	missing   string
 	part      data.Part // a data-parallel rank's block of rows; the zero value reads all
 	threads   int       // the goroutines a text table is parsed on: --threads
+	decimal   string    // --decimal: auto, . or ,
+	// encode makes a fit turn a text table's text columns into features (data.Encoding);
+	// encoding is a model's, which score and explain read new rows with.
+	encode   bool
+	encoding *data.Encoding
 }
 
 // addTableFlags declares the table flags.
@@ -42,7 +47,8 @@ func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.id, "id", "", "a column carried through to scores.csv as each row's id (any type; never trained on)")
 	fs.StringVar(&t.columns, "columns", "", "the feature columns, comma-separated, in this order (default: every column but --label and --id)")
 	fs.StringVar(&t.drop, "drop", "", "columns not to train on, comma-separated")
-	fs.BoolVar(&t.dropText, "drop-text", false, "leave out the non-numeric columns instead of refusing them")
+	fs.BoolVar(&t.dropText, "drop-text", false, "leave out the text columns (categories, dates) instead of encoding them as features")
+	fs.StringVar(&t.decimal, "decimal", "auto", "a text table's decimal separator: . , or auto (a comma where the cells are ;- or tab-separated and most numbers need one)")
 	fs.StringVar(&t.positive, "positive", "", "the --label value that marks an anomaly, for labels other than 0/1, -1/1 (-1 = outlier) and true/false")
 }
 
@@ -74,6 +80,12 @@ func (t tableFlags) check(asJSON bool) error {
 	}
 	if _, err := t.delim(); err != nil {
 		return err
+	}
+	if _, err := t.decimalSep(); err != nil {
+		return err
+	}
+	if d, _ := t.delim(); d == ',' && t.decimal == "," {
+		return usagef("--decimal , with --delimiter ,: a comma cannot separate both cells and decimals")
 	}
 	if _, err := t.missingPolicy(); err != nil {
 		return err
@@ -110,6 +122,17 @@ func samePath(a, b string) bool {
 }
 
 // delim is the data.LoadOptions.Delimiter --delimiter names; 0 for auto.
+// decimalSep is the data.LoadOptions.Decimal --decimal names.
+func (t tableFlags) decimalSep() (rune, error) {
+	switch t.decimal {
+	case "auto", "":
+		return 0, nil
+	case ".", ",":
+		return rune(t.decimal[0]), nil
+	}
+	return 0, usagef("--decimal %q: want . , or auto", t.decimal)
+}
+
 func (t tableFlags) delim() (rune, error) {
 	switch t.delimiter {
 	case "auto", "":
@@ -173,6 +196,9 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	opts.Part, opts.Threads = t.part, t.threads
 	opts.Missing, _ = t.missingPolicy()    // checked with the flags
 	opts.Delimiter, _ = t.delim()          // checked with the flags
+	opts.Decimal, _ = t.decimalSep()       // checked with the flags
+	opts.Encoding = t.encoding
+	opts.Encode = t.encode && t.encoding == nil && !sel.DropText && t.part.Of <= 1
 	opts.Header, _ = parseHeader(f.header) // checked with the flags
 	if data.IsTable(path, t.format) {
 		if i, err := strconv.Atoi(f.label); err == nil {

@@ -308,6 +308,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		o.startSeconds = readStart.Sub(processT0).Seconds()
 	}
 	o.table.threads = o.Threads
+	o.table.encode = true // text columns become features (data.Encoding), unless --drop-text
 	in, err := loadTable(fs.Arg(0), o.input, o.table, o.table.selection())
 	if err != nil {
 		return err

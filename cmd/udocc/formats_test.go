@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/pandascsv"
 )
 
 // point is a row of the tables these tests write as Parquet.
@@ -137,10 +138,11 @@ func TestTableColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := udocc(t, dir, fitArgs("--label", "y", "--positive", "fraud", "users.csv")...)
-	oneErrorLine(t, r, 1, `"user", "city" are not numeric`)
-	if !strings.Contains(r.stderr, "--drop user,city") {
-		t.Errorf("the error does not suggest --drop: %q", r.stderr)
+	// Without --drop-text, the text columns are encoded: city (one value) one-hot, and
+	// user (a different value in every row) left out as an identifier, with a note.
+	r := mustUdocc(t, dir, fitArgs("--label", "y", "--positive", "fraud", "--out", "enc", "--quiet=false", "users.csv")...)
+	if !strings.Contains(r.stdout, "city = Paris") || !strings.Contains(r.stdout, `column "user" holds a different text in every row, an identifier`) {
+		t.Errorf("fit with text columns:\n%s", r.stdout)
 	}
 
 	mustUdocc(t, dir, fitArgs("--label", "y", "--positive", "fraud", "--id", "user", "--drop-text",
@@ -237,4 +239,60 @@ func f32Text(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 32)
+}
+
+// TestPandasTable fits a table made as pandas' to_csv makes one (internal/pandascsv): an
+// unnamed index, a category, a many-valued category, a date, blank cells and a label.
+// The index is the id, the category one-hot, the date days; the ';'-separated variant
+// with decimal commas scores the same; new rows with a clinic training never saw are
+// scored, and the report says so; an explanation names the category's value.
+func TestPandasTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, eu := range map[string]bool{"visits.csv": false, "visits-eu.csv": true} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pandascsv.Write(f, 200, 1, eu); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	r := mustUdocc(t, dir, fitArgs("--label", "label", "--out", "fit", "--quiet=false", "visits.csv")...)
+	for _, want := range []string{"clinic = Z", "doctor (frequency)", "visit_date (days)", "text column visit_date: a date", "the first column has no name"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("fit's report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	fit := readCSV(t, filepath.Join(dir, "fit", "scores.csv"))
+	if fit.header[1] != "index" || fit.col(t, "index")[7] != "7" {
+		t.Errorf("scores.csv header %v: want pandas' index as the id column", fit.header)
+	}
+	// The European file reads the same, its decimal commas detected and said.
+	r = mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "eu", "--quiet=false", "visits-eu.csv")
+	if !strings.Contains(r.stdout, "decimal commas") {
+		t.Errorf("score of the ';' file does not say it read decimal commas:\n%s", r.stdout)
+	}
+	sameScores(t, fit, readCSV(t, filepath.Join(dir, "eu", "scores.csv")), "score")
+	// --decimal . refuses the commas as numbers.
+	if r := udocc(t, dir, "score", "--model", "fit/model", "--decimal", ".", "--out", "eu2", "visits-eu.csv"); r.code == 0 {
+		t.Error("--decimal . read decimal commas")
+	}
+	// New rows: a clinic never seen in training.
+	writeText(t, dir, "new.csv", ",clinic,doctor,visit_date,age,cost\n0,Q,dr03,2024-05-01,44,98.5\n1,east,dr03,2024-05-02,45,1000\n")
+	r = mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "--quiet=false", "new.csv")
+	if !strings.Contains(r.stdout, "did not hold") || !strings.Contains(r.stdout, "clinic 1") {
+		t.Errorf("score does not report the unseen clinic:\n%s", r.stdout)
+	}
+	// The explanation of an anomaly (clinic Z, a tenfold cost) names clinic = Z.
+	ex := mustUdocc(t, dir, "explain", "--model", "fit/model", "--label", "label", "--rows", "20", "--out", "ex", "visits.csv")
+	if !strings.Contains(ex.stdout, "row 20 (id 19)") || !strings.Contains(ex.stdout, "clinic = Z") && !strings.Contains(ex.stdout, "cost") {
+		t.Errorf("explain row 20:\n%s", ex.stdout)
+	}
+	// The model says how it encodes: model.json's encoding.
+	mb, _ := os.ReadFile(filepath.Join(dir, "fit", "model", "model.json"))
+	if !strings.Contains(string(mb), `"encoding"`) || !strings.Contains(string(mb), `"one-hot"`) {
+		t.Error("model.json keeps no encoding")
+	}
 }

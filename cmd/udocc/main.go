@@ -234,7 +234,7 @@ var groupOrder = []string{"Input and columns", "Count and threshold", "Output", 
 
 // fitGroups are the groups of fit's flags (and demo's, which share them).
 var fitGroups = []flagGroup{
-	{"Input and columns", []string{"label", "positive", "id", "columns", "drop", "drop-text", "missing", "header", "format", "delimiter", "x-var"}},
+	{"Input and columns", []string{"label", "positive", "id", "columns", "drop", "drop-text", "missing", "header", "format", "delimiter", "decimal", "x-var"}},
 	{"Count and threshold", []string{"contamination", "threshold", "labels"}},
 	{"Output", []string{"out", "force", "json", "quiet", "explain", "explain-rows", "scores-to", "append-to"}},
 	{"Training (advanced)", []string{"preset", "method", "members", "arch", "pretrain-epochs", "screen-epochs", "trim", "train-rows",

@@ -203,6 +203,7 @@ func openScored(fs *pflag.FlagSet, dir, path, device string, f inputFlags, t tab
 		return nil, nil, nil, libError(err)
 	}
 	f, t, optional := scoreLabel(fs, f, t, m)
+	t.encoding = m.Encoding()
 	in, err := loadTableLabel(path, f, t, scoreSelection(fs, t, m), optional)
 	if err != nil {
 		m.Close()

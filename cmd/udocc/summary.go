@@ -69,6 +69,19 @@ type columnsReport struct {
 	// --missing drop-rows.
 	RowsWithoutValues []int `json:"rows_without_values,omitempty"`
 	RowsDropped       int   `json:"rows_dropped_missing,omitempty"`
+	// Encoded are the text columns turned into features (categories, dates), each said
+	// in words; Unseen counts, per such column, the cells whose value training did not
+	// see (score); Notes are what the reader decided on its own (an id column found).
+	Encoded []encodedColumn `json:"encoded,omitempty"`
+	Unseen  []imputedColumn `json:"unseen_values,omitempty"`
+	Notes   []string        `json:"notes,omitempty"`
+}
+
+type encodedColumn struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"` // one-hot, frequency or date
+	Features []string `json:"features"`
+	Says     string   `json:"says"`
 }
 
 type droppedColumn struct {
@@ -105,6 +118,15 @@ func columnsOf(ds *data.Dataset, imputed []int, constant []int) columnsReport {
 	for _, c := range ds.EmptyColumns {
 		r.Dropped = append(r.Dropped, droppedColumn{c, "no values"})
 	}
+	if e := ds.Encoding; e != nil {
+		for k, c := range e.Columns {
+			r.Encoded = append(r.Encoded, encodedColumn{c.Name, c.Kind, c.Features(), c.Describe()})
+			if k < len(ds.Unseen) && ds.Unseen[k] > 0 {
+				r.Unseen = append(r.Unseen, imputedColumn{c.Name, ds.Unseen[k]})
+			}
+		}
+	}
+	r.Notes = ds.Notes
 	for j, c := range imputed {
 		if c > 0 && j < len(ds.Features) {
 			r.Imputed = append(r.Imputed, imputedColumn{ds.Features[j], c})
@@ -127,6 +149,19 @@ func (r columnsReport) print(w io.Writer) {
 			parts[i] = fmt.Sprintf("%s (%s)", data.ShowName(d.Name), d.Why)
 		}
 		fmt.Fprintf(w, "  left out: %s\n", shortList(parts, 12))
+	}
+	for _, e := range r.Encoded {
+		fmt.Fprintf(w, "  text column %s\n", e.Says)
+	}
+	if len(r.Unseen) > 0 {
+		parts := make([]string, len(r.Unseen))
+		for i, c := range r.Unseen {
+			parts[i] = fmt.Sprintf("%s %d", data.ShowName(c.Name), c.Cells)
+		}
+		fmt.Fprintf(w, "  values the training rows did not hold (one-hot: every feature 0; frequency: 0): %s\n", shortList(parts, 12))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
 	}
 	if len(r.Imputed) > 0 {
 		total, parts := 0, make([]string, len(r.Imputed))

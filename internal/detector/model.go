@@ -191,6 +191,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if !ds.Selection.IsZero() {
 		meta.Selection = &ds.Selection
 	}
+	meta.Encoding = ds.Encoding
 	fit.Marshal(meta)
 	m := newModel(fit, meta, opts.Device)
 	m.threads = opts.Threads
@@ -329,6 +330,10 @@ func (m *Model) Close() error {
 // Features are the names of the columns the model was trained on, in order; nil where
 // the table named none, so that new tables' columns match by position. It is a copy.
 func (m *Model) Features() []string { return slices.Clone(m.meta.Features) }
+
+// Encoding is how the training table's text columns became its last features: read a
+// new table with it (data.LoadOptions.Encoding) to score it. nil where there were none.
+func (m *Model) Encoding() *data.Encoding { return m.meta.Encoding }
 
 // selection is how the training table's columns were chosen from its file (an id
 // column, columns kept or dropped; package data); the zero Selection where every column

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/answers"
@@ -95,6 +96,9 @@ type Meta struct {
 	// ThresholdRule "answers:…" and RatioInterval then come from them); absent for a
 	// label-free threshold.
 	Review *Review `json:"review,omitempty"`
+	// Encoding turns the training table's text columns (categories, dates) into its last
+	// features (package data); absent where it had none.
+	Encoding *data.Encoding `json:"encoding,omitempty"`
 	// Answers sharpens the scores with the answers a fit was given (package
 	// internal/answers); absent for a label-free model.
 	Answers *answers.Sharpener `json:"answers,omitempty"`
@@ -293,6 +297,15 @@ func (m *Meta) Validate() error {
 	if m.Review != nil {
 		if err := m.Review.validate(); err != nil {
 			return err
+		}
+	}
+	if e := m.Encoding; e != nil {
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", err, ErrFormat)
+		}
+		w := e.Width()
+		if len(m.Features) < w || !slices.Equal(m.Features[len(m.Features)-w:], e.Names()) {
+			return fmt.Errorf("encoding: its %d features are not the last of features: %w", w, ErrFormat)
 		}
 	}
 	if m.Answers != nil {
