@@ -194,9 +194,9 @@ func loadTableLabel(path string, f inputFlags, t tableFlags, sel data.Selection,
 	opts := data.LoadOptions{}
 	opts.XVar, opts.Format, opts.Selection, opts.Positive = f.xVar, t.format, sel, t.positive
 	opts.Part, opts.Threads = t.part, t.threads
-	opts.Missing, _ = t.missingPolicy()    // checked with the flags
-	opts.Delimiter, _ = t.delim()          // checked with the flags
-	opts.Decimal, _ = t.decimalSep()       // checked with the flags
+	opts.Missing, _ = t.missingPolicy() // checked with the flags
+	opts.Delimiter, _ = t.delim()       // checked with the flags
+	opts.Decimal, _ = t.decimalSep()    // checked with the flags
 	opts.Encoding = t.encoding
 	opts.Encode = t.encode && t.encoding == nil && !sel.DropText && t.part.Of <= 1
 	opts.Header, _ = parseHeader(f.header) // checked with the flags
