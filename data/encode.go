@@ -305,45 +305,18 @@ func (e *Encoding) apply(cols []textColumn, rows []int, lines []int) ([]float32,
 	x := make([]float32, len(rows)*w)
 	unseen := make([]int, len(e.Columns))
 	off := 0
-	nan := float32(math.NaN())
 	for c, code := range e.Columns {
 		col := cols[c]
-		width := len(code.Features())
-		index := map[string]int{}
-		for k, v := range code.Categories {
-			index[v] = k
-		}
+		enc := code.Encoder()
+		width := enc.Width()
 		for r, i := range rows {
-			s := strings.TrimSpace(col.cells[i])
-			dst := x[r*w+off : r*w+off+width]
-			missing := isMissingCell(s)
-			switch code.Kind {
-			case OneHot:
-				if k, ok := index[s]; ok {
-					dst[k] = 1
-				} else if !missing {
-					unseen[c]++
-				}
-			case Frequency:
-				switch k, ok := index[s]; {
-				case ok:
-					dst[0] = float32(code.Shares[k])
-				case missing:
-					dst[0] = nan
-				default:
-					unseen[c]++ // a value never seen is as rare as can be
-				}
-			case Date:
-				if missing {
-					dst[0] = nan
-					break
-				}
-				t, err := time.Parse(code.Layout, s)
-				if err != nil {
-					return nil, nil, fmt.Errorf("line %d, column %d (%s): %s is not a date in the layout %s the model read this column in: %w",
-						lines[i], col.index+1, quoteValue(col.name), quoteValue(s), code.Layout, errNotNumeric)
-				}
-				dst[0] = float32(days(t))
+			s := col.cells[i]
+			u, err := enc.Encode(s, x[r*w+off:r*w+off+width])
+			if err != nil {
+				return nil, nil, fmt.Errorf("line %d, column %d (%s): %w", lines[i], col.index+1, quoteValue(col.name), err)
+			}
+			if u {
+				unseen[c]++
 			}
 		}
 		off += width
@@ -352,6 +325,65 @@ func (e *Encoding) apply(cols []textColumn, rows []int, lines []int) ([]float32,
 		unseen = nil
 	}
 	return x, unseen, nil
+}
+
+// Encoder encodes one text column's cells into its features (ColumnCode.Features), a
+// cell at a time: for a reader of rows one by one, as a server is.
+type Encoder struct {
+	code  ColumnCode
+	index map[string]int
+}
+
+// Encoder is the encoder of c's cells.
+func (c ColumnCode) Encoder() *Encoder {
+	e := &Encoder{code: c, index: make(map[string]int, len(c.Categories))}
+	for k, v := range c.Categories {
+		e.index[v] = k
+	}
+	return e
+}
+
+// Name is the column's name; Width the features it writes.
+func (e *Encoder) Name() string { return e.code.Name }
+func (e *Encoder) Width() int   { return len(e.code.Features()) }
+
+// Encode writes cell's features into dst (Width values): one-hot's 0 and 1 (all 0 for a
+// missing or unseen value), the frequency's share (NaN for a missing cell, 0 for an
+// unseen value), a date's days (NaN for a missing cell). unseen reports a value the
+// training rows did not hold; err a cell that is no date in the column's layout.
+func (e *Encoder) Encode(cell string, dst []float32) (unseen bool, err error) {
+	s := strings.TrimSpace(cell)
+	missing := isMissingCell(s)
+	nan := float32(math.NaN())
+	clear(dst)
+	switch e.code.Kind {
+	case OneHot:
+		if k, ok := e.index[s]; ok {
+			dst[k] = 1
+		} else if !missing {
+			unseen = true
+		}
+	case Frequency:
+		switch k, ok := e.index[s]; {
+		case ok:
+			dst[0] = float32(e.code.Shares[k])
+		case missing:
+			dst[0] = nan
+		default:
+			unseen = true // a value never seen is as rare as can be
+		}
+	case Date:
+		if missing {
+			dst[0] = nan
+			break
+		}
+		t, perr := time.Parse(e.code.Layout, s)
+		if perr != nil {
+			return false, fmt.Errorf("%s is not a date in the layout %s the model read this column in: %w", quoteValue(s), e.code.Layout, errNotNumeric)
+		}
+		dst[0] = float32(days(t))
+	}
+	return unseen, nil
 }
 
 // readTextColumns reads the cells of the named columns of a delimited text (gzipped when

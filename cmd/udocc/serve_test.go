@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/udocc/udocc/internal/pandascsv"
 )
 
 // TestServe runs udocc serve on a fitted model: a CSV body scores exactly as udocc score
@@ -268,5 +270,68 @@ func TestServeOneContract(t *testing.T) {
 		if r.Score != scores[i] || math.Abs(r.Probability-probs[i]) > 5e-5 { // scores.csv prints 4 digits
 			t.Errorf("row %d: serve %v (%v), udocc score %v (%v)", i+1, r.Score, r.Probability, scores[i], probs[i])
 		}
+	}
+}
+
+// TestServeTextColumns serves a model fitted on a table with text columns (a category,
+// a many-valued category, a date, pandas' unnamed index): CSV and JSON rows that carry
+// the text columns as they are score as udocc score scores the same rows, an unseen
+// category included.
+func TestServeTextColumns(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "visits.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pandascsv.Write(f, 200, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	mustUdocc(t, dir, fitArgs("--label", "label", "--out", "f", "visits.csv")...)
+	body := ",clinic,doctor,visit_date,age,cost,label\n0,Q,dr03,2024-05-01,44,98.5,0\n1,Z,dr03,2024-05-02,,1000,1\n2,east,,2024-05-03,50,99,0\n"
+	writeText(t, dir, "new.csv", body)
+	mustUdocc(t, dir, "score", "--model", "f/model", "--out", "s", "new.csv")
+	want := readCSV(t, filepath.Join(dir, "s", "scores.csv")).floats(t, "score")
+	addr := freeAddr(t)
+	srv := exec.Command(udoccBin, "serve", "--model", filepath.Join(dir, "f/model"), "--addr", addr)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	url := "http://" + addr
+	waitUp(t, url)
+	jsonBody := `{"rows":[{"clinic":"Q","doctor":"dr03","visit_date":"2024-05-01","age":44,"cost":98.5},` +
+		`{"clinic":"Z","doctor":"dr03","visit_date":"2024-05-02","age":null,"cost":1000},` +
+		`{"clinic":"east","doctor":null,"visit_date":"2024-05-03","age":50,"cost":99}]}`
+	for _, c := range []struct{ kind, body string }{{"text/csv", body}, {"application/json", jsonBody}} {
+		resp, err := http.Post(url+"/v1/score", c.kind, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Results []struct {
+				Score float64 `json:"score"`
+			} `json:"results"`
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &got) != nil || len(got.Results) != len(want) {
+			t.Fatalf("%s: %d %s", c.kind, resp.StatusCode, b)
+		}
+		for i, r := range got.Results {
+			if r.Score != want[i] {
+				t.Errorf("%s, row %d: serve %v, udocc score %v", c.kind, i+1, r.Score, want[i])
+			}
+		}
+	}
+	// A date in another layout is refused, naming the row and the column.
+	resp, err := http.Post(url+"/v1/score", "text/csv", strings.NewReader(",clinic,doctor,visit_date,age,cost\n0,east,dr01,05/01/2024,40,100\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "visit_date") || !strings.Contains(string(b), "not a date") {
+		t.Errorf("a bad date: %d %s", resp.StatusCode, b)
 	}
 }

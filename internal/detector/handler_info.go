@@ -27,11 +27,14 @@ func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
 		Version: hex.EncodeToString(sum[:8]), Udocc: m.meta.Udocc, Method: string(m.Method()),
 		Columns: m.Features(), Inputs: m.inputs(), Components: m.components(), GaussianWeight: m.gaussianWeight(), Count: m.meta.ThresholdRule,
 		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.deviceName(), Dir: dir,
-		Files: map[string]string{}, Loaded: time.Now().UTC(),
+		Files: map[string]string{}, Loaded: time.Now().UTC(), Encoding: m.meta.Encoding,
 	}
 	if sel := m.meta.Selection; sel != nil {
 		if sel.ID != "" {
 			info.Ignored = append(info.Ignored, sel.ID)
+		}
+		if sel.IDIndex != nil {
+			info.Ignored = append(info.Ignored, "") // pandas' unnamed index, the fit's id
 		}
 		info.Ignored = append(info.Ignored, sel.Drop...)
 	}

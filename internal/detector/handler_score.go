@@ -78,7 +78,7 @@ func explainParam(r *http.Request, d int) (int, *httpError) {
 
 // rowReader reads the request's rows by its Content-Type: JSON (or none) or CSV.
 func rowReader(r *http.Request, info tool.ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
-	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored}
+	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored, Encoding: info.Encoding}
 	ct := r.Header.Get("Content-Type")
 	mt, params, _ := mime.ParseMediaType(ct)
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {

@@ -17,9 +17,16 @@ type csvReader struct {
 	cr  *csv.Reader
 	g   *csvGuard
 	c   Columns
-	pos []int // the record's cell of input j; nil before the header
-	row int
-	err error
+	pos []int // the record's cell of input j (-2: a text column's, encoded); nil before the header
+	// text are the text columns the header names, each with its cell in the record.
+	text []csvText
+	row  int
+	err  error
+}
+
+type csvText struct {
+	textColumn
+	cell int
 }
 
 // NewCSV reads the CSV body r, whose first line names its columns. Where the model
@@ -88,7 +95,20 @@ func (r *csvReader) next(x []float32) (int, error) {
 		}
 		row := x[n*d : (n+1)*d]
 		missing := 0
+		for _, t := range r.text {
+			if err := t.encode(rec[t.cell], row, r.row); err != nil {
+				return n, err
+			}
+			for _, v := range row[t.off : t.off+t.enc.Width()] {
+				if v != v {
+					missing++
+				}
+			}
+		}
 		for j, p := range r.pos {
+			if p < 0 {
+				continue // a text column's input, encoded above
+			}
 			s := strings.TrimSpace(rec[p])
 			if data.IsMissingCell(s) { // imputed as the model was fitted
 				row[j] = float32(math.NaN())
@@ -135,7 +155,7 @@ func (r *csvReader) header() error {
 		}
 		return nil
 	}
-	idx := r.c.index()
+	idx, texts := r.c.index(), r.c.texts()
 	r.pos = make([]int, r.c.D)
 	for j := range r.pos {
 		r.pos[j] = -1
@@ -143,11 +163,20 @@ func (r *csvReader) header() error {
 	var unknown []string
 	for i, s := range names {
 		p, ok := idx[s]
+		t, text := texts[s]
 		switch {
+		case text && !ok:
+			for j := t.off; j < t.off+t.enc.Width(); j++ {
+				if r.pos[j] >= 0 {
+					return &Error{Column: s, Msg: "named with its encoded inputs in the header", Kind: ErrColumns}
+				}
+				r.pos[j] = -2
+			}
+			r.text = append(r.text, csvText{t, i})
 		case !ok:
 			unknown = append(unknown, s)
 		case p < 0:
-		case r.pos[p] >= 0:
+		case r.pos[p] >= 0 || r.pos[p] == -2:
 			return &Error{Column: s, Msg: "named twice in the header", Kind: ErrColumns}
 		default:
 			r.pos[p] = i
@@ -155,7 +184,7 @@ func (r *csvReader) header() error {
 	}
 	var missing []string
 	for j, p := range r.pos {
-		if p < 0 {
+		if p == -1 {
 			missing = append(missing, r.c.Names[j])
 		}
 	}

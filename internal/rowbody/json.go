@@ -26,6 +26,7 @@ type jsonReader struct {
 	r     *bufio.Reader
 	c     Columns
 	idx   map[string]int // objects' keys; built at the first object
+	texts map[string]textColumn
 	seen  []bool
 	state int // 0 before "rows", 1 in it, 2 after it
 	row   int // rows read
@@ -450,7 +451,7 @@ func (j *jsonReader) object(row []float32) error {
 		return &Error{Row: j.row, Msg: "the model was trained on unnamed columns: send each row as an array of numbers", Kind: ErrColumns}
 	}
 	if j.idx == nil {
-		j.idx, j.seen = j.c.index(), make([]bool, j.c.D)
+		j.idx, j.texts, j.seen = j.c.index(), j.c.texts(), make([]bool, j.c.D)
 	}
 	clear(j.seen)
 	b, err := j.skip()
@@ -505,6 +506,9 @@ func (j *jsonReader) field(b byte, row []float32) error {
 		return j.cut(err)
 	}
 	pos, ok := j.idx[name]
+	if t, text := j.texts[name]; text && !ok {
+		return j.text(t, b, row)
+	}
 	switch {
 	case !ok:
 		return &Error{Row: j.row, Column: name, Msg: "the model has no such column", Kind: ErrColumns}
@@ -516,6 +520,37 @@ func (j *jsonReader) field(b byte, row []float32) error {
 	j.seen[pos] = true
 	row[pos], err = j.value(b, pos)
 	return err
+}
+
+// text reads the value of text column t, which starts with b (a string, or null for a
+// missing cell), and writes its encoded inputs into row.
+func (j *jsonReader) text(t textColumn, b byte, row []float32) error {
+	var cell string
+	switch b {
+	case '"':
+		s, err := j.str()
+		if err != nil {
+			return err
+		}
+		cell = s
+	case 'n':
+		w, err := j.literal(b)
+		if err != nil {
+			return err
+		}
+		if w != "null" {
+			return &Error{Row: j.row, Column: t.enc.Name(), Msg: w + " is not a text or null", Kind: ErrValue}
+		}
+	default:
+		return &Error{Row: j.row, Column: t.enc.Name(), Msg: fmt.Sprintf("want a text (a string) or null, found %s", show(b)), Kind: ErrValue}
+	}
+	for p := t.off; p < t.off+t.enc.Width(); p++ {
+		if j.seen[p] {
+			return &Error{Row: j.row, Column: t.enc.Name(), Msg: "named twice, or with its encoded inputs", Kind: ErrColumns}
+		}
+		j.seen[p] = true
+	}
+	return t.encode(cell, row, j.row)
 }
 
 // value reads the number that starts with b, in input col (-1: an ignored column).

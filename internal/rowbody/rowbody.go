@@ -3,10 +3,12 @@ package rowbody
 import (
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/decimal"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/decimal"
 )
 
 // The kinds of bad input; every *Error wraps one of them.
@@ -54,10 +56,45 @@ func (e *Error) Unwrap() error { return e.Kind }
 // Columns are what a model takes: D inputs, named Names in order (nil: matched by
 // position). Ignore names columns a CSV header or a JSON object may carry beside them
 // that are not inputs (the model's id column, the columns its fit dropped).
+//
+// Encoding, where the model has one, turns text columns into its last inputs (package
+// data): a row may carry such a column by its own name, a text cell that is encoded as
+// the model was fitted, in place of the inputs it gives.
 type Columns struct {
-	D      int
-	Names  []string
-	Ignore []string
+	D        int
+	Names    []string
+	Ignore   []string
+	Encoding *data.Encoding
+}
+
+// textColumn is one of Encoding's columns: its encoder, and its first input.
+type textColumn struct {
+	enc *data.Encoder
+	off int
+}
+
+// texts are Encoding's columns by name, each with its first input; nil without one.
+func (c Columns) texts() map[string]textColumn {
+	if c.Encoding == nil || c.Names == nil {
+		return nil
+	}
+	out := map[string]textColumn{}
+	off := len(c.Names) - c.Encoding.Width()
+	for _, code := range c.Encoding.Columns {
+		enc := code.Encoder()
+		out[code.Name] = textColumn{enc, off}
+		off += enc.Width()
+	}
+	return out
+}
+
+// encode writes the cell of text column t into row, as an *Error at row r where it is
+// no date in the model's layout.
+func (t textColumn) encode(cell string, row []float32, r int) error {
+	if _, err := t.enc.Encode(cell, row[t.off:t.off+t.enc.Width()]); err != nil {
+		return &Error{Row: r, Column: t.enc.Name(), Msg: err.Error(), Kind: ErrValue}
+	}
+	return nil
 }
 
 // index maps each name of c to its input position, and each ignored name to -1.

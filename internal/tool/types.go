@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/threshold"
 )
 
@@ -106,6 +107,9 @@ type ModelInfo struct {
 	// Ignored are the columns a CSV header or a JSON row may carry beside the inputs: the
 	// training table's id column and the columns its fit dropped.
 	Ignored []string `json:"ignored,omitempty"`
+	// Encoding is how text columns (categories, dates) become the last inputs; a row
+	// may carry such a column's text in place of its inputs. Absent where there is none.
+	Encoding *data.Encoding `json:"encoding,omitempty"`
 	// Threshold is in score units (udocc.Model.Threshold); null for a method without one (oc).
 	Threshold *float64 `json:"threshold"`
 	// Count is the rule that set the ensemble's threshold (e.g. "two-means") and
