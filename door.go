@@ -139,6 +139,11 @@ func (m *Model) Method() Method { return m.d.Method() }
 // where the table named none; new tables' columns then match by position.
 func (m *Model) Features() []string { return m.d.Features() }
 
+// Encoding is how the training table's text columns (categories, dates) became its
+// last features, or nil. Read a new table with it (data.LoadOptions.Encoding) to score
+// it as the training table was read.
+func (m *Model) Encoding() *data.Encoding { return m.d.Encoding() }
+
 // ReviewRows gives the rows to ask next, given the answers so far. It gives K rows
 // (fewer only where fewer remain), none answered or pending. The same seed, answers and
 // rows give the same rows.

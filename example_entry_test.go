@@ -232,3 +232,45 @@ func ExampleJoinFromEnv() {
 	fmt.Println(d == nil, err)
 	// Output: true <nil>
 }
+
+// ExampleModel_Encoding fits a CSV with a text column, which becomes one-hot features,
+// and scores new rows read with the model's encoding: a category training never saw is
+// counted, and scored.
+func ExampleModel_Encoding() {
+	dir, err := os.MkdirTemp("", "udocc-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	text := "site,load\n"
+	for i := range 200 {
+		text += fmt.Sprintf("%s,%d\n", []string{"north", "south"}[i%2], 40+i%17)
+	}
+	train := filepath.Join(dir, "train.csv")
+	os.WriteFile(train, []byte(text), 0o644)
+	ds, err := data.Load(train, data.LoadOptions{Encode: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := udocc.FitDataset(context.Background(), ds, quick())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	fmt.Println(m.Features())
+	fresh := filepath.Join(dir, "new.csv")
+	os.WriteFile(fresh, []byte("site,load\nnorth,45\neast,44\n"), 0o644)
+	nw, err := data.Load(fresh, data.LoadOptions{Encoding: m.Encoding()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	scores, _, err := m.ScoreDataset(context.Background(), nw)
+	fmt.Println(len(scores), "rows scored; unseen sites:", nw.Unseen[0], err)
+	// Output:
+	// [load site = north site = south]
+	// 2 rows scored; unseen sites: 1 <nil>
+}
