@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math"
 	"math/big"
@@ -310,6 +311,7 @@ func TestServeTextColumns(t *testing.T) {
 		}
 		var got struct {
 			Results []struct {
+				ID    *string `json:"id"`
 				Score float64 `json:"score"`
 			} `json:"results"`
 		}
@@ -321,6 +323,11 @@ func TestServeTextColumns(t *testing.T) {
 		for i, r := range got.Results {
 			if r.Score != want[i] {
 				t.Errorf("%s, row %d: serve %v, udocc score %v", c.kind, i+1, r.Score, want[i])
+			}
+			// The CSV's index (the fit's id) comes back as each row's id; the JSON rows
+			// carry none.
+			if wantID := fmt.Sprint(i); c.kind == "text/csv" && (r.ID == nil || *r.ID != wantID) || c.kind != "text/csv" && r.ID != nil {
+				t.Errorf("%s, row %d: id %v", c.kind, i+1, r.ID)
 			}
 		}
 	}

@@ -32,9 +32,11 @@ func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
 	if sel := m.meta.Selection; sel != nil {
 		if sel.ID != "" {
 			info.Ignored = append(info.Ignored, sel.ID)
+			info.ID, info.HasID = sel.ID, true
 		}
 		if sel.IDIndex != nil {
 			info.Ignored = append(info.Ignored, "") // pandas' unnamed index, the fit's id
+			info.HasID = true
 		}
 		info.Ignored = append(info.Ignored, sel.Drop...)
 	}

@@ -78,7 +78,7 @@ func explainParam(r *http.Request, d int) (int, *httpError) {
 
 // rowReader reads the request's rows by its Content-Type: JSON (or none) or CSV.
 func rowReader(r *http.Request, info tool.ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
-	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored, Encoding: info.Encoding}
+	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored, Encoding: info.Encoding, ID: info.ID, HasID: info.HasID}
 	ct := r.Header.Get("Content-Type")
 	mt, params, _ := mime.ParseMediaType(ct)
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
@@ -103,6 +103,7 @@ func rowReader(r *http.Request, info tool.ModelInfo, body io.Reader) (rowbody.Re
 type scored struct {
 	scores, conf []float64
 	labels       []bool
+	ids          []string    // each row's id, where the body carries the model's id column
 	top          [][]int     // explain: each row's leading features
 	parts        [][]float64 // and their parts of the score
 	shares       [][]float64 // and their shares, as scores.csv's share_i
@@ -128,6 +129,12 @@ func (h *Server) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, ex
 		if len(res.scores)+n > h.opts.MaxRows {
 			return nil, &httpError{http.StatusRequestEntityTooLarge, "too_many_rows",
 				fmt.Sprintf("more than %d rows, the most one request may send", h.opts.MaxRows), 0, ""}
+		}
+		if ids := rd.IDs(); ids != nil {
+			for len(res.ids) < len(res.scores) { // earlier rows carried none
+				res.ids = append(res.ids, "")
+			}
+			res.ids = append(res.ids, ids...)
 		}
 		if herr := s.scoreChunk(ctx, res, buf[:n*d], n, d, explain); herr != nil {
 			return nil, herr
@@ -240,7 +247,14 @@ func (res *scored) json(s *served) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"score":`...)
+		b = append(b, '{')
+		if i < len(res.ids) {
+			q, _ := json.Marshal(res.ids[i])
+			b = append(b, `"id":`...)
+			b = append(b, q...)
+			b = append(b, ',')
+		}
+		b = append(b, `"score":`...)
 		b = appendNumber(b, v)
 		b = append(b, `,"label":`...)
 		switch {

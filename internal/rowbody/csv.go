@@ -20,6 +20,8 @@ type csvReader struct {
 	pos []int // the record's cell of input j (-2: a text column's, encoded); nil before the header
 	// text are the text columns the header names, each with its cell in the record.
 	text []csvText
+	id   int      // the record's cell of the id column; -1 for none
+	ids  []string // the ids of the rows the last Next gave
 	row  int
 	err  error
 }
@@ -53,7 +55,14 @@ func newCSV(r io.Reader, c Columns, fields, cell int) *csvReader {
 	g := newCSVGuard(r, fields, cell)
 	cr := csv.NewReader(bufio.NewReaderSize(g, 64<<10))
 	cr.ReuseRecord = true
-	return &csvReader{cr: cr, g: g, c: c}
+	return &csvReader{cr: cr, g: g, c: c, id: -1}
+}
+
+func (r *csvReader) IDs() []string {
+	if r.id < 0 {
+		return nil
+	}
+	return r.ids
 }
 
 func (r *csvReader) Next(x []float32) (int, error) {
@@ -77,6 +86,7 @@ func (r *csvReader) next(x []float32) (int, error) {
 			return 0, err
 		}
 	}
+	r.ids = r.ids[:0]
 	n := 0
 	for (n+1)*d <= len(x) {
 		rec, err := r.cr.Read()
@@ -124,6 +134,9 @@ func (r *csvReader) next(x []float32) (int, error) {
 		if missing == d {
 			return n, &Error{Row: r.row, Msg: "every cell is missing: nothing to score", Kind: ErrValue}
 		}
+		if r.id >= 0 {
+			r.ids = append(r.ids, strings.TrimSpace(rec[r.id]))
+		}
 		n++
 	}
 	return n, nil
@@ -162,6 +175,9 @@ func (r *csvReader) header() error {
 	}
 	var unknown []string
 	for i, s := range names {
+		if r.c.HasID && s == r.c.ID && r.id < 0 {
+			r.id = i
+		}
 		p, ok := idx[s]
 		t, text := texts[s]
 		switch {

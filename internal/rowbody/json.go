@@ -28,6 +28,9 @@ type jsonReader struct {
 	idx   map[string]int // objects' keys; built at the first object
 	texts map[string]textColumn
 	seen  []bool
+	ids   []string // the ids of the rows the last Next gave ("" for none); nil without an id column
+	id    *string  // the current object's id, where it has one
+	sawID bool     // a row of the body had an id
 	state int // 0 before "rows", 1 in it, 2 after it
 	row   int // rows read
 	tok   []byte
@@ -40,7 +43,11 @@ type jsonReader struct {
 func NewJSON(r io.Reader, c Columns) Reader {
 	br := buffers.Get().(*bufio.Reader)
 	br.Reset(r)
-	return &jsonReader{r: br, c: c, tok: make([]byte, 0, maxToken)}
+	j := &jsonReader{r: br, c: c, tok: make([]byte, 0, maxToken)}
+	if c.HasID {
+		j.ids = make([]string, 0, 64)
+	}
+	return j
 }
 
 // buffers are the JSON readers' 64 KiB buffers, each back in the pool once its reader
@@ -64,8 +71,18 @@ func (j *jsonReader) Next(x []float32) (int, error) {
 	return n, err
 }
 
+func (j *jsonReader) IDs() []string {
+	if !j.sawID {
+		return nil
+	}
+	return j.ids
+}
+
 func (j *jsonReader) next(x []float32) (int, error) {
 	d := j.c.D
+	if j.ids != nil {
+		j.ids = j.ids[:0]
+	}
 	if d < 1 || len(x) < d {
 		panic("rowbody: a buffer smaller than one row")
 	}
@@ -120,6 +137,13 @@ func (j *jsonReader) next(x []float32) (int, error) {
 		}
 		if allMissing(row) {
 			return n, &Error{Row: j.row, Msg: "every value is null: nothing to score", Kind: ErrValue}
+		}
+		if j.ids != nil {
+			id := ""
+			if j.id != nil {
+				id, j.id = *j.id, nil
+			}
+			j.ids = append(j.ids, id)
 		}
 		n++
 	}
@@ -512,6 +536,8 @@ func (j *jsonReader) field(b byte, row []float32) error {
 	switch {
 	case !ok:
 		return &Error{Row: j.row, Column: name, Msg: "the model has no such column", Kind: ErrColumns}
+	case pos < 0 && j.c.HasID && name == j.c.ID:
+		return j.idValue(b)
 	case pos < 0:
 		return j.scalar(b)
 	case j.seen[pos]:
@@ -677,6 +703,40 @@ func jsonNumber(b []byte) bool {
 		}
 	}
 	return i == len(b)
+}
+
+// idValue reads the id column's value, a string, number or literal, as the row's id.
+func (j *jsonReader) idValue(b byte) error {
+	var id string
+	switch {
+	case b == '"':
+		s, err := j.str()
+		if err != nil {
+			return err
+		}
+		id = s
+	case b == 'n' || b == 't' || b == 'f':
+		w, err := j.literal(b)
+		if err != nil {
+			return err
+		}
+		if w != "null" {
+			id = w
+		}
+	case b == '-' || (b >= '0' && b <= '9'):
+		tok, err := j.number(b)
+		if err != nil {
+			return err
+		}
+		if len(tok) > maxToken || !jsonNumber(tok) {
+			return &Error{Row: j.row, Column: j.c.ID, Msg: "the id is not a JSON number, string or literal", Kind: ErrSyntax}
+		}
+		id = string(tok)
+	default:
+		return &Error{Row: j.row, Column: j.c.ID, Msg: fmt.Sprintf("the id holds %s: want a number, a string or a literal", show(b)), Kind: ErrSyntax}
+	}
+	j.id, j.sawID = &id, true
+	return nil
 }
 
 // scalar skips an ignored column's value, a number, string or literal.

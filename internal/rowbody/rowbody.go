@@ -60,11 +60,16 @@ func (e *Error) Unwrap() error { return e.Kind }
 // Encoding, where the model has one, turns text columns into its last inputs (package
 // data): a row may carry such a column by its own name, a text cell that is encoded as
 // the model was fitted, in place of the inputs it gives.
+//
+// ID, where HasID is set, is the model's id column (one of Ignore, or "" for pandas'
+// unnamed index): its cells are carried through as each row's id (Reader.IDs).
 type Columns struct {
 	D        int
 	Names    []string
 	Ignore   []string
 	Encoding *data.Encoding
+	ID       string
+	HasID    bool
 }
 
 // textColumn is one of Encoding's columns: its encoder, and its first input.
@@ -123,6 +128,9 @@ type Reader interface {
 	// and returns how many it filled; 0 and io.EOF after the last. A body without rows
 	// is an *Error of ErrEmpty at the first call.
 	Next(x []float32) (int, error)
+	// IDs are the id column's cells of the rows the last Next gave ("" where a row has
+	// none); nil where the body carries no id column.
+	IDs() []string
 }
 
 // parseValue is a cell's number as package data reads it: strconv.ParseFloat, then

@@ -349,3 +349,39 @@ func TestMissingCells(t *testing.T) {
 		}
 	}
 }
+
+// TestIDs: the model's id column comes back as each row's id, from a CSV header's cell
+// or a JSON object's string, number or null ("" for a row without one); a body without
+// it gives none.
+func TestIDs(t *testing.T) {
+	c := Columns{D: 2, Names: []string{"a", "b"}, Ignore: []string{"user"}, ID: "user", HasID: true}
+	read := func(rd Reader) []string {
+		x := make([]float32, 8)
+		var ids []string
+		for {
+			n, err := rd.Next(x)
+			if err == io.EOF {
+				return ids
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rd.IDs(); got != nil {
+				ids = append(ids, got[:n]...)
+			}
+		}
+	}
+	if got := read(NewCSV(strings.NewReader("user,a,b\nu1,1,2\n u2 ,3,4\n"), c)); !slices.Equal(got, []string{"u1", "u2"}) {
+		t.Errorf("CSV ids %q", got)
+	}
+	if got := read(NewCSV(strings.NewReader("a,b\n1,2\n"), c)); got != nil {
+		t.Errorf("a CSV without the id column: ids %q", got)
+	}
+	body := `{"rows":[{"a":1,"b":2,"user":"x"},{"user":7,"a":1,"b":2},{"a":1,"b":2},{"a":1,"b":2,"user":null}]}`
+	if got := read(NewJSON(strings.NewReader(body), c)); !slices.Equal(got, []string{"x", "7", "", ""}) {
+		t.Errorf("JSON ids %q", got)
+	}
+	if got := read(NewJSON(strings.NewReader(`{"rows":[{"a":1,"b":2}]}`), c)); got != nil {
+		t.Errorf("JSON rows without ids: %q", got)
+	}
+}

@@ -110,6 +110,10 @@ type ModelInfo struct {
 	// Encoding is how text columns (categories, dates) become the last inputs; a row
 	// may carry such a column's text in place of its inputs. Absent where there is none.
 	Encoding *data.Encoding `json:"encoding,omitempty"`
+	// ID is the training table's id column ("" for pandas' unnamed index), where HasID:
+	// a row's cell in it comes back as the row's id.
+	ID    string `json:"id_column,omitempty"`
+	HasID bool   `json:"-"`
 	// Threshold is in score units (udocc.Model.Threshold); null for a method without one (oc).
 	Threshold *float64 `json:"threshold"`
 	// Count is the rule that set the ensemble's threshold (e.g. "two-means") and
