@@ -31,8 +31,8 @@ type jsonReader struct {
 	ids   []string // the ids of the rows the last Next gave ("" for none); nil without an id column
 	id    *string  // the current object's id, where it has one
 	sawID bool     // a row of the body had an id
-	state int // 0 before "rows", 1 in it, 2 after it
-	row   int // rows read
+	state int      // 0 before "rows", 1 in it, 2 after it
+	row   int      // rows read
 	tok   []byte
 	err   error // the first error, returned again by every later call
 }
