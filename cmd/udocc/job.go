@@ -26,6 +26,7 @@ type fitted struct {
 	ends    map[string]float64 // seconds from the fit's start to each stage's last epoch
 	summary summary
 	dir     string
+	prog    *progress // says what the steps after training did
 	// explainedNote says that scores.csv explains only some flagged rows ("" for all).
 	explainedNote string
 	// paperWidths: --preset paper took the paper's layer widths for the table's name.
@@ -41,7 +42,7 @@ type epochMetrics struct {
 
 // fitTable fits ds with the library, showing progress on prog, and summarises the fit.
 func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
-	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members), ends: map[string]float64{}}
+	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members), ends: map[string]float64{}, prog: prog}
 	opts := o.library()
 	if o.preset == "paper" && o.arch == "" {
 		// The paper's widths for its data sets, looked up by the table's name, which

@@ -62,7 +62,11 @@ func (f *fitted) write(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(b, '\n'))
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	f.prog.phase("written", "scores.csv, the model, the figures and summary.json")
+	return nil
 }
 
 // writeExplained explains the flagged rows and writes scores.csv and history.csv.
@@ -75,6 +79,7 @@ func (f *fitted) writeExplained(ctx context.Context, dir string, cols []scoreCol
 	f.explainedNote = explainedNote(ex)
 	if ex != nil {
 		f.summary.Timings.ExplainSeconds = time.Since(t0).Seconds()
+		f.prog.phase("explained", fmt.Sprintf("%d flagged %s", len(ex.rows), plural(len(ex.rows), "row", "rows")))
 	}
 	if err := writeScores(filepath.Join(dir, "scores.csv"), f.m.Scores(), scoresFile{id: idOf(f.ds), labels: f.m.Labels(),
 		prob: probabilities(f.m, f.m.Scores()), y: f.ds.Y, cols: cols, ex: ex, rows: f.ds.RowIndex}); err != nil {

@@ -21,7 +21,13 @@ type progress struct {
 	// plan is a fit's stages in order with their epochs (setPlan), from which the time
 	// left is estimated; nil: none is estimated.
 	plan []stagePlan
+	// last is when the last plain line was written (every lineEvery at most, beside a
+	// stage's first and last epochs).
+	last time.Time
 }
+
+// lineEvery is how often, at most, plain progress writes a line within a stage.
+const lineEvery = 10 * time.Second
 
 // stagePlan is one stage of a fit and its epochs.
 type stagePlan struct {
@@ -75,7 +81,8 @@ func bar(fraction float64) string {
 }
 
 // update shows epoch e of total of a fit's stage ("pretrain" or "finetune"): a bar, or
-// a line every tenth of the stage.
+// plain lines at a stage's first and last epochs and every lineEvery between, so that
+// a log holds a few lines a stage, not one an epoch.
 func (p *progress) update(stage string, e, total int) {
 	if p.quiet {
 		return
@@ -93,10 +100,24 @@ func (p *progress) update(stage string, e, total int) {
 		}
 		return
 	}
-	step := max(1, total/10)
-	if e%step == 0 || e == total {
+	if now := time.Now(); e == 1 || e == total || now.Sub(p.last) >= lineEvery {
 		fmt.Fprintf(p.w, "%s epoch %d/%d (%s)\n", stage, e, total, times)
+		p.last = now
 	}
+}
+
+// phase says that a step after training is done (explaining, writing), with what it
+// did: a line, on a terminal as elsewhere.
+func (p *progress) phase(name, detail string) {
+	if p == nil || p.quiet {
+		return
+	}
+	line := fmt.Sprintf("%s: %s (%v)", name, detail, round(time.Since(p.start)))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 func round(d time.Duration) time.Duration {

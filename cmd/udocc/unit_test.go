@@ -82,7 +82,8 @@ func TestOneLine(t *testing.T) {
 }
 
 // TestProgressBar checks the two forms of progress: a bar redrawn in place on a terminal,
-// a line every tenth of a stage otherwise, and nothing when quiet.
+// plain lines at a stage's first and last epochs (and every 10 s) otherwise, and nothing
+// when quiet.
 func TestProgressBar(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -92,8 +93,8 @@ func TestProgressBar(t *testing.T) {
 	}{
 		{"terminal: one bar redrawn, ended by a newline", true, false,
 			[]string{"\r\033[Kfinetune        [=  ", "]   1/20", "\r\033[Kfinetune        [" + strings.Repeat("=", 30) + "]  20/20"}, 1},
-		{"no terminal: a line every tenth", false, false,
-			[]string{"finetune epoch 2/20", "finetune epoch 20/20"}, 10},
+		{"no terminal: the first and last epochs' lines (a stage of under 10 s)", false, false,
+			[]string{"finetune epoch 1/20", "finetune epoch 20/20"}, 2},
 		{"quiet: nothing", false, true, nil, 0},
 	}
 	for _, c := range cases {
