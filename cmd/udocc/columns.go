@@ -34,6 +34,9 @@ type tableFlags struct {
 	part      data.Part // a data-parallel rank's block of rows; the zero value reads all
 	threads   int       // the goroutines a text table is parsed on: --threads
 	decimal   string    // --decimal: auto, . or ,
+	// digits and members say how scores.csv is written: --digits, --member-scores.
+	digits  int
+	members bool
 	// encode makes a fit turn a text table's text columns into features (data.Encoding);
 	// encoding is a model's, which score and explain read new rows with.
 	encode   bool
@@ -57,6 +60,8 @@ func addTableFlags(fs *pflag.FlagSet, t *tableFlags) {
 func addSendFlags(fs *pflag.FlagSet, t *tableFlags) {
 	fs.StringVar(&t.scoresTo, "scores-to", "", "also write scores.csv here; - is stdout (the report then goes to stderr)")
 	fs.StringVar(&t.appendTo, "append-to", "", "write DATA with score, rank and label columns added to this .csv or .parquet file")
+	fs.IntVar(&t.digits, "digits", 0, "significant digits of scores.csv's scores (7 reads well); 0, the default, writes each exactly: the shortest form that reads back to the same float64, so that a score compares with the threshold as its label does")
+	fs.BoolVar(&t.members, "member-scores", false, "also write each ensemble member's score into scores.csv (score_seedN)")
 	fs.StringVar(&t.missing, "missing", "impute", "what a missing cell (empty, NA, NaN, null, … as pandas reads them) becomes: impute (the feature's training median, kept in the model), drop-rows (its row is left out) or error; a row with no value at all is left out and reported")
 }
 
@@ -83,6 +88,9 @@ func (t tableFlags) check(asJSON bool) error {
 	}
 	if _, err := t.decimalSep(); err != nil {
 		return err
+	}
+	if t.digits < 0 || t.digits > 17 {
+		return usagef("--digits %d: want 1 to 17 significant digits, or 0 for exact", t.digits)
 	}
 	if d, _ := t.delim(); d == ',' && t.decimal == "," {
 		return usagef("--decimal , with --delimiter ,: a comma cannot separate both cells and decimals")

@@ -29,7 +29,7 @@ func TestEnsembleFit(t *testing.T) {
 	dir := t.TempDir()
 	const n = 200
 	writeTable(t, filepath.Join(dir, "table.csv"), n, 3, true, 41)
-	mustUdocc(t, dir, fitArgs("--label", "y", "--out", "fit", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--label", "y", "--out", "fit", "--member-scores", "table.csv")...)
 	model := filepath.Join(dir, "fit", "model")
 	s := readSummary(t, filepath.Join(dir, "fit", "summary.json"))
 	meta := readSummary(t, filepath.Join(model, "model.json"))
@@ -126,7 +126,7 @@ func TestEnsembleFit(t *testing.T) {
 		}
 	})
 	t.Run("score on the same file gives fit's scores bit for bit and its labels", func(t *testing.T) {
-		r := mustUdocc(t, dir, "score", "--model", model, "--label", "y", "--out", "scored", "--json", "table.csv")
+		r := mustUdocc(t, dir, "score", "--model", model, "--label", "y", "--out", "scored", "--json", "--member-scores", "table.csv")
 		scored := readCSV(t, filepath.Join(dir, "scored", "scores.csv"))
 		if !slices.Equal(sc.header, scored.header) {
 			t.Fatalf("header %v, fit's %v", scored.header, sc.header)
@@ -314,7 +314,7 @@ func TestEnsembleSeeds(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, strconv.Itoa(i))
-			mustUdocc(t, dir, fitArgs(append(c.args, "--out", out, "table.csv")...)...)
+			mustUdocc(t, dir, fitArgs(append(c.args, "--out", out, "--member-scores", "table.csv")...)...)
 			s := readSummary(t, filepath.Join(out, "summary.json"))
 			want, _ := json.Marshal(c.seeds)
 			if got, _ := json.Marshal(s["seeds"]); string(got) != string(want) || number(t, s, "seed") != float64(c.seeds[0]) {

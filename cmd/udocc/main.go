@@ -236,7 +236,7 @@ var groupOrder = []string{"Input and columns", "Count and threshold", "Output", 
 var fitGroups = []flagGroup{
 	{"Input and columns", []string{"label", "positive", "id", "columns", "drop", "drop-text", "missing", "header", "format", "delimiter", "decimal", "x-var"}},
 	{"Count and threshold", []string{"contamination", "threshold", "labels"}},
-	{"Output", []string{"out", "force", "json", "quiet", "explain", "explain-rows", "scores-to", "append-to"}},
+	{"Output", []string{"out", "force", "json", "quiet", "explain", "explain-rows", "scores-to", "append-to", "digits", "member-scores"}},
 	{"Training (advanced)", []string{"preset", "method", "members", "arch", "pretrain-epochs", "screen-epochs", "trim", "train-rows",
 		"components", "gaussian", "epochs", "batch-size", "lr", "pretrain-lr", "weight-decay", "ratio", "ties", "rank-scores",
 		"seed", "seeds", "device", "threads", "nproc", "dist-timeout"}},

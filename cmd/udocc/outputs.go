@@ -27,7 +27,7 @@ import (
 // gaps between.
 func (f *fitted) write(ctx context.Context, dir string) error {
 	var cols []scoreColumn
-	if len(f.members) > 1 {
+	if len(f.members) > 1 && f.o.table.members {
 		for _, m := range f.members {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", m.Seed), m.Scores, m.Labels})
 		}
@@ -82,7 +82,7 @@ func (f *fitted) writeExplained(ctx context.Context, dir string, cols []scoreCol
 		f.prog.phase("explained", fmt.Sprintf("%d flagged %s", len(ex.rows), plural(len(ex.rows), "row", "rows")))
 	}
 	if err := writeScores(filepath.Join(dir, "scores.csv"), f.m.Scores(), scoresFile{id: idOf(f.ds), labels: f.m.Labels(),
-		prob: probabilities(f.m, f.m.Scores()), y: f.ds.Y, cols: cols, ex: ex, rows: f.ds.RowIndex}); err != nil {
+		prob: probabilities(f.m, f.m.Scores()), y: f.ds.Y, cols: cols, ex: ex, rows: f.ds.RowIndex, digits: f.o.table.digits}); err != nil {
 		return err
 	}
 	return f.writeHistory(filepath.Join(dir, "history.csv"))
@@ -106,6 +106,7 @@ type scoresFile struct {
 	cols   []scoreColumn
 	ex     *explainColumns
 	rows   []int // each row's 0-based data row in the file; nil when every row was kept
+	digits int   // significant digits of the scores; 0: exact (strconv's shortest form)
 }
 
 // writeScores writes row (the 1-based data row of the file), the id column where there
@@ -114,6 +115,10 @@ type scoresFile struct {
 // seed ensemble; then, where ex is not nil, the features driving each flagged row.
 func writeScores(path string, scores []float64, f scoresFile) error {
 	ranks := anomalyRanks(scores)
+	prec := f.digits
+	if prec == 0 {
+		prec = -1
+	}
 	row := func(b []byte, i int) []byte {
 		r := i
 		if f.rows != nil {
@@ -123,7 +128,7 @@ func writeScores(path string, scores []float64, f scoresFile) error {
 		if f.id.values != nil {
 			b = append(append(b, ','), csvField(f.id.values[i])...)
 		}
-		b = strconv.AppendFloat(append(b, ','), scores[i], 'g', -1, 64)
+		b = strconv.AppendFloat(append(b, ','), scores[i], 'g', prec, 64)
 		b = strconv.AppendInt(append(b, ','), int64(ranks[i]), 10)
 		b = append(append(b, ','), label(f.labels, i)...)
 		if f.prob != nil {
@@ -133,7 +138,7 @@ func writeScores(path string, scores []float64, f scoresFile) error {
 			b = strconv.AppendInt(append(b, ','), int64(f.y[i]), 10)
 		}
 		for _, c := range f.cols {
-			b = strconv.AppendFloat(append(b, ','), c.scores[i], 'g', -1, 64)
+			b = strconv.AppendFloat(append(b, ','), c.scores[i], 'g', prec, 64)
 			if c.labels != nil {
 				b = append(append(b, ','), label(c.labels, i)...)
 			}

@@ -80,7 +80,7 @@ func runScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer tx.Abort()
-	s, b, err := writeScored(ctx, tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, explainRows, cut)
+	s, b, err := writeScored(ctx, tx.Dir(), m, f.model, fs.Arg(0), ds, *explain, explainRows, cut, f.table)
 	if err != nil {
 		return interrupted(ctx, f.output.out, err)
 	}
@@ -132,7 +132,7 @@ type scored struct {
 // scores.csv and summary.json into out; it returns the summary and its JSON.
 // A cut, when not nil, draws the threshold anew on these rows' scores (Model.Recut on
 // the loaded model; the saved one is untouched).
-func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain, explainRows int, cut *tool.Cut) (scored, []byte, error) {
+func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain, explainRows int, cut *tool.Cut, t tableFlags) (scored, []byte, error) {
 	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
 	final, dist, err := m.ScoreDataset(ctx, ds)
 	if err != nil {
@@ -156,7 +156,7 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 	}
 	s.labelMetrics = metricsOf(ds.Y, final, labels)
 	var cols []scoreColumn
-	if members := m.Members(); len(members) > 1 {
+	if members := m.Members(); len(members) > 1 && t.members {
 		for k, mem := range members {
 			cols = append(cols, scoreColumn{fmt.Sprintf("seed%d", mem.Seed), dist[k], mem.Label(dist[k])})
 		}
@@ -167,7 +167,7 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 	}
 	s.explainedNote = explainedNote(ex)
 	if err := writeScores(filepath.Join(out, "scores.csv"), final, scoresFile{id: idOf(ds), labels: labels,
-		prob: probabilities(m, final), y: ds.Y, cols: cols, ex: ex, rows: ds.RowIndex}); err != nil {
+		prob: probabilities(m, final), y: ds.Y, cols: cols, ex: ex, rows: ds.RowIndex, digits: t.digits}); err != nil {
 		return scored{}, nil, err
 	}
 	b, err := json.MarshalIndent(s.scoreSummary, "", "  ")

@@ -63,7 +63,7 @@ func TestScoreMatchesFit(t *testing.T) {
 	})
 	t.Run("new rows without labels", func(t *testing.T) {
 		writeTable(t, filepath.Join(dir, "new.csv"), 37, 3, false, 6)
-		r := mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "--quiet", "new.csv")
+		r := mustUdocc(t, dir, "score", "--model", "fit/model", "--out", "new", "--quiet", "--member-scores", "new.csv")
 		if r.stdout != "" || r.stderr != "" {
 			t.Errorf("score --quiet said %q on stdout and %q on stderr, want nothing", r.stdout, r.stderr)
 		}
@@ -86,7 +86,7 @@ func TestSeedEnsemble(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "table.csv"), 160, 3, true, 7)
-	mustUdocc(t, dir, fitArgs("--preset", "paper", "--label", "y", "--seed", "0-2", "--out", "ens", "table.csv")...)
+	mustUdocc(t, dir, fitArgs("--preset", "paper", "--label", "y", "--seed", "0-2", "--out", "ens", "--member-scores", "table.csv")...)
 	s := readSummary(t, filepath.Join(dir, "ens", "summary.json"))
 	sc := readCSV(t, filepath.Join(dir, "ens", "scores.csv"))
 	seeds := []uint64{0, 1, 2}
@@ -126,7 +126,7 @@ func TestSeedEnsemble(t *testing.T) {
 		}
 	})
 	t.Run("score with the ensemble's model matches", func(t *testing.T) {
-		mustUdocc(t, dir, "score", "--model", "ens/model", "--label", "y", "--out", "scored", "table.csv")
+		mustUdocc(t, dir, "score", "--model", "ens/model", "--label", "y", "--out", "scored", "--member-scores", "table.csv")
 		scored := readCSV(t, filepath.Join(dir, "scored", "scores.csv"))
 		if !slices.Equal(sc.header, scored.header) {
 			t.Fatalf("header %v, fit's %v", scored.header, sc.header)
@@ -243,5 +243,33 @@ func TestScoreBadModel(t *testing.T) {
 				t.Errorf("a failed score made %s", out)
 			}
 		})
+	}
+}
+
+// TestScoresCSVReads: scores.csv leaves the members' scores out unless asked
+// (--member-scores), and --digits 7 writes seven significant digits, the labels staying
+// those of the exact scores.
+func TestScoresCSVReads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeTable(t, filepath.Join(dir, "table.csv"), 120, 3, false, 8)
+	mustUdocc(t, dir, fitArgs("--out", "f", "table.csv")...)
+	exact := readCSV(t, filepath.Join(dir, "f", "scores.csv"))
+	if slices.ContainsFunc(exact.header, func(h string) bool { return strings.HasPrefix(h, "score_seed") }) {
+		t.Errorf("header %v: want no member columns by default", exact.header)
+	}
+	mustUdocc(t, dir, "score", "--model", "f/model", "--digits", "7", "--out", "s", "table.csv")
+	short := readCSV(t, filepath.Join(dir, "s", "scores.csv"))
+	for i, v := range short.col(t, "score") {
+		digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(strings.Split(v, "e")[0]), "0")
+		if len(digits) > 7 {
+			t.Fatalf("row %d: score %q has %d significant digits", i+1, v, len(digits))
+		}
+	}
+	if !slices.Equal(short.col(t, "label"), exact.col(t, "label")) || !slices.Equal(short.col(t, "rank"), exact.col(t, "rank")) {
+		t.Error("--digits changed the labels or ranks")
+	}
+	if r := udocc(t, dir, "score", "--model", "f/model", "--digits", "18", "--out", "s2", "table.csv"); r.code != 2 || !strings.Contains(r.stderr, "--digits 18") {
+		t.Errorf("--digits 18: exit %d, %q", r.code, r.stderr)
 	}
 }

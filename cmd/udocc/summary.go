@@ -274,12 +274,13 @@ type spread struct {
 }
 
 // memberSummary is one seed of an ensemble.
+// An ensemble's member has no threshold of its own: its count fields are left out.
 type memberSummary struct {
 	Seed          uint64   `json:"seed"`
-	DeltaBar      *float64 `json:"delta_bar"`
-	SelectedRatio *float64 `json:"selected_ratio"`
-	Threshold     *float64 `json:"threshold"`
-	Flagged       int      `json:"flagged"`
+	DeltaBar      *float64 `json:"delta_bar,omitempty"`
+	SelectedRatio *float64 `json:"selected_ratio,omitempty"`
+	Threshold     *float64 `json:"threshold,omitempty"`
+	Flagged       *int     `json:"flagged,omitempty"`
 	ROCAUC        *float64 `json:"rocauc,omitempty"`
 	PRAUC         *float64 `json:"prauc,omitempty"`
 	F1            *float64 `json:"f1,omitempty"`
@@ -420,7 +421,11 @@ func (f *fitted) summarise(total float64) summary {
 	if len(f.members) > 1 {
 		for i, mem := range f.members {
 			ms := memberSummary{Seed: mem.Seed, DeltaBar: num(bars[i]), SelectedRatio: num(ratios[i]),
-				Threshold: num(mem.Threshold), Flagged: flagged(mem.Labels)}
+				Threshold: num(mem.Threshold)}
+			if mem.Labels != nil {
+				k := flagged(mem.Labels)
+				ms.Flagged = &k
+			}
 			lm := members[i]
 			ms.ROCAUC, ms.PRAUC, ms.F1 = lm.ROCAUC, lm.PRAUC, lm.F1
 			s.Members = append(s.Members, ms)
