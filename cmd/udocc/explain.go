@@ -547,7 +547,7 @@ func checkExplain(n int) error {
 // to ds's rows where rows were left out on reading (ds.RowIndex); a row left out is an
 // error.
 func fileRowsToTable(rows []int, ds *data.Dataset, path string) ([]int, error) {
-	if ds.RowIndex == nil {
+	if ds.RowIndex == nil || rows == nil { // nil: --top's rows, chosen later
 		return rows, nil
 	}
 	out := make([]int, len(rows))

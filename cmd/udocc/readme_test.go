@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,20 +62,29 @@ func TestReadmeFirstRun(t *testing.T) {
 	if len(steps) < 5 {
 		t.Fatalf("the README's first run has %d commands, want the fit, score and re-cuts", len(steps))
 	}
-	for _, s := range steps {
-		cmd := exec.Command("bash", "-c", s.command)
-		cmd.Dir = clone
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("$ %s: %v\nstderr: %s", s.command, err, stderr.String())
+	runSteps(t, clone, steps)
+
+	// Every other doc's commands, each doc in a folder of its own beside the clone's
+	// bin/, lib/ and examples/: "udocc" is bin/udocc.
+	docs, _ := filepath.Glob(filepath.Join(clone, "docs", "*.md"))
+	for _, doc := range docs {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
 		}
-		got := masked(stdout.String())
-		for _, want := range s.output {
-			if !strings.Contains(got, masked(want)) {
-				t.Errorf("$ %s: the README shows %q, the output has no such line:\n%s", s.command, want, stdout.String())
+		steps := docSteps(string(text))
+		if len(steps) == 0 {
+			continue
+		}
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"bin", "lib", "examples"} {
+				if err := os.Symlink(filepath.Join(clone, f), filepath.Join(dir, f)); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
+			runSteps(t, dir, steps)
+		})
 	}
 
 	cmd := exec.Command("go", "run", "-tags", "udocc_shimlib", "./examples/library")
@@ -82,6 +93,108 @@ func TestReadmeFirstRun(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "rows flagged") {
 		t.Fatalf("go run ./examples/library in the clone: %v\n%s", err, out)
 	}
+}
+
+// runSteps runs a doc's commands in dir, in order: each must exit 0, and each line the
+// doc shows under it must be in its output, numbers masked and runs of spaces as one
+// (column widths follow the numbers). "udocc" is bin/udocc. A "$ #" line is a comment,
+// except that one saying to fill or answer a labels file has the labels file of the
+// last review answered from its table's label column, as a user who knows them would.
+func runSteps(t *testing.T, dir string, steps []step) {
+	t.Helper()
+	lastReview := ""
+	for _, s := range steps {
+		if strings.HasPrefix(s.command, "#") {
+			if strings.Contains(s.command, "fill") || strings.Contains(s.command, "answer") {
+				answerLabels(t, dir, lastReview)
+			}
+			continue
+		}
+		command := s.command
+		if strings.HasPrefix(command, "udocc ") {
+			command = "bin/" + command
+		}
+		if strings.Contains(command, "udocc review ") {
+			lastReview = command
+		}
+		cmd := exec.Command("bash", "-c", command)
+		cmd.Dir = dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("$ %s: %v\nstderr: %s", s.command, err, stderr.String())
+		}
+		got := spaced(masked(stdout.String()))
+		for _, want := range s.output {
+			if !strings.Contains(got, spaced(masked(want))) {
+				t.Errorf("$ %s: the doc shows %q, the output has no such line:\n%s", s.command, want, stdout.String())
+			}
+		}
+	}
+}
+
+var spaces = regexp.MustCompile(`[ \t]+`)
+
+// spaced is s with every run of spaces as one, and no space at a line's end.
+func spaced(s string) string {
+	s = spaces.ReplaceAllString(s, " ")
+	return strings.ReplaceAll(s, " \n", "\n")
+}
+
+// answerLabels fills the empty anomaly cells of the labels file of review command
+// (--labels FILE, its table the command's other .csv) from the table's label column,
+// the one fit was given (--label in examples/pumps.csv: fault).
+func answerLabels(t *testing.T, dir, review string) {
+	t.Helper()
+	args := strings.Fields(review)
+	i := slices.Index(args, "--labels")
+	if i < 0 || i+1 >= len(args) {
+		t.Fatalf("a fill step after %q, which names no --labels file", review)
+	}
+	data := ""
+	for _, a := range args {
+		if strings.HasSuffix(a, ".csv") && a != args[i+1] {
+			data = a
+		}
+	}
+	table := readCSV(t, filepath.Join(dir, data))
+	truth := table.col(t, "fault")
+	path := filepath.Join(dir, args[i+1])
+	l := readCSV(t, path)
+	row, an := slices.Index(l.header, "row"), slices.Index(l.header, "anomaly")
+	for _, r := range l.rows {
+		if r[an] != "" {
+			continue
+		}
+		k, err := strconv.Atoi(r[row])
+		if err != nil {
+			t.Fatalf("%s: row %q", path, r[row])
+		}
+		r[an] = truth[k-1]
+	}
+	writeCSV(t, path, l)
+}
+
+// docSteps are the "$ " commands of every fenced block of a doc, in order, with the
+// lines each shows under it.
+func docSteps(doc string) []step {
+	var steps []step
+	for i, block := range strings.Split(doc, "```") {
+		if i%2 == 0 { // prose between the fences
+			continue
+		}
+		cur := -1
+		for _, l := range strings.Split(block, "\n")[1:] {
+			switch {
+			case strings.HasPrefix(l, "$ "):
+				steps = append(steps, step{command: strings.TrimPrefix(l, "$ ")})
+				cur = len(steps) - 1
+			case l != "" && l != "…" && cur >= 0:
+				steps[cur].output = append(steps[cur].output, l)
+			}
+		}
+	}
+	return steps
 }
 
 // step is one "$ " command of the README and the lines it shows under it.
