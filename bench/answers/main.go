@@ -53,6 +53,27 @@ func ruleName(r answers.Rule) string {
 	return name
 }
 
+// mixes are the weights G of a third part of the score: the classic detector
+// (IsolationForest, HBOS or kNN, PyOD's scores as stand-ins for Go ones) whose AUC over
+// the answered rows is highest, weighed G·clamp((A_d − A_s)/0.2, 0, 1) beside the
+// shipped rule's evidence: a supervised choice among detectors, in XGBOD's spirit.
+var mixes = []float64{0.2, 0.4, 0.6}
+
+// mixDetectors are the detectors a mix may take.
+var mixDetectors = []string{"IForest", "HBOS", "KNN"}
+
+// names are the rules', then the mixes', in the order of res.roc and res.pr.
+var names = func() []string {
+	var out []string
+	for _, r := range rules {
+		out = append(out, ruleName(r))
+	}
+	for _, g := range mixes {
+		out = append(out, fmt.Sprintf("shipped rule + best classic detector by the answers, G = %.1f", g))
+	}
+	return out
+}()
+
 // rules holds rule 0, the label-free fit, first.
 var rules = func() []answers.Rule {
 	rs := []answers.Rule{{}, {Max: 0.3}, {Max: 0.4}, {Max: 0.5}, {Max: 0.6}}
@@ -121,7 +142,13 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", ct.Name, err)
 		}
-		py := loadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
+		py, pyNamed := loadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
+		pyPct := map[string][]float64{}
+		for _, d := range mixDetectors {
+			if col := pyNamed[d]; col != nil {
+				pyPct[d] = pct(col)
+			}
+		}
 		t := tab{name: ct.Name, group: ct.Group}
 		for s := 0; s < *seeds; s++ {
 			ans, asked := simulate(scores, y, prior, uint64(s))
@@ -164,6 +191,48 @@ func main() {
 				r.roc = append(r.roc, rocauc(sc, y, keep))
 				r.pr = append(r.pr, prauc(sc, y, keep))
 			}
+			// The mixes: the shipped rule's score and the answers' best detector.
+			for _, g := range mixes {
+				sc := scores
+				if sh != nil {
+					var anom, norm []int
+					for _, a := range ans {
+						if a.Anomaly {
+							anom = append(anom, a.Row)
+						} else {
+							norm = append(norm, a.Row)
+						}
+					}
+					beta := answers.DefaultRule.Weight(r.anomAsked, checkE, checkS)
+					bestA, best := math.Inf(-1), ""
+					for _, d := range mixDetectors {
+						col := pyNamed[d]
+						if col == nil {
+							continue
+						}
+						if a := answeredAUC(col, anom, norm); a > bestA {
+							bestA, best = a, d
+						}
+					}
+					gamma := 0.0
+					if best != "" {
+						gamma = min(g*min(max((bestA-checkS)/0.2, 0), 1), 1-beta)
+					}
+					if beta > 0 || gamma > 0 {
+						mixed := make([]float64, len(scores))
+						pd := pyPct[best]
+						for i := range mixed {
+							mixed[i] = (1-beta-gamma)*ps[i] + beta*pe[i]
+							if gamma > 0 {
+								mixed[i] += gamma * pd[i]
+							}
+						}
+						sc = mixed
+					}
+				}
+				r.roc = append(r.roc, rocauc(sc, y, keep))
+				r.pr = append(r.pr, prauc(sc, y, keep))
+			}
 			r.pyRoc, r.pyPr = math.NaN(), math.NaN()
 			for _, col := range py {
 				if a := rocauc(col, y, keep); math.IsNaN(r.pyRoc) || a > r.pyRoc {
@@ -184,7 +253,7 @@ func main() {
 		writeDump(*dump, tabs)
 	}
 	// Per table: mean over seeds. Per group: mean over tables.
-	nb := len(rules)
+	nb := len(names)
 	type fig struct{ roc, pr []float64 }
 	meanTab := func(t tab) (fig, float64, float64) {
 		f := fig{make([]float64, nb), make([]float64, nb)}
@@ -284,7 +353,7 @@ func main() {
 				behind++
 			}
 		}
-		fmt.Fprintf(w, "| %s | %.3f | %.3f | %+.3f | %+.3f | %d | %d |\n", ruleName(rules[b]),
+		fmt.Fprintf(w, "| %s | %.3f | %.3f | %+.3f | %+.3f | %d | %d |\n", names[b],
 			overGroups(func(i int) float64 { return tf[i].roc[b] }), overGroups(func(i int) float64 { return tf[i].pr[b] }),
 			overGroups(func(i int) float64 { return tf[i].roc[b] - tf[i].roc[0] }), overGroups(func(i int) float64 { return tf[i].pr[b] - tf[i].pr[0] }),
 			worse, behind)
@@ -323,7 +392,7 @@ func main() {
 func chosenSummary(c map[string]int) string {
 	count := map[string]int{}
 	for _, b := range c {
-		count[ruleName(rules[b])]++
+		count[names[b]]++
 	}
 	var keys []string
 	for k := range count {
@@ -389,11 +458,11 @@ func loadFit(dir string) ([]float64, []bool, review.Prior, error) {
 }
 
 // loadPyod is the detectors' columns of path (nil when absent).
-func loadPyod(path string, n int) [][]float64 {
+func loadPyod(path string, n int) (all [][]float64, named map[string][]float64) {
 	cols, head, err := readCSV(path)
 	if err != nil {
 		log.Printf("%s: no PyOD scores (%v)", path, err)
-		return nil
+		return nil, nil
 	}
 	if len(cols[0]) != n {
 		log.Fatalf("%s: %d rows, want %d", path, len(cols[0]), n)
@@ -404,7 +473,11 @@ func loadPyod(path string, n int) [][]float64 {
 			out = append(out, cols[j])
 		}
 	}
-	return out
+	named = map[string][]float64{}
+	for j, h := range head {
+		named[h] = cols[j]
+	}
+	return out, named
 }
 
 func readCSV(path string) ([][]float64, []string, error) {
@@ -532,8 +605,8 @@ func writeDump(path string, tabs []tab) {
 	w.Write([]string{"table", "group", "seed", "anomalies_answered", "rule", "rocauc", "prauc", "pyod_rocauc", "pyod_prauc"})
 	for _, t := range tabs {
 		for s, r := range t.r {
-			for b := range rules {
-				w.Write([]string{t.name, t.group, strconv.Itoa(s), strconv.Itoa(r.anomAsked), ruleName(rules[b]),
+			for b := range names {
+				w.Write([]string{t.name, t.group, strconv.Itoa(s), strconv.Itoa(r.anomAsked), names[b],
 					strconv.FormatFloat(r.roc[b], 'g', 6, 64), strconv.FormatFloat(r.pr[b], 'g', 6, 64),
 					strconv.FormatFloat(r.pyRoc, 'g', 6, 64), strconv.FormatFloat(r.pyPr, 'g', 6, 64)})
 			}
@@ -546,4 +619,21 @@ func writeDump(path string, tabs []tab) {
 	if err := f.Close(); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// answeredAUC is the AUC of scores over the answered anomalies (rows anom) against the
+// answered normal rows (norm), ties counted half.
+func answeredAUC(scores []float64, anom, norm []int) float64 {
+	var w float64
+	for _, a := range anom {
+		for _, b := range norm {
+			switch {
+			case scores[a] > scores[b]:
+				w++
+			case scores[a] == scores[b]:
+				w += 0.5
+			}
+		}
+	}
+	return w / float64(len(anom)*len(norm))
 }
