@@ -12,10 +12,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -37,10 +38,11 @@ func chromiumPath() string {
 
 // browser is a headless Chromium showing one page, and the DevTools connection to it.
 type browser struct {
-	cmd  *exec.Cmd
-	conn net.Conn
-	r    *bufio.Reader
-	id   int
+	cmd     *exec.Cmd
+	conn    net.Conn
+	r       *bufio.Reader
+	id      int
+	profile string // the user-data-dir, removed by close once every process is gone
 }
 
 var devtoolsLine = regexp.MustCompile(`DevTools listening on (ws://[^\s]+)`)
@@ -52,9 +54,16 @@ func startBrowser(t *testing.T, pageURL string) *browser {
 	if bin == "" {
 		t.Skip("no chromium on PATH: the web review is not clicked through (./build.sh test installs Debian's chromium as root)")
 	}
+	// The profile is not t.TempDir's: Chromium's helper processes may still write in it
+	// for a moment after the browser is killed, which fails TempDir's removal.
+	profile, err := os.MkdirTemp("", "udocc-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--remote-debugging-port=0",
-		"--remote-allow-origins=*", "--user-data-dir="+filepath.Join(t.TempDir(), "chromium"), "--window-size=1200,2400", pageURL)
+		"--remote-allow-origins=*", "--user-data-dir="+profile, "--window-size=1200,2400", pageURL)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers in its group, killed with it
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +71,7 @@ func startBrowser(t *testing.T, pageURL string) *browser {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
-	b := &browser{cmd: cmd}
+	b := &browser{cmd: cmd, profile: profile}
 	t.Cleanup(b.close)
 	found := make(chan string, 1)
 	go func() {
@@ -118,8 +127,14 @@ func (b *browser) close() {
 		b.conn.Close()
 	}
 	if b.cmd.Process != nil {
-		b.cmd.Process.Kill()
+		syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // the group: the browser and its helpers
 		b.cmd.Wait()
+	}
+	for range 50 { // a helper may still be on its way out
+		if os.RemoveAll(b.profile) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -47,6 +47,7 @@ type fitOptions struct {
 	// libtorch; 0 where /proc does not say): the wall time the report prints.
 	started      time.Time
 	readSeconds  float64
+	readLine     string // progress's line on the reading, written once the table passes the checks
 	startSeconds float64
 	// nproc and distTimeout are the data-parallel run's (docs/distributed.md); this
 	// process's rank is Options.Dist, nil in a single process.
@@ -320,10 +321,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		debug.SetGCPercent(gcPercent(len(in.ds.X) * 4))
 	}
 	o.readSeconds = time.Since(readStart).Seconds()
-	if secs := o.readSeconds; secs >= 1 && !o.output.quiet {
-		// A large table: say how long reading took, in rows per second.
-		fmt.Fprintf(stderr, "udocc fit: read %s: %d rows x %d columns in %.1f s (%.0f rows/s)\n",
-			fs.Arg(0), in.ds.N, in.ds.D, secs, float64(in.ds.N)/secs)
+	if secs := o.readSeconds; !o.output.quiet {
+		// Progress begins with the reading, once the table passes the checks before
+		// training (fitWriteReport): how long it took, in rows per second.
+		o.readLine = fmt.Sprintf("read: %s, %d rows x %d features in %.1f s (%.0f rows/s)",
+			fs.Arg(0), in.ds.N, in.ds.D, secs, float64(in.ds.N)/max(secs, 1e-9))
 	}
 	defer in.remove()
 	o.in = in
@@ -371,6 +373,9 @@ func fitWriteReport(ctx context.Context, ds *data.Dataset, o fitOptions, stdout,
 		return summary{}, err
 	}
 	defer tx.Abort()
+	if o.readLine != "" {
+		fmt.Fprintln(stderr, o.readLine)
+	}
 	for _, l := range labelhint.Of(ds) {
 		fmt.Fprintf(stderr, "udocc fit: warning: column %q looks like a label (%s), but is trained on as a feature; to keep it out, use --label %s (or --drop %s)\n", l.Name, l.Why, data.ShowName(l.Name), data.ShowName(l.Name))
 	}

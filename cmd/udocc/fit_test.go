@@ -276,13 +276,14 @@ func TestFitJSON(t *testing.T) {
 		}
 	})
 	t.Run("progress goes to stderr in plain lines", func(t *testing.T) {
-		// stderr is a pipe here, not a terminal: a stage's first and last epochs (these
-		// stages take well under lineEvery), then what the steps after training did.
+		// stderr is a pipe here, not a terminal: the reading, a stage's first and last
+		// epochs (these stages take well under lineEvery), then what the steps after
+		// training did.
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 		screen := training.EnsembleConfig().ScreenEpochs
-		want := []string{fmt.Sprintf("screen-pretrain epoch 1/%d", screen), fmt.Sprintf("screen-pretrain epoch %d/%d", screen, screen),
+		want := []string{"read:", fmt.Sprintf("screen-pretrain epoch 1/%d", screen), fmt.Sprintf("screen-pretrain epoch %d/%d", screen, screen),
 			fmt.Sprintf("screen-finetune epoch 1/%d", tinyEpochs), fmt.Sprintf("screen-finetune epoch %d/%d", tinyEpochs, tinyEpochs),
-			"pretrain epoch 1/2", "pretrain epoch 2/2", "finetune epoch 1/4", "finetune epoch 4/4", "explained:", "written:"}
+			"pretrain epoch 1/2", "pretrain epoch 2/2", "finetune epoch 1/4", "finetune epoch 4/4", "trained and scored:", "explained:", "written:"}
 		if len(lines) != len(want) || strings.Contains(r.stderr, "\r") {
 			t.Fatalf("stderr %q, want the lines %q", r.stderr, want)
 		}

@@ -90,6 +90,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 		}
 	}
 	f.summary = f.summarise(time.Since(start).Seconds())
+	prog.phase("trained and scored", fmt.Sprintf("%d rows, %d flagged", len(m.Scores()), flagged(m.Labels())))
 	return f, nil
 }
 
