@@ -87,7 +87,9 @@ type cutSummary struct {
 	Threshold float64 `json:"threshold"`
 	// Flagged is the training rows above the new threshold, estimated from the model's
 	// sketch of their scores.
-	Flagged int     `json:"flagged_training_rows"`
+	Flagged int `json:"flagged_training_rows"`
+	// Seconds is the cut's own time: the threshold drawn and the new model written, after
+	// the model is loaded.
 	Seconds float64 `json:"seconds"`
 	// The count from answers (--labels): absent otherwise.
 	*answersSummary
@@ -193,6 +195,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return libError(err)
 	}
 	defer m.Close()
+	start = time.Now() // the cut's own time, after loading the model (libtorch's load is most of a run)
 	before := m.Threshold()
 	var t float64
 	var answers *answersSummary
