@@ -39,6 +39,10 @@ class DetectorTest(unittest.TestCase):
             top = d.explain([[30, 0, 0]], n=1)
             self.assertEqual(top[0][0][0], "x1")
             self.assertEqual(d.model()["columns"], ["x1", "x2", "x3"])
+            # Rows as dicts score as lists do; None is a missing cell, imputed.
+            as_dicts = d.decision_function([{"x1": 0, "x2": 0, "x3": 0}, {"x3": 30, "x1": 30, "x2": 30}])
+            self.assertEqual([float(v) for v in as_dicts], [float(v) for v in s])
+            self.assertEqual(len(d.decision_function([{"x1": None, "x2": 1, "x3": 2}])), 1)
             with self.assertRaises(udocc.UdoccError) as e:
                 d.score([[1, 2]])
             self.assertEqual(e.exception.status, 400)

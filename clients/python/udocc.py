@@ -50,12 +50,24 @@ def _array(values, dtype=float):
     return list(values)
 
 
+def _cell(v):
+    """A row object's cell: None and NaN are missing (null), text stays text (a
+    category or a date the model encodes), numbers are floats."""
+    if v is None or isinstance(v, str):
+        return v
+    f = float(v)
+    return None if f != f else f
+
+
 def _rows(X):
-    """X as a list of lists of floats (a NumPy array, a list of lists, or a pandas frame's
-    .to_numpy())."""
-    if hasattr(X, "tolist"):
+    """X as rows the server reads: a NumPy array, a list of lists (numbers), a list of
+    dicts (column: value; text for a model's text columns, None for a missing cell), or
+    a pandas frame (its records)."""
+    if hasattr(X, "to_dict"):  # a pandas DataFrame, with its column names
+        X = X.to_dict(orient="records")
+    elif hasattr(X, "tolist"):
         X = X.tolist()
-    rows = [[float(v) for v in r] for r in X]
+    rows = [{k: _cell(v) for k, v in r.items()} if isinstance(r, dict) else [float(v) for v in r] for r in X]
     if not rows:
         raise ValueError("no rows")
     return rows
