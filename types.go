@@ -40,6 +40,9 @@ type (
 	UnscorableError = detector.UnscorableError
 	// NoValuesError is a row whose every cell is missing (ErrNoValues): its row.
 	NoValuesError = detector.NoValuesError
+	// ColumnsError is a table whose named columns are not the model's (ErrColumns):
+	// the columns missing and those the model does not have.
+	ColumnsError = detector.ColumnsError
 )
 
 // The methods.
@@ -94,4 +97,5 @@ var (
 	ErrContradiction  = detector.ErrContradiction
 	ErrBadRound       = detector.ErrBadRound
 	ErrLearned        = detector.ErrLearned
+	ErrPastSketch     = detector.ErrPastSketch
 )

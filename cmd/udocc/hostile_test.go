@@ -274,7 +274,11 @@ func TestScoreColumnsByName(t *testing.T) {
 		mustUdocc(t, dir, "score", "--model", "fit/model", "--out", name, name+".csv")
 		sameScores(t, fit, readCSV(t, filepath.Join(dir, name, "scores.csv")), "score", "rank", "label")
 	}
-	oneErrorLine(t, udocc(t, dir, "score", "--model", "fit/model", "--out", "renamed", "renamed.csv"), 1, `missing "b"; not in the model "B"`)
+	r := udocc(t, dir, "score", "--model", "fit/model", "--out", "renamed", "renamed.csv")
+	oneErrorLine(t, r, 1, `missing "b"; not in the model "B"`)
+	if !strings.Contains(r.stderr, "--drop") {
+		t.Errorf("the CLI's error does not name --drop: %q", r.stderr)
+	}
 }
 
 // TestMemberFiles fits --seed 0-7: each member file (and each autoencoder file) holds

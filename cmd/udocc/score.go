@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/tool"
 	"io"
@@ -179,11 +180,24 @@ func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string
 
 // libError is an error of the library without its "udocc: " prefix, which the command
 // already says.
+// The library's errors say what is wrong in its own terms; libError adds the flags that
+// mend it, by their types.
 func libError(err error) error {
-	if msg, ok := strings.CutPrefix(err.Error(), "udocc: "); ok {
-		return prefixless{msg, err}
+	hint := ""
+	var ce *lib.ColumnsError
+	switch {
+	case errors.As(err, &ce) && len(ce.Extra) > 0:
+		hint = " (leave them out with --drop; --label for a label column)"
+	case errors.Is(err, tool.ErrNoRecut):
+		hint = " (udocc fit --method ensemble)"
+	case errors.Is(err, lib.ErrPastSketch):
+		hint = " (udocc score --model DIR --count K DATA)"
 	}
-	return err
+	msg, ok := strings.CutPrefix(err.Error(), "udocc: ")
+	if !ok && hint == "" {
+		return err
+	}
+	return prefixless{msg + hint, err}
 }
 
 type prefixless struct {

@@ -94,14 +94,7 @@ func (m *Model) matchColumns(ds *data.Dataset) (*data.Dataset, error) {
 		}
 	}
 	if len(missing) > 0 || len(extra) > 0 {
-		msg := fmt.Sprintf("%s has %d columns, the model was trained on %d, matched by name:", where(ds), ds.D, len(features))
-		if len(missing) > 0 {
-			msg += fmt.Sprintf(" missing %s;", quoteNames(missing))
-		}
-		if len(extra) > 0 {
-			msg += fmt.Sprintf(" not in the model %s (leave them out with --drop; --label for a label column)", quoteNames(extra))
-		}
-		return nil, fmt.Errorf("udocc: %s: %w", strings.TrimSuffix(msg, ";"), ErrColumns)
+		return nil, &ColumnsError{Source: where(ds), Have: ds.D, Want: len(features), Missing: missing, Extra: extra}
 	}
 	out := *ds
 	out.Features = slices.Clone(features)
@@ -151,6 +144,28 @@ func quoteNames(xs []string) string {
 func (m *Model) imputeMissing(ds *data.Dataset) ([]int, error) {
 	return impute(ds, m.meta.Medians)
 }
+
+// ColumnsError is a table whose named columns are not the model's: errors.Is(err,
+// ErrColumns) holds, and errors.As gives the columns.
+type ColumnsError struct {
+	Source     string   // the table
+	Have, Want int      // its columns, and the model's
+	Missing    []string // the model's columns the table lacks
+	Extra      []string // the table's columns the model does not have
+}
+
+func (e *ColumnsError) Error() string {
+	msg := fmt.Sprintf("%s has %d columns, the model was trained on %d, matched by name:", e.Source, e.Have, e.Want)
+	if len(e.Missing) > 0 {
+		msg += fmt.Sprintf(" missing %s;", quoteNames(e.Missing))
+	}
+	if len(e.Extra) > 0 {
+		msg += fmt.Sprintf(" not in the model %s", quoteNames(e.Extra))
+	}
+	return fmt.Sprintf("udocc: %s: %v", strings.TrimSuffix(msg, ";"), ErrColumns)
+}
+
+func (e *ColumnsError) Unwrap() error { return ErrColumns }
 
 // impute is Impute with the given medians.
 func impute(ds *data.Dataset, medians []float64) ([]int, error) {

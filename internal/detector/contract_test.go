@@ -57,6 +57,11 @@ func TestColumnContract(t *testing.T) {
 		if !errors.Is(err, detector.ErrColumns) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("columns %q: %v, want ErrColumns naming %s", c.names, err, c.want)
 		}
+		// The columns in fields; the message names no CLI flag (the CLI adds those).
+		var ce *detector.ColumnsError
+		if !errors.As(err, &ce) || len(ce.Extra) != 1 || ce.Extra[0] != c.names[2] || strings.Contains(err.Error(), "--") {
+			t.Errorf("columns %q: %v, want a ColumnsError with the extra column and no flag", c.names, err)
+		}
 	}
 	// By position, where the table has no names: only the count is checked.
 	unnamed := named(rows, "x1", "x2", "x3")

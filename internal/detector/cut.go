@@ -45,12 +45,16 @@ func validateCut(c tool.Cut) error {
 // fitted model, from their sketch in model.json for a loaded one (exact at the top
 // shares it lists, interpolated between them: within about 1 % of the share asked for;
 // a contamination of at most 1/2). A rule needs scores. The model is not changed.
+// ErrPastSketch reports a cut on the training rows beyond the sketch of their scores
+// that the model keeps (model.json's training_scores): the rows must be scored again.
+var ErrPastSketch = errors.New("udocc: past the model's sketch of its training scores")
+
 func (m *Model) thresholdFor(scores []float64, c tool.Cut) (float64, error) {
 	if err := validateCut(c); err != nil {
 		return 0, err
 	}
 	if m.meta.Ensemble == nil {
-		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", tool.ErrNoRecut, m.meta.Method)
+		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with the ensemble method", tool.ErrNoRecut, m.meta.Method)
 	}
 	if c.Score != nil {
 		return *c.Score, nil
@@ -101,7 +105,7 @@ func (m *Model) tailThreshold(c tool.Cut) (float64, error) {
 	k := max(1, int(share*float64(t.N)+0.5))
 	share = float64(k) / float64(t.N)
 	if k >= t.N || share > t.Shares[len(t.Shares)-1] {
-		return 0, fmt.Errorf("udocc: a share of %g of the %d training rows: the model's sketch of their scores reaches %g; score the rows to flag more (udocc score --model DIR --count K DATA)", share, t.N, t.Shares[len(t.Shares)-1])
+		return 0, fmt.Errorf("%w: a share of %g of the %d training rows: the model's sketch of their scores reaches %g; score the rows and cut on their scores to flag more", ErrPastSketch, share, t.N, t.Shares[len(t.Shares)-1])
 	}
 	i, exact := slices.BinarySearch(t.Shares, share)
 	switch {

@@ -223,7 +223,7 @@ func (m *Model) calibrable() error {
 		return err
 	}
 	if m.meta.Ensemble == nil {
-		return fmt.Errorf("%w: method %s thresholds each member on its own; refit with --method ensemble", tool.ErrNoRecut, m.meta.Method)
+		return fmt.Errorf("%w: method %s thresholds each member on its own; refit with the ensemble method", tool.ErrNoRecut, m.meta.Method)
 	}
 	return nil
 }

@@ -97,7 +97,7 @@ func modelFolder(dir string) error {
 	}
 	inner := filepath.Join(dir, "model")
 	if _, err := os.Stat(filepath.Join(inner, models.MetaFile)); err == nil {
-		return fmt.Errorf("udocc: load %s: no model.json here; the fit's --out folder holds its model in model/: use %s: %w", dir, inner, fs.ErrNotExist)
+		return fmt.Errorf("udocc: load %s: no model.json here; a fit's output folder holds its model in model/: use %s: %w", dir, inner, fs.ErrNotExist)
 	}
 	return fmt.Errorf("udocc: load %s: no model.json in this folder, so no saved model: %w", dir, fs.ErrNotExist)
 }
