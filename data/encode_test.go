@@ -132,13 +132,19 @@ func sameFloats(a, b []float32) bool {
 func TestIndexColumnID(t *testing.T) {
 	dir := t.TempDir()
 	index := filepath.Join(dir, "index.csv")
+	plainIdx := filepath.Join(dir, "idx2.csv")
 	os.WriteFile(index, []byte("idx,a,b\n0,1.5,2\n1,2.5,3\n2,3.5,1\n"), 0o644)
 	ds, err := Load(index, LoadOptions{Encode: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ds.Features, []string{"a", "b"}) || !slices.Equal(ds.IDs, []string{"0", "1", "2"}) || ds.IDName != "idx" || len(ds.Notes) != 1 {
-		t.Errorf("features %q, ids %q (%s), notes %q: want idx as the id", ds.Features, ds.IDs, ds.IDName, ds.Notes)
+	if !slices.Equal(ds.Features, []string{"a", "b"}) || !slices.Equal(ds.IDs, []string{"0", "1", "2"}) || ds.IDName != "idx" || len(ds.Notes) != 1 || ds.Selection.ID != "idx" {
+		t.Errorf("features %q, ids %q (%s), notes %q, selection %+v: want idx as the id, by name", ds.Features, ds.IDs, ds.IDName, ds.Notes, ds.Selection)
+	}
+	// A table read with that selection takes idx as the id whatever it holds.
+	os.WriteFile(plainIdx, []byte("idx,a,b\n7,1.5,2\n3,2.5,3\n"), 0o644)
+	if nw, err := Load(plainIdx, LoadOptions{Selection: ds.Selection}); err != nil || !slices.Equal(nw.IDs, []string{"7", "3"}) || nw.D != 2 {
+		t.Errorf("a new table with idx: %v, ids %q", err, nw.IDs)
 	}
 	plain := filepath.Join(dir, "plain.csv")
 	os.WriteFile(plain, []byte("n,a,b\n3,1.5,2\n1,2.5,3\n2,3.5,1\n"), 0o644)

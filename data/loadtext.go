@@ -71,7 +71,7 @@ func loadText(path string, gz bool, opts *LoadOptions) (*Dataset, error) {
 			return nil, err
 		}
 		ds.IDs, ds.IDName = ids, idName(header[0])
-		sel.IDIndex = new(int)
+		sel.ID = header[0] // by name: a table scored later names it, whatever it holds
 		notes = append(notes, fmt.Sprintf("the first column, %s, holds 0…n−1 (a table's index, as pandas' to_csv writes it): taken as the id, never trained on (--drop %s leaves it out instead)",
 			quoteValue(header[0]), ShowName(header[0])))
 	}
