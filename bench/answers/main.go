@@ -30,6 +30,7 @@ import (
 	"github.com/udocc/udocc/internal/answers"
 	"github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/review"
+	"github.com/udocc/udocc/metrics"
 )
 
 // ruleName says a rule in a line.
@@ -188,8 +189,8 @@ func main() {
 				if sh != nil && beta > 0 {
 					sc = answers.Mix(ps, pe, beta)
 				}
-				r.roc = append(r.roc, rocauc(sc, y, keep))
-				r.pr = append(r.pr, prauc(sc, y, keep))
+				roc, pr := aucs(sc, y, keep)
+				r.roc, r.pr = append(r.roc, roc), append(r.pr, pr)
 			}
 			// The mixes: the shipped rule's score and the answers' best detector.
 			for _, g := range mixes {
@@ -230,16 +231,17 @@ func main() {
 						sc = mixed
 					}
 				}
-				r.roc = append(r.roc, rocauc(sc, y, keep))
-				r.pr = append(r.pr, prauc(sc, y, keep))
+				roc, pr := aucs(sc, y, keep)
+				r.roc, r.pr = append(r.roc, roc), append(r.pr, pr)
 			}
 			r.pyRoc, r.pyPr = math.NaN(), math.NaN()
 			for _, col := range py {
-				if a := rocauc(col, y, keep); math.IsNaN(r.pyRoc) || a > r.pyRoc {
-					r.pyRoc = a
+				roc, pr := aucs(col, y, keep)
+				if math.IsNaN(r.pyRoc) || roc > r.pyRoc {
+					r.pyRoc = roc
 				}
-				if a := prauc(col, y, keep); math.IsNaN(r.pyPr) || a > r.pyPr {
-					r.pyPr = a
+				if math.IsNaN(r.pyPr) || pr > r.pyPr {
+					r.pyPr = pr
 				}
 			}
 			t.r = append(t.r, r)
@@ -511,65 +513,28 @@ func readCSV(path string) ([][]float64, []string, error) {
 	return cols, head, nil
 }
 
-// rocauc is the Mann-Whitney AUC of s against y over the rows keep marks, ties half.
-func rocauc(s []float64, y, keep []bool) float64 {
-	var v []float64
-	var l []bool
+// aucs are the ROCAUC and PRAUC of s against y over the rows keep marks
+// (metrics.AUCs); NaN where those rows hold one class.
+func aucs(s []float64, y, keep []bool) (roc, pr float64) {
+	var sc []float64
+	var l []int
 	for i := range s {
 		if keep[i] {
-			v = append(v, s[i])
-			l = append(l, y[i])
+			sc, l = append(sc, s[i]), append(l, b2i(y[i]))
 		}
 	}
-	p := pct(v)
-	var pos, sum float64
-	for i := range v {
-		if l[i] {
-			pos++
-			sum += p[i] * float64(len(v))
-		}
+	roc, pr, err := metrics.AUCs(l, sc)
+	if err != nil {
+		return math.NaN(), math.NaN()
 	}
-	neg := float64(len(v)) - pos
-	if pos == 0 || neg == 0 {
-		return math.NaN()
-	}
-	return (sum - pos*(pos+1)/2) / (pos * neg)
+	return roc, pr
 }
 
-// prauc is the average precision of s against y over the rows keep marks (ties taken
-// as one threshold, as scikit-learn's average_precision_score).
-func prauc(s []float64, y, keep []bool) float64 {
-	var idx []int
-	var pos float64
-	for i := range s {
-		if keep[i] {
-			idx = append(idx, i)
-			if y[i] {
-				pos++
-			}
-		}
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	if pos == 0 {
-		return math.NaN()
-	}
-	sort.Slice(idx, func(a, b int) bool { return s[idx[a]] > s[idx[b]] })
-	var tp, fp, ap, prevRecall float64
-	for p := 0; p < len(idx); {
-		q := p
-		for q < len(idx) && s[idx[q]] == s[idx[p]] {
-			if y[idx[q]] {
-				tp++
-			} else {
-				fp++
-			}
-			q++
-		}
-		recall := tp / pos
-		ap += (recall - prevRecall) * tp / (tp + fp)
-		prevRecall = recall
-		p = q
-	}
-	return ap
+	return 0
 }
 
 // pct is the rank percentile of each value in (0, 1], ties sharing their mean rank.
@@ -621,19 +586,22 @@ func writeDump(path string, tabs []tab) {
 	}
 }
 
-// answeredAUC is the AUC of scores over the answered anomalies (rows anom) against the
-// answered normal rows (norm), ties counted half.
+// answeredAUC is the ROCAUC of scores over the answered anomalies (rows anom) against
+// the answered normal rows (norm).
 func answeredAUC(scores []float64, anom, norm []int) float64 {
-	var w float64
-	for _, a := range anom {
-		for _, b := range norm {
-			switch {
-			case scores[a] > scores[b]:
-				w++
-			case scores[a] == scores[b]:
-				w += 0.5
-			}
+	var sc []float64
+	var l []int
+	for _, set := range []struct {
+		rows  []int
+		label int
+	}{{anom, 1}, {norm, 0}} {
+		for _, r := range set.rows {
+			sc, l = append(sc, scores[r]), append(l, set.label)
 		}
 	}
-	return w / float64(len(anom)*len(norm))
+	a, err := metrics.ROCAUC(l, sc)
+	if err != nil {
+		return math.NaN()
+	}
+	return a
 }

@@ -157,22 +157,15 @@ func answerLabels(t *testing.T, dir, review string) {
 			data = a
 		}
 	}
-	table := readCSV(t, filepath.Join(dir, data))
-	truth := table.col(t, "fault")
-	path := filepath.Join(dir, args[i+1])
-	l := readCSV(t, path)
-	row, an := slices.Index(l.header, "row"), slices.Index(l.header, "anomaly")
-	for _, r := range l.rows {
-		if r[an] != "" {
-			continue
-		}
-		k, err := strconv.Atoi(r[row])
+	var y []int
+	for _, v := range readCSV(t, filepath.Join(dir, data)).col(t, "fault") {
+		k, err := strconv.Atoi(v)
 		if err != nil {
-			t.Fatalf("%s: row %q", path, r[row])
+			t.Fatalf("%s: fault %q", data, v)
 		}
-		r[an] = truth[k-1]
+		y = append(y, k)
 	}
-	writeCSV(t, path, l)
+	answerAll(t, filepath.Join(dir, args[i+1]), y)
 }
 
 // docSteps are the "$ " commands of every fenced block of a doc, in order, with the

@@ -179,10 +179,10 @@ func Fit(x []float32, n, d int, scores []float64, ans []Answer, rule Rule) (*Sha
 		return nil, nil, nil // every column constant: no distance to read
 	}
 	for _, r := range anom {
-		s.Anomalies = append(s.Anomalies, s.standardise(x[r*d:(r+1)*d]))
+		s.Anomalies = append(s.Anomalies, s.standardise(nil, x[r*d:(r+1)*d]))
 	}
 	for _, r := range norm {
-		s.Normals = append(s.Normals, s.standardise(x[r*d:(r+1)*d]))
+		s.Normals = append(s.Normals, s.standardise(nil, x[r*d:(r+1)*d]))
 	}
 	a, b := s.nearest(x, n, d)
 	sample := stride(n)
@@ -196,11 +196,8 @@ func Fit(x []float32, n, d int, scores []float64, ans []Answer, rule Rule) (*Sha
 	s.Scores, s.Evidence = quantiles(pick(scores, sample)), quantiles(pick(e, sample))
 	ae, as := s.Check(scores, anom, norm)
 	s.Beta = rule.Weight(len(anom), ae, as)
-	sharp := make([]float64, n)
-	for i := range sharp {
-		sharp[i] = (1-s.Beta)*cdf(s.Scores, scores[i]) + s.Beta*cdf(s.Evidence, e[i])
-	}
-	return s, sharp, nil
+	ps, pe := s.percentiles(scores, e)
+	return s, Mix(ps, pe, s.Beta), nil
 }
 
 // Check is how well the evidence and the label-free scores separate the answered rows:
@@ -212,13 +209,11 @@ func (s *Sharpener) Check(scores []float64, anom, norm []int) (evidence, score f
 	}
 	ea := make([]float64, len(anom))
 	for i, r := range s.Anomalies {
-		a, b := closest(r, loo(s.Anomalies, i)), closest(r, s.Normals)
-		ea[i] = math.Log((b + s.Delta) / (a + s.Delta))
+		ea[i] = s.margin(closest(r, loo(s.Anomalies, i)), closest(r, s.Normals))
 	}
 	en := make([]float64, len(norm))
 	for i, r := range s.Normals {
-		a, b := closest(r, s.Anomalies), closest(r, loo(s.Normals, i))
-		en[i] = math.Log((b + s.Delta) / (a + s.Delta))
+		en[i] = s.margin(closest(r, s.Anomalies), closest(r, loo(s.Normals, i)))
 	}
 	sa, sn := make([]float64, len(anom)), make([]float64, len(norm))
 	for i, r := range anom {
@@ -256,9 +251,12 @@ func (s *Sharpener) Apply(x []float32, n, d int, scores []float64) []float64 {
 
 // Percentiles are F_s of the scores and F_e of the rows' evidence.
 func (s *Sharpener) Percentiles(x []float32, n, d int, scores []float64) (ps, pe []float64) {
-	a, b := s.nearest(x, n, d)
-	e := s.evidence(a, b)
-	ps, pe = make([]float64, n), make([]float64, n)
+	return s.percentiles(scores, s.evidence(s.nearest(x, n, d)))
+}
+
+// percentiles are F_s of scores and F_e of the evidence e, row by row.
+func (s *Sharpener) percentiles(scores, e []float64) (ps, pe []float64) {
+	ps, pe = make([]float64, len(scores)), make([]float64, len(scores))
 	for i := range ps {
 		ps[i], pe[i] = cdf(s.Scores, scores[i]), cdf(s.Evidence, e[i])
 	}
@@ -274,9 +272,12 @@ func Mix(ps, pe []float64, beta float64) []float64 {
 	return out
 }
 
-// standardise is row's kept columns as z-scores.
-func (s *Sharpener) standardise(row []float32) []float64 {
-	z := make([]float64, len(s.Columns))
+// standardise is row's kept columns as z-scores, written into z (a new slice where z is
+// nil).
+func (s *Sharpener) standardise(z []float64, row []float32) []float64 {
+	if z == nil {
+		z = make([]float64, len(s.Columns))
+	}
 	for c, j := range s.Columns {
 		z[c] = (float64(row[j]) - s.Mean[c]) / s.SD[c]
 	}
@@ -289,6 +290,16 @@ func (s *Sharpener) standardise(row []float32) []float64 {
 func (s *Sharpener) nearest(x []float32, n, d int) (a, b []float64) {
 	a, b = make([]float64, n), make([]float64, n)
 	const block = 4096
+	rows := func(lo int, z []float64) {
+		for i := lo; i < min(lo+block, n); i++ {
+			z = s.standardise(z, x[i*d:(i+1)*d])
+			a[i], b[i] = closest(z, s.Anomalies), closest(z, s.Normals)
+		}
+	}
+	if n <= block { // a request's few rows: no goroutines to start
+		rows(0, nil)
+		return a, b
+	}
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), (n+block-1)/block) {
@@ -297,13 +308,7 @@ func (s *Sharpener) nearest(x []float32, n, d int) (a, b []float64) {
 			defer wg.Done()
 			z := make([]float64, len(s.Columns))
 			for lo := range next {
-				for i := lo; i < min(lo+block, n); i++ {
-					row := x[i*d : (i+1)*d]
-					for c, j := range s.Columns {
-						z[c] = (float64(row[j]) - s.Mean[c]) / s.SD[c]
-					}
-					a[i], b[i] = closest(z, s.Anomalies), closest(z, s.Normals)
-				}
+				rows(lo, z)
 			}
 		}()
 	}
@@ -333,9 +338,15 @@ func closest(z []float64, set [][]float64) float64 {
 func (s *Sharpener) evidence(a, b []float64) []float64 {
 	e := make([]float64, len(a))
 	for i := range e {
-		e[i] = math.Log((b[i] + s.Delta) / (a[i] + s.Delta))
+		e[i] = s.margin(a[i], b[i])
 	}
 	return e
+}
+
+// margin is e = ln((b + δ) / (a + δ)) of a row at distance a from the nearest answered
+// anomaly and b from the nearest answered normal row.
+func (s *Sharpener) margin(a, b float64) float64 {
+	return math.Log((b + s.Delta) / (a + s.Delta))
 }
 
 // SampleRows are the most training rows whose distances and scores δ and the quantiles

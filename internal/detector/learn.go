@@ -37,16 +37,13 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ds, err := m.matchColumns(ds)
+	x, err := m.AnswerRows(ds)
 	if err != nil {
 		return Calibration{}, err
 	}
-	if _, err := m.imputeMissing(ds); err != nil {
-		return Calibration{}, err
-	}
 	n := len(m.scores)
-	if ds.N != n || ds.D != m.inputs() || len(ds.X) != ds.N*ds.D {
-		return Calibration{}, fmt.Errorf("udocc: Learn: %d rows of %d columns; the model was fitted on %d rows of %d columns", ds.N, ds.D, n, m.inputs())
+	if x.N != n {
+		return Calibration{}, fmt.Errorf("udocc: Learn: %d rows; the model was fitted on %d", x.N, n)
 	}
 	rank, _ := reviewRanks(m.scores)
 	ra, err := rankedAnswers(ans, rank)
@@ -56,10 +53,6 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	rows := make([]answers.Answer, len(ans))
 	for i, a := range ans {
 		rows[i] = answers.Answer{Row: a.Row, Anomaly: a.Anomaly}
-	}
-	x, _, err := m.networkRows(ds, false)
-	if err != nil {
-		return Calibration{}, err
 	}
 	sh, sharp, err := answers.Fit(x.X, x.N, x.D, m.scores, rows, answers.DefaultRule)
 	if err != nil {
@@ -97,11 +90,8 @@ func (m *Model) Sharpened() (beta float64, ok bool) {
 // evidence reads: ds matched and imputed, or, for a model that reads its table's
 // principal components, those components, as the networks read them.
 func (m *Model) AnswerRows(ds *data.Dataset) (*data.Dataset, error) {
-	ds, err := m.matchColumns(ds)
+	ds, err := m.prepare(ds)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := m.imputeMissing(ds); err != nil {
 		return nil, err
 	}
 	x, _, err := m.networkRows(ds, false)

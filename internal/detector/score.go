@@ -59,15 +59,9 @@ func (m *Model) scoreDataset(ctx context.Context, ds *data.Dataset, sharpen bool
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ds, err := m.matchColumns(ds)
+	ds, err := m.prepare(ds)
 	if err != nil {
 		return nil, nil, err
-	}
-	if _, err := m.imputeMissing(ds); err != nil {
-		return nil, nil, err
-	}
-	if ds.D != m.inputs() || len(ds.X) != ds.N*ds.D || ds.N < 1 {
-		return nil, nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.inputs())
 	}
 	// The thread count is the model's for the call (torch.WithThreads).
 	defer torch.WithThreads(workers(m.threads))()
@@ -87,6 +81,22 @@ func (m *Model) scoreDataset(ctx context.Context, ds *data.Dataset, sharpen bool
 		s = m.sharpen(nds, s)
 	}
 	return s, mem, nil
+}
+
+// prepare is ds held to the model's contract: its columns matched to the model's, its
+// missing values imputed, and at least one row of the model's width.
+func (m *Model) prepare(ds *data.Dataset) (*data.Dataset, error) {
+	ds, err := m.matchColumns(ds)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := m.imputeMissing(ds); err != nil {
+		return nil, err
+	}
+	if ds.D != m.inputs() || len(ds.X) != ds.N*ds.D || ds.N < 1 {
+		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.inputs())
+	}
+	return ds, nil
 }
 
 // nameColumn gives an UnscorableError the model's name of its column, where the rows
