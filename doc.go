@@ -4,7 +4,7 @@
 //
 // The lifecycle is PyOD's, in Go idiom:
 //
-//	m, err := udocc.Fit(ctx, rows, udocc.Options{}) // the defaults; rows: [][]float64, n × d
+//	m, err := udocc.Fit(ctx, rows, nil, udocc.Options{}) // the defaults; rows: [][]float64, n × d
 //	if err != nil { ... }
 //	defer m.Close()
 //	m.Scores()    // anomaly scores of the training rows (higher is more anomalous)
@@ -19,14 +19,15 @@
 // rows.
 //
 // The default method, Ensemble, trains five one-class Deep SVDD members twice. A
-// screening fit sees every row; the final fit leaves out the share Options.Trim that the
+// screening fit sees every row; the final fit leaves out the share Ensemble.Trim that the
 // screening scored highest. The score combines the members' distances and their
 // autoencoders' reconstruction errors. The count of rows to flag comes from a count
 // learned on 71 real tables (LearnedCount), with an 80 % interval (Model.RatioInterval).
-// Other rules (Options.Count) or a known contamination may be given instead. A few
+// Other rules (Ensemble.Count) or a known contamination may be given instead. A few
 // answers about chosen rows give a better count (Model.ReviewRows, Model.Calibrate).
-// PaperOptions gives the paper's method, Proposed; its baselines OC, SB, Otsu and TAR
-// are there too.
+// Fit's method is a struct of its own settings: Ensemble{} (or nil) is the default,
+// Proposed{} the paper's method with the paper's settings; its baselines OC, SB, Otsu
+// and TAR are there too. Options holds the settings every method shares.
 //
 // Every call that trains or scores takes a context and stops when it is cancelled. A
 // Model holds libtorch networks: Close it. The package installs nothing in its host's
@@ -36,6 +37,6 @@
 // Package serve serves a saved model over HTTP. The udocc command is this package with
 // flags, file formats and printing around it.
 //
-// Start from Fit (or FitDataset for a table read with package data) with Options{},
+// Start from Fit (or FitDataset for a table read with package data) with nil and Options{},
 // and Load for a saved model.
 package udocc

@@ -23,20 +23,33 @@ func wrap(d *detector.Model, err error) (*Model, error) {
 	return &Model{d}, err
 }
 
-// Fit trains a detector on rows, n rows of d numbers each. It scores and labels every
-// row. ctx is checked after every epoch; a cancelled fit returns ctx.Err(). A nil ctx
-// is context.Background().
-func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
-	return wrap(detector.Fit(ctx, rows, opts))
+// Fit trains a detector on rows, n rows of d numbers each, with method m and the shared
+// settings o. A nil m is Ensemble{}, the default; zero fields are defaults. Fit scores
+// and labels every row. ctx is checked after every epoch; a cancelled fit returns
+// ctx.Err(). A nil ctx is context.Background().
+func Fit(ctx context.Context, rows [][]float64, m Method, o Options) (*Model, error) {
+	return wrap(detector.Fit(ctx, rows, m, o))
 }
 
 // FitDataset is Fit on a table read with package data. Its labels are never trained
 // on. Missing values (NaN) are imputed in place with their column's training median,
 // which the model keeps for the rows it scores. A row with no value at all is refused
 // (ErrNoValues).
-func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
-	return wrap(detector.FitDataset(ctx, ds, opts))
+func FitDataset(ctx context.Context, ds *data.Dataset, m Method, o Options) (*Model, error) {
+	return wrap(detector.FitDataset(ctx, ds, m, o))
 }
+
+// Validate reports the first setting of m and o that a fit cannot use, as an
+// *OptionError naming its field. Zero fields are defaults, and valid.
+func Validate(m Method, o Options) error { return detector.Validate(m, o) }
+
+// MethodNamed is the method of name ("ensemble", "proposed", "oc", "sb", "otsu",
+// "tar"), as Method.Name and `udocc fit --method` spell it, with its defaults.
+func MethodNamed(name string) (Method, error) { return detector.MethodNamed(name) }
+
+// Defaults are m (nil: Ensemble{}) and o with every default filled in, as a fit with
+// their zero values runs.
+func Defaults(m Method) (Method, Options) { return detector.Defaults(m) }
 
 // Load reads a model that Save or udocc fit wrote into dir. device is "cpu", "cuda" or
 // "cuda:N". A loaded model has the threshold but no training scores or labels.
@@ -57,12 +70,6 @@ func JoinFromEnv(device string, timeout time.Duration) (*Dist, error) {
 
 // RuntimeInfo says what this build runs on: libtorch's version, CUDA, the cores.
 func RuntimeInfo() Runtime { return detector.RuntimeInfo() }
-
-// DefaultOptions are the default method's settings, every field filled in.
-func DefaultOptions() Options { return detector.DefaultOptions() }
-
-// PaperOptions are the paper's method (Proposed) with the paper's settings.
-func PaperOptions() Options { return detector.PaperOptions() }
 
 // Score returns the anomaly scores of rows; higher is more anomalous. Each row has the
 // training rows' width. A NaN is a missing value, imputed with its column's training
@@ -132,8 +139,8 @@ func (m *Model) CountReliable() (reliable, ok bool) { return m.d.CountReliable()
 // CountBasis says what the count rests on: answers, the scores, or the corpus prior.
 func (m *Model) CountBasis() CountBasis { return m.d.CountBasis() }
 
-// Method is the model's method.
-func (m *Model) Method() Method { return m.d.Method() }
+// Method is the name of the model's method (Method.Name).
+func (m *Model) Method() string { return m.d.Method() }
 
 // Features are the training table's column names, in order (a copy). They are nil
 // where the table named none; new tables' columns then match by position.
@@ -159,7 +166,7 @@ func (m *Model) Calibrate(ctx context.Context, answers []Answer, o CalibrateOpti
 	return m.d.Calibrate(ctx, answers, o)
 }
 
-// Sharpened says whether the answers of Options.Answers sharpened the model's scores,
+// Sharpened says whether the answers of Ensemble.Answers sharpened the model's scores,
 // and with what weight beta their evidence enters the score. The answers need an
 // anomaly and a normal row among them to sharpen anything.
 func (m *Model) Sharpened() (beta float64, ok bool) { return m.d.Sharpened() }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,12 +17,12 @@ import (
 // fitted is one quick fit on table(200, 4, 1), shared by the examples below (never
 // closed: the test process ends with it).
 var fitted = sync.OnceValues(func() (*udocc.Model, error) {
-	return udocc.Fit(context.Background(), table(200, 4, 1), quick())
+	return udocc.Fit(context.Background(), table(200, 4, 1), nil, quick())
 })
 
 // ExampleFit fits the default method; every tenth row of the table is far out.
 func ExampleFit() {
-	m, err := udocc.Fit(context.Background(), table(200, 4, 1), quick())
+	m, err := udocc.Fit(context.Background(), table(200, 4, 1), nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -42,7 +41,7 @@ func ExampleFitDataset() {
 			ds.X = append(ds.X, float32(v))
 		}
 	}
-	m, err := udocc.FitDataset(context.Background(), ds, quick())
+	m, err := udocc.FitDataset(context.Background(), ds, nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -163,7 +162,7 @@ func ExampleModel_CountBasis() {
 
 // ExampleModel_SetThreads scores on two threads: the same scores, faster.
 func ExampleModel_SetThreads() {
-	m, err := udocc.Fit(context.Background(), table(200, 4, 1), quick())
+	m, err := udocc.Fit(context.Background(), table(200, 4, 1), nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -179,7 +178,7 @@ func ExampleModel_SetThreads() {
 
 // ExampleModel_Close frees the networks; later calls say so.
 func ExampleModel_Close() {
-	m, err := udocc.Fit(context.Background(), table(200, 4, 1), quick())
+	m, err := udocc.Fit(context.Background(), table(200, 4, 1), nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -192,7 +191,7 @@ func ExampleModel_Close() {
 
 // ExampleHandler serves a model held in memory; the handler takes it over.
 func ExampleHandler() {
-	m, err := udocc.Fit(context.Background(), table(200, 4, 1), quick())
+	m, err := udocc.Fit(context.Background(), table(200, 4, 1), nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -218,11 +217,24 @@ func ExampleRuntimeInfo() {
 	// Output: true
 }
 
-// ExampleDefaultOptions are the settings of `udocc fit`.
-func ExampleDefaultOptions() {
-	o := udocc.DefaultOptions()
-	fmt.Println(o.Method, o.Members, o.Epochs, math.IsNaN(o.Contamination) || o.Contamination == 0)
-	// Output: ensemble 5 10 true
+// ExampleDefaults are the settings a zero Ensemble and Options fit with: those of
+// `udocc fit`.
+func ExampleDefaults() {
+	m, o := udocc.Defaults(nil)
+	e := m.(udocc.Ensemble)
+	fmt.Println(m.Name(), o.Members, o.Epochs, e.ScreenEpochs, e.Trim, e.Contamination)
+	// Output: ensemble 5 10 50 0.1 0
+}
+
+// ExampleMethodNamed reads a method by the name `udocc fit --method` takes.
+func ExampleMethodNamed() {
+	m, err := udocc.MethodNamed("tar")
+	fmt.Printf("%T %v\n", m, err)
+	_, err = udocc.MethodNamed("svm")
+	fmt.Println(err)
+	// Output:
+	// detector.TAR <nil>
+	// udocc: unknown method "svm": want one of ensemble, proposed, oc, sb, otsu, tar
 }
 
 // ExampleJoinFromEnv is nil outside a data-parallel run (WORLD_SIZE unset): one process.
@@ -254,7 +266,7 @@ func ExampleModel_Encoding() {
 		fmt.Println(err)
 		return
 	}
-	m, err := udocc.FitDataset(context.Background(), ds, quick())
+	m, err := udocc.FitDataset(context.Background(), ds, nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return

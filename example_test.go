@@ -2,6 +2,7 @@ package udocc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -28,11 +29,9 @@ func table(n, d int, seed uint64) [][]float64 {
 	return rows
 }
 
-// quick are the default options with few epochs, so that the examples run in seconds.
+// quick are the default settings with few epochs, so that the examples run in seconds.
 func quick() udocc.Options {
-	o := udocc.DefaultOptions()
-	o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
-	return o
+	return udocc.Options{PretrainEpochs: 5, Epochs: 3, Members: 2}
 }
 
 // reloaded saves m into a new folder and loads it back on the CPU; the test closes it.
@@ -54,7 +53,7 @@ func reloaded(t *testing.T, m *udocc.Model) *udocc.Model {
 // the new rows again.
 func Example() {
 	ctx := context.Background()
-	m, err := udocc.Fit(ctx, table(200, 4, 1), quick())
+	m, err := udocc.Fit(ctx, table(200, 4, 1), nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,11 +92,11 @@ func Example() {
 	// same threshold after load: true
 }
 
-// ExamplePaperOptions fits the paper's method, whose δ search picks the threshold.
-func ExamplePaperOptions() {
-	o := udocc.PaperOptions()
-	o.PretrainEpochs, o.Epochs = 5, 5
-	m, err := udocc.Fit(context.Background(), table(200, 4, 1), o)
+// ExampleProposed fits the paper's method, whose δ search picks the threshold. Its
+// zero settings are the paper's.
+func ExampleProposed() {
+	o := udocc.Options{PretrainEpochs: 5, Epochs: 5}
+	m, err := udocc.Fit(context.Background(), table(200, 4, 1), udocc.Proposed{}, o)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -107,18 +106,21 @@ func ExamplePaperOptions() {
 	// Output: proposed has a threshold: true labels: 200
 }
 
-// ExampleOptions_Validate shows that a bad option is reported by its field name.
-func ExampleOptions_Validate() {
-	o := udocc.DefaultOptions()
-	o.BatchSize = 1
-	fmt.Println(o.Validate())
-	// Output: udocc: Options.BatchSize: 1 < 2 (BatchNorm needs 2 rows)
+// ExampleValidate shows that a bad setting is reported by its struct and field.
+func ExampleValidate() {
+	fmt.Println(udocc.Validate(nil, udocc.Options{BatchSize: 1}))
+	err := udocc.Validate(udocc.Ensemble{Trim: 0.7}, udocc.Options{})
+	var oe *udocc.OptionError
+	fmt.Println(errors.As(err, &oe), oe.Type, oe.Field)
+	// Output:
+	// udocc: Options.BatchSize: 1 < 2 (BatchNorm needs 2 rows)
+	// true Ensemble Trim
 }
 
 // lifecycle is a fit with the defaults of `udocc fit`, labels of new rows, and the model
 // saved, loaded and scoring them again.
 func lifecycle(ctx context.Context, rows, newRows [][]float64, dir string) error {
-	m, err := udocc.Fit(ctx, rows, udocc.Options{}) // the defaults; rows: [][]float64, n rows of d numbers
+	m, err := udocc.Fit(ctx, rows, nil, udocc.Options{}) // the defaults; rows: [][]float64, n rows of d numbers
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // third is the feature that leads on every one of them.
 func ExampleModel_Explain() {
 	rows := shiftedTable(200, 4, 3)
-	m, err := udocc.Fit(context.Background(), rows, quick())
+	m, err := udocc.Fit(context.Background(), rows, nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -13,7 +13,7 @@ import (
 func ExampleModel_ReviewRows() {
 	ctx := context.Background()
 	rows := table(200, 4, 1)
-	m, err := udocc.Fit(ctx, rows, quick())
+	m, err := udocc.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -50,7 +50,7 @@ func ExampleModel_ReviewRows() {
 func ExampleModel_Calibrate() {
 	ctx := context.Background()
 	rows := table(200, 4, 1)
-	m, err := udocc.Fit(ctx, rows, quick())
+	m, err := udocc.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -93,10 +93,10 @@ func flagged(labels []bool) int {
 	return n
 }
 
-// ExampleOptions_answers fits with a user's answers. They sharpen the scores where they
+// ExampleEnsemble_answers fits with a user's answers. They sharpen the scores where they
 // show the label-free ranking errs (rows near an answered anomaly rise), and the count
 // and the cut come from them. Without answers the fit is the label-free one.
-func ExampleOptions_answers() {
+func ExampleEnsemble_answers() {
 	ctx := context.Background()
 	// Every tenth row from 9 is an anomaly far from the others, which the scores find;
 	// every tenth row from 4 is one of a tight cluster inside the normal rows, which
@@ -105,7 +105,7 @@ func ExampleOptions_answers() {
 	for i := 4; i < len(rows); i += 10 {
 		rows[i] = []float64{1.2, 0, 0, 0}
 	}
-	free, err := udocc.Fit(ctx, rows, quick())
+	free, err := udocc.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -125,9 +125,7 @@ func ExampleOptions_answers() {
 			answers = append(answers, udocc.Answer{Row: r.Row, Anomaly: isAnomaly(r.Row), Round: r.Round})
 		}
 	}
-	o := quick()
-	o.Answers = answers
-	m, err := udocc.Fit(ctx, rows, o)
+	m, err := udocc.Fit(ctx, rows, udocc.Ensemble{Answers: answers}, quick())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -5,10 +5,19 @@ import "github.com/udocc/udocc/internal/detector"
 // The settings and results the door shares with the detector inside it; each type's
 // documentation is the detector's (go doc github.com/udocc/udocc/internal/detector).
 type (
-	// Options are a fit's settings; the zero value fits with the defaults.
+	// Options are the settings every method shares; the zero value is the defaults.
 	Options = detector.Options
-	// Method names a detector: Ensemble (the default) or one of the paper's.
-	Method = detector.Method
+	// Method is a fit's method: Ensemble (the default, also for nil) or one of the
+	// paper's: Proposed, OC, SB, Otsu, TAR. Each struct holds its own settings.
+	Method   = detector.Method
+	Ensemble = detector.Ensemble
+	Proposed = detector.Proposed
+	OC       = detector.OC
+	SB       = detector.SB
+	Otsu     = detector.Otsu
+	TAR      = detector.TAR
+	// OptionError is a setting a fit cannot use: the struct and field it is in.
+	OptionError = detector.OptionError
 	// CountRule names how many rows to flag when no contamination is given.
 	CountRule = detector.CountRule
 	// DeltaRule, Ties and ScoreSource are the paper's method's settings.
@@ -43,16 +52,6 @@ type (
 	// ColumnsError is a table whose named columns are not the model's (ErrColumns):
 	// the columns missing and those the model does not have.
 	ColumnsError = detector.ColumnsError
-)
-
-// The methods.
-const (
-	Ensemble = detector.Ensemble
-	Proposed = detector.Proposed
-	OC       = detector.OC
-	SB       = detector.SB
-	Otsu     = detector.Otsu
-	TAR      = detector.TAR
 )
 
 // LearnedCount is the default count rule: a count learned on the corpus's real tables.

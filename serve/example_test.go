@@ -24,9 +24,8 @@ func savedModel() (string, error) {
 			rows[i][0] += 8
 		}
 	}
-	o := udocc.DefaultOptions()
-	o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
-	m, err := udocc.Fit(context.Background(), rows, o)
+	o := udocc.Options{PretrainEpochs: 5, Epochs: 3, Members: 2}
+	m, err := udocc.Fit(context.Background(), rows, nil, o)
 	if err != nil {
 		return "", err
 	}

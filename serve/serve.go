@@ -18,7 +18,6 @@ import (
 	"net/http"
 
 	"github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // Options are a Server's limits and settings; the zero value serves with the defaults.
@@ -26,17 +25,17 @@ import (
 type Options = detector.HandlerOptions
 
 // Info describes the model served: its version, columns, method, threshold and files.
-type Info = tool.ModelInfo
+type Info = detector.ModelInfo
 
 // ErrNoModelDir reports Options without a model folder.
-var ErrNoModelDir = tool.ErrNoModelDir
+var ErrNoModelDir = detector.ErrNoModelDir
 
 // The defaults of Options' limits.
 const (
-	DefaultMaxBodyBytes  = tool.DefaultMaxBodyBytes
-	DefaultMaxRows       = tool.DefaultMaxRows
-	DefaultMaxConcurrent = tool.DefaultMaxConcurrent
-	DefaultTimeout       = tool.DefaultTimeout
+	DefaultMaxBodyBytes  = detector.DefaultMaxBodyBytes
+	DefaultMaxRows       = detector.DefaultMaxRows
+	DefaultMaxConcurrent = detector.DefaultMaxConcurrent
+	DefaultTimeout       = detector.DefaultTimeout
 )
 
 // Server serves the model in a folder over HTTP. Open loads it; ServeHTTP answers

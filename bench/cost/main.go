@@ -61,7 +61,7 @@ type record struct {
 
 type variant struct {
 	name string
-	set  func(*udocc.Options)
+	set  func(*udocc.Ensemble, *udocc.Options)
 }
 
 func main() {
@@ -128,15 +128,15 @@ func run(corpus, out, spec string, seed uint64, maxRows int, only string, thread
 			return err
 		}
 		for _, v := range todo {
-			opts := udocc.DefaultOptions()
-			opts.Seed, opts.Threads = seed, threads
-			v.set(&opts)
+			opts := udocc.Options{Seed: seed, Threads: threads}
+			var ens udocc.Ensemble
+			v.set(&ens, &opts)
 			// FitDataset imputes in place; the tables here have no missing cells, but a
 			// copy keeps every variant's input the same whatever it does.
 			c := *ds
 			c.X = slices.Clone(ds.X)
 			t0 := time.Now()
-			m, err := udocc.FitDataset(context.Background(), &c, opts)
+			m, err := udocc.FitDataset(context.Background(), &c, ens, opts)
 			if err != nil {
 				return fmt.Errorf("%s, variant %s: %w", name, v.name, err)
 			}
@@ -191,7 +191,7 @@ func parseVariants(spec string) ([]variant, error) {
 			continue
 		}
 		if s == "default" {
-			out = append(out, variant{name: s, set: func(*udocc.Options) {}})
+			out = append(out, variant{name: s, set: func(*udocc.Ensemble, *udocc.Options) {}})
 			continue
 		}
 		name, kvs, ok := strings.Cut(s, "=")
@@ -216,7 +216,7 @@ func parseVariants(spec string) ([]variant, error) {
 			}
 			sets = append(sets, kv{k, n})
 		}
-		out = append(out, variant{name: name, set: func(o *udocc.Options) {
+		out = append(out, variant{name: name, set: func(e *udocc.Ensemble, o *udocc.Options) {
 			seed, members, memberSeed := o.Seed, o.Members, -1
 			for _, s := range sets {
 				switch s.k {
@@ -236,11 +236,11 @@ func parseVariants(spec string) ([]variant, error) {
 				}
 				switch s.k {
 				case "train-rows":
-					o.TrainRows = s.v
+					e.TrainRows = s.v
 				case "pretrain-epochs":
 					o.PretrainEpochs = s.v
 				case "screen-epochs":
-					o.ScreenEpochs = s.v
+					e.ScreenEpochs = s.v
 				case "epochs":
 					o.Epochs = s.v
 				case "bottleneck": // the default widths with this last one
@@ -250,7 +250,7 @@ func parseVariants(spec string) ([]variant, error) {
 				case "width": // widths w, w/2, w/4 on every table (the default: 32,16,8; 32,16,4 up to 8 features)
 					o.Hidden = []int{s.v, max(1, s.v/2), max(1, s.v/4)}
 				case "trim-pct": // the screening's share left out, in percent
-					o.Trim = float64(s.v) / 100
+					e.Trim = float64(s.v) / 100
 				case "pretrain-lr-e5": // pretraining's learning rate in units of 1e-5
 					o.PretrainLR = float64(s.v) * 1e-5
 				case "lr-e6": // fine-tuning's learning rate in units of 1e-6
@@ -260,12 +260,13 @@ func parseVariants(spec string) ([]variant, error) {
 				case "wd-e7": // Adam's weight decay in units of 1e-7 (0: none)
 					o.WeightDecay = float64(s.v) * 1e-7
 				case "gaussian-pct": // a projected table's Gaussian weight in percent (0: none)
-					o.Gaussian = float64(s.v) / 100
+					e.Gaussian = float64(s.v) / 100
 				}
 			}
 			if memberSeed >= 0 {
 				if members == 0 {
-					members = udocc.DefaultOptions().Members
+					_, def := udocc.Defaults(nil)
+					members = def.Members
 				}
 				o.Seeds = nil
 				for k := range members {

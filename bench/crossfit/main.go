@@ -154,9 +154,7 @@ func crossFit(ds *data.Dataset, seed uint64, half int) (in []int8, s1, s2 []floa
 			in[i] = int8(k + 1)
 		}
 		sub := bench.Subset(ds, rows)
-		opts := udocc.DefaultOptions()
-		opts.Seed = seed + uint64(k)
-		model, err := udocc.FitDataset(context.Background(), sub, opts)
+		model, err := udocc.FitDataset(context.Background(), sub, nil, udocc.Options{Seed: seed + uint64(k)})
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -33,7 +33,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -197,8 +196,7 @@ func pct(a, n float64) string {
 // the deletion check on the set itself; load reads a set by its name.
 func run(load func(string) (*data.Dataset, error), names []string, seeds, threads int, ratio float64, deletions bool) error {
 	ctx := context.Background()
-	opts := udocc.DefaultOptions()
-	opts.Threads = threads
+	opts := udocc.Options{Threads: threads}
 	total := make([]tally, len(methods))
 	dels := make([]deletion, len(ours)+1)
 	fmt.Println("## Faithfulness on shifted tables")
@@ -223,7 +221,7 @@ func run(load func(string) (*data.Dataset, error), names []string, seeds, thread
 				return err
 			}
 			start := time.Now()
-			m, err := udocc.FitDataset(ctx, t, opts)
+			m, err := udocc.FitDataset(ctx, t, nil, opts)
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.Name, err)
 			}
@@ -252,7 +250,7 @@ func run(load func(string) (*data.Dataset, error), names []string, seeds, thread
 		if !deletions {
 			continue
 		}
-		m, err := udocc.FitDataset(ctx, ds, opts)
+		m, err := udocc.FitDataset(ctx, ds, nil, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -467,8 +465,7 @@ func deletionCheck(m *udocc.Model, ds *data.Dataset) ([]deletion, error) {
 // costs times n default fits of each set, and the explanation of each fit's flagged rows
 // by every method, back to back.
 func costs(dir string, names []string, n, threads int) error {
-	opts := udocc.DefaultOptions()
-	opts.Threads = threads
+	opts := udocc.Options{Threads: threads}
 	fmt.Println("| set | run | fit s | flagged | default s | Shapley s | occlusion s | IG s | grad×input s | scoring Shapley's rows at once s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
@@ -478,7 +475,7 @@ func costs(dir string, names []string, n, threads int) error {
 		}
 		for r := 1; r <= n; r++ {
 			start := time.Now()
-			m, err := udocc.FitDataset(context.Background(), ds, opts)
+			m, err := udocc.FitDataset(context.Background(), ds, nil, opts)
 			if err != nil {
 				return err
 			}
@@ -494,8 +491,8 @@ func costs(dir string, names []string, n, threads int) error {
 			}
 			// The rows the default Shapley values score, scored at once: the floor of
 			// what they cost through Model.ScoreDataset.
-			k := len(rows) * tool.DefaultShapleySamples * (ds.D - 1)
-			if ds.D <= tool.CheapExactShapleyFeatures {
+			k := len(rows) * udocc.DefaultShapleySamples * (ds.D - 1)
+			if ds.D <= udocc.CheapExactShapleyFeatures {
 				k = len(rows) << ds.D
 			}
 			same := &data.Dataset{Name: ds.Name, N: k, D: ds.D, X: make([]float32, 0, k*ds.D)}

@@ -12,7 +12,6 @@ import (
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/data"
 	udocc "github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // precisionSamples are the permutation counts -precision compares, and precisionRef the
@@ -46,8 +45,7 @@ func precisionReport(dir string, names []string, threads, maxRows int, regressio
 	if err != nil {
 		return err
 	}
-	opts := udocc.DefaultOptions()
-	opts.Threads = threads
+	opts := udocc.Options{Threads: threads}
 	type row struct {
 		group string
 		p     []precision
@@ -75,10 +73,10 @@ func precisionReport(dir string, names []string, threads, maxRows int, regressio
 		if err != nil {
 			return err
 		}
-		if ds.D <= tool.CheapExactShapleyFeatures || ds.D > tool.ShapleyMaxFeatures {
+		if ds.D <= udocc.CheapExactShapleyFeatures || ds.D > udocc.ShapleyMaxFeatures {
 			continue
 		}
-		m, err := udocc.FitDataset(context.Background(), ds, opts)
+		m, err := udocc.FitDataset(context.Background(), ds, nil, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.Name, err)
 		}

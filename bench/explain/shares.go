@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"path/filepath"
 	"slices"
@@ -97,8 +96,7 @@ func statsOf(m *udocc.Model, ds *data.Dataset, rows []int, o udocc.ExplainOption
 // sharesReport fits the default detector on each set and reports, for its flagged rows,
 // the figures of the explanations issue, by the default (Shapley) and by occlusion.
 func sharesReport(dir string, names []string, threads, samples int) error {
-	opts := udocc.DefaultOptions()
-	opts.Threads = threads
+	opts := udocc.Options{Threads: threads}
 	fmt.Println("| set | d | flagged | method | first share > 0 | no feature raises | mean first share | top three of the rise, mean | negative top-5 share | shares ≠ 1 | interaction reported (of them, no feature ≥ half the rise) | no feature carries half the rise: rows (features to carry it, median) | features ≥ 3 MADs off the normal median, mean | s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
@@ -106,7 +104,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 		if err != nil {
 			return err
 		}
-		m, err := udocc.FitDataset(context.Background(), ds, opts)
+		m, err := udocc.FitDataset(context.Background(), ds, nil, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -140,8 +138,7 @@ func sharesReport(dir string, names []string, threads, samples int) error {
 // top feature by each method is exact Shapley's, and, for the planted anomalies, how
 // often each method's top three hold all the moved features (faithfulness).
 func agreementReport(dir string, names []string, threads, seeds int) error {
-	opts := udocc.DefaultOptions()
-	opts.Threads = threads
+	opts := udocc.Options{Threads: threads}
 	others := []struct {
 		name string
 		o    udocc.ExplainOptions
@@ -163,8 +160,8 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 		if err != nil {
 			return err
 		}
-		if ds.D > tool.ExactShapleyFeatures {
-			return fmt.Errorf("%s has %d features, more than %d", name, ds.D, tool.ExactShapleyFeatures)
+		if ds.D > udocc.ExactShapleyFeatures {
+			return fmt.Errorf("%s has %d features, more than %d", name, ds.D, udocc.ExactShapleyFeatures)
 		}
 		tables = append(tables, table{ds, nil})
 		gen, err := synth.NewFromDataset(ds, 0, synth.Options{})
@@ -200,7 +197,7 @@ func agreementReport(dir string, names []string, threads, seeds int) error {
 	agreeAll, rowsAll := make([]int, len(others)), 0
 	faithAll, plantedAll := make([]int, len(others)+1), 0
 	for _, tb := range tables {
-		m, err := udocc.FitDataset(context.Background(), tb.ds, opts)
+		m, err := udocc.FitDataset(context.Background(), tb.ds, nil, opts)
 		if err != nil {
 			return fmt.Errorf("%s: %w", tb.ds.Name, err)
 		}

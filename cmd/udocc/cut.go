@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"os"
@@ -32,8 +31,8 @@ func addCutFlags(fs *pflag.FlagSet, c *cutFlags, on string) {
 	fs.Float64Var(&c.score, "score-threshold", 0, "re-cut: flag the rows scoring above this score (in the units of scores.csv's score)")
 }
 
-// cut is the tool.Cut the flags give, nil where none is given (unless required).
-func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*tool.Cut, error) {
+// cut is the lib.Cut the flags give, nil where none is given (unless required).
+func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*lib.Cut, error) {
 	given := 0
 	var names []string
 	for _, name := range []string{"contamination", "count", "threshold", "score-threshold"} {
@@ -56,7 +55,7 @@ func (c cutFlags) cut(fs *pflag.FlagSet, required bool) (*tool.Cut, error) {
 	case fs.Changed("count") && c.count < 1:
 		return nil, usagef("--count %d: want 1 or more rows", c.count)
 	}
-	cut := &tool.Cut{Contamination: c.contamination, Count: c.count, Rule: c.rule}
+	cut := &lib.Cut{Contamination: c.contamination, Count: c.count, Rule: c.rule}
 	if fs.Changed("score-threshold") {
 		if math.IsNaN(c.score) || math.IsInf(c.score, 0) {
 			return nil, usagef("--score-threshold %g: want a finite number", c.score)
@@ -177,7 +176,7 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case model == "" || out == "":
 		return usagef("--model and --out are required")
 	}
-	var cut *tool.Cut
+	var cut *lib.Cut
 	if labels == "" {
 		var err error
 		if cut, err = c.cut(fs, true); err != nil {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"image/color"
 	"io"
 	"path/filepath"
@@ -187,7 +186,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	rowsFlag := fs.String("rows", "", "rows to explain, 1-based as scores.csv numbers them, e.g. 3,17 (default: the --top highest-scored)")
 	top := fs.Int("top", 10, "explain the rows with the highest scores, this many")
 	nf := fs.Int("explain", 5, "features shown per row (as fit --explain): those that raise its score the most, with their shares ("+sharesDefinition+"), and as many that lower it the most")
-	method := fs.String("attribution", "", fmt.Sprintf("attribution method (default: %s for a model of at most %d features, %s for a wider one, occlusion for one that reads its table's principal components, fit --components): %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, tool.ShapleyMaxFeatures, lib.IntegratedGradients, lib.Shapley, tool.CheapExactShapleyFeatures, tool.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
+	method := fs.String("attribution", "", fmt.Sprintf("attribution method (default: %s for a model of at most %d features, %s for a wider one, occlusion for one that reads its table's principal components, fit --components): %s (a feature's part is its Shapley value, the features outside a coalition set to the normal rows' median: exact where at most %d features are off the median, estimated from %d permutations with a standard error beyond; the parts sum to the score less the median row's), ", lib.Shapley, lib.ShapleyMaxFeatures, lib.IntegratedGradients, lib.Shapley, lib.CheapExactShapleyFeatures, lib.DefaultShapleySamples)+string(lib.Occlusion)+" (the score less the score with the feature set to the normal rows' median), "+string(lib.IntegratedGradients)+" or "+string(lib.GradientInput)+" (docs/explain.md)")
 	// The names of an earlier release, which other commands use for other things.
 	fs.IntVar(nf, "features", 5, "")
 	fs.StringVar(method, "method", "", "")

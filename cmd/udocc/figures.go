@@ -11,7 +11,6 @@ import (
 	lib "github.com/udocc/udocc/internal/detector"
 	"github.com/udocc/udocc/internal/plots"
 	"github.com/udocc/udocc/internal/stats"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // figures draws the fit's four figures into dir: the Eq. (5) curve of the last epoch,
@@ -57,7 +56,7 @@ func (f *fitted) figures(dir string) error {
 
 // curveFigure is Eq. (5) at the last epoch that carries a curve, with δ*, δ̄ and the
 // true boundary n(1 − true ratio) marked.
-func curveFigure(hist []tool.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
+func curveFigure(hist []lib.Epoch, n, trueRatio float64, name, rule string) (plots.Figure, bool) {
 	for j := len(hist) - 1; j >= 0; j-- {
 		rec := hist[j]
 		if rec.Curve == nil {
@@ -88,7 +87,7 @@ func curveFigure(hist []tool.Epoch, n, trueRatio float64, name, rule string) (pl
 
 // ratioFigure is the selected anomaly ratio (n − δ̄)/n over epochs, with the ratio of
 // each epoch's own δ* and the true ratio.
-func ratioFigure(hist []tool.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
+func ratioFigure(hist []lib.Epoch, rows int, trueRatio float64, name string) (plots.Figure, bool) {
 	var ep, sel, star []float64
 	n := float64(rows)
 	for _, h := range hist {
@@ -127,7 +126,7 @@ func ratioFigure(hist []tool.Epoch, rows int, trueRatio float64, name string) (p
 func (f *fitted) histogram() plots.Histogram {
 	at := func(s float64) float64 { return math.Log10(math.Max(s, 1e-12)) }
 	label := "log10 anomaly score"
-	ensemble := f.o.Method == lib.Ensemble
+	ensemble := f.o.Method == ensembleMethod
 	if ensemble {
 		at = func(s float64) float64 { return s }
 		label = "combined anomaly score (robust z of distances and reconstruction errors)"
@@ -212,7 +211,7 @@ func intervalCuts(m *lib.Model, at func(float64) float64) []plots.Mark {
 }
 
 // lossFigure shows the pretraining and fine-tuning losses per epoch.
-func lossFigure(pretrain []float64, hist []tool.Epoch, name string) plots.Figure {
+func lossFigure(pretrain []float64, hist []lib.Epoch, name string) plots.Figure {
 	var pe, pl, fe, fl []float64
 	for i, l := range pretrain {
 		pe, pl = append(pe, float64(i+1)), append(pl, l)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/labelhint"
-	"github.com/udocc/udocc/internal/tool"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 	"io"
@@ -24,10 +23,38 @@ import (
 	lib "github.com/udocc/udocc/internal/detector"
 )
 
-// fitOptions are the flags of udocc fit: the library's Options, and the flags that
+// fitSettings are the library's settings as fit's flags spell them, flat: library
+// splits them into the method's struct and the shared Options.
+type fitSettings struct {
+	lib.Options
+	Method                string // the method's name, after check
+	ScreenEpochs          int
+	Trim                  float64
+	TrainRows, Components int
+	Gaussian              float64
+	Count                 []lib.CountRule
+	Contamination         float64
+	Delta                 lib.DeltaRule
+	Ties                  lib.Ties
+	Ratio                 float64 // sb's ν or tar's ratio
+	RankScores            lib.ScoreSource
+}
+
+// ensembleMethod is the default method's name.
+var ensembleMethod = lib.Ensemble{}.Name()
+
+// newFitSettings are the settings of the default method with its defaults filled in.
+func newFitSettings() fitSettings {
+	m, o := lib.Defaults(nil)
+	e := m.(lib.Ensemble)
+	return fitSettings{Options: o, Method: ensembleMethod, ScreenEpochs: e.ScreenEpochs, Trim: e.Trim,
+		TrainRows: e.TrainRows, Components: e.Components, Gaussian: e.Gaussian, RankScores: lib.TrainScores}
+}
+
+// fitOptions are the flags of udocc fit: the library's settings, and the flags that
 // say how to spell them, what to read and where to write.
 type fitOptions struct {
-	lib.Options
+	fitSettings
 	method      string
 	preset      string
 	arch        string
@@ -56,16 +83,16 @@ type fitOptions struct {
 }
 
 // addFitFlags declares the training flags shared by fit and demo, with the defaults of
-// lib.DefaultOptions; --preset paper takes lib.PaperOptions for the flags not given.
+// lib.Defaults(nil); --preset paper takes lib.Defaults(lib.Proposed{}) for the flags not given.
 func addFitFlags(fs *pflag.FlagSet, o *fitOptions) {
-	o.Options = lib.DefaultOptions()
+	o.fitSettings = newFitSettings()
 	fs.StringVar(&o.preset, "preset", "default", "default (an ensemble of short-tuned Deep SVDD members scored with their autoencoders, refitted without the rows a screening fit scored highest; docs/threshold.md) or paper (the paper's method and settings: --method proposed, --lr 1e-3, --epochs 50, --pretrain-epochs 100, no screening)")
-	fs.StringVar(&o.method, "method", string(o.Method), "method: "+orList(methodNames())+" (--preset paper: proposed)")
+	fs.StringVar(&o.method, "method", o.Method, "method: "+orList(methodNames())+" (--preset paper: proposed)")
 	fs.Float64Var(&o.Contamination, "contamination", 0, "the anomaly ratio when you know it, a share in (0, 0.5] (ensemble): the top share of rows is flagged instead of a rule's choice; rows tied with the last of them are flagged too")
 	fs.IntVar(&o.Members, "members", o.Members, "ensemble: members trained in lockstep from one --seed s (seeds s, s+1, ...)")
 	fs.Float64Var(&o.Ratio, "ratio", 0, "ν for sb, the anomaly ratio for tar (an error for the other methods)")
 	fs.StringVar(&o.arch, "arch", "", "hidden layer widths, e.g. 32,16,8 (default 32,16,8, or for the ensemble 32,16,4 on a table of at most 8 features; --preset paper: the paper's widths for a paper set, by the table's name: arrhythmia 128,64,32, mnist 64,32,16, pima and thyroid 32,16,4)")
-	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+tool.LearnedCount+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
+	fs.StringVar(&o.threshold, "threshold", "", "ensemble's threshold rule ("+strings.Join(thresholdNames(), ", ")+", or several joined by +: the geometric mean of their shares; default "+string(lib.LearnedCount)+") or proposed's δ rule ("+strings.Join(deltaNames(), ", ")+"; default "+string(lib.Accumulated)+")")
 	fs.StringVar(&o.ties, "ties", "largest", "how the paper rule breaks ties of Eq. (5)'s minimum: smallest, largest or median")
 	fs.StringVar(&o.rankScores, "rank-scores", string(o.RankScores), "scores the selectors rank each epoch: train (the training pass) or eval (an eval-mode pass after the epoch)")
 	fs.IntVar(&o.PretrainEpochs, "pretrain-epochs", o.PretrainEpochs, "autoencoder pretraining epochs (of the ensemble's final fit; --preset paper: 100)")
@@ -98,23 +125,23 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err != nil {
 		return err
 	}
-	o.Method = m
+	o.Method = m.Name()
 	if err := o.checkEnsemble(fs); err != nil {
 		return err
 	}
-	meth, _ := training.MethodNamed(string(m)) // m is a method: methodOf read it
+	meth, _ := training.MethodNamed(m.Name()) // m is a method: methodOf read it
 	if !meth.Ratio && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}
 	if fs.Changed("threshold") && !meth.Rule {
 		return usagef("--threshold is only for --method ensemble or proposed")
 	}
-	if m == lib.Proposed {
+	if o.Method == (lib.Proposed{}).Name() {
 		if err := o.deltaRule(); err != nil {
 			return err
 		}
 	}
-	if fs.Changed("ties") && (m != lib.Proposed || o.Delta != lib.PaperRule) {
+	if fs.Changed("ties") && (o.Method != (lib.Proposed{}).Name() || o.Delta != lib.PaperRule) {
 		return usagef("--ties is only for --method proposed with --threshold paper, the rule whose ties it breaks")
 	}
 	if o.arch != "" {
@@ -142,13 +169,13 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 		return err
 	}
 	o.Seed = seeds[0]
-	if m != lib.Ensemble || len(seeds) > 1 {
+	if o.Method != ensembleMethod || len(seeds) > 1 {
 		o.Seeds, o.Members = seeds, len(seeds)
 	}
 	if err := o.checkZeros(fs); err != nil {
 		return err
 	}
-	if err := o.library().Validate(); err != nil {
+	if err := lib.Validate(o.library()); err != nil {
 		return optionsError(err)
 	}
 	return nil
@@ -179,33 +206,49 @@ func (o *fitOptions) checkZeros(fs *pflag.FlagSet) error {
 		return usagef("--batch-size 0 < 2 (BatchNorm needs 2 rows)")
 	case fs.Changed("members") && o.Members == 0:
 		return usagef("--members 0: want 1..1000")
-	case fs.Changed("trim") && o.Trim == 0 && o.Method == lib.Ensemble && o.ScreenEpochs != 0:
+	case fs.Changed("trim") && o.Trim == 0 && o.Method == ensembleMethod && o.ScreenEpochs != 0:
 		return usagef("--trim 0: want a share in (0, 0.5) of rows to leave out")
 	}
 	return nil
 }
 
-// library is the Options the flags give the library. A flag's 0 that means none (no
-// pretraining, no screening, no weight decay, no training sample: every row, no
-// projection: every column) is the
-// library's negative, as its zero means the default; --pretrain-lr 0, "--lr", is the fine-tuning rate itself.
-func (o *fitOptions) library() lib.Options {
+// library are the method and Options the flags give the library. A flag's 0 that
+// means none (no pretraining, no screening, no weight decay, no training sample: every
+// row, no projection: every column) is the library's negative, as its zero means the
+// default; --pretrain-lr 0, "--lr", is the fine-tuning rate itself.
+func (o *fitSettings) library() (lib.Method, lib.Options) {
 	opts := o.Options
-	for _, v := range []*int{&opts.PretrainEpochs, &opts.ScreenEpochs, &opts.TrainRows, &opts.Components} {
-		if *v == 0 {
-			*v = -1
+	none := func(v int) int {
+		if v == 0 {
+			return -1
 		}
+		return v
 	}
+	opts.PretrainEpochs = none(opts.PretrainEpochs)
 	if opts.WeightDecay == 0 {
 		opts.WeightDecay = -1
-	}
-	if opts.Gaussian == 0 {
-		opts.Gaussian = -1
 	}
 	if opts.PretrainLR == 0 {
 		opts.PretrainLR = opts.LR
 	}
-	return opts
+	switch o.Method {
+	case ensembleMethod:
+		e := lib.Ensemble{ScreenEpochs: none(o.ScreenEpochs), Trim: o.Trim, TrainRows: none(o.TrainRows),
+			Components: none(o.Components), Gaussian: o.Gaussian, Count: o.Count, Contamination: o.Contamination}
+		if e.Gaussian == 0 {
+			e.Gaussian = -1
+		}
+		return e, opts
+	case lib.Proposed{}.Name():
+		return lib.Proposed{Delta: o.Delta, Ties: o.Ties, RankScores: o.RankScores}, opts
+	case lib.SB{}.Name():
+		return lib.SB{Nu: o.Ratio, RankScores: o.RankScores}, opts
+	case lib.Otsu{}.Name():
+		return lib.Otsu{RankScores: o.RankScores}, opts
+	case lib.TAR{}.Name():
+		return lib.TAR{Ratio: o.Ratio, RankScores: o.RankScores}, opts
+	}
+	return lib.OC{}, opts
 }
 
 // deltaRule sets proposed's δ rule from --threshold and --ties, which the paper rule
@@ -231,7 +274,7 @@ func (o *fitOptions) checkData(ds *data.Dataset) error {
 	if ds.N < 2 {
 		return fmt.Errorf("udocc needs at least 2 rows; %s has %d", ds.Path, ds.N)
 	}
-	if err := o.library().ValidateRows(ds.N); err != nil {
+	if err := lib.ValidateRows(meth(o.library()), ds.N); err != nil {
 		return optionsError(err)
 	}
 	return deviceUsable(o.Device)
@@ -430,7 +473,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			explained += ", the Gaussian's part by its exact Shapley values"
 		}
 		fmt.Fprintf(stdout, "  %s; %s\n", read, explained)
-	} else if s.Method == string(lib.Ensemble) && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
+	} else if s.Method == ensembleMethod && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
 		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (bench/notes/cost.md)\n", s.D)
 	}
 	if f.paperWidths {
@@ -499,3 +542,6 @@ func seedText(seeds []uint64) string {
 	}
 	return fmt.Sprintf("%d seeds", len(seeds))
 }
+
+// meth is the method of library's pair.
+func meth(m lib.Method, _ lib.Options) lib.Method { return m }

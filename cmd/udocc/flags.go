@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/tool"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 	"io"
@@ -154,22 +153,25 @@ func parseSeeds(flag, s string) ([]uint64, error) {
 	return seeds, nil
 }
 
-// optionFlags are the flags of lib.Options' fields, for the library's Validate errors.
+// optionFlags are the flags of the library's settings' fields, for its Validate errors.
 var optionFlags = map[string]string{
 	"Method": "method", "Hidden": "arch", "Epochs": "epochs", "PretrainEpochs": "pretrain-epochs", "ScreenEpochs": "screen-epochs", "Trim": "trim", "TrainRows": "train-rows", "Components": "components", "Gaussian": "gaussian",
 	"LR": "lr", "PretrainLR": "pretrain-lr", "BatchSize": "batch-size", "WeightDecay": "weight-decay",
 	"Members": "members", "Seeds": "seed", "Device": "device", "Threads": "threads",
-	"Count": "threshold", "Delta": "threshold", "Ties": "ties", "Contamination": "contamination", "Ratio": "ratio", "RankScores": "rank-scores",
+	"Count": "threshold", "Delta": "threshold", "Ties": "ties", "Contamination": "contamination", "Ratio": "ratio", "Nu": "ratio", "RankScores": "rank-scores",
 }
 
-// optionsError is a usage error for an error of lib.Options.Validate ("udocc:
-// Options.Epochs: ..."), naming the flag instead of the field.
+// optionsError is a usage error for an error of lib.Validate, naming the flag of an
+// *lib.OptionError's field instead of the field.
 func optionsError(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "udocc: ")
-	if field, rest, ok := strings.Cut(strings.TrimPrefix(msg, "Options."), ":"); ok && optionFlags[field] != "" {
-		msg = "--" + optionFlags[field] + rest
+	var oe *lib.OptionError
+	if errors.As(err, &oe) && optionFlags[oe.Field] != "" {
+		return usagef("--%s %s", optionFlags[oe.Field], oe.Reason)
 	}
-	return usageError{errors.New(msg)}
+	if oe != nil && oe.Type == "Method" {
+		return usagef("--method: %s", oe.Reason)
+	}
+	return usageError{errors.New(strings.TrimPrefix(err.Error(), "udocc: "))}
 }
 
 // orList is "a, b or c".
@@ -182,10 +184,10 @@ func orList(xs []string) string {
 
 // methodOf is the method of --method.
 func methodOf(name string) (lib.Method, error) {
-	if meth, err := training.MethodNamed(name); err == nil {
-		return lib.Method(meth.Name), nil
+	if m, err := lib.MethodNamed(name); err == nil && name != "" {
+		return m, nil
 	}
-	return "", usagef("--method: unknown method %q: want one of %s", name, strings.Join(methodNames(), ", "))
+	return nil, usagef("--method: unknown method %q: want one of %s", name, strings.Join(methodNames(), ", "))
 }
 
 func methodNames() []string {
@@ -196,7 +198,7 @@ func methodNames() []string {
 	return out
 }
 
-func thresholdNames() []string { return tool.CountRules() }
+func thresholdNames() []string { return lib.CountRules() }
 
 func deltaNames() []string { return dynamics.RuleNames() }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"time"
 
@@ -20,7 +19,7 @@ type fitted struct {
 	ds      *data.Dataset
 	o       fitOptions
 	m       *lib.Model
-	members []tool.Member
+	members []lib.Member
 	epochs  [][]epochMetrics   // member k's metrics after each epoch, where labels are known
 	pre     float64            // seconds until the last pretraining epoch
 	ends    map[string]float64 // seconds from the fit's start to each stage's last epoch
@@ -43,7 +42,7 @@ type epochMetrics struct {
 // fitTable fits ds with the library, showing progress on prog, and summarises the fit.
 func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progress) (*fitted, error) {
 	f := &fitted{ds: ds, o: o, epochs: make([][]epochMetrics, o.Members), ends: map[string]float64{}, prog: prog}
-	opts := o.library()
+	meth, opts := o.library()
 	if o.preset == "paper" && o.arch == "" {
 		// The paper's widths for its data sets, looked up by the table's name, which
 		// the library never reads for them.
@@ -52,7 +51,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 		}
 	}
 	start := time.Now()
-	if o.Method == lib.Ensemble {
+	if o.Method == ensembleMethod {
 		prog.setPlan(o.ScreenEpochs, o.PretrainEpochs, o.Epochs)
 	} else {
 		prog.setPlan(0, o.PretrainEpochs, o.Epochs)
@@ -75,7 +74,7 @@ func fitTable(ctx context.Context, ds *data.Dataset, o fitOptions, prog *progres
 			f.epochs[k] = append(f.epochs[k], evaluateEpoch(ds.Y, scores, labels))
 		}
 	}
-	m, err := lib.FitDataset(ctx, block, opts)
+	m, err := lib.FitDataset(ctx, block, meth, opts)
 	if errors.Is(err, lib.ErrDiverged) {
 		return nil, fmt.Errorf("%s: %w; %s", source(ds), err, lowerRate(err, o.Options))
 	}
@@ -145,7 +144,7 @@ func evaluateEpoch(y []int, scores []float64, labels []bool) epochMetrics {
 }
 
 // deltaBar is a member's final δ̄ and selected ratio, NaN for methods without them.
-func deltaBar(h []tool.Epoch) (float64, float64) {
+func deltaBar(h []lib.Epoch) (float64, float64) {
 	if len(h) == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -154,7 +153,7 @@ func deltaBar(h []tool.Epoch) (float64, float64) {
 }
 
 // ratioSpread is the mean, std, min and max of the selected ratio over the search epochs.
-func ratioSpread(h []tool.Epoch) *spread {
+func ratioSpread(h []lib.Epoch) *spread {
 	var xs []float64
 	for _, e := range h {
 		if !math.IsNaN(e.SelectedRatio) {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/udocc/udocc/internal/atomicfile"
 	lib "github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // A labels file is the CSV a review writes and the user answers in: one line per row
@@ -322,7 +321,7 @@ func (lf *labelsFile) maxRound() int {
 // (udocc review fills them in for the lines the user added) and every line the same n.
 // Where the file holds the rows' values, they are scored with m and each must give the
 // line's score: a file for another model is refused.
-func (lf *labelsFile) ranked(ctx context.Context, m *lib.Model, dir string) (int, []tool.RankedAnswer, error) {
+func (lf *labelsFile) ranked(ctx context.Context, m *lib.Model, dir string) (int, []lib.RankedAnswer, error) {
 	n, nLine := 0, 0
 	bad := func(l *labelLine, col, format string, args ...any) error {
 		return &labelsError{Path: lf.path, Line: l.line, Column: col, Err: fmt.Errorf(format, args...)}
@@ -336,7 +335,7 @@ func (lf *labelsFile) ranked(ctx context.Context, m *lib.Model, dir string) (int
 			return 0, nil, bad(l, colN, "%d rows, but line %d says %d: every line's n is the rows of one table", l.n, nLine, n)
 		}
 	}
-	var out []tool.RankedAnswer
+	var out []lib.RankedAnswer
 	var lines []*labelLine
 	ranks := map[int]*labelLine{}
 	for _, l := range lf.lines {
@@ -360,7 +359,7 @@ func (lf *labelsFile) ranked(ctx context.Context, m *lib.Model, dir string) (int
 			return 0, nil, bad(l, colRank, "row %d has rank %d, and so has row %d on line %d: a rank is one row's", l.row, l.rank, other.row, other.line)
 		}
 		ranks[l.rank] = l
-		out = append(out, tool.RankedAnswer{Rank: l.rank, Score: l.score, Anomaly: l.answer == 1, Round: l.round})
+		out = append(out, lib.RankedAnswer{Rank: l.rank, Score: l.score, Anomaly: l.answer == 1, Round: l.round})
 		lines = append(lines, l)
 	}
 	if n == 0 {

@@ -21,19 +21,19 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []lib.Options{lib.DefaultOptions(), lib.PaperOptions()} {
-		t.Run(string(o.Method), func(t *testing.T) {
-			o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
-			m, err := lib.FitDataset(context.Background(), ds, o)
+	for _, meth := range []lib.Method{lib.Ensemble{}, lib.Proposed{}} {
+		t.Run(meth.Name(), func(t *testing.T) {
+			o := lib.Options{PretrainEpochs: 5, Epochs: 3, Members: 2}
+			m, err := lib.FitDataset(context.Background(), ds, meth, o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer m.Close()
-			model := filepath.Join(dir, string(o.Method)+"-model")
+			model := filepath.Join(dir, meth.Name()+"-model")
 			if err := m.Save(model); err != nil {
 				t.Fatal(err)
 			}
-			out := string(o.Method) + "-scored"
+			out := meth.Name() + "-scored"
 			mustUdocc(t, dir, "score", "--model", model, "--out", out, "table.csv")
 			sc := readCSV(t, filepath.Join(dir, out, "scores.csv"))
 			want := make([]string, len(m.Scores()))
@@ -55,7 +55,7 @@ func TestScoreReadsLibraryModel(t *testing.T) {
 }
 
 // TestFitIsTheLibrarysFit checks that `udocc fit` with its defaults gives, to the bit,
-// the scores and labels of the library's FitDataset with DefaultOptions on the same file:
+// the scores and labels of the library's FitDataset with zero settings on the same file:
 // the one pipeline that the study (bench's TestRealOnePipeline) measures too.
 func TestFitIsTheLibrarysFit(t *testing.T) {
 	t.Parallel()
@@ -67,9 +67,7 @@ func TestFitIsTheLibrarysFit(t *testing.T) {
 	if err != nil {
 		t.Skipf("glass.mat: %v (set UDOCC_DATA)", err)
 	}
-	o := lib.DefaultOptions()
-	o.Seed = 3
-	m, err := lib.FitDataset(context.Background(), ds, o)
+	m, err := lib.FitDataset(context.Background(), ds, nil, lib.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

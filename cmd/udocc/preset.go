@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/udocc/udocc/internal/tool"
 	"slices"
 	"strings"
 
@@ -11,15 +10,15 @@ import (
 )
 
 // applyPreset fills the flags the user did not set from --preset: default (the flags'
-// own defaults, lib.DefaultOptions) or paper (lib.PaperOptions: the paper's method and
+// own defaults, the ensemble's) or paper (the paper's method, Proposed, and its
 // settings). It also resolves the default --threshold of the chosen method.
 func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 	switch o.preset {
 	case "default":
 	case "paper":
-		p := lib.PaperOptions()
+		m, p := lib.Defaults(lib.Proposed{})
 		if !fs.Changed("method") {
-			o.method = string(p.Method)
+			o.method = m.Name()
 		}
 		if !fs.Changed("lr") {
 			o.LR = p.LR
@@ -38,8 +37,8 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 	}
 	if !fs.Changed("threshold") {
 		// Each method's own default: the ensemble's and proposed's presets say it.
-		o.threshold = tool.LearnedCount
-		if o.method != string(lib.Ensemble) {
+		o.threshold = string(lib.LearnedCount)
+		if o.method != ensembleMethod {
 			o.threshold = string(lib.Accumulated)
 		}
 	}
@@ -48,7 +47,7 @@ func (o *fitOptions) applyPreset(fs *pflag.FlagSet) error {
 
 // checkEnsemble checks the flags that belong to --method ensemble.
 func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
-	if o.Method != lib.Ensemble {
+	if o.Method != ensembleMethod {
 		for _, name := range []string{"contamination", "members", "screen-epochs", "trim", "train-rows", "components", "gaussian"} {
 			if fs.Changed(name) {
 				return usagef("--%s is only for --method ensemble", name)
@@ -65,7 +64,7 @@ func (o *fitOptions) checkEnsemble(fs *pflag.FlagSet) error {
 	}
 	o.Count = nil
 	for _, name := range strings.Split(o.threshold, "+") {
-		if !slices.Contains(tool.CountRules(), name) {
+		if !slices.Contains(lib.CountRules(), name) {
 			return usagef("--threshold %q: one of %v, or several joined by +", o.threshold, thresholdNames())
 		}
 		o.Count = append(o.Count, lib.CountRule(name))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/udocc/udocc/data"
 	lib "github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // reviewFlags are udocc review's flags.
@@ -132,7 +131,7 @@ type reviewSession struct {
 	data    string // DATA as given
 	f       reviewFlags
 	scores  []float64
-	rank    []int       // each row's 1-based rank (tool.ReviewRanks)
+	rank    []int       // each row's 1-based rank (lib.ReviewRanks)
 	index   map[int]int // 1-based file row -> row of ds
 	lf      *labelsFile
 	header  []string
@@ -173,7 +172,7 @@ func openReview(ctx context.Context, m *lib.Model, ds *data.Dataset, path string
 // m, with the labels file f.labels read (a new one where there is none).
 func newReviewSession(m *lib.Model, ds *data.Dataset, path string, f reviewFlags, scores []float64) (*reviewSession, error) {
 	s := &reviewSession{m: m, ds: ds, data: path, f: f, scores: scores, index: map[int]int{}, explain: min(defaultExplain, ds.D)}
-	s.rank, _ = tool.ReviewRanks(scores)
+	s.rank, _ = lib.ReviewRanks(scores)
 	for i := range ds.N {
 		s.index[s.fileRow(i)] = i
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"path/filepath"
 	"slices"
@@ -133,7 +132,7 @@ type scored struct {
 // scores.csv and summary.json into out; it returns the summary and its JSON.
 // A cut, when not nil, draws the threshold anew on these rows' scores (Model.Recut on
 // the loaded model; the saved one is untouched).
-func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain, explainRows int, cut *tool.Cut, t tableFlags) (scored, []byte, error) {
+func writeScored(ctx context.Context, out string, m *lib.Model, dir, path string, ds *data.Dataset, explain, explainRows int, cut *lib.Cut, t tableFlags) (scored, []byte, error) {
 	imputed := slices.Clone(ds.Missing) // ScoreDataset imputes every one of them
 	final, dist, err := m.ScoreDataset(ctx, ds)
 	if err != nil {
@@ -188,7 +187,7 @@ func libError(err error) error {
 	switch {
 	case errors.As(err, &ce) && len(ce.Extra) > 0:
 		hint = " (leave them out with --drop; --label for a label column)"
-	case errors.Is(err, tool.ErrNoRecut):
+	case errors.Is(err, lib.ErrNoRecut):
 		hint = " (udocc fit --method ensemble)"
 	case errors.Is(err, lib.ErrPastSketch):
 		hint = " (udocc score --model DIR --count K DATA)"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/regfile"
-	"github.com/udocc/udocc/internal/tool"
 	server "github.com/udocc/udocc/serve"
 	"io"
 	"log/slog"
@@ -36,10 +35,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.model, "model", "", "the model folder (udocc fit's model/, or Model.Save's)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on; localhost unless told otherwise (then set --token-file)")
 	addDeviceFlags(fs, &f.device, &f.threads, usableCores())
-	fs.Int64Var(&f.opts.MaxBodyBytes, "max-body-bytes", tool.DefaultMaxBodyBytes, "the largest request body; larger: 413")
-	fs.IntVar(&f.opts.MaxRows, "max-rows", tool.DefaultMaxRows, "the most rows one score request may send; more: 413")
-	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", tool.DefaultMaxConcurrent, "the most score requests served at once; more: 429")
-	fs.DurationVar(&f.opts.Timeout, "timeout", tool.DefaultTimeout, "a score request's body must arrive (408) and its rows get their turn on the model (503) within it")
+	fs.Int64Var(&f.opts.MaxBodyBytes, "max-body-bytes", lib.DefaultMaxBodyBytes, "the largest request body; larger: 413")
+	fs.IntVar(&f.opts.MaxRows, "max-rows", lib.DefaultMaxRows, "the most rows one score request may send; more: 413")
+	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", lib.DefaultMaxConcurrent, "the most score requests served at once; more: 429")
+	fs.DurationVar(&f.opts.Timeout, "timeout", lib.DefaultTimeout, "a score request's body must arrive (408) and its rows get their turn on the model (503) within it")
 	fs.StringVar(&f.opts.ModelName, "model-name", "udocc", "the model's name in the Open Inference Protocol's paths (/v2/models/NAME/infer)")
 	fs.StringVar(&f.tokenFile, "token-file", "", "a file holding the bearer token every request but /healthz and /readyz must carry")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; needs --tls-key")

@@ -342,7 +342,7 @@ func (f *fitted) summarise(total float64) summary {
 	}
 	s := summary{
 		Udocc: Version, Libtorch: lib.RuntimeInfo().Libtorch, Data: ds.Name, Source: ds.Path,
-		Method: string(o.Method), N: ds.N, D: ds.D, Seed: f.members[0].Seed, Device: o.Device,
+		Method: o.Method, N: ds.N, D: ds.D, Seed: f.members[0].Seed, Device: o.Device,
 		Config: configJSON{
 			Arch: m.Hidden(), PretrainEpochs: o.PretrainEpochs, ScreenEpochs: o.ScreenEpochs, Epochs: o.Epochs,
 			Trim:      trimOf(o),
@@ -368,24 +368,24 @@ func (f *fitted) summarise(total float64) summary {
 	if !ds.Selection.IsZero() {
 		s.Selection = &ds.Selection
 	}
-	s.Config.Threshold = o.Options.Rule()
+	s.Config.Threshold = lib.RuleOf(meth(o.library()))
 	// The final scores' and every member's metrics (each a sort of the table's scores:
 	// 12 sorts of 567,000 rows took about 1 s of http's fit) on the process's cores.
 	var members []labelMetrics // read where the summary lists its members
-	if o.Method == lib.Ensemble || len(f.members) > 1 {
+	if o.Method == ensembleMethod || len(f.members) > 1 {
 		members = make([]labelMetrics, len(f.members))
 	}
 	parallel.For(len(members)+1, runtime.GOMAXPROCS(0), func(i int) {
 		switch {
 		case i == len(members):
 			s.labelMetrics = metricsOf(ds.Y, m.Scores(), m.Labels())
-		case o.Method == lib.Ensemble:
+		case o.Method == ensembleMethod:
 			members[i] = metricsOf(ds.Y, f.members[i].Scores, nil)
 		default:
 			members[i] = metricsOf(ds.Y, f.members[i].Scores, f.members[i].Labels)
 		}
 	})
-	if o.Method == lib.Ensemble {
+	if o.Method == ensembleMethod {
 		s.Config.Members = len(f.members)
 		w := m.DistanceWeight()
 		s.Config.DistanceWeight = &w

@@ -19,7 +19,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := udocc.FitDataset(context.Background(), table, udocc.Options{}) // the defaults
+	m, err := udocc.FitDataset(context.Background(), table, nil, udocc.Options{}) // the defaults
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -27,7 +27,10 @@ type collectiveCase struct {
 func collectiveCases() []collectiveCase {
 	var out []collectiveCase
 	for _, meth := range training.AllMethods {
-		m := detector.Method(meth.Name)
+		m, err := detector.MethodNamed(meth.Name)
+		if err != nil {
+			panic(err)
+		}
 		for _, labelled := range []bool{false, true} {
 			for _, progress := range []bool{false, true} {
 				out = append(out, collectiveCase{m, labelled, progress})
@@ -38,7 +41,7 @@ func collectiveCases() []collectiveCase {
 }
 
 func (c collectiveCase) String() string {
-	return fmt.Sprintf("%s labelled=%v progress=%v", c.method, c.labelled, c.progress)
+	return fmt.Sprintf("%s labelled=%v progress=%v", c.method.Name(), c.labelled, c.progress)
 }
 
 // collectiveRows is the table of the collective-sequence test (every tenth row shifted).
@@ -80,19 +83,10 @@ func TestCollectivesRank(t *testing.T) {
 				}
 			}
 		}
-		o := detector.DefaultOptions()
-		if c.method != detector.Ensemble {
-			o = detector.PaperOptions()
-			o.Method = c.method
-			if meth, _ := training.MethodNamed(string(c.method)); meth.Ratio {
-				o.Ratio = 0.1
-			}
-		}
-		o.PretrainEpochs, o.Epochs, o.Members = 2, 4, 2
-		if c.method != detector.Ensemble {
-			o.Members = 1
-		} else {
-			o.ScreenEpochs = 2
+		o := detector.Options{PretrainEpochs: 2, Epochs: 4, Members: 1}
+		m := withRatio(c.method)
+		if _, ok := m.(detector.Ensemble); ok {
+			m, o.Members = detector.Ensemble{ScreenEpochs: 2}, 2
 		}
 		o.Dist = d
 		if d.Rank() == 0 {
@@ -103,11 +97,11 @@ func TestCollectivesRank(t *testing.T) {
 				o.Progress = func(string, int, int) {}
 			}
 		}
-		m, err := detector.FitDataset(context.Background(), ds, o)
+		fitted, err := detector.FitDataset(context.Background(), ds, m, o)
 		if err != nil {
 			t.Fatalf("%v: %v", c, err)
 		}
-		m.Close()
+		fitted.Close()
 	}
 }
 

@@ -29,7 +29,7 @@ func named(rows [][]float64, names ...string) *data.Dataset {
 func TestColumnContract(t *testing.T) {
 	rows := table(120, 3, 1)
 	train := named(rows, "a", "b", "c")
-	m, err := detector.FitDataset(context.Background(), train, quick())
+	m, err := detector.FitDataset(context.Background(), train, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestImputeMedians(t *testing.T) {
 		holed[i] = slices.Clone(r)
 	}
 	holed[0][1], holed[5][2], holed[7][0] = nan, nan, nan
-	m, err := detector.Fit(context.Background(), holed, quick())
+	m, err := detector.Fit(context.Background(), holed, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestImputeMedians(t *testing.T) {
 	if _, err := loaded.Score(context.Background(), [][]float64{{nan, nan, nan}}); !errors.Is(err, detector.ErrNoValues) {
 		t.Errorf("a row of NaN: %v, want ErrNoValues", err)
 	}
-	if _, err := detector.Fit(context.Background(), append(holed, []float64{nan, nan, nan}), quick()); !errors.Is(err, detector.ErrNoValues) {
+	if _, err := detector.Fit(context.Background(), append(holed, []float64{nan, nan, nan}), nil, quick()); !errors.Is(err, detector.ErrNoValues) {
 		t.Errorf("a training row of NaN: %v, want ErrNoValues", err)
 	}
 }

@@ -3,7 +3,6 @@ package detector
 import (
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 
@@ -17,7 +16,7 @@ import (
 // minority, and the training scores' sketch reaches the top half.
 const MaxContamination = 0.5
 
-func validateCut(c tool.Cut) error {
+func validateCut(c Cut) error {
 	set := 0
 	for _, b := range []bool{c.Contamination != 0, c.Count != 0, c.Rule != "", c.Score != nil} {
 		if b {
@@ -33,8 +32,8 @@ func validateCut(c tool.Cut) error {
 		return fmt.Errorf("udocc: score threshold %g: want a finite number", *c.Score)
 	case c.Count < 0:
 		return fmt.Errorf("udocc: count %d: want 1 or more", c.Count)
-	case c.Rule != "" && !slices.Contains(tool.CountRules(), c.Rule):
-		return fmt.Errorf("udocc: rule %q: want one of %v", c.Rule, tool.CountRules())
+	case c.Rule != "" && !slices.Contains(CountRules(), c.Rule):
+		return fmt.Errorf("udocc: rule %q: want one of %v", c.Rule, CountRules())
 	}
 	return nil
 }
@@ -49,12 +48,12 @@ func validateCut(c tool.Cut) error {
 // that the model keeps (model.json's training_scores): the rows must be scored again.
 var ErrPastSketch = errors.New("udocc: past the model's sketch of its training scores")
 
-func (m *Model) thresholdFor(scores []float64, c tool.Cut) (float64, error) {
+func (m *Model) thresholdFor(scores []float64, c Cut) (float64, error) {
 	if err := validateCut(c); err != nil {
 		return 0, err
 	}
 	if m.meta.Ensemble == nil {
-		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with the ensemble method", tool.ErrNoRecut, m.meta.Method)
+		return 0, fmt.Errorf("%w: method %s thresholds each member on its own; refit with the ensemble method", ErrNoRecut, m.meta.Method)
 	}
 	if c.Score != nil {
 		return *c.Score, nil
@@ -90,13 +89,13 @@ func (m *Model) thresholdFor(scores []float64, c tool.Cut) (float64, error) {
 }
 
 // tailThreshold is ThresholdFor from the sketch of the training scores.
-func (m *Model) tailThreshold(c tool.Cut) (float64, error) {
+func (m *Model) tailThreshold(c Cut) (float64, error) {
 	t := m.meta.Tail
 	if t == nil {
-		return 0, fmt.Errorf("%w: the model keeps no training scores (saved by an older udocc); give rows to score", tool.ErrNoRecut)
+		return 0, fmt.Errorf("%w: the model keeps no training scores (saved by an older udocc); give rows to score", ErrNoRecut)
 	}
 	if c.Rule != "" {
-		return 0, fmt.Errorf("%w: rule %s needs the scores of rows; give them", tool.ErrNoRecut, c.Rule)
+		return 0, fmt.Errorf("%w: rule %s needs the scores of rows; give them", ErrNoRecut, c.Rule)
 	}
 	share := c.Contamination
 	if c.Count > 0 {
@@ -124,7 +123,7 @@ func (m *Model) tailThreshold(c tool.Cut) (float64, error) {
 // training rows') and sets it: Threshold, Label and Predict follow it, as do the
 // training rows' Labels of a fitted model, model.json's threshold_rule and Save. It
 // returns the new threshold. No network is trained or changed.
-func (m *Model) recut(scores []float64, c tool.Cut) (float64, error) {
+func (m *Model) recut(scores []float64, c Cut) (float64, error) {
 	t, err := m.thresholdFor(scores, c)
 	if err != nil {
 		return 0, err

@@ -2,7 +2,6 @@ package detector_test
 
 import (
 	"errors"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 	"sort"
@@ -15,9 +14,9 @@ import (
 // on a fitted model's training scores, and from the saved sketch of them within a
 // percent of the share asked for; labels and probabilities follow it (issue 42 item 6).
 func TestRecut(t *testing.T) {
-	m := fitted(t, detector.Ensemble, table(400, 3, 1))
+	m := fitted(t, detector.Ensemble{}, table(400, 3, 1))
 	scores := m.Scores()
-	for _, c := range []tool.Cut{{Contamination: 0.05}, {Count: 7}, {Rule: "mad"}} {
+	for _, c := range []detector.Cut{{Contamination: 0.05}, {Count: 7}, {Rule: "mad"}} {
 		got, err := m.ThresholdFor(nil, c)
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +32,7 @@ func TestRecut(t *testing.T) {
 		}
 	}
 	loaded := reloaded(t, m)
-	thr, err := loaded.Recut(nil, tool.Cut{Contamination: 0.05})
+	thr, err := loaded.Recut(nil, detector.Cut{Contamination: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,15 +46,15 @@ func TestRecut(t *testing.T) {
 	if again.Threshold() != thr {
 		t.Errorf("saved and loaded: threshold %v, want %v", again.Threshold(), thr)
 	}
-	if _, err := loaded.ThresholdFor(nil, tool.Cut{Rule: "mad"}); !errors.Is(err, tool.ErrNoRecut) {
-		t.Errorf("a rule without scores on a loaded model: %v, want ErrNoRecut", err)
+	if _, err := loaded.ThresholdFor(nil, detector.Cut{Rule: "mad"}); !errors.Is(err, detector.ErrNoRecut) {
+		t.Errorf("a rule without scores on a loaded model: %v, want detector.ErrNoRecut", err)
 	}
-	if _, err := loaded.ThresholdFor(nil, tool.Cut{Contamination: 0.1, Count: 3}); err == nil {
+	if _, err := loaded.ThresholdFor(nil, detector.Cut{Contamination: 0.1, Count: 3}); err == nil {
 		t.Error("two cuts at once: no error")
 	}
-	paper := fitted(t, detector.Proposed, table(120, 3, 1))
-	if _, err := paper.Recut(nil, tool.Cut{Count: 3}); !errors.Is(err, tool.ErrNoRecut) {
-		t.Errorf("Recut of method proposed: %v, want ErrNoRecut", err)
+	paper := fitted(t, detector.Proposed{}, table(120, 3, 1))
+	if _, err := paper.Recut(nil, detector.Cut{Count: 3}); !errors.Is(err, detector.ErrNoRecut) {
+		t.Errorf("Recut of method proposed: %v, want detector.ErrNoRecut", err)
 	}
 }
 
@@ -73,7 +72,7 @@ func countAbove(scores []float64, t float64) int {
 // [0, 1], 1/2 at the threshold, above it exactly for the flagged rows, and 1 % at the
 // training rows' median score (issue 42 item 7).
 func TestProbability(t *testing.T) {
-	m := fitted(t, detector.Ensemble, table(400, 3, 1))
+	m := fitted(t, detector.Ensemble{}, table(400, 3, 1))
 	scores := slices.Clone(m.Scores())
 	p := m.Probabilities(scores)
 	for i, s := range scores {
@@ -104,7 +103,7 @@ func TestProbability(t *testing.T) {
 	if got := loaded.Probabilities(scores); !slices.Equal(got, p) {
 		t.Error("a loaded model's probabilities differ from the fitted one's")
 	}
-	oc := fitted(t, detector.OC, table(120, 3, 1))
+	oc := fitted(t, detector.OC{}, table(120, 3, 1))
 	if !math.IsNaN(oc.Probability(1)) {
 		t.Error("method oc, without a threshold: a probability")
 	}

@@ -37,7 +37,7 @@ func TestDistLibraryRank(t *testing.T) {
 	lo, hi := d.Rank()*len(rows)/d.World(), (d.Rank()+1)*len(rows)/d.World()
 	o := quick()
 	o.Dist = d
-	m, err := detector.Fit(context.Background(), rows[lo:hi], o)
+	m, err := detector.Fit(context.Background(), rows[lo:hi], nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}

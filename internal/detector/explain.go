@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"slices"
 
 	"github.com/udocc/udocc/data"
@@ -41,13 +40,13 @@ const (
 )
 
 // defaultExplainMethod is the explanation ExplainOptions.Method "" gives on this model:
-// Shapley for at most tool.ShapleyMaxFeatures features, else IntegratedGradients, and
-// Occlusion for a model that reads its table's principal components (Options.Components).
+// Shapley for at most ShapleyMaxFeatures features, else IntegratedGradients, and
+// Occlusion for a model that reads its table's principal components (Ensemble.Components).
 func (m *Model) defaultExplainMethod() ExplainMethod {
 	if m.meta.Projection != nil {
 		return Occlusion
 	}
-	if m.inputs() <= tool.ShapleyMaxFeatures {
+	if m.inputs() <= ShapleyMaxFeatures {
 		return Shapley
 	}
 	return IntegratedGradients
@@ -72,7 +71,7 @@ type ExplainOptions struct {
 	// Method is the attribution; "" means Shapley for a model of at most 40 features
 	// and IntegratedGradients for a wider one (docs/explain.md measures both), and
 	// Occlusion for a model that reads its table's principal components
-	// (Options.Components), which the gradient methods refuse.
+	// (Ensemble.Components), which the gradient methods refuse.
 	Method ExplainMethod
 	// Steps are, for IntegratedGradients, the points of the midpoint rule that integrates
 	// the distance's gradient from the baseline row to the row, at most
@@ -174,7 +173,7 @@ func (a Attribution) Lowering(n int) []int {
 // least a quarter of the row's rise over the baseline (a row at or under the
 // baseline: never).
 func (a Attribution) Interacts() bool {
-	return a.Pair[0] >= 0 && a.Rise() > 0 && a.Interaction >= tool.InteractionShare*a.Rise()
+	return a.Pair[0] >= 0 && a.Rise() > 0 && a.Interaction >= InteractionShare*a.Rise()
 }
 
 // Carrying lists the fewest features that raise the score whose parts together carry at
@@ -265,8 +264,8 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	if m.meta.Normal == nil {
 		return nil, errors.New("udocc: the model keeps no median of its normal rows (it was saved by an older udocc): fit it again to explain rows")
 	}
-	if o.Steps < 0 || o.Steps > tool.MaxExplainSteps {
-		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d: want 0 (the default, %d) to %d", o.Steps, tool.DefaultExplainSteps, tool.MaxExplainSteps)
+	if o.Steps < 0 || o.Steps > MaxExplainSteps {
+		return nil, fmt.Errorf("udocc: ExplainOptions.Steps %d: want 0 (the default, %d) to %d", o.Steps, DefaultExplainSteps, MaxExplainSteps)
 	}
 	if o.Samples < 0 {
 		return nil, fmt.Errorf("udocc: ExplainOptions.Samples %d < 0", o.Samples)
@@ -279,7 +278,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	case Shapley, Occlusion:
 	case IntegratedGradients, GradientInput:
 		if m.meta.Projection != nil {
-			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Options.Components): explain it by %q or %q", o.Method, m.components(), Occlusion, Shapley)
+			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Ensemble.Components): explain it by %q or %q", o.Method, m.components(), Occlusion, Shapley)
 		}
 		distPart, recPart = torch.DistancePart, torch.ReconstructionPart
 	default:
@@ -339,7 +338,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	distBase, alphas := b, []float32(nil)
 	switch o.Method {
 	case IntegratedGradients:
-		alphas = midpoints(orDefault(o.Steps, tool.DefaultExplainSteps))
+		alphas = midpoints(orDefault(o.Steps, DefaultExplainSteps))
 	case GradientInput:
 		distBase, alphas = make([]float32, d), []float32{1}
 	}

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // shapley sets out's Features to the Shapley values of the rows of sub (row r of sub is
@@ -16,10 +15,10 @@ import (
 // the score of the row with the features outside S set to median, the normal rows'. A
 // feature whose value is the median's changes no coalition's score, so its value is 0
 // and the game is played by the row's other features, its active ones. For at most
-// tool.CheapExactShapleyFeatures active features (tool.ExactShapleyFeatures where exact) and
+// CheapExactShapleyFeatures active features (ExactShapleyFeatures where exact) and
 // samples 0 the values are exact, from the 2^k
 // coalitions' scores; otherwise they are estimated from samples permutations
-// (tool.DefaultShapleySamples for 0), in antithetic pairs (a permutation and its reverse), each
+// (DefaultShapleySamples for 0), in antithetic pairs (a permutation and its reverse), each
 // of which walks the row's active features from the baseline to the row one at a time
 // and credits each feature with what its move adds to the score. Either way the values
 // sum to Score − Base (to the scores' rounding: the walk's ends are the two). The scored
@@ -58,11 +57,11 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 			}
 		}()
 	}
-	exactUpTo := tool.CheapExactShapleyFeatures
+	exactUpTo := CheapExactShapleyFeatures
 	if exact {
-		exactUpTo = tool.ExactShapleyFeatures
+		exactUpTo = ExactShapleyFeatures
 	}
-	pairs := tool.DefaultShapleySamples / 2
+	pairs := DefaultShapleySamples / 2
 	if samples > 0 {
 		pairs = max(2, (samples+1)/2)
 	}

@@ -3,7 +3,6 @@ package detector_test
 import (
 	"context"
 	"errors"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -57,8 +56,8 @@ func permutations(d int) [][]int {
 func TestExplain(t *testing.T) {
 	rows := shiftedTable(200, 4, 3)
 	ctx := context.Background()
-	for _, method := range []detector.Method{detector.Ensemble, detector.Proposed} {
-		t.Run(string(method), func(t *testing.T) {
+	for _, method := range []detector.Method{detector.Ensemble{}, detector.Proposed{}} {
+		t.Run(method.Name(), func(t *testing.T) {
 			m := fitted(t, method, rows)
 			atts, err := m.Explain(context.Background(), rows)
 			if err != nil {
@@ -258,7 +257,7 @@ func TestAttributionShares(t *testing.T) {
 func TestExplainShapleySampled(t *testing.T) {
 	ctx := context.Background()
 	rows := shiftedTable(200, 14, 6)
-	m := fitted(t, detector.Ensemble, rows)
+	m := fitted(t, detector.Ensemble{}, rows)
 	ds := dataset(t, rows)
 	atts, err := m.ExplainDataset(ctx, ds, []int{9, 19, 5}, detector.ExplainOptions{})
 	if err != nil {
@@ -359,7 +358,7 @@ func TestExplainShapleySampled(t *testing.T) {
 	}
 
 	small4 := shiftedTable(200, 4, 3)
-	m4 := fitted(t, detector.Ensemble, small4)
+	m4 := fitted(t, detector.Ensemble{}, small4)
 	exact, err := m4.ExplainDataset(ctx, dataset(t, small4), []int{9, 19}, detector.ExplainOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +381,7 @@ func TestExplainShapleySampled(t *testing.T) {
 // context stops each method with its error.
 func TestExplainBlocks(t *testing.T) {
 	rows := shiftedTable(120, 5, 7)
-	m := fitted(t, detector.Ensemble, rows)
+	m := fitted(t, detector.Ensemble{}, rows)
 	ds := dataset(t, rows)
 	for _, meth := range []detector.ExplainMethod{detector.Shapley, detector.Occlusion, detector.IntegratedGradients, detector.GradientInput} {
 		t.Run(string(meth), func(t *testing.T) {
@@ -444,7 +443,7 @@ func TestExplainInteraction(t *testing.T) {
 	// these 3 features with a bottleneck of 4 reported it on none of the 30 rows.
 	o := quick()
 	o.Hidden = []int{32, 16, 8}
-	m, err := detector.Fit(context.Background(), rows, o)
+	m, err := detector.Fit(context.Background(), rows, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +490,7 @@ func TestExplainInteraction(t *testing.T) {
 // towards Score − Base, and that an unknown method is refused.
 func TestExplainOptions(t *testing.T) {
 	rows := shiftedTable(150, 3, 4)
-	m := fitted(t, "ensemble", rows)
+	m := fitted(t, detector.Ensemble{}, rows)
 	ds := dataset(t, rows)
 	var by [4][]detector.Attribution
 	for k, meth := range []detector.ExplainMethod{detector.Occlusion, detector.IntegratedGradients, detector.GradientInput, detector.Shapley} {
@@ -532,7 +531,7 @@ func TestExplainOptions(t *testing.T) {
 // range, negative steps, an unknown method, a closed model.
 func TestExplainRefuses(t *testing.T) {
 	rows := shiftedTable(100, 3, 5)
-	m := fitted(t, "ensemble", rows)
+	m := fitted(t, detector.Ensemble{}, rows)
 	ds := dataset(t, rows)
 	cases := []struct {
 		name string
@@ -587,12 +586,12 @@ func dataset(t *testing.T, rows [][]float64) *data.Dataset {
 // gradients for a wider one, the very values each method gives when named.
 func TestExplainDefaultMethod(t *testing.T) {
 	ctx := context.Background()
-	for _, d := range []int{tool.ShapleyMaxFeatures, tool.ShapleyMaxFeatures + 1} {
+	for _, d := range []int{detector.ShapleyMaxFeatures, detector.ShapleyMaxFeatures + 1} {
 		rows := shiftedTable(150, d, 7)
-		m := fitted(t, detector.Ensemble, rows)
+		m := fitted(t, detector.Ensemble{}, rows)
 		ds := dataset(t, rows)
 		want := detector.Shapley
-		if d > tool.ShapleyMaxFeatures {
+		if d > detector.ShapleyMaxFeatures {
 			want = detector.IntegratedGradients
 		}
 		if got := m.DefaultExplainMethod(); got != string(want) {

@@ -20,9 +20,7 @@ func TestCheckFinite(t *testing.T) {
 	for i := range rows {
 		rows[i] = []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
 	}
-	opts := DefaultOptions()
-	opts.PretrainEpochs, opts.ScreenEpochs, opts.Epochs = 2, 2, 2
-	m, err := Fit(context.Background(), rows, opts)
+	m, err := Fit(context.Background(), rows, Ensemble{ScreenEpochs: 2}, Options{PretrainEpochs: 2, Epochs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -47,16 +46,16 @@ type HandlerOptions struct {
 // withDefaults is o with every unset field at its default.
 func (o HandlerOptions) withDefaults() HandlerOptions {
 	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = tool.DefaultMaxBodyBytes
+		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if o.MaxRows <= 0 {
-		o.MaxRows = tool.DefaultMaxRows
+		o.MaxRows = DefaultMaxRows
 	}
 	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = tool.DefaultMaxConcurrent
+		o.MaxConcurrent = DefaultMaxConcurrent
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = tool.DefaultTimeout
+		o.Timeout = DefaultTimeout
 	}
 	if o.Device == "" {
 		o.Device = "cpu"
@@ -70,7 +69,7 @@ func (o HandlerOptions) withDefaults() HandlerOptions {
 	return o
 }
 
-// Server serves a model over HTTP (Handler); it is the tool.Server the udocc serve
+// Server serves a model over HTTP (Handler); it is the Server the udocc serve
 // command drives. Its methods are safe for concurrent use.
 type Server struct {
 	opts     HandlerOptions
@@ -89,7 +88,7 @@ type Server struct {
 // so that a model swapped out is closed only after the last of them is done.
 type served struct {
 	m    *Model
-	info tool.ModelInfo
+	info ModelInfo
 	// jobs feed the model's scorer goroutine (scorer), the one caller of the model:
 	// Model.Score is not safe for concurrent use. stopped is closed when it returns.
 	jobs    chan *scoreJob
@@ -134,7 +133,7 @@ func newHandler(m *Model, opts HandlerOptions) *Server {
 	return h
 }
 
-func newServed(m *Model, info tool.ModelInfo) *served {
+func newServed(m *Model, info ModelInfo) *served {
 	s := &served{m: m, info: info, jobs: make(chan *scoreJob, 256), stopped: make(chan struct{})}
 	go s.scorer()
 	return s
@@ -187,9 +186,9 @@ func (h *Server) swap(s *served) {
 // Reload loads the model in HandlerOptions.Dir again and swaps it in (Swap), returning
 // its metadata. A model that does not load, or a folder that changes while it is read,
 // is refused with an error and a log line, and the model served before keeps serving.
-func (h *Server) Reload() (tool.ModelInfo, error) {
+func (h *Server) Reload() (ModelInfo, error) {
 	if h.opts.Dir == "" {
-		return tool.ModelInfo{}, tool.ErrNoModelDir
+		return ModelInfo{}, ErrNoModelDir
 	}
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
@@ -198,7 +197,7 @@ func (h *Server) Reload() (tool.ModelInfo, error) {
 	if err != nil {
 		h.metrics.reloads.WithLabelValues("refused").Inc()
 		log.Error("reload refused; the model served before keeps serving", "dir", h.opts.Dir, "err", err)
-		return tool.ModelInfo{}, err
+		return ModelInfo{}, err
 	}
 	old := h.Info()
 	h.swap(newServed(m, info))
@@ -208,11 +207,11 @@ func (h *Server) Reload() (tool.ModelInfo, error) {
 }
 
 // Info is the metadata of the model served now.
-func (h *Server) Info() tool.ModelInfo {
+func (h *Server) Info() ModelInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.cur == nil {
-		return tool.ModelInfo{}
+		return ModelInfo{}
 	}
 	return h.cur.info
 }
@@ -335,7 +334,7 @@ func (h *Server) model(w http.ResponseWriter, r *http.Request) {
 func (h *Server) reload(w http.ResponseWriter, r *http.Request) {
 	info, err := h.Reload()
 	switch {
-	case errors.Is(err, tool.ErrNoModelDir):
+	case errors.Is(err, ErrNoModelDir):
 		h.refuse(w, r, &httpError{http.StatusConflict, "no_model_folder", err.Error(), 0, ""})
 	case err != nil:
 		// The reason names the server's files: Reload logs it, the client is not told.

@@ -27,7 +27,7 @@ func BenchmarkHandlerScore(b *testing.B) {
 	if err != nil {
 		b.Skipf("no cardio table (%v): set UDOCC_DATA", err)
 	}
-	m, err := detector.FitDataset(context.Background(), ds, detector.DefaultOptions())
+	m, err := detector.FitDataset(context.Background(), ds, nil, detector.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

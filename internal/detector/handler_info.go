@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,13 +16,13 @@ import (
 )
 
 // modelInfo describes m, loaded from dir ("" for none) whose model.json held metaFile.
-func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
+func modelInfo(m *Model, dir string, metaFile []byte) ModelInfo {
 	desc, err := json.Marshal(m.meta)
 	if err != nil {
 		panic("udocc: a model's description does not encode: " + err.Error()) // it was decoded or built by us
 	}
 	sum := sha256.Sum256(desc)
-	info := tool.ModelInfo{
+	info := ModelInfo{
 		Version: hex.EncodeToString(sum[:8]), Udocc: m.meta.Udocc, Method: string(m.Method()),
 		Columns: m.Features(), Inputs: m.inputs(), Components: m.components(), GaussianWeight: m.gaussianWeight(), Count: m.meta.ThresholdRule,
 		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.deviceName(), Dir: dir,
@@ -60,20 +59,20 @@ func modelInfo(m *Model, dir string, metaFile []byte) tool.ModelInfo {
 // loadServed loads the model in dir on device with threads, and its description. The
 // folder must not change while it is read: model.json is read before and after Load,
 // whose own check of the network files' hashes against it covers the rest.
-func loadServed(dir, device string, threads int) (*Model, tool.ModelInfo, error) {
+func loadServed(dir, device string, threads int) (*Model, ModelInfo, error) {
 	path := filepath.Join(dir, models.MetaFile)
 	before, err := os.ReadFile(path)
 	if err != nil {
-		return nil, tool.ModelInfo{}, fmt.Errorf("udocc: load: %w", err)
+		return nil, ModelInfo{}, fmt.Errorf("udocc: load: %w", err)
 	}
 	m, err := Load(dir, device)
 	if err != nil {
-		return nil, tool.ModelInfo{}, err
+		return nil, ModelInfo{}, err
 	}
 	after, err := os.ReadFile(path)
 	if err != nil || !bytes.Equal(before, after) {
 		m.Close()
-		return nil, tool.ModelInfo{}, fmt.Errorf("udocc: load %s: the folder changed while it was read; reload again once it is written", dir)
+		return nil, ModelInfo{}, fmt.Errorf("udocc: load %s: the folder changed while it was read; reload again once it is written", dir)
 	}
 	m.SetThreads(threads)
 	return m, modelInfo(m, dir, before), nil
@@ -81,11 +80,11 @@ func loadServed(dir, device string, threads int) (*Model, tool.ModelInfo, error)
 
 // LoadHandler is the handler `udocc serve` drives: it loads the model in opts.Dir (Load, on opts.Device
 // with opts.Threads) and serves it (Handler), with its model.json's hash in its
-// tool.ModelInfo; a reload loads the folder again.
+// ModelInfo; a reload loads the folder again.
 func LoadHandler(opts HandlerOptions) (*Server, error) {
 	opts = opts.withDefaults()
 	if opts.Dir == "" {
-		return nil, tool.ErrNoModelDir
+		return nil, ErrNoModelDir
 	}
 	m, info, err := loadServed(opts.Dir, opts.Device, opts.Threads)
 	if err != nil {

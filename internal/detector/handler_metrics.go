@@ -1,7 +1,6 @@
 package detector
 
 import (
-	"github.com/udocc/udocc/internal/tool"
 	"net/http"
 	"strconv"
 	"time"
@@ -53,7 +52,7 @@ func newHandlerMetrics() *handlerMetrics {
 			Name: "udocc_http_requests_in_flight", Help: "Requests being served.",
 		}),
 		model: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "udocc_model_info", Help: "1 for the model served: its version (tool.ModelInfo.Version), method and udocc.",
+			Name: "udocc_model_info", Help: "1 for the model served: its version (ModelInfo.Version), method and udocc.",
 		}, []string{"version", "method", "udocc"}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "udocc_model_reloads_total", Help: "Model reloads, by result (ok, refused).",
@@ -75,7 +74,7 @@ func (m *handlerMetrics) observe(route string, code int, d time.Duration) {
 }
 
 // setModel marks info's model as the one served, old's (when not nil) as no longer.
-func (m *handlerMetrics) setModel(old *tool.ModelInfo, info tool.ModelInfo) {
+func (m *handlerMetrics) setModel(old *ModelInfo, info ModelInfo) {
 	if old != nil {
 		m.model.DeleteLabelValues(old.Version, string(old.Method), old.Udocc)
 	}

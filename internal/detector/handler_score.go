@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"math"
 	"mime"
@@ -77,7 +76,7 @@ func explainParam(r *http.Request, d int) (int, *httpError) {
 }
 
 // rowReader reads the request's rows by its Content-Type: JSON (or none) or CSV.
-func rowReader(r *http.Request, info tool.ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
+func rowReader(r *http.Request, info ModelInfo, body io.Reader) (rowbody.Reader, *httpError) {
 	cols := rowbody.Columns{D: info.Inputs, Names: info.Columns, Ignore: info.Ignored, Encoding: info.Encoding, ID: info.ID, HasID: info.HasID}
 	ct := r.Header.Get("Content-Type")
 	mt, params, _ := mime.ParseMediaType(ct)

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/udocc/udocc/internal/tool"
 	"io"
 	"log/slog"
 	"net/http"
@@ -37,7 +36,7 @@ func namedModel(t *testing.T, seed uint64) (*detector.Model, string, [][]float64
 	}
 	o := quick()
 	o.Seed = seed
-	m, err := detector.FitDataset(context.Background(), ds, o)
+	m, err := detector.FitDataset(context.Background(), ds, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +364,7 @@ func TestHandlerInfoAndMetrics(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	code, body := get("/v1/model")
-	var info tool.ModelInfo
+	var info detector.ModelInfo
 	if err := json.Unmarshal([]byte(body), &info); err != nil || code != 200 {
 		t.Fatalf("%d %v %s", code, err, body)
 	}
@@ -380,7 +379,7 @@ func TestHandlerInfoAndMetrics(t *testing.T) {
 			t.Errorf("%s: sha256 %s, want %x", e.Name(), info.Files[e.Name()], sum)
 		}
 	}
-	if info.Method != string(detector.Ensemble) || !slices.Equal(info.Columns, []string{"a", "b", "c"}) || *info.Threshold != m.Threshold() ||
+	if info.Method != (detector.Ensemble{}).Name() || !slices.Equal(info.Columns, []string{"a", "b", "c"}) || *info.Threshold != m.Threshold() ||
 		info.Members != 2 || info.Count == "" || len(info.RatioInterval) != 2 || len(info.Version) != 16 {
 		t.Errorf("info %+v", info)
 	}
@@ -533,15 +532,9 @@ func TestHandlerSwapClosesOld(t *testing.T) {
 }
 
 // loadHandler is the handler `udocc serve` loads.
-func loadHandler(o detector.HandlerOptions) (tool.Server, error) { return detector.LoadHandler(o) }
+func loadHandler(o detector.HandlerOptions) (*detector.Server, error) { return detector.LoadHandler(o) }
 
-// server is Handler's handler as `udocc serve` drives it (tool.Server), with Swap.
-func server(m *detector.Model, o detector.HandlerOptions) interface {
-	tool.Server
-	Swap(*detector.Model)
-} {
-	return detector.Handler(m, o).(interface {
-		tool.Server
-		Swap(*detector.Model)
-	})
+// server is Handler's handler as `udocc serve` drives it, with Swap.
+func server(m *detector.Model, o detector.HandlerOptions) *detector.Server {
+	return detector.Handler(m, o).(*detector.Server)
 }

@@ -25,11 +25,29 @@ func table(n, d int, seed uint64) [][]float64 {
 	return rows
 }
 
-// quick are the default options with few epochs, so that the examples run in seconds.
+// quick are the ensemble's default settings with few epochs, so that the tests run in
+// seconds; the paper's methods take the ensemble's rates with them.
 func quick() detector.Options {
-	o := detector.DefaultOptions()
+	_, o := detector.Defaults(nil)
 	o.PretrainEpochs, o.Epochs, o.Members = 5, 3, 2
 	return o
+}
+
+// withRatio is m, with ν or the ratio 0.1 where m is SB or TAR without one.
+func withRatio(m detector.Method) detector.Method {
+	switch m := m.(type) {
+	case detector.SB:
+		if m.Nu == 0 {
+			m.Nu = 0.1
+		}
+		return m
+	case detector.TAR:
+		if m.Ratio == 0 {
+			m.Ratio = 0.1
+		}
+		return m
+	}
+	return m
 }
 
 // reloaded saves m into a new folder and loads it back on the CPU; the test closes it.

@@ -3,7 +3,6 @@ package detector_test
 import (
 	"context"
 	"errors"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +20,7 @@ import (
 // it did not write, and leaves them as they were (it used to replace the file and
 // delete the folder's other files); a folder it wrote is replaced.
 func TestSaveRefusesForeign(t *testing.T) {
-	m := fitted(t, "ensemble", table(60, 3, 1))
+	m := fitted(t, detector.Ensemble{}, table(60, 3, 1))
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.txt")
 	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
@@ -69,13 +68,13 @@ func TestSaveFullDisk(t *testing.T) {
 	rows := table(60, 3, 1)
 	o := quick()
 	o.Hidden = []int{8, 4}
-	small, err := detector.Fit(context.Background(), rows, o)
+	small, err := detector.Fit(context.Background(), rows, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer small.Close()
 	o.Hidden = []int{512, 256}
-	large, err := detector.Fit(context.Background(), rows, o)
+	large, err := detector.Fit(context.Background(), rows, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +110,7 @@ func TestSaveFullDisk(t *testing.T) {
 // TestFitNilContext: a nil ctx is context.Background(), not a panic.
 func TestFitNilContext(t *testing.T) {
 	//lint:ignore SA1012 the nil context is what the test is about
-	m, err := detector.Fit(nil, table(60, 3, 1), quick())
+	m, err := detector.Fit(nil, table(60, 3, 1), nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +122,7 @@ func TestFitNilContext(t *testing.T) {
 // non-finite scores as before, and every call after Close fails with ErrClosed.
 func TestCloseDuringScore(t *testing.T) {
 	rows := table(200, 3, 1)
-	m, err := detector.Fit(context.Background(), rows, quick())
+	m, err := detector.Fit(context.Background(), rows, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,17 +179,17 @@ func TestCloseDuringScore(t *testing.T) {
 // TestExplainStepsCap: ExplainOptions.Steps beyond MaxExplainSteps is refused before
 // any work (it was unbounded: a billion steps held the process).
 func TestExplainStepsCap(t *testing.T) {
-	m := fitted(t, "ensemble", table(60, 3, 1))
+	m := fitted(t, detector.Ensemble{}, table(60, 3, 1))
 	rows := table(2, 3, 2)
 	ds := dataset(t, rows)
-	for _, steps := range []int{-1, tool.MaxExplainSteps + 1, math.MaxInt} {
+	for _, steps := range []int{-1, detector.MaxExplainSteps + 1, math.MaxInt} {
 		_, err := m.ExplainDataset(context.Background(), ds, nil, detector.ExplainOptions{Method: detector.IntegratedGradients, Steps: steps})
 		if err == nil || !strings.Contains(err.Error(), "ExplainOptions.Steps") {
 			t.Errorf("Steps %d: %v, want an error naming ExplainOptions.Steps", steps, err)
 		}
 	}
-	if _, err := m.ExplainDataset(context.Background(), ds, nil, detector.ExplainOptions{Method: detector.IntegratedGradients, Steps: tool.MaxExplainSteps}); err != nil {
-		t.Errorf("Steps %d: %v", tool.MaxExplainSteps, err)
+	if _, err := m.ExplainDataset(context.Background(), ds, nil, detector.ExplainOptions{Method: detector.IntegratedGradients, Steps: detector.MaxExplainSteps}); err != nil {
+		t.Errorf("Steps %d: %v", detector.MaxExplainSteps, err)
 	}
 }
 
@@ -211,8 +210,7 @@ func TestTiesAtTheCut(t *testing.T) {
 		}
 	}
 	o := quick()
-	o.Contamination = 0.05
-	m, err := detector.Fit(context.Background(), rows, o)
+	m, err := detector.Fit(context.Background(), rows, detector.Ensemble{Contamination: 0.05}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

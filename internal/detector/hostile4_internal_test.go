@@ -4,8 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // TestScoredJSONSizedByRows checks that the score response's buffer grows with the
@@ -17,14 +15,12 @@ func TestScoredJSONSizedByRows(t *testing.T) {
 	for i := range rows {
 		rows[i] = []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
 	}
-	opts := DefaultOptions()
-	opts.Members, opts.PretrainEpochs, opts.ScreenEpochs, opts.Epochs = 1, 1, 1, 1
-	m, err := Fit(context.Background(), rows, opts)
+	m, err := Fit(context.Background(), rows, Ensemble{ScreenEpochs: 1}, Options{Members: 1, PretrainEpochs: 1, Epochs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	s := &served{m: m, info: tool.ModelInfo{Version: "v", Columns: []string{"a", "b", "c"}}}
+	s := &served{m: m, info: ModelInfo{Version: "v", Columns: []string{"a", "b", "c"}}}
 	const n = 2000
 	res := &scored{scores: make([]float64, n), top: make([][]int, n), parts: make([][]float64, n), shares: make([][]float64, n)}
 	for i := range n {

@@ -25,7 +25,7 @@ func TestHiddenWidthsCheckedAgainstMemory(t *testing.T) {
 	for _, hidden := range [][]int{{10_000_000_000, 1}, {200_000_000, 1}, {1 << 62, 1 << 62}} {
 		o := quick()
 		o.Hidden = hidden
-		m, err := detector.Fit(context.Background(), rows, o)
+		m, err := detector.Fit(context.Background(), rows, nil, o)
 		if err == nil {
 			m.Close()
 			t.Fatalf("Hidden %v: fitted", hidden)
@@ -39,9 +39,7 @@ func TestHiddenWidthsCheckedAgainstMemory(t *testing.T) {
 // TestEmptyHiddenRefused checks that Options.Hidden set to an empty list is refused by
 // Validate, as nil is the default (hostile round 4, L25).
 func TestEmptyHiddenRefused(t *testing.T) {
-	o := detector.DefaultOptions()
-	o.Hidden = []int{}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Hidden") {
+	if err := detector.Validate(nil, detector.Options{Hidden: []int{}}); err == nil || !strings.Contains(err.Error(), "Hidden") {
 		t.Fatalf("Validate: %v", err)
 	}
 }
@@ -288,9 +286,7 @@ func TestExplainNilDataset(t *testing.T) {
 // TestBatchSizeBlamed checks that a BatchSize too large for the ensemble's default
 // sample is refused naming BatchSize, not TrainRows (hostile round 4, L19).
 func TestBatchSizeBlamed(t *testing.T) {
-	o := detector.DefaultOptions()
-	o.BatchSize = 1e9
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Options.BatchSize:") {
+	if err := detector.Validate(nil, detector.Options{BatchSize: 1e9}); err == nil || !strings.Contains(err.Error(), "Options.BatchSize:") {
 		t.Fatalf("Validate: %v", err)
 	}
 }
@@ -322,7 +318,7 @@ func TestTooWideRefusedBeforeTraining(t *testing.T) {
 	o := quick()
 	trained := false
 	o.Progress = func(string, int, int) { trained = true }
-	m, err := detector.Fit(context.Background(), rows, o)
+	m, err := detector.Fit(context.Background(), rows, nil, o)
 	if err == nil {
 		m.Close()
 		t.Fatal("fitted")

@@ -11,7 +11,7 @@ import (
 // TestRatioInterval: the default count comes with an 80 % interval for the share,
 // saved in model.json and read back by Load; a given contamination has none.
 func TestRatioInterval(t *testing.T) {
-	m, err := detector.Fit(context.Background(), table(200, 4, 1), quick())
+	m, err := detector.Fit(context.Background(), table(200, 4, 1), nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +24,7 @@ func TestRatioInterval(t *testing.T) {
 		t.Errorf("loaded interval [%v, %v], fitted [%v, %v]", llo, lhi, lo, hi)
 	}
 	o := quick()
-	o.Contamination = 0.1
-	c, err := detector.Fit(context.Background(), table(200, 4, 1), o)
+	c, err := detector.Fit(context.Background(), table(200, 4, 1), detector.Ensemble{Contamination: 0.1}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

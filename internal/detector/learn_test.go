@@ -10,14 +10,14 @@ import (
 	"github.com/udocc/udocc/internal/detector"
 )
 
-// TestLearn fits with answers (Options.Answers) and checks the one path: the scores are
+// TestLearn fits with answers (Ensemble.Answers) and checks the one path: the scores are
 // sharpened, the count and cut come from the answers, the model scores new rows as it
 // scored its training rows, before and after a save, and a review or calibration of it
 // is refused.
 func TestLearn(t *testing.T) {
 	ctx := context.Background()
 	rows := subtle(300, 4, 11)
-	free, err := detector.Fit(ctx, rows, quick())
+	free, err := detector.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,8 +52,7 @@ func TestLearn(t *testing.T) {
 		t.Fatalf("%d of %d answered rows are anomalies: the test needs both", anomalies, len(ans))
 	}
 	o := quick()
-	o.Answers = ans
-	m, err := detector.Fit(ctx, rows, o)
+	m, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: ans}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,15 +117,12 @@ func TestLearn(t *testing.T) {
 func TestLearnRefuses(t *testing.T) {
 	ctx := context.Background()
 	rows := table(60, 3, 2)
-	for name, o := range map[string]func(o *detector.Options){
-		"a row past the table":  func(o *detector.Options) { o.Answers = []detector.Answer{{Row: 60, Anomaly: true}} },
-		"both ways":             func(o *detector.Options) { o.Answers = []detector.Answer{{Row: 1}, {Row: 1, Anomaly: true}} },
-		"with a contamination":  func(o *detector.Options) { o.Answers, o.Contamination = []detector.Answer{{Row: 1}}, 0.1 },
-		"with the paper method": func(o *detector.Options) { o.Answers, o.Method = []detector.Answer{{Row: 1}}, detector.OC },
+	for name, e := range map[string]detector.Ensemble{
+		"a row past the table": {Answers: []detector.Answer{{Row: 60, Anomaly: true}}},
+		"both ways":            {Answers: []detector.Answer{{Row: 1}, {Row: 1, Anomaly: true}}},
+		"with a contamination": {Answers: []detector.Answer{{Row: 1}}, Contamination: 0.1},
 	} {
-		opts := quick()
-		o(&opts)
-		m, err := detector.Fit(ctx, rows, opts)
+		m, err := detector.Fit(ctx, rows, e, quick())
 		if err == nil {
 			m.Close()
 			t.Errorf("%s: fitted", name)
@@ -136,8 +132,7 @@ func TestLearnRefuses(t *testing.T) {
 	}
 	var ae *detector.AnswerError
 	o := quick()
-	o.Answers = []detector.Answer{{Row: 3}, {Row: 70, Anomaly: true}}
-	if _, err := detector.Fit(ctx, rows, o); !errors.As(err, &ae) || ae.Index != 1 || !errors.Is(err, detector.ErrNoRow) {
+	if _, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: []detector.Answer{{Row: 3}, {Row: 70, Anomaly: true}}}, o); !errors.As(err, &ae) || ae.Index != 1 || !errors.Is(err, detector.ErrNoRow) {
 		t.Errorf("%v: want an AnswerError naming answer 1, ErrNoRow", err)
 	}
 }
@@ -153,8 +148,7 @@ func TestLearnWide(t *testing.T) {
 		ans = append(ans, detector.Answer{Row: r, Anomaly: r%10 == 9, Round: 1})
 	}
 	o := quick()
-	o.Answers = ans
-	m, err := detector.Fit(ctx, rows, o)
+	m, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: ans}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,14 +202,13 @@ func meanRank(s []float64, from int) float64 {
 func TestLearnNothingToCorrect(t *testing.T) {
 	ctx := context.Background()
 	rows := table(200, 3, 5)
-	free, err := detector.Fit(ctx, rows, quick())
+	free, err := detector.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer free.Close()
 	o := quick()
-	o.Answers = []detector.Answer{{Row: 9, Anomaly: true}, {Row: 19, Anomaly: true}, {Row: 0}, {Row: 1}, {Row: 2}}
-	m, err := detector.Fit(ctx, rows, o)
+	m, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: []detector.Answer{{Row: 9, Anomaly: true}, {Row: 19, Anomaly: true}, {Row: 0}, {Row: 1}, {Row: 2}}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,13 @@ package detector
 import "testing"
 
 // TestDefaultCount checks that the default count is the learned one, and that a fit's
-// method configuration (the one translation of Options) carries the count as the
+// method configuration (the one translation of the settings) carries the count as the
 // ensemble reads it: the learned count alone; kmeans alone with its interval; a
 // contamination overriding the rules; several rules without an interval.
 func TestDefaultCount(t *testing.T) {
-	opts := DefaultOptions()
-	if opts.Count != nil || defaultCount != LearnedCount || opts.Rule() != string(LearnedCount) {
-		t.Fatalf("the default rule is %v (%q), want nil (%q)", opts.Count, opts.Rule(), LearnedCount)
+	def, _ := Defaults(nil)
+	if def.(Ensemble).Count != nil || defaultCount != LearnedCount || RuleOf(nil) != string(LearnedCount) {
+		t.Fatalf("the default rule is %v (%q), want nil (%q)", def.(Ensemble).Count, RuleOf(nil), LearnedCount)
 	}
 	for _, c := range []struct {
 		count         []CountRule
@@ -24,9 +24,7 @@ func TestDefaultCount(t *testing.T) {
 		{[]CountRule{kmeansRule}, 0.1, false, 0, false, "contamination=0.1"},
 		{[]CountRule{"kmeans", "mad"}, 0, false, 2, false, "kmeans+mad"},
 	} {
-		o := DefaultOptions()
-		o.Count, o.Contamination = c.count, c.contamination
-		cfg := o.resolved().method(4, false)
+		cfg := newSettings(Ensemble{Count: c.count, Contamination: c.contamination}, Options{}).method(4, false)
 		if cfg.Learned != c.learned || len(cfg.Count) != c.rules || cfg.KMeansInterval != c.interval ||
 			cfg.Contamination != c.contamination || cfg.Rule != c.rule {
 			t.Errorf("count %v, contamination %g: learned %v, %d rules, interval %v, contamination %g, rule %q; want %v, %d, %v, %g, %q",

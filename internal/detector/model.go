@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/method"
-	"github.com/udocc/udocc/internal/tool"
 	"math"
 	"slices"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/torch"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // Model is a fitted detector: its networks (one encoder per member, and for the
@@ -34,34 +32,21 @@ type Model struct {
 	thr     float64 // +Inf where the method has none (oc)
 	scores  []float64
 	labels  []bool
-	members []tool.Member
-	history [][]tool.Epoch
+	members []Member
+	history [][]Epoch
 	calls   inflight // the calls on nets and aes in flight, which Close waits for
 	saveMu  sync.Mutex
 }
 
-// epochsOf is a member's history in root's terms.
-func epochsOf(h []training.Epoch) []tool.Epoch {
-	out := make([]tool.Epoch, len(h))
-	for i, e := range h {
-		r := e.Record
-		out[i] = tool.Epoch{Epoch: e.Epoch, Loss: e.Loss, TrainSize: e.TrainSize, Radius: e.Radius, Seconds: e.Seconds,
-			DeltaStar: r.DeltaStar, DeltaBar: r.DeltaBar, MinScaled: r.MinScaled, Ties: r.Ties,
-			SelectedRatio: r.SelectedRatio, NextTrainSize: r.NextTrainSize, Threshold: r.Threshold,
-			Floored: r.Floored, Curve: r.Curve}
-	}
-	return out
-}
-
-// Fit trains a detector on rows, n rows of d numbers each, with opts, and scores and
-// labels every row. ctx is checked after every epoch: a cancelled fit returns ctx.Err();
+// Fit trains a detector on rows, n rows of d numbers each, with method m (nil:
+// Ensemble{}) and opts, and scores and labels every row. ctx is checked after every epoch: a cancelled fit returns ctx.Err();
 // a nil ctx is context.Background().
-func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
+func Fit(ctx context.Context, rows [][]float64, m Method, opts Options) (*Model, error) {
 	ds, err := dataset(rows, -1)
 	if err != nil {
 		return nil, err
 	}
-	return FitDataset(ctx, ds, opts)
+	return FitDataset(ctx, ds, m, opts)
 }
 
 // FitDataset is Fit on a table read with package data (a nil ctx is
@@ -74,16 +59,16 @@ func Fit(ctx context.Context, rows [][]float64, opts Options) (*Model, error) {
 // value at all is refused (ErrNoValues). Its rows are standardised on their way to the
 // networks, so that the fit holds no other full copy of them beside the one training
 // reads.
-func FitDataset(ctx context.Context, ds *data.Dataset, opts Options) (*Model, error) {
-	m, _, err := fitDataset(ctx, ds, opts, false)
-	return m, err
+func FitDataset(ctx context.Context, ds *data.Dataset, m Method, opts Options) (*Model, error) {
+	fitted, _, err := fitDataset(ctx, ds, newSettings(m, opts), false)
+	return fitted, err
 }
 
 // FitTraced is FitDataset with the Trace of its fit (method.Config.Trace): the
 // screening's scores, the members' distances and reconstruction errors of every row.
 // The bench and the studies call it, to measure what a fit computes rather than a copy.
-func FitTraced(ctx context.Context, ds *data.Dataset, opts Options) (*Model, *method.Trace, error) {
-	return fitDataset(ctx, ds, opts, true)
+func FitTraced(ctx context.Context, ds *data.Dataset, m Method, opts Options) (*Model, *method.Trace, error) {
+	return fitDataset(ctx, ds, newSettings(m, opts), true)
 }
 
 // fitDataset is FitDataset, and the Trace of its fit (with its costly parts where trace
@@ -93,8 +78,7 @@ func FitTraced(ctx context.Context, ds *data.Dataset, opts Options) (*Model, *me
 // method) trains its networks with package training, scores every row and fits its
 // combination and threshold, and returns them; the model then labels the rows and keeps
 // the normal rows' medians for explanations.
-func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool) (*Model, *method.Trace, error) {
-	opts = opts.resolved()
+func fitDataset(ctx context.Context, ds *data.Dataset, opts settings, trace bool) (*Model, *method.Trace, error) {
 	if err := opts.validate(); err != nil {
 		return nil, nil, err
 	}
@@ -120,7 +104,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	if rk != nil {
 		n = rk.n
 	}
-	if err := opts.ValidateRows(n); err != nil {
+	if err := opts.validateRows(n); err != nil {
 		return nil, nil, err
 	}
 	if opts.Answers != nil {
@@ -147,7 +131,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	// (torch.WithThreads): the projection's Gaussian runs on the shim's threads too.
 	defer torch.WithThreads(workers(opts.Threads))()
 	// A wide table reaches the networks as its leading principal components
-	// (Options.Components): the networks, their scaler and the method see those.
+	// (Ensemble.Components): the networks, their scaler and the method see those.
 	var proj *models.Projection
 	if opts.projects(ds.D) {
 		var pds *data.Dataset
@@ -182,7 +166,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	}
 
 	meta := &models.Meta{
-		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: string(opts.Method),
+		Format: models.Format, Udocc: Version, Libtorch: torch.Version(), Method: opts.Method,
 		Data: ds.Name, Sizes: models.Sizes(t.DS.D, cfg.Train.Hidden), Scaler: *t.Scaler, Projection: proj,
 	}
 	if ds.Named {
@@ -203,8 +187,8 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts Options, trace bool)
 	}
 	thresholds := m.meta.Thresholds()
 	for k, mt := range tr.Members {
-		m.history = append(m.history, epochsOf(mt.History))
-		mem := tool.Member{Seed: mt.Seed, Threshold: thresholds[k], Scores: mt.Dist, PretrainLoss: mt.PretrainLoss}
+		m.history = append(m.history, mt.History)
+		mem := Member{Seed: mt.Seed, Threshold: thresholds[k], Scores: mt.Dist, PretrainLoss: mt.PretrainLoss}
 		mem.Labels = mem.Label(mem.Scores)
 		m.members = append(m.members, mem)
 	}
@@ -238,9 +222,9 @@ func (m *Model) Threshold() float64 { return m.thr }
 func (m *Model) Labels() []bool { return slices.Clone(m.labels) }
 
 // RatioInterval is the 80 % interval of the share of anomalies that the default count
-// (Options.Count nil: LearnedCount) gives beside its selected ratio,
+// (Ensemble.Count nil: LearnedCount) gives beside its selected ratio,
 // measured on real tables (bench/notes/threshold.md A.0); NaN, NaN for another rule, a given
-// Options.Contamination and the paper's methods.
+// Ensemble.Contamination and the paper's methods.
 func (m *Model) RatioInterval() (low, high float64) {
 	if iv := m.meta.RatioInterval; len(iv) == 2 {
 		return iv[0], iv[1]
@@ -251,7 +235,7 @@ func (m *Model) RatioInterval() (low, high float64) {
 // CountReliable says whether the learned count (LearnedCount) trusts its count: false
 // where its 80 % interval is wider than ×20 or rests on the held-out residuals of fewer
 // than ten source groups (bench/notes/threshold.md A.0). ok is false for
-// another count, a given Options.Contamination and the paper's methods.
+// another count, a given Ensemble.Contamination and the paper's methods.
 func (m *Model) CountReliable() (reliable, ok bool) {
 	if m.meta.CountReliable == nil {
 		return false, false
@@ -277,11 +261,11 @@ func (m *Model) Ratio() float64 {
 // historyCopy is every member's per-epoch fine-tuning record (loss, training set size,
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
 // nil for a loaded model. It is a copy.
-func (m *Model) historyCopy() [][]tool.Epoch {
+func (m *Model) historyCopy() [][]Epoch {
 	if m.history == nil {
 		return nil
 	}
-	out := make([][]tool.Epoch, len(m.history))
+	out := make([][]Epoch, len(m.history))
 	for k, h := range m.history {
 		out[k] = slices.Clone(h)
 		for e := range out[k] {
@@ -293,11 +277,11 @@ func (m *Model) historyCopy() [][]tool.Epoch {
 
 // membersCopy are the model's members in seed order, with their training rows' scores and
 // labels for a model that Fit returned (a copy).
-func (m *Model) membersCopy() []tool.Member {
+func (m *Model) membersCopy() []Member {
 	if m.members == nil { // a loaded model
-		var out []tool.Member
+		var out []Member
 		for k, thr := range m.meta.Thresholds() {
-			out = append(out, tool.Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
+			out = append(out, Member{Seed: m.meta.Members[k].Seed, Threshold: thr})
 		}
 		return out
 	}
@@ -309,8 +293,8 @@ func (m *Model) membersCopy() []tool.Member {
 	return out
 }
 
-// Method is the model's method.
-func (m *Model) Method() Method { return Method(m.meta.Method) }
+// Method is the name of the model's method (Method.Name).
+func (m *Model) Method() string { return m.meta.Method }
 
 // Close frees the networks (an io.Closer); it is safe to call more than once (a later
 // call does nothing and returns nil), and while other goroutines score, explain or save

@@ -16,141 +16,163 @@ import (
 // Version is udocc's version, saved in a model's model.json.
 const Version = "0.1.0"
 
-// Options are the settings of a fit, the flags of `udocc fit` one to one. The zero
-// value fits with the defaults (DefaultOptions): a field left zero means its method's
-// default, documented on the field. Where none is a setting of its own (no pretraining,
-// no screening, no weight decay), a negative value says so.
+// Options are the settings every method shares; the method's own are on its struct
+// (Ensemble, Proposed, …). The zero value fits with the method's defaults: a field
+// left zero means its default, documented on the field. Where none is a setting of its
+// own (no pretraining, no weight decay), a negative value says so.
 type Options struct {
-	// Method is Ensemble (the default, also for "") or one of the paper's: Proposed, OC,
-	// SB, Otsu, TAR.
-	Method Method
-	// Hidden are the encoder's layer widths after the input; nil means 32,16,8 for every
-	// table, or for the ensemble 32,16,4 for a table of at most 8 features
-	// (models.EnsembleHidden: by the table's shape, never its name). The paper's widths for its data sets are not picked by a table's name: a
-	// caller that wants them sets them (`udocc fit --preset paper` does).
+	// Hidden are the encoder's layer widths after the input. nil means 32,16,8, or for
+	// the ensemble 32,16,4 on a table of at most 8 features (models.EnsembleHidden, by
+	// the table's shape). `udocc fit --preset paper` sets the paper's widths.
 	Hidden []int
-	// Epochs are the fine-tuning epochs (0: ensemble 10, the paper's methods 50);
-	// PretrainEpochs the autoencoder's (0: ensemble 60, the paper's methods 100; negative:
-	// no pretraining).
-	Epochs, PretrainEpochs int
-	// ScreenEpochs, for the ensemble, are the autoencoder epochs of its screening fit on
-	// every row (0: 50); the final fit then leaves out the share Trim of rows (0: 0.1)
-	// that the screening scored highest. ScreenEpochs negative: one fit on every row, as
-	// the other methods always do (they ignore both).
-	ScreenEpochs int
-	Trim         float64
-	// TrainRows, for the ensemble, is the most rows its networks train on: a table of
-	// more rows trains both fits on a sample of TrainRows rows drawn from Seed, and every
-	// row is scored, as an isolation forest grows its trees on samples (bench/notes/cost.md).
-	// 0: training.EnsembleTrainRows (2,048); negative: every row. A data-parallel rank
-	// trains on its whole block; the other methods ignore it and train on every row.
-	TrainRows int
-	// Components, for the ensemble: a table of more than 300 columns
-	// (training.EnsembleProjectAbove) reaches the networks as its Components leading
-	// principal components, fitted on the standardised training sample and kept in the
-	// model. On wide tables (pretrained networks' embeddings) it cuts the fit by two to
-	// five and raised the scores of three of four sources (bench/notes/cost.md). 0:
-	// training.EnsembleComponents (32); negative: every column. A data-parallel fit
-	// reads every column; the other methods ignore it. Explanations of such a model are
-	// by occlusion of its columns (or Shapley values).
-	Components int
-	// Gaussian, for the ensemble on a table read through its principal components
-	// (Components), is the weight in [0, 1] of the squared Mahalanobis distance of the
-	// row's standardised columns under a Ledoit–Wolf Gaussian, fitted on the same sample,
-	// mixed with the networks' score: it sees the small directions the components leave
-	// out, where a pretrained network's embedding holds its anomalies (bench/notes/cost.md). 0:
-	// training.EnsembleGaussianWeight (0.9); negative: none (the networks alone). A table
-	// of more than 8,192 columns is scored by its networks alone (the Gaussian's matrix
-	// would outgrow model.json).
-	Gaussian float64
+	// Epochs are the fine-tuning epochs (0: ensemble 10, the paper's methods 50).
+	Epochs int
+	// PretrainEpochs are the autoencoder's epochs (0: ensemble 60, the paper's methods
+	// 100; negative: no pretraining).
+	PretrainEpochs int
 	// LR is Adam's learning rate of fine-tuning (0: ensemble 1e-4, the paper's methods
-	// 1e-3), PretrainLR that of pretraining (0: ensemble 3e-3, the paper's methods LR).
+	// 1e-3). PretrainLR is that of pretraining (0: ensemble 3e-3, the paper's methods LR).
 	LR, PretrainLR float64
 	// BatchSize is the rows of a minibatch (0: 128), at least 2.
 	BatchSize int
 	// WeightDecay is Adam's L2 weight decay (0: 1e-6; negative: none).
 	WeightDecay float64
-	// Seed is the first member's seed; Members are trained in lockstep from seeds Seed,
-	// Seed+1, … (0: ensemble 5, the paper's methods 1).
+	// Seed is the first member's seed. Members are trained in lockstep from seeds Seed,
+	// Seed+1, … (0 members: ensemble 5, the paper's methods 1).
 	Seed    uint64
 	Members int
-	// Seeds, when not nil, are the members' seeds instead of Seed, Seed+1, …: one member
-	// each, no seed twice; Members must then be 0 or len(Seeds).
+	// Seeds, when not nil, are the members' seeds instead: one member each, no seed
+	// twice. Members must then be 0 or len(Seeds).
 	Seeds []uint64
-	// Device is "cpu" (also for "", the default), "cuda" or "cuda:N". Threads is the
-	// number of CPU threads the networks train and score on, and the fit's host work
-	// (the minibatch plans, the explanations of flagged rows) runs on; 0, the default,
-	// means every core the process may use (runtime.GOMAXPROCS(0), which follows its CPU
-	// affinity and a cgroup CPU quota). Results are bit-identical for any count: each
-	// member's steps run in order, rows are scored in blocks of 64, and host work is
-	// split into tasks whose results are combined in a fixed order. The count holds for
-	// the call only: the process's is back to what it was when Fit returns (while calls
-	// overlap, the shim's threads number the largest count among them).
-	Device  string
+	// Device is "cpu" (also for ""), "cuda" or "cuda:N".
+	Device string
+	// Threads is the number of CPU threads the fit runs on (0: every core the process may
+	// use, runtime.GOMAXPROCS(0)). Results are the same bits for any count. The count
+	// holds for the call only.
 	Threads int
-	// Count are the ensemble's count rules; nil means LearnedCount, which also gives an
-	// 80 % interval for the share (Model.RatioInterval). After a screening fit each rule's
-	// share is the larger of its shares on the screening's scores and on the final ones;
-	// several rules flag the geometric mean of their shares. Only for Ensemble.
-	Count []CountRule
-	// Delta is the proposed method's δ rule ("" means Accumulated) and Ties how
-	// PaperRule breaks ties of Eq. (5)'s minimum ("" means TiesLargest). Only for
-	// Proposed; Ties only with PaperRule.
-	Delta DeltaRule
-	Ties  Ties
-	// Contamination is the known anomaly ratio in (0, MaxContamination] for the ensemble: the top share
-	// of rows is flagged instead of Count's choice. 0 lets the rules choose.
-	Contamination float64
-	// Answers are the user's answers on training rows, as udocc review asks them: the
-	// fit sharpens its scores with them (Model.Learn) and draws its count and its cut
-	// from them. Only for Ensemble, without Contamination or Dist. nil: a label-free fit,
-	// whose scores are the same bit for bit as before the field.
-	Answers []Answer
-	// Ratio is sb's ν or tar's anomaly ratio in (0, 1), which they need; 0 for the other
-	// methods.
-	Ratio float64
-	// RankScores are the scores the selectors rank each epoch: TrainScores (the default,
-	// also for "") or EvalScores.
-	RankScores ScoreSource
 	// Progress, when set, is called after every epoch: stage "pretrain" or "finetune",
 	// epoch of total.
 	Progress func(stage string, epoch, total int)
 	// Epoch, when set, sees member k's scores of the training rows after fine-tuning
-	// epoch e and the labels its selector would give them then (nil for oc, the ensemble's
+	// epoch e, and the labels its selector gives them then (nil for OC, the ensemble's
 	// members and before a selector's first threshold). The slices are the callback's.
 	Epoch func(k, e int, scores []float64, labels []bool)
 	// Dist, when not nil and of more than one rank (JoinFromEnv), makes the fit one rank
-	// of a data-parallel run (docs/distributed.md): the rows are this rank's block of the
-	// table, blocks in rank order, every rank calls with the same other options, and every
-	// rank gets the same Model, whose Scores and Labels cover the whole table. nil: one
-	// process.
+	// of a data-parallel run (docs/distributed.md). The rows are this rank's block, in
+	// rank order. Every rank calls with the same other settings and gets the same Model,
+	// whose Scores and Labels cover the whole table.
 	Dist *Dist
 }
 
-// DefaultOptions returns the defaults of `udocc fit`: the ensemble method with the
-// settings of docs/threshold.md (pretraining 60 epochs at lr 3e-3 after a screening fit
-// of 50, fine-tuning 10 at 1e-4, five members).
-func DefaultOptions() Options {
-	o := fromConfig(training.EnsembleConfig())
-	o.Method = Ensemble
-	o.Members = training.EnsembleSize
-	o.TrainRows = training.EnsembleTrainRows
-	o.Components = training.EnsembleComponents
-	o.Gaussian = training.EnsembleGaussianWeight
-	return o
+// settings are a fit's method and Options in one flat record, as newSettings resolves
+// them: zero fields hold the method's defaults and negative "none" fields are 0. The
+// fit reads them once, where it enters (fitDataset).
+type settings struct {
+	Method                               string
+	Hidden                               []int
+	Epochs, PretrainEpochs, ScreenEpochs int
+	Trim                                 float64
+	TrainRows, Components                int
+	Gaussian                             float64
+	LR, PretrainLR                       float64
+	BatchSize                            int
+	WeightDecay                          float64
+	Seed                                 uint64
+	Members                              int
+	Seeds                                []uint64
+	Device                               string
+	Threads                              int
+	Count                                []CountRule
+	Delta                                DeltaRule
+	Ties                                 Ties
+	Contamination                        float64
+	Answers                              []Answer
+	Ratio                                float64
+	RankScores                           ScoreSource
+	Progress                             func(stage string, epoch, total int)
+	Epoch                                func(k, e int, scores []float64, labels []bool)
+	Dist                                 *Dist
 }
 
-// PaperOptions returns the paper's method "proposed" with its settings
-// (`udocc fit --preset paper`: 100 pretraining and 50 fine-tuning epochs at lr 1e-3),
-// one member.
-func PaperOptions() Options {
-	o := fromConfig(training.DefaultConfig())
-	o.Method = Proposed
-	return o
+// newSettings is m (nil: Ensemble{}) and o in one record, resolved.
+func newSettings(m Method, o Options) settings {
+	if m == nil {
+		m = Ensemble{}
+	}
+	s := settings{
+		Hidden: o.Hidden, Epochs: o.Epochs, PretrainEpochs: o.PretrainEpochs, LR: o.LR, PretrainLR: o.PretrainLR,
+		BatchSize: o.BatchSize, WeightDecay: o.WeightDecay, Seed: o.Seed, Members: o.Members, Seeds: o.Seeds,
+		Device: o.Device, Threads: o.Threads, Progress: o.Progress, Epoch: o.Epoch, Dist: o.Dist,
+	}
+	m.apply(&s)
+	return s.resolved()
 }
 
-func fromConfig(c training.Config) Options {
-	return Options{
+// Defaults are m (nil: Ensemble{}) and the shared Options with every default filled
+// in, as a fit with their zero values would run; `udocc fit`'s flags show them. A
+// setting whose default is none (no pretraining) stays 0.
+func Defaults(m Method) (Method, Options) {
+	if m == nil {
+		m = Ensemble{}
+	}
+	d := defaults(m.Name())
+	o := Options{
+		Hidden: d.Hidden, Epochs: d.Epochs, PretrainEpochs: d.PretrainEpochs, LR: d.LR, PretrainLR: d.PretrainLR,
+		BatchSize: d.BatchSize, WeightDecay: d.WeightDecay, Seed: d.Seed, Members: d.Members, Device: d.Device,
+	}
+	switch m := m.(type) {
+	case Ensemble:
+		fill(&m.ScreenEpochs, d.ScreenEpochs)
+		fill(&m.Trim, d.Trim)
+		fill(&m.TrainRows, d.TrainRows)
+		fill(&m.Components, d.Components)
+		fill(&m.Gaussian, d.Gaussian)
+		return m, o
+	case Proposed:
+		fill(&m.RankScores, d.RankScores)
+		return m, o
+	case SB:
+		fill(&m.RankScores, d.RankScores)
+		return m, o
+	case Otsu:
+		fill(&m.RankScores, d.RankScores)
+		return m, o
+	case TAR:
+		fill(&m.RankScores, d.RankScores)
+		return m, o
+	}
+	return m, o
+}
+
+// fill sets *v to d where it is zero.
+func fill[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
+}
+
+// defaults are the settings of method name's zero values: those of `udocc fit` for the
+// ensemble (docs/threshold.md: pretraining 60 epochs at lr 3e-3 after a screening fit
+// of 50, fine-tuning 10 at 1e-4, five members), the paper's for the others (100
+// pretraining and 50 fine-tuning epochs at lr 1e-3, one member).
+func defaults(name string) settings {
+	if name != ensembleName {
+		s := fromConfig(training.DefaultConfig())
+		s.Method = name
+		return s
+	}
+	s := fromConfig(training.EnsembleConfig())
+	s.Method = ensembleName
+	s.Members = training.EnsembleSize
+	s.TrainRows = training.EnsembleTrainRows
+	s.Components = training.EnsembleComponents
+	s.Gaussian = training.EnsembleGaussianWeight
+	return s
+}
+
+func fromConfig(c training.Config) settings {
+	return settings{
 		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, ScreenEpochs: c.ScreenEpochs, Trim: c.Trim,
 		LR: c.LR, PretrainLR: c.PretrainLR,
 		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device,
@@ -167,18 +189,11 @@ func workers(n int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// resolved is o with its zero fields given the method's defaults (DefaultOptions,
-// PaperOptions) and its negative "none" fields made 0, as training takes them. It is
-// not idempotent (a "none" becomes 0, which a second call would read as unset): the
-// root resolves an Options once, where it enters (FitDataset, Validate).
-func (o Options) resolved() Options {
-	if o.Method == "" {
-		o.Method = Ensemble
-	}
-	def := PaperOptions()
-	if o.Method == Ensemble {
-		def = DefaultOptions()
-	}
+// resolved is o with its zero fields given the method's defaults and its negative
+// "none" fields made 0, as training takes them. Only newSettings calls it: a "none"
+// becomes 0, which a second call would read as unset.
+func (o settings) resolved() settings {
+	def := defaults(o.Method)
 	setInt := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -224,141 +239,152 @@ func (o Options) resolved() Options {
 	return o
 }
 
-// Validate reports the first option that cannot be used, naming its field; unset
-// fields are the defaults, and valid.
-func (o Options) Validate() error { return o.resolved().validate() }
+// Validate reports the first setting of m (nil: Ensemble{}) and o that a fit cannot
+// use, as an *OptionError naming its field. Zero fields are the defaults, and valid.
+func Validate(m Method, o Options) error { return newSettings(m, o).validate() }
 
-// validate is Validate on resolved options.
-func (o Options) validate() error {
-	meth, err := training.MethodNamed(string(o.Method))
+// validate is Validate on resolved settings.
+func (o settings) validate() error {
+	meth, err := training.MethodNamed(o.Method)
 	if err != nil {
-		return badOption("Method", "%v", err)
+		return o.badOption("Method", "%v", err)
 	}
-	proposed := o.Method == Proposed
+	proposed := o.Method == proposedName
 	switch {
 	case o.Epochs < 1:
-		return badOption("Epochs", "%d < 1", o.Epochs)
+		return o.badOption("Epochs", "%d < 1", o.Epochs)
 	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
-		return badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
+		return o.badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
 	case o.Components < 0 || o.Components > training.EnsembleProjectAbove:
-		return badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
+		return o.badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
 	case !(o.Gaussian >= 0 && o.Gaussian <= 1):
-		return badOption("Gaussian", "%g: want a negative number (none) or a weight in (0, 1]", o.Gaussian)
+		return o.badOption("Gaussian", "%g: want a negative number (none) or a weight in (0, 1]", o.Gaussian)
 	case meth.Ensemble && o.TrainRows == training.EnsembleTrainRows && o.TrainRows < 2*o.BatchSize:
 		// The default sample: the batch is what was set too large.
-		return badOption("BatchSize", "%d: the ensemble trains on a sample of %d rows (TrainRows), which must hold two minibatches: want at most %d, or more TrainRows", o.BatchSize, o.TrainRows, o.TrainRows/2)
+		return o.badOption("BatchSize", "%d: the ensemble trains on a sample of %d rows (TrainRows), which must hold two minibatches: want at most %d, or more TrainRows", o.BatchSize, o.TrainRows, o.TrainRows/2)
 	case meth.Ensemble && o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
-		return badOption("TrainRows", "%d: want at least two minibatches of BatchSize %d (%d rows), or every row", o.TrainRows, o.BatchSize, 2*o.BatchSize)
+		return o.badOption("TrainRows", "%d: want at least two minibatches of BatchSize %d (%d rows), or every row", o.TrainRows, o.BatchSize, 2*o.BatchSize)
 	case meth.Ensemble && o.ScreenEpochs > 0 && !(o.Trim > 0 && o.Trim < 0.5):
-		return badOption("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
+		return o.badOption("Trim", "%g: want a share in (0, 0.5) of rows to leave out", o.Trim)
 	case training.CheckRate(o.LR, false) != nil:
-		return badOption("LR", "%g: %v", o.LR, training.CheckRate(o.LR, false))
+		return o.badOption("LR", "%g: %v", o.LR, training.CheckRate(o.LR, false))
 	case training.CheckRate(o.PretrainLR, true) != nil:
-		return badOption("PretrainLR", "%g: %v (0: the fine-tuning rate)", o.PretrainLR, training.CheckRate(o.PretrainLR, true))
+		return o.badOption("PretrainLR", "%g: %v (0: the fine-tuning rate)", o.PretrainLR, training.CheckRate(o.PretrainLR, true))
 	case o.BatchSize < 2:
-		return badOption("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
+		return o.badOption("BatchSize", "%d < 2 (BatchNorm needs 2 rows)", o.BatchSize)
 	case training.CheckRate(o.WeightDecay, true) != nil:
-		return badOption("WeightDecay", "%g: %v", o.WeightDecay, training.CheckRate(o.WeightDecay, true))
+		return o.badOption("WeightDecay", "%g: %v", o.WeightDecay, training.CheckRate(o.WeightDecay, true))
 	case o.Members < 1 || o.Members > models.MaxMembers:
-		return badOption("Members", "%d: want 1..%d", o.Members, models.MaxMembers)
+		return o.badOption("Members", "%d: want 1..%d", o.Members, models.MaxMembers)
 	case o.Seeds != nil && len(o.Seeds) != o.Members:
-		return badOption("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
+		return o.badOption("Seeds", "%d seeds for %d Members", len(o.Seeds), o.Members)
 	case !validDevice(o.Device):
-		return badOption("Device", "%q: want cpu, cuda or cuda:N", o.Device)
+		return o.badOption("Device", "%q: want cpu, cuda or cuda:N", o.Device)
 	case o.Threads < 0:
-		return badOption("Threads", "%d < 0", o.Threads)
-	case o.Contamination != 0 && !meth.Ensemble:
-		return badOption("Contamination", "only for method ensemble")
-	case o.Answers != nil && !meth.Ensemble:
-		return badOption("Answers", "only for method ensemble")
+		return o.badOption("Threads", "%d < 0", o.Threads)
 	case o.Answers != nil && o.Contamination != 0:
-		return badOption("Answers", "the count comes from the answers: leave Contamination 0")
+		return o.badOption("Answers", "the count comes from the answers: leave Contamination 0")
 	case o.Answers != nil && o.Dist != nil:
-		return badOption("Answers", "not with a data-parallel fit (Dist)")
+		return o.badOption("Answers", "not with a data-parallel fit (Dist)")
 	case !(o.Contamination >= 0 && o.Contamination <= MaxContamination):
-		return badOption("Contamination", "%g: want 0 or a share of rows in (0, %g]", o.Contamination, MaxContamination)
+		return o.badOption("Contamination", "%g: want 0 or a share of rows in (0, %g]", o.Contamination, MaxContamination)
 	case meth.Ratio && !(o.Ratio > 0 && o.Ratio < 1):
-		return badOption("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
-	case !meth.Ratio && o.Ratio != 0:
-		return badOption("Ratio", "only for method sb or tar")
+		return o.badOption("Ratio", "%g: method %s needs a ratio in (0, 1)", o.Ratio, o.Method)
 	case o.RankScores != TrainScores && o.RankScores != EvalScores:
-		return badOption("RankScores", "%q: want %s or %s", o.RankScores, TrainScores, EvalScores)
+		return o.badOption("RankScores", "%q: want %s or %s", o.RankScores, TrainScores, EvalScores)
 	}
 	seen := map[uint64]bool{}
 	for _, s := range o.Seeds {
 		if seen[s] {
 			// Its members would be the same network, saved to the same file.
-			return badOption("Seeds", "seed %d is named twice", s)
+			return o.badOption("Seeds", "seed %d is named twice", s)
 		}
 		seen[s] = true
 	}
 	if o.Hidden != nil && len(o.Hidden) == 0 {
-		return badOption("Hidden", "no layers (nil: the default widths)")
+		return o.badOption("Hidden", "no layers (nil: the default widths)")
 	}
 	for _, h := range o.Hidden {
 		if h < 1 {
-			return badOption("Hidden", "layer width %d < 1", h)
+			return o.badOption("Hidden", "layer width %d < 1", h)
 		}
 	}
 	return o.validateRules()
 }
 
-// ValidateRows reports an option that cannot be used on a table of n rows: a
-// Contamination or Ratio of fewer than one row.
-func (o Options) ValidateRows(n int) error {
+// ValidateRows reports a setting of m (nil: Ensemble{}) that cannot be used on a table
+// of n rows: a share of fewer than one row.
+func ValidateRows(m Method, n int) error { return newSettings(m, Options{}).validateRows(n) }
+
+// validateRows is ValidateRows of o.
+func (o settings) validateRows(n int) error {
 	for _, c := range []struct {
 		field string
 		v     float64
 	}{{"Contamination", o.Contamination}, {"Ratio", o.Ratio}} {
 		if c.v > 0 && c.v*float64(n) < 1 {
-			return badOption(c.field, "%g of %d rows is fewer than one row; want at least %.3g", c.v, n, 1/float64(n))
+			return o.badOption(c.field, "%g of %d rows is fewer than one row; want at least %.3g", c.v, n, 1/float64(n))
 		}
 	}
 	return nil
 }
 
-// badOption is the error of Validate for the Options field field.
-func badOption(field string, format string, args ...any) error {
-	return fmt.Errorf("udocc: Options.%s: %s", field, fmt.Sprintf(format, args...))
+// sharedFields are the fields of Options; the others are the method's.
+var sharedFields = []string{"Hidden", "Epochs", "PretrainEpochs", "LR", "PretrainLR", "BatchSize",
+	"WeightDecay", "Seed", "Members", "Seeds", "Device", "Threads", "Dist"}
+
+// badOption is the error of Validate for field of Options or of o's method's struct.
+func (o settings) badOption(field string, format string, args ...any) error {
+	typ := "Options"
+	switch {
+	case field == "Method":
+		typ, field = "Method", "Name"
+	case !slices.Contains(sharedFields, field):
+		typ = structName(o.Method)
+		if field == "Ratio" && o.Method == sbName {
+			field = "Nu"
+		}
+	}
+	return &OptionError{Type: typ, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 // validateRules reports a rule option that the method does not take or that is unknown.
-func (o Options) validateRules() error {
-	if o.Count != nil && o.Method != Ensemble {
-		return badOption("Count", "only for method ensemble")
+func (o settings) validateRules() error {
+	if o.Count != nil && o.Method != ensembleName {
+		return o.badOption("Count", "only for method ensemble")
 	}
 	if names := o.countNames(); slices.Contains(names, LearnedCount) {
 		if len(names) > 1 {
-			return badOption("Count", "%q is not a rule of the scores: it cannot be joined with %v", LearnedCount, names)
+			return o.badOption("Count", "%q is not a rule of the scores: it cannot be joined with %v", LearnedCount, names)
 		}
-	} else if _, err := o.count(); err != nil && o.Method == Ensemble {
-		return badOption("Count", "%v", err)
+	} else if _, err := o.count(); err != nil && o.Method == ensembleName {
+		return o.badOption("Count", "%v", err)
 	}
 	switch {
-	case o.Delta != "" && o.Method != Proposed:
-		return badOption("Delta", "only for method proposed")
-	case o.Ties != "" && o.Method != Proposed:
-		return badOption("Ties", "only for method proposed")
-	case o.Method != Proposed:
+	case o.Delta != "" && o.Method != proposedName:
+		return o.badOption("Delta", "only for method proposed")
+	case o.Ties != "" && o.Method != proposedName:
+		return o.badOption("Ties", "only for method proposed")
+	case o.Method != proposedName:
 		return nil
 	}
 	if o.Ties != "" {
 		if _, err := dynamics.ParseTieRule(string(o.Ties)); err != nil {
-			return badOption("Ties", "%v", err)
+			return o.badOption("Ties", "%v", err)
 		}
 		if o.Delta != PaperRule {
-			return badOption("Ties", "only for δ rule %s", PaperRule)
+			return o.badOption("Ties", "only for δ rule %s", PaperRule)
 		}
 	}
 	if _, err := o.delta(); err != nil {
-		return badOption("Delta", "%v", err)
+		return o.badOption("Delta", "%v", err)
 	}
 	return nil
 }
 
 // seeds are the members' seeds of o.
-func (o Options) seeds() []uint64 {
+func (o settings) seeds() []uint64 {
 	if o.Seeds != nil {
 		return o.Seeds
 	}
@@ -377,8 +403,8 @@ func validDevice(dev string) bool {
 // method is the method's configuration of o (resolved and valid) for a table of d
 // columns: the one translation of Options a fit makes, at its top (fitDataset). trace
 // asks for the costly parts of the fit's Trace.
-func (o Options) method(d int, trace bool) method.Config {
-	meth := o.Method.internal() // checked by validate
+func (o settings) method(d int, trace bool) method.Config {
+	meth := internalMethod(o.Method) // checked by validate
 	hidden := o.Hidden
 	switch {
 	case hidden != nil:
@@ -405,7 +431,7 @@ func (o Options) method(d int, trace bool) method.Config {
 	if o.Epochs >= 2 {
 		cfg.Member.CurveEpochs = []int{o.Epochs} // the last epoch's Eq. (5) curve, for History
 	}
-	if o.Method == Proposed {
+	if o.Method == proposedName {
 		// o.delta's rule, by name, which the method makes for each member.
 		cfg.Delta, cfg.Ties = string(o.Delta), dynamics.TieLargest
 		if cfg.Delta == "" {
@@ -421,7 +447,7 @@ func (o Options) method(d int, trace bool) method.Config {
 		if !cfg.Learned && o.Contamination == 0 {
 			cfg.Count, _ = o.count() // checked by validate
 		}
-		cfg.Rule = o.Rule()
+		cfg.Rule = o.rule()
 	}
 	return cfg
 }

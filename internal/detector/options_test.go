@@ -11,32 +11,26 @@ import (
 	"github.com/udocc/udocc/internal/detector"
 )
 
-// TestZeroOptions checks that the zero Options fit with the defaults: the same scores,
-// threshold and widths as DefaultOptions (and Options{Method: Proposed} as
-// PaperOptions), and that a negative "none" field is none, not the default.
+// TestZeroOptions checks that the zero settings fit with the defaults: the same scores,
+// threshold and widths as Defaults fills in (for the ensemble and for Proposed), and
+// that a negative "none" field is none, not the default.
 func TestZeroOptions(t *testing.T) {
 	rows := table(120, 3, 5)
-	fit := func(o detector.Options) *detector.Model {
+	fit := func(meth detector.Method, o detector.Options) *detector.Model {
 		t.Helper()
-		m, err := detector.Fit(context.Background(), rows, o)
+		m, err := detector.Fit(context.Background(), rows, meth, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { m.Close() })
 		return m
 	}
-	for _, c := range []struct {
-		name      string
-		zero, def detector.Options
-	}{
-		{"ensemble", detector.Options{}, detector.DefaultOptions()},
-		{"proposed", detector.Options{Method: detector.Proposed}, detector.PaperOptions()},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if err := c.zero.Validate(); err != nil {
-				t.Fatalf("Validate of the zero options: %v", err)
+	for _, zero := range []detector.Method{detector.Ensemble{}, detector.Proposed{}} {
+		t.Run(zero.Name(), func(t *testing.T) {
+			if err := detector.Validate(zero, detector.Options{}); err != nil {
+				t.Fatalf("Validate of the zero settings: %v", err)
 			}
-			a, b := fit(c.zero), fit(c.def)
+			a, b := fit(zero, detector.Options{}), fit(detector.Defaults(zero))
 			if a.Method() != b.Method() || !slices.Equal(a.Scores(), b.Scores()) || a.Threshold() != b.Threshold() ||
 				len(a.Members()) != len(b.Members()) || !slices.Equal(a.Hidden(), b.Hidden()) {
 				t.Errorf("zero options: method %s, %d members, threshold %g, widths %v; defaults: method %s, %d members, threshold %g, widths %v",
@@ -46,12 +40,11 @@ func TestZeroOptions(t *testing.T) {
 	}
 	t.Run("negative is none", func(t *testing.T) {
 		// No pretraining and no screening: the members have no pretraining loss.
-		o := detector.Options{PretrainEpochs: -1, ScreenEpochs: -1, WeightDecay: -1, Epochs: 2, Members: 1}
-		m := fit(o)
+		m := fit(detector.Ensemble{ScreenEpochs: -1}, detector.Options{PretrainEpochs: -1, WeightDecay: -1, Epochs: 2, Members: 1})
 		if pl := m.Members()[0].PretrainLoss; len(pl) != 0 {
 			t.Errorf("PretrainEpochs -1: %d pretraining epochs, want none", len(pl))
 		}
-		d := fit(detector.Options{Epochs: 2, Members: 1})
+		d := fit(nil, detector.Options{Epochs: 2, Members: 1})
 		if pl := d.Members()[0].PretrainLoss; len(pl) != 60 {
 			t.Errorf("PretrainEpochs 0: %d pretraining epochs, want the default 60", len(pl))
 		}
@@ -75,7 +68,7 @@ func TestWidthsIgnoreName(t *testing.T) {
 					ds.X = append(ds.X, float32(v))
 				}
 			}
-			m, err := detector.FitDataset(context.Background(), ds, quick())
+			m, err := detector.FitDataset(context.Background(), ds, nil, quick())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +83,7 @@ func TestWidthsIgnoreName(t *testing.T) {
 // TestAccessorsCopy checks that changing what an accessor returns changes nothing in
 // the model.
 func TestAccessorsCopy(t *testing.T) {
-	m := fitted(t, detector.Ensemble, table(80, 3, 2))
+	m := fitted(t, detector.Ensemble{}, table(80, 3, 2))
 	h, s, l, med := m.Hidden(), m.Scores(), m.Labels(), m.Medians()
 	mem, hist := m.Members(), m.History()
 	h[0], s[0], l[0], med[0] = -1, math.Inf(1), !l[0], -1
@@ -105,7 +98,7 @@ func TestAccessorsCopy(t *testing.T) {
 // and that Close returns nil, the second time too.
 func TestScoreContext(t *testing.T) {
 	rows := table(80, 3, 3)
-	m, err := detector.Fit(context.Background(), rows, quick())
+	m, err := detector.Fit(context.Background(), rows, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,9 +132,7 @@ func TestScoreContext(t *testing.T) {
 func TestTrainRowsFit(t *testing.T) {
 	rows := table(900, 4, 5)
 	fit := func(rows [][]float64, trainRows int) []float64 {
-		o := quick()
-		o.TrainRows = trainRows
-		m, err := detector.Fit(context.Background(), rows, o)
+		m, err := detector.Fit(context.Background(), rows, detector.Ensemble{TrainRows: trainRows}, quick())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,10 +20,10 @@ import (
 const projectionRows = training.EnsembleTrainRows
 
 // projects says whether a fit with the resolved options o reads a table of d columns
-// through its leading components (Options.Components): the ensemble's, in one process,
+// through its leading components (Ensemble.Components): the ensemble's, in one process,
 // above training.EnsembleProjectAbove columns.
-func (o Options) projects(d int) bool {
-	return o.Method == Ensemble && o.Dist == nil && o.Components > 0 && d > training.EnsembleProjectAbove
+func (o settings) projects(d int) bool {
+	return o.Method == ensembleName && o.Dist == nil && o.Components > 0 && d > training.EnsembleProjectAbove
 }
 
 // gaussianMaxValues bounds the Gaussian's matrix (min(rows, columns) × columns values,
@@ -35,7 +35,7 @@ var gaussianMaxValues = 1 << 24
 
 // fitProjection fits the map of ds's columns, standardised by cols, to its k leading
 // principal components on at most projectionRows of its rows (drawn from seed), and
-// with gauss the Ledoit–Wolf Gaussian of the same standardised rows (Options.Gaussian);
+// with gauss the Ledoit–Wolf Gaussian of the same standardised rows (Ensemble.Gaussian);
 // it returns them with ds's rows mapped (a table of k columns) and, with gauss, every
 // row's squared Mahalanobis distance. A Gaussian that cannot be fitted (every column
 // constant over the sample), or would be larger than gaussianMaxValues, is left out, and

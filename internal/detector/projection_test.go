@@ -47,14 +47,15 @@ func wideTable(n, d int) *data.Dataset {
 	return ds
 }
 
-func quickWideOptions() Options {
-	return Options{PretrainEpochs: 3, ScreenEpochs: 3, Epochs: 2, Members: 2, Threads: 1, Components: 32}
-}
+// quickWideOptions is a quick ensemble of 32 components; wideOptions its shared settings.
+func quickWideOptions() Ensemble { return Ensemble{ScreenEpochs: 3, Components: 32} }
+
+var wideOptions = Options{PretrainEpochs: 3, Epochs: 2, Members: 2, Threads: 1}
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
 
 // TestProjectedModel: a table of more than 300 columns is read through its 32 leading
-// components (Options.Components), kept in the model: a saved and loaded model scores
+// components (Ensemble.Components), kept in the model: a saved and loaded model scores
 // the table as the fit did, a row alone as in the table, and explains a row by
 // occlusion of its columns, each part the score less that of the row with the column
 // set to the normal median — computed here the long way, through Score. Integrated
@@ -65,7 +66,7 @@ func TestProjectedModel(t *testing.T) {
 	ds := wideTable(240, 320)
 	netsOnly := quickWideOptions()
 	netsOnly.Gaussian = -1 // occlusion as it is; TestProjectedGaussian explains the mix
-	m, err := FitDataset(ctx, ds, netsOnly)
+	m, err := FitDataset(ctx, ds, netsOnly, wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,12 +147,12 @@ func TestProjectedModel(t *testing.T) {
 
 	o := quickWideOptions()
 	o.Gaussian = 1.5
-	if _, err := FitDataset(ctx, ds, o); err == nil || !strings.Contains(err.Error(), "Gaussian") {
+	if _, err := FitDataset(ctx, ds, o, wideOptions); err == nil || !strings.Contains(err.Error(), "Gaussian") {
 		t.Errorf("Gaussian 1.5: error %v", err)
 	}
 	o.Gaussian = 0
 	o.Components = 0
-	def, err := FitDataset(ctx, ds, o)
+	def, err := FitDataset(ctx, ds, o, wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestProjectedModel(t *testing.T) {
 		t.Errorf("Components 0 (the default): projection %v, sizes %v; want %d components", def.meta.Projection != nil, def.meta.Sizes, training.EnsembleComponents)
 	}
 	o.Components = -1
-	every, err := FitDataset(ctx, ds, o)
+	every, err := FitDataset(ctx, ds, o, wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,13 +170,13 @@ func TestProjectedModel(t *testing.T) {
 		t.Errorf("Components -1 (every column): projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
 	}
 	o.Components = training.EnsembleProjectAbove + 1
-	if _, err := FitDataset(ctx, ds, o); err == nil || !strings.Contains(err.Error(), "Components") {
+	if _, err := FitDataset(ctx, ds, o, wideOptions); err == nil || !strings.Contains(err.Error(), "Components") {
 		t.Errorf("Components %d: error %v", o.Components, err)
 	}
 }
 
 // TestProjectedGaussian: a projected table's score mixes the networks' with the
-// Ledoit–Wolf Gaussian of its columns (Options.Gaussian, 0.9 by default): the model's
+// Ledoit–Wolf Gaussian of its columns (Ensemble.Gaussian, 0.9 by default): the model's
 // training scores are (1 − g)·z_N + g·z_G of the same networks' scores (the fit with
 // Gaussian −1, whose networks train alike) and of the Gaussian's distances of the
 // standardised rows, each on its robust scale; the count, read from the networks'
@@ -188,7 +189,7 @@ func TestProjectedModel(t *testing.T) {
 func TestProjectedGaussian(t *testing.T) {
 	ctx := context.Background()
 	ds := wideTable(240, 320)
-	m, err := FitDataset(ctx, ds, quickWideOptions())
+	m, err := FitDataset(ctx, ds, quickWideOptions(), wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestProjectedGaussian(t *testing.T) {
 	}
 	o := quickWideOptions()
 	o.Gaussian = -1
-	nets, err := FitDataset(ctx, ds, o)
+	nets, err := FitDataset(ctx, ds, o, wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestProjectedGaussian(t *testing.T) {
 	// A Gaussian larger than gaussianMaxValues is left out: the networks score alone.
 	defer func(v int) { gaussianMaxValues = v }(gaussianMaxValues)
 	gaussianMaxValues = 240*320 - 1
-	big, err := FitDataset(ctx, ds, quickWideOptions())
+	big, err := FitDataset(ctx, ds, quickWideOptions(), wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestProjectedGaussian(t *testing.T) {
 	}
 	gaussianMaxValues = 240 * 320
 	o.Gaussian = 1
-	alone, err := FitDataset(ctx, ds, o)
+	alone, err := FitDataset(ctx, ds, o, wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +355,7 @@ func TestProjectedGaussian(t *testing.T) {
 // TestProjectedModelFileChecked: a model.json whose projection does not fit its inputs
 // is refused on load, naming the projection.
 func TestProjectedModelFileChecked(t *testing.T) {
-	m, err := FitDataset(context.Background(), wideTable(200, 310), quickWideOptions())
+	m, err := FitDataset(context.Background(), wideTable(200, 310), quickWideOptions(), wideOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

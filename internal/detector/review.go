@@ -13,7 +13,6 @@ import (
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/review"
 	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // A review counts the anomalies from a few answers: ReviewRows picks rows for the user
@@ -201,7 +200,7 @@ func (m *Model) Calibrate(ctx context.Context, answers []Answer, o CalibrateOpti
 
 // CalibrateKnown is Calibrate on answers by rank among n rows, of which only the
 // answered rows' scores are at hand (udocc cut --labels, whose table is not).
-func (m *Model) CalibrateKnown(n int, answers []tool.RankedAnswer, o CalibrateOptions) (Calibration, error) {
+func (m *Model) CalibrateKnown(n int, answers []RankedAnswer, o CalibrateOptions) (Calibration, error) {
 	if err := m.calibrable(); err != nil {
 		return Calibration{}, err
 	}
@@ -223,7 +222,7 @@ func (m *Model) calibrable() error {
 		return err
 	}
 	if m.meta.Ensemble == nil {
-		return fmt.Errorf("%w: method %s thresholds each member on its own; refit with the ensemble method", tool.ErrNoRecut, m.meta.Method)
+		return fmt.Errorf("%w: method %s thresholds each member on its own; refit with the ensemble method", ErrNoRecut, m.meta.Method)
 	}
 	return nil
 }
@@ -323,8 +322,8 @@ func (m *Model) reviewScores(ctx context.Context, rows [][]float64, scores []flo
 	return nil, ErrNoReviewRows
 }
 
-// reviewRanks are tool.ReviewRanks: scores descending, ties to the lower row first.
-func reviewRanks(scores []float64) (rank, order []int) { return tool.ReviewRanks(scores) }
+// reviewRanks are ReviewRanks: scores descending, ties to the lower row first.
+func reviewRanks(scores []float64) (rank, order []int) { return ReviewRanks(scores) }
 
 // rankedAnswers are answers by rank; a row answered twice alike counts once (the first
 // answer with a round), a row answered both ways is refused.
@@ -425,13 +424,13 @@ func (m *Model) cutFrom(n, cut int, known map[int]float64) (float64, error) {
 		thr = math.MaxFloat64 // above every finite score; the top one is not at hand
 	case t != nil && float64(cut)/float64(n) <= t.Shares[len(t.Shares)-1]:
 		var err error
-		if thr, err = m.tailThreshold(tool.Cut{Contamination: float64(cut) / float64(n)}); err != nil {
+		if thr, err = m.tailThreshold(Cut{Contamination: float64(cut) / float64(n)}); err != nil {
 			return 0, err
 		}
 	default:
 		var ok bool
 		if thr, ok = interpolateRank(rankPoints(t, n, known), float64(cut+1)); !ok {
-			return 0, fmt.Errorf("%w: the top %d of %d rows: no score known at or below rank %d; calibrate on the table's rows", tool.ErrNoRecut, cut, n, cut+1)
+			return 0, fmt.Errorf("%w: the top %d of %d rows: no score known at or below rank %d; calibrate on the table's rows", ErrNoRecut, cut, n, cut+1)
 		}
 	}
 	if thr < lo {
@@ -517,7 +516,7 @@ func (m *Model) CountBasis() CountBasis {
 // learned count's gate shut, as the interval model.json keeps shows (the prior's own).
 func (m *Model) priorCount() (float64, bool) {
 	iv := m.meta.RatioInterval
-	if m.meta.ThresholdRule != tool.LearnedCount || len(iv) != 2 {
+	if m.meta.ThresholdRule != string(LearnedCount) || len(iv) != 2 {
 		return 0, false
 	}
 	cm, err := count.Default()

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/tool"
 )
 
 // TestReviewLoaded reviews a loaded model's rows: without rows it says it has none;
@@ -18,7 +17,7 @@ import (
 func TestReviewLoaded(t *testing.T) {
 	ctx := context.Background()
 	rows := table(300, 4, 3)
-	m, err := detector.Fit(ctx, rows, quick())
+	m, err := detector.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,15 +122,15 @@ func TestReviewLoaded(t *testing.T) {
 func TestCalibrateKnownRanks(t *testing.T) {
 	ctx := context.Background()
 	rows := table(300, 4, 5)
-	m, err := detector.Fit(ctx, rows, quick())
+	m, err := detector.Fit(ctx, rows, nil, quick())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
 	scores := m.Scores()
-	rank, _ := tool.ReviewRanks(scores)
+	rank, _ := detector.ReviewRanks(scores)
 	var answers []detector.Answer
-	var ranked []tool.RankedAnswer
+	var ranked []detector.RankedAnswer
 	for round := 1; round <= 2; round++ {
 		ask, err := m.ReviewRows(ctx, answers, detector.ReviewOptions{Seed: 2})
 		if err != nil {
@@ -140,7 +139,7 @@ func TestCalibrateKnownRanks(t *testing.T) {
 		for _, r := range ask {
 			a := detector.Answer{Row: r.Row, Anomaly: r.Row%10 == 9, Round: r.Round}
 			answers = append(answers, a)
-			ranked = append(ranked, tool.RankedAnswer{Rank: rank[r.Row], Score: scores[r.Row], Anomaly: a.Anomaly, Round: a.Round})
+			ranked = append(ranked, detector.RankedAnswer{Rank: rank[r.Row], Score: scores[r.Row], Anomaly: a.Anomaly, Round: a.Round})
 		}
 	}
 	l := reloaded(t, m)
@@ -170,14 +169,12 @@ func TestCalibrateKnownRanks(t *testing.T) {
 // TestCalibratePaperMethod refuses a method whose members are thresholded one by one.
 func TestCalibratePaperMethod(t *testing.T) {
 	ctx := context.Background()
-	o := detector.PaperOptions()
-	o.PretrainEpochs, o.Epochs = 2, 2
-	m, err := detector.Fit(ctx, table(100, 3, 1), o)
+	m, err := detector.Fit(ctx, table(100, 3, 1), detector.Proposed{}, detector.Options{PretrainEpochs: 2, Epochs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, err := m.Calibrate(ctx, []detector.Answer{{Row: 1, Anomaly: true, Round: 1}}, detector.CalibrateOptions{}); !errors.Is(err, tool.ErrNoRecut) {
+	if _, err := m.Calibrate(ctx, []detector.Answer{{Row: 1, Anomaly: true, Round: 1}}, detector.CalibrateOptions{}); !errors.Is(err, detector.ErrNoRecut) {
 		t.Errorf("%v", err)
 	}
 }

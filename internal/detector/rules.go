@@ -10,37 +10,14 @@ import (
 	"github.com/udocc/udocc/internal/training"
 )
 
-// Method is how a model is trained and thresholded: the default Ensemble, or one of the
-// paper's (Section V-A).
-type Method string
-
-// The methods.
-const (
-	// Ensemble, the default: five one-class Deep SVDD members refitted without the rows a
-	// screening fit scored highest, scored with their autoencoders' reconstruction errors,
-	// its count chosen by Options.Count.
-	Ensemble Method = "ensemble"
-	// Proposed is the paper's method (Algorithm 1): the threshold from ranking-based
-	// training dynamics, by Options.Delta.
-	Proposed Method = "proposed"
-	// OC is one-class Deep SVDD: it ranks rows and labels none.
-	OC Method = "oc"
-	// SB is soft-boundary Deep SVDD, with ν = Options.Ratio.
-	SB Method = "sb"
-	// Otsu is OC thresholded by Otsu's method.
-	Otsu Method = "otsu"
-	// TAR is OC thresholded at the true anomaly ratio Options.Ratio.
-	TAR Method = "tar"
-)
-
-// internal is the training method of m, the zero Method for an unknown name.
-func (m Method) internal() training.Method {
-	meth, _ := training.MethodNamed(string(m))
+// internalMethod is the training method named name, the zero Method for an unknown one.
+func internalMethod(name string) training.Method {
+	meth, _ := training.MethodNamed(name)
 	return meth
 }
 
 // CountRule is a rule that decides how many rows the ensemble flags, from the
-// distribution of its combined scores (Options.Count).
+// distribution of its combined scores (Ensemble.Count).
 type CountRule string
 
 // LearnedCount is the count learned on the corpus of real tables (package
@@ -57,7 +34,7 @@ const LearnedCount CountRule = "learned"
 // scores, applied to the screening fit's and the final fit's, the larger share flagged.
 const kmeansRule CountRule = "kmeans"
 
-// defaultCount is the ensemble's count where Options.Count is nil: the learned count,
+// defaultCount is the ensemble's count where Ensemble.Count is nil: the learned count,
 // with its 80 % interval for the share (Model.RatioInterval) and its reliability flag
 // (Model.CountReliable); bench/notes/threshold.md A.0.
 const defaultCount = LearnedCount
@@ -71,7 +48,7 @@ const (
 	// their expectation for random ranks.
 	Accumulated DeltaRule = "accumulated"
 	// PaperRule is the paper's Eq. (5), the epoch's crossings scaled by δ(n−δ); its ties
-	// are broken by Options.Ties.
+	// are broken by Proposed.Ties.
 	PaperRule DeltaRule = "paper"
 )
 
@@ -86,7 +63,7 @@ const (
 )
 
 // ScoreSource are the scores the proposed method's and the baselines' selectors rank
-// each epoch (Options.RankScores).
+// each epoch (Proposed.RankScores).
 type ScoreSource string
 
 // The score sources.
@@ -98,7 +75,7 @@ const (
 )
 
 // count is the ensemble's rules of o, the default for none.
-func (o Options) count() (threshold.Combination, error) {
+func (o settings) count() (threshold.Combination, error) {
 	names := o.countNames()
 	c := make(threshold.Combination, len(names))
 	for i, name := range names {
@@ -115,7 +92,7 @@ func (o Options) count() (threshold.Combination, error) {
 }
 
 // countNames are the count rules o names: Count, or defaultCount where it is nil.
-func (o Options) countNames() []CountRule {
+func (o settings) countNames() []CountRule {
 	if len(o.Count) == 0 {
 		return []CountRule{defaultCount}
 	}
@@ -124,18 +101,18 @@ func (o Options) countNames() []CountRule {
 
 // kmeansCount says whether o counts by kmeansRule alone, which gives an interval
 // around its share (training.DefaultInterval, udocc's earlier default count).
-func (o Options) kmeansCount() bool {
+func (o settings) kmeansCount() bool {
 	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{kmeansRule})
 }
 
 // learnedCount says whether o counts by LearnedCount.
-func (o Options) learnedCount() bool {
+func (o settings) learnedCount() bool {
 	return o.Contamination == 0 && slices.Equal(o.countNames(), []CountRule{LearnedCount})
 }
 
 // delta is the proposed method's δ rule of o: a new one each call, since a rule may keep
 // state and every member has its own.
-func (o Options) delta() (dynamics.Rule, error) {
+func (o settings) delta() (dynamics.Rule, error) {
 	name := o.Delta
 	if name == "" {
 		name = DeltaRule(dynamics.DefaultRule().Name())
@@ -150,13 +127,16 @@ func (o Options) delta() (dynamics.Rule, error) {
 	return dynamics.NewRule(string(name), ties)
 }
 
-// Rule spells the rule that thresholds a fit with o, as summary.json and model.json
-// write it: the ensemble's count rules joined by "+" ("contamination=R" for a given
-// Options.Contamination), the proposed method's δ rule ("paper/TIES" for PaperRule),
-// "" for the other methods.
-func (o Options) Rule() string {
-	switch o.resolved().Method {
-	case Ensemble:
+// RuleOf spells the rule that thresholds a fit with m (nil: Ensemble{}), as
+// summary.json and model.json write it: the ensemble's count rules joined by "+"
+// ("contamination=R" for a given Contamination), the proposed method's δ rule
+// ("paper/TIES" for PaperRule), "" for the other methods.
+func RuleOf(m Method) string { return newSettings(m, Options{}).rule() }
+
+// rule is RuleOf of o's method.
+func (o settings) rule() string {
+	switch o.Method {
+	case ensembleName:
 		if o.Contamination > 0 {
 			return fmt.Sprintf("contamination=%g", o.Contamination)
 		}
@@ -168,7 +148,7 @@ func (o Options) Rule() string {
 			names[i] = string(r)
 		}
 		return strings.Join(names, "+")
-	case Proposed:
+	case proposedName:
 		switch o.Delta {
 		case "":
 			return dynamics.DefaultRule().Name()

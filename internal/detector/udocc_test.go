@@ -18,14 +18,9 @@ import (
 // the end of the test.
 func fitted(t *testing.T, method detector.Method, rows [][]float64) *detector.Model {
 	t.Helper()
-	o := quick()
-	o.Method = method
-	if method == detector.SB || method == detector.TAR {
-		o.Ratio = 0.1
-	}
-	m, err := detector.Fit(context.Background(), rows, o)
+	m, err := detector.Fit(context.Background(), rows, withRatio(method), quick())
 	if err != nil {
-		t.Fatalf("Fit %s: %v", method, err)
+		t.Fatalf("Fit %s: %v", method.Name(), err)
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
@@ -37,9 +32,9 @@ func fitted(t *testing.T, method detector.Method, rows [][]float64) *detector.Mo
 func TestScoreIsScores(t *testing.T) {
 	rows, fresh := table(120, 3, 1), table(30, 3, 2)
 	for _, method := range allMethods {
-		t.Run(string(method), func(t *testing.T) {
+		t.Run(method.Name(), func(t *testing.T) {
 			m := fitted(t, method, rows)
-			if m.Method() != method {
+			if m.Method() != method.Name() {
 				t.Errorf("Method %q, want %q", m.Method(), method)
 			}
 			got, err := m.Score(context.Background(), rows)
@@ -49,7 +44,7 @@ func TestScoreIsScores(t *testing.T) {
 			if !slices.Equal(got, m.Scores()) {
 				t.Fatalf("Score(training rows) differs from Scores()")
 			}
-			if hasThr := !math.IsInf(m.Threshold(), 1); hasThr != (m.Labels() != nil) || hasThr == (method == "oc") {
+			if hasThr := !math.IsInf(m.Threshold(), 1); hasThr != (m.Labels() != nil) || hasThr == (method.Name() == "oc") {
 				t.Fatalf("threshold %g with labels %v", m.Threshold(), m.Labels() != nil)
 			}
 			for i, l := range m.Labels() {
@@ -69,7 +64,7 @@ func TestScoreIsScores(t *testing.T) {
 					t.Errorf("member %d: seed %d, ScoreMembers equal to its Scores: %v, %d pretraining losses",
 						k, mem.Seed, slices.Equal(dist[k], mem.Scores), len(mem.PretrainLoss))
 				}
-				if (mem.Labels != nil) != !math.IsInf(mem.Threshold, 1) || (mem.Labels != nil) != (method != "oc" && method != "ensemble") {
+				if (mem.Labels != nil) != !math.IsInf(mem.Threshold, 1) || (mem.Labels != nil) != (method.Name() != "oc" && method.Name() != "ensemble") {
 					t.Errorf("member %d: threshold %g with labels %v", k, mem.Threshold, mem.Labels != nil)
 				}
 			}
@@ -107,7 +102,7 @@ func TestScoreIsScores(t *testing.T) {
 			if !slices.Equal(pa, pb) || (errA == nil) != (errB == nil) {
 				t.Errorf("Predict: fitted %v (%v), loaded %v (%v)", pa, errA, pb, errB)
 			}
-			if method == "oc" && !errors.Is(errA, detector.ErrNoThreshold) {
+			if method.Name() == "oc" && !errors.Is(errA, detector.ErrNoThreshold) {
 				t.Errorf("oc Predict: %v, want ErrNoThreshold", errA)
 			}
 		})
@@ -128,7 +123,7 @@ func TestFitDatasetKeepsTable(t *testing.T) {
 	}
 	before := slices.Clone(ds.X)
 	o := quick()
-	m, err := detector.FitDataset(context.Background(), ds, o)
+	m, err := detector.FitDataset(context.Background(), ds, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +147,7 @@ func TestFitDatasetKeepsTable(t *testing.T) {
 
 // TestColumnCount checks that rows of the wrong width are refused naming both counts.
 func TestColumnCount(t *testing.T) {
-	m := fitted(t, "ensemble", table(60, 3, 1))
+	m := fitted(t, detector.Ensemble{}, table(60, 3, 1))
 	cases := []struct {
 		name string
 		rows [][]float64
@@ -171,7 +166,7 @@ func TestColumnCount(t *testing.T) {
 		})
 	}
 	t.Run("ragged training rows", func(t *testing.T) {
-		_, err := detector.Fit(context.Background(), [][]float64{{1, 2}, {3}}, quick())
+		_, err := detector.Fit(context.Background(), [][]float64{{1, 2}, {3}}, nil, quick())
 		if err == nil || !strings.Contains(err.Error(), "rows[1] has 1 columns, rows[0] has 2") {
 			t.Errorf("Fit: %v", err)
 		}
@@ -196,7 +191,7 @@ func TestCancel(t *testing.T) {
 					after++
 				}
 			}
-			m, err := detector.Fit(ctx, table(100, 3, 1), o)
+			m, err := detector.Fit(ctx, table(100, 3, 1), nil, o)
 			if !errors.Is(err, context.Canceled) || m != nil {
 				t.Fatalf("Fit: %v, want context.Canceled and no model", err)
 			}
@@ -210,66 +205,65 @@ func TestCancel(t *testing.T) {
 		cancel()
 		o := quick()
 		o.Progress = func(string, int, int) { t.Error("an epoch ran") }
-		if _, err := detector.Fit(ctx, table(100, 3, 1), o); !errors.Is(err, context.Canceled) {
+		if _, err := detector.Fit(ctx, table(100, 3, 1), nil, o); !errors.Is(err, context.Canceled) {
 			t.Errorf("Fit: %v, want context.Canceled", err)
 		}
 	})
 }
 
-// TestValidate checks that every unusable option is reported by its field's name.
+// TestValidate checks that every unusable setting is reported by its struct and
+// field, as an *OptionError.
 func TestValidate(t *testing.T) {
 	cases := []struct {
-		field string
-		set   func(o *detector.Options)
+		typ, field string
+		m          detector.Method
+		o          detector.Options
 	}{
-		{"Method", func(o *detector.Options) { o.Method = "svm" }},
-		{"Epochs", func(o *detector.Options) { o.Epochs = -1 }},
-		{"Trim", func(o *detector.Options) { o.Trim = -0.1 }},
-		{"LR", func(o *detector.Options) { o.LR = -1 }},
-		{"PretrainLR", func(o *detector.Options) { o.PretrainLR = -1 }},
-		{"BatchSize", func(o *detector.Options) { o.BatchSize = 1 }},
-		{"WeightDecay", func(o *detector.Options) { o.WeightDecay = math.NaN() }},
-		{"Members", func(o *detector.Options) { o.Members = -1 }},
-		{"Device", func(o *detector.Options) { o.Device = "gpu" }},
-		{"Threads", func(o *detector.Options) { o.Threads = -1 }},
-		{"Contamination", func(o *detector.Options) { o.Contamination = 1 }},
-		{"Contamination", func(o *detector.Options) { o.Method, o.Contamination = "oc", 0.1 }},
-		{"Ratio", func(o *detector.Options) { o.Method = "sb" }},
-		{"Ratio", func(o *detector.Options) { o.Ratio = 0.1 }},
-		{"Hidden", func(o *detector.Options) { o.Hidden = []int{8, 0} }},
-		{"Count", func(o *detector.Options) { o.Count = []detector.CountRule{"magic"} }},
-		{"Count", func(o *detector.Options) { o.Method, o.Count = "oc", []detector.CountRule{detector.LearnedCount} }},
-		{"Delta", func(o *detector.Options) { o.Delta = detector.PaperRule }},
-		{"Epochs", func(o *detector.Options) { *o = detector.PaperOptions(); o.Epochs = 1 }},
-		{"Seeds", func(o *detector.Options) { o.Seeds = []uint64{1, 2} }},
-		{"Seeds", func(o *detector.Options) { o.Seeds, o.Members = []uint64{4, 4}, 2 }},
-		{"RankScores", func(o *detector.Options) { o.RankScores = "test" }},
-		{"TrainRows", func(o *detector.Options) { o.TrainRows = 200 }},
-		{"Ties", func(o *detector.Options) {
-			*o = detector.PaperOptions()
-			o.Delta, o.Ties = detector.PaperRule, "sideways"
-		}},
-		{"Ties", func(o *detector.Options) { *o = detector.PaperOptions(); o.Ties = detector.TiesLargest }},
-		{"Delta", func(o *detector.Options) { *o = detector.PaperOptions(); o.Delta = "magic" }},
+		{"Options", "Epochs", nil, detector.Options{Epochs: -1}},
+		{"Ensemble", "Trim", detector.Ensemble{Trim: -0.1}, detector.Options{}},
+		{"Options", "LR", nil, detector.Options{LR: -1}},
+		{"Options", "PretrainLR", nil, detector.Options{PretrainLR: -1}},
+		{"Options", "BatchSize", nil, detector.Options{BatchSize: 1}},
+		{"Options", "WeightDecay", nil, detector.Options{WeightDecay: math.NaN()}},
+		{"Options", "Members", nil, detector.Options{Members: -1}},
+		{"Options", "Device", nil, detector.Options{Device: "gpu"}},
+		{"Options", "Threads", nil, detector.Options{Threads: -1}},
+		{"Ensemble", "Contamination", detector.Ensemble{Contamination: 1}, detector.Options{}},
+		{"SB", "Nu", detector.SB{}, detector.Options{}},
+		{"TAR", "Ratio", detector.TAR{Ratio: 1}, detector.Options{}},
+		{"Options", "Hidden", nil, detector.Options{Hidden: []int{8, 0}}},
+		{"Ensemble", "Count", detector.Ensemble{Count: []detector.CountRule{"magic"}}, detector.Options{}},
+		{"Options", "Epochs", detector.Proposed{}, detector.Options{Epochs: 1}},
+		{"Options", "Seeds", nil, detector.Options{Seeds: []uint64{1, 2}, Members: 3}},
+		{"Options", "Seeds", nil, detector.Options{Seeds: []uint64{4, 4}, Members: 2}},
+		{"Proposed", "RankScores", detector.Proposed{RankScores: "test"}, detector.Options{}},
+		{"Ensemble", "TrainRows", detector.Ensemble{TrainRows: 200}, detector.Options{}},
+		{"Proposed", "Ties", detector.Proposed{Delta: detector.PaperRule, Ties: "sideways"}, detector.Options{}},
+		{"Proposed", "Ties", detector.Proposed{Ties: detector.TiesLargest}, detector.Options{}},
+		{"Proposed", "Delta", detector.Proposed{Delta: "magic"}, detector.Options{}},
 	}
-	for _, o := range []detector.Options{detector.DefaultOptions(), detector.PaperOptions(), {}} {
-		if err := o.Validate(); err != nil {
-			t.Errorf("defaults of %s: %v", o.Method, err)
+	for _, m := range append(allMethods, nil) {
+		if err := detector.Validate(withRatio(m), detector.Options{}); err != nil {
+			t.Errorf("defaults of %v: %v", m, err)
+		}
+		def, o := detector.Defaults(withRatio(m))
+		if err := detector.Validate(def, o); err != nil {
+			t.Errorf("Defaults of %v: %v", m, err)
 		}
 	}
 	for _, c := range cases {
-		o := detector.DefaultOptions()
-		c.set(&o)
-		err := o.Validate()
-		if err == nil || !strings.Contains(err.Error(), "Options."+c.field+":") {
-			t.Errorf("%s: Validate() = %v, want an error naming Options.%s", c.field, err, c.field)
+		err := detector.Validate(c.m, c.o)
+		var oe *detector.OptionError
+		if !errors.As(err, &oe) || oe.Type != c.typ || oe.Field != c.field ||
+			!strings.Contains(err.Error(), c.typ+"."+c.field+":") {
+			t.Errorf("%s.%s: Validate = %v, want an OptionError naming it", c.typ, c.field, err)
 		}
 	}
 }
 
 // TestClose checks that Close is idempotent and that a closed model refuses work.
 func TestClose(t *testing.T) {
-	m := fitted(t, "ensemble", table(60, 3, 1))
+	m := fitted(t, detector.Ensemble{}, table(60, 3, 1))
 	m.Close()
 	m.Close()
 	if _, err := m.Score(context.Background(), table(5, 3, 2)); err == nil {
@@ -287,7 +281,7 @@ func TestClose(t *testing.T) {
 func TestRowScoredAlone(t *testing.T) {
 	rows := table(120, 3, 1)
 	for _, method := range allMethods {
-		t.Run(string(method), func(t *testing.T) {
+		t.Run(method.Name(), func(t *testing.T) {
 			m := fitted(t, method, rows)
 			whole, err := m.Score(context.Background(), rows)
 			if err != nil {
@@ -313,4 +307,4 @@ func TestRowScoredAlone(t *testing.T) {
 }
 
 // allMethods are the methods, the default first.
-var allMethods = []detector.Method{detector.Ensemble, detector.Proposed, detector.OC, detector.SB, detector.Otsu, detector.TAR}
+var allMethods = []detector.Method{detector.Ensemble{}, detector.Proposed{}, detector.OC{}, detector.SB{}, detector.Otsu{}, detector.TAR{}}

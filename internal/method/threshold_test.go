@@ -100,7 +100,7 @@ func TestKMeansCount(t *testing.T) {
 }
 
 // counting is the ensemble's count configuration of the rules named, as package udocc
-// translates Options.Count and Options.Contamination: KMeansInterval for kmeans alone
+// translates Ensemble.Count and Ensemble.Contamination: KMeansInterval for kmeans alone
 // without a contamination.
 func counting(t *testing.T, contamination float64, names ...string) Config {
 	t.Helper()

@@ -110,7 +110,7 @@ type Projection struct {
 	Map     project.Projection `json:"map"`
 	// Gaussian is the Ledoit–Wolf Gaussian of the standardised columns, whose squared
 	// Mahalanobis distance the ensemble mixes into the score (Ensemble.GaussianWeight);
-	// absent in a model saved before it, or fitted with Options.Gaussian < 0.
+	// absent in a model saved before it, or fitted with Ensemble.Gaussian < 0.
 	Gaussian *project.Gaussian `json:"gaussian,omitempty"`
 }
 

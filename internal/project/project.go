@@ -1,5 +1,5 @@
 // Package project reduces a wide table to its leading principal components, the input
-// the ensemble's networks read in place of a table's columns with Options.Components
+// the ensemble's networks read in place of a table's columns with Ensemble.Components
 // (`udocc fit --components`; bench/notes/cost.md, "Wide tables on principal components"): a
 // first layer 32 wide instead of one per column cuts a wide table's fit by two to five.
 package project

@@ -20,16 +20,16 @@ const (
 	ScreenWeight = 0.5
 	// EnsembleTrainRows is the most rows the default ensemble trains on: a larger table
 	// trains on a seeded sample of this many rows and every row is scored (the
-	// Options.TrainRows of `udocc fit`; bench/notes/cost.md says how it was chosen).
+	// Ensemble.TrainRows of `udocc fit`; bench/notes/cost.md says how it was chosen).
 	EnsembleTrainRows = 2048
 	// EnsembleProjectAbove: a table of more than EnsembleProjectAbove columns reaches the
-	// ensemble's networks as its K leading principal components, K = Options.Components
+	// ensemble's networks as its K leading principal components, K = Ensemble.Components
 	// (`udocc fit --components K`), EnsembleComponents by default. bench/notes/cost.md, "Wide
 	// tables on principal components", says how the bound and K were chosen.
 	EnsembleProjectAbove = 300
 	EnsembleComponents   = 32
 	// EnsembleGaussianWeight is the weight of a Ledoit–Wolf Gaussian of a projected
-	// table's columns in its score, beside the networks' (Options.Gaussian, `udocc fit
+	// table's columns in its score, beside the networks' (Ensemble.Gaussian, `udocc fit
 	// --gaussian`): chosen leave-one-group-out on the four sources of wide tables
 	// (bench/notes/cost.md, "A Gaussian beside the networks on wide tables").
 	EnsembleGaussianWeight = 0.9

@@ -36,12 +36,12 @@ func firstNonFinite(xs []float32) int {
 
 // Epoch is one fine-tuning epoch of one member.
 type Epoch struct {
-	Epoch     int             // e, 1-based
-	Loss      float64         // mean minibatch loss
-	TrainSize int             // rows trained on in this epoch, |D_N^e|
-	Radius    float64         // SB's R of the loss after the epoch, train mode (0 for other methods)
-	Seconds   float64         // wall time of the group's epoch, training and scoring
-	Record    dynamics.Record // the selector's record of this epoch
+	Epoch           int     // e, 1-based
+	Loss            float64 // mean minibatch loss
+	TrainSize       int     // rows trained on in this epoch, |D_N^e|
+	Radius          float64 // SB's R of the loss after the epoch, train mode (0 for other methods)
+	Seconds         float64 // wall time of the group's epoch, training and scoring
+	dynamics.Record         // the selector's record of this epoch (its Epoch is the one above)
 }
 
 // Result is one member's outcome.

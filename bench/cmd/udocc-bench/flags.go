@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -85,21 +86,17 @@ func checkRates(lr, pretrainLR, weightDecay float64) error {
 	if weightDecay < 0 || math.IsNaN(weightDecay) {
 		return usagef("--weight-decay %g: want a number in [0, %.4g]", weightDecay, float64(math.MaxFloat32))
 	}
-	o := lib.PaperOptions()
-	o.LR, o.PretrainLR, o.WeightDecay = lr, pretrainLR, weightDecay
+	o := lib.Options{LR: lr, PretrainLR: pretrainLR, WeightDecay: weightDecay}
 	if weightDecay == 0 {
 		o.WeightDecay = -1 // none
 	}
-	if err := o.Validate(); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "udocc: ")
-		for field, flag := range map[string]string{"LR": "lr", "PretrainLR": "pretrain-lr", "WeightDecay": "weight-decay"} {
-			if rest, ok := strings.CutPrefix(msg, "Options."+field+":"); ok {
-				msg = "--" + flag + rest
-			}
-		}
-		return usagef("%s", msg)
+	err := lib.Validate(lib.Proposed{}, o)
+	var oe *lib.OptionError
+	if errors.As(err, &oe) {
+		flag := map[string]string{"LR": "lr", "PretrainLR": "pretrain-lr", "WeightDecay": "weight-decay"}[oe.Field]
+		return usagef("--%s %s", flag, oe.Reason)
 	}
-	return nil
+	return err
 }
 
 func deltaNames() []string { return dynamics.RuleNames() }

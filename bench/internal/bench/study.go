@@ -342,9 +342,8 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 		// Each seed's ensemble is `udocc fit --seed s`: the library's own fit of the raw
 		// table, with the widths the study gives its base.
 		t0 := time.Now()
-		opts := udocc.DefaultOptions()
-		opts.Seed, opts.Device, opts.Hidden = s, device, hidden
-		m, fr, err := fitTraced(context.Background(), t.raw, opts)
+		opts := udocc.Options{Seed: s, Device: device, Hidden: hidden}
+		m, fr, err := fitTraced(context.Background(), t.raw, nil, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -63,7 +63,7 @@ type RealOptions struct {
 	// to shares drawn log-uniformly from CopyLow to CopyHigh; each copy keeps its
 	// table's group. A copy has at most CopyMaxRows rows.
 	Copies int
-	// Components is the fits' udocc.Options.Components: 0 (the default's: a table of
+	// Components is the fits' udocc.Ensemble.Components: 0 (the default's: a table of
 	// more than 300 columns read through its 32 leading principal components) or negative
 	// (every column: the count's material, threshold.md A.0).
 	Components int
@@ -314,13 +314,11 @@ func realFit(ctx context.Context, t realTable, seed uint64, device string, compo
 	}
 	rec := RealRecord{Table: t.name, Group: t.group, Seed: seed, N: ds.N, FullN: full,
 		TrueRatio: float64(ds.Anomalies()) / float64(ds.N), Source: t.source}
-	opts := udocc.DefaultOptions()
-	opts.Seed, opts.Device = seed, device
 	// The product's own widths (models.EnsembleHidden, by the table's shape), as `udocc
 	// fit` takes them: the corpus fits are the count's material and its judge.
-	opts.Components = components
+	opts := udocc.Options{Seed: seed, Device: device}
 	t0 := time.Now()
-	m, fr, err := fitTraced(ctx, ds, opts)
+	m, fr, err := fitTraced(ctx, ds, udocc.Ensemble{Components: components}, opts)
 	if err != nil {
 		return rec, realRaw{}, err
 	}

@@ -18,7 +18,7 @@ func writeRealReport(o RealOptions, recs []RealRecord) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The real group: the default detector on real tables\n\n")
 	fmt.Fprintf(&b, "Written by `udocc-bench --study --real` from %s: %d fits of %d tables (the paper sets and the "+
-		"other folder's tables), each through the library's own FitDataset with DefaultOptions and the fit's seed. "+
+		"other folder's tables), each through the library's own FitDataset with the default settings and the fit's seed. "+
 		"A table of more than %d rows is fitted on a sample of %d rows drawn from the seed, and judged on that sample's share of anomalies.\n\n",
 		RealFile, len(recs), countTables(recs), RealMaxRows, RealMaxRows)
 	writeRealScores(&b, recs)

@@ -56,9 +56,7 @@ func TestRealOnePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := udocc.DefaultOptions()
-	opts.Seed = 3
-	m, err := udocc.FitDataset(context.Background(), ds, opts)
+	m, err := udocc.FitDataset(context.Background(), ds, nil, udocc.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
