@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"github.com/udocc/udocc/internal/testrows"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,41 +12,9 @@ import (
 	"github.com/udocc/udocc"
 )
 
-// table is n rows of d numbers: normal rows near the origin and, every tenth row, an
-// anomaly far from it.
-func table(n, d int, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	rows := make([][]float64, n)
-	for i := range rows {
-		rows[i] = make([]float64, d)
-		for j := range rows[i] {
-			rows[i][j] = rng.NormFloat64()
-			if i%10 == 9 {
-				rows[i][j] += 8
-			}
-		}
-	}
-	return rows
-}
-
 // quick are the default settings with few epochs, so that the examples run in seconds.
 func quick() udocc.Options {
 	return udocc.Options{PretrainEpochs: 5, Epochs: 3, Members: 2}
-}
-
-// reloaded saves m into a new folder and loads it back on the CPU; the test closes it.
-func reloaded(t *testing.T, m *udocc.Model) *udocc.Model {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "model")
-	if err := m.Save(dir); err != nil {
-		t.Fatal(err)
-	}
-	l, err := udocc.Load(dir, "cpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return l
 }
 
 // Example fits the default detector, labels new rows, saves it, loads it and scores
@@ -151,4 +119,13 @@ func Example_defaults() {
 		fmt.Println(err)
 	}
 	// Output: 200 200 20 20
+}
+
+// table is testrows.Table: every tenth row an anomaly far from the others.
+var table = testrows.Table
+
+// reloaded saves m into a new folder and loads it back on the CPU; the test closes it.
+func reloaded(t *testing.T, m *udocc.Model) *udocc.Model {
+	t.Helper()
+	return testrows.Reloaded(t, m, udocc.Load)
 }

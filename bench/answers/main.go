@@ -12,7 +12,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/bench/internal/bench"
+	"github.com/udocc/udocc/bench/internal/fitdir"
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/answers"
 	"github.com/udocc/udocc/internal/detector"
@@ -120,7 +120,8 @@ func main() {
 		if *only != "" && !strings.Contains(ct.Name, *only) {
 			continue
 		}
-		scores, y, prior, err := loadFit(filepath.Join(*fitsDir, ct.Name))
+		fit, err := fitdir.Read(filepath.Join(*fitsDir, ct.Name))
+		scores, y, prior := fit.Scores, fit.Y, fit.Prior
 		if err != nil {
 			log.Fatalf("%s: %v", ct.Name, err)
 		}
@@ -433,30 +434,6 @@ func simulate(scores []float64, y []bool, prior review.Prior, seed uint64) ([]an
 		}
 	}
 	return out, asked
-}
-
-func loadFit(dir string) ([]float64, []bool, review.Prior, error) {
-	var sum struct {
-		SelectedRatio    float64    `json:"selected_ratio"`
-		SelectedInterval [2]float64 `json:"selected_ratio_interval"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return nil, nil, review.Prior{}, err
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, nil, review.Prior{}, err
-	}
-	cols, head, err := readCSV(filepath.Join(dir, "scores.csv"))
-	if err != nil {
-		return nil, nil, review.Prior{}, err
-	}
-	si, li := slices.Index(head, "score"), slices.Index(head, "true_label")
-	y := make([]bool, len(cols[li]))
-	for i, v := range cols[li] {
-		y[i] = v == 1
-	}
-	return cols[si], y, review.Prior{Share: sum.SelectedRatio, Low: sum.SelectedInterval[0], High: sum.SelectedInterval[1]}, nil
 }
 
 // loadPyod is the detectors' columns of path (nil when absent).

@@ -9,10 +9,9 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/udocc/udocc/bench/internal/fitdir"
 	"io"
 	"log"
 	"math"
@@ -292,50 +291,11 @@ func loadTables(dataDir, fitsDir, only string) ([]*table, error) {
 }
 
 func loadTable(dir string) (*table, error) {
-	var sum struct {
-		SelectedRatio    float64    `json:"selected_ratio"`
-		SelectedInterval [2]float64 `json:"selected_ratio_interval"`
-		ROCAUC           float64    `json:"rocauc"`
-		Flagged          int        `json:"flagged"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	fit, err := fitdir.Read(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
-	}
-	f, err := os.Open(filepath.Join(dir, "scores.csv"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	head, err := r.Read()
-	if err != nil {
-		return nil, err
-	}
-	si, li := slices.Index(head, "score"), slices.Index(head, "true_label")
-	if si < 0 || li < 0 {
-		return nil, fmt.Errorf("%s: no score or true_label column", f.Name())
-	}
-	t := &table{auc: sum.ROCAUC, flagged: sum.Flagged}
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		s, err := strconv.ParseFloat(rec[si], 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: line %d: score: %w", f.Name(), line, err)
-		}
-		t.scores = append(t.scores, s)
-		t.yRow = append(t.yRow, rec[li] == "1")
-	}
-	t.prior = review.Prior{Share: sum.SelectedRatio, Low: sum.SelectedInterval[0], High: sum.SelectedInterval[1]}
+	t := &table{auc: fit.ROCAUC, flagged: fit.Flagged, scores: fit.Scores, yRow: fit.Y, prior: fit.Prior}
 	t.setRanks()
 	return t, nil
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/internal/disttrace"
-	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/internal/method"
 )
 
 // TestFitNprocCollectives is the library's TestCollectiveSequence through the binary:
@@ -23,19 +23,18 @@ func TestFitNprocCollectives(t *testing.T) {
 	dir := t.TempDir()
 	writeTable(t, filepath.Join(dir, "plain.csv"), 90, 3, false, 21)
 	writeTable(t, filepath.Join(dir, "labelled.csv"), 90, 3, true, 21)
-	methods := append([]string{training.Ensemble.Name}, training.Methods...)
+	methods := append([]string{method.Ensemble.Name}, method.Methods...)
 	for _, world := range []int{2, 3} {
-		for _, method := range methods {
+		for _, name := range methods {
 			for _, labelled := range []bool{false, true} {
 				for _, quiet := range []bool{false, true} {
-					name := fmt.Sprintf("W=%d/%s/labelled=%v/quiet=%v", world, method, labelled, quiet)
-					t.Run(name, func(t *testing.T) {
+					t.Run(fmt.Sprintf("W=%d/%s/labelled=%v/quiet=%v", world, name, labelled, quiet), func(t *testing.T) {
 						args := []string{"fit", "--nproc", fmt.Sprint(world), "--dist-timeout", "30s",
-							"--pretrain-epochs", "2", "--epochs", "4", "--method", method}
-						if method == training.Ensemble.Name {
+							"--pretrain-epochs", "2", "--epochs", "4", "--method", name}
+						if name == method.Ensemble.Name {
 							args = append(args, "--screen-epochs", "2", "--members", "2")
 						}
-						if m, _ := training.MethodNamed(method); m.Ratio {
+						if m, _ := method.MethodNamed(name); m.Ratio {
 							args = append(args, "--ratio", "0.1")
 						}
 						if quiet {
@@ -46,7 +45,7 @@ func TestFitNprocCollectives(t *testing.T) {
 							table = "labelled.csv"
 							args = append(args, "--label", "y")
 						}
-						out := filepath.Join(dir, "out-"+fmt.Sprint(world)+method+fmt.Sprint(labelled, quiet))
+						out := filepath.Join(dir, "out-"+fmt.Sprint(world)+name+fmt.Sprint(labelled, quiet))
 						prefix := out + ".trace"
 						args = append(args, "--out", out, table)
 						cmd := exec.Command(udoccBin, args...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/udocc/udocc/internal/dynamics"
 	"github.com/udocc/udocc/internal/labelhint"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 	"io"
@@ -129,7 +130,7 @@ func (o *fitOptions) check(fs *pflag.FlagSet) error {
 	if err := o.checkEnsemble(fs); err != nil {
 		return err
 	}
-	meth, _ := training.MethodNamed(m.Name()) // m is a method: methodOf read it
+	meth, _ := method.MethodNamed(m.Name()) // m is a method: methodOf read it
 	if !meth.Ratio && fs.Changed("ratio") {
 		return usagef("--ratio is only for --method sb or tar")
 	}

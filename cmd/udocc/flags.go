@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 	"io"
@@ -192,7 +193,7 @@ func methodOf(name string) (lib.Method, error) {
 
 func methodNames() []string {
 	var out []string
-	for _, m := range training.AllMethods {
+	for _, m := range method.AllMethods {
 		out = append(out, m.Name)
 	}
 	return out

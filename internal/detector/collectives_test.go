@@ -3,7 +3,7 @@ package detector_test
 import (
 	"context"
 	"fmt"
-	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/internal/method"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +26,7 @@ type collectiveCase struct {
 
 func collectiveCases() []collectiveCase {
 	var out []collectiveCase
-	for _, meth := range training.AllMethods {
+	for _, meth := range method.AllMethods {
 		m, err := detector.MethodNamed(meth.Name)
 		if err != nil {
 			panic(err)

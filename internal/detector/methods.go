@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/internal/method"
 )
 
 // Method is how a fit trains its networks and draws its threshold. Ensemble is the
@@ -141,8 +141,8 @@ func MethodNamed(name string) (Method, error) {
 	case tarName:
 		return TAR{}, nil
 	}
-	names := []string{training.Ensemble.Name}
-	names = append(names, training.Methods...)
+	names := []string{method.Ensemble.Name}
+	names = append(names, method.Methods...)
 	return nil, fmt.Errorf("udocc: unknown method %q: want one of %s", name, strings.Join(names, ", "))
 }
 

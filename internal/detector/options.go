@@ -245,7 +245,7 @@ func Validate(m Method, o Options) error { return newSettings(m, o).validate() }
 
 // validate is Validate on resolved settings.
 func (o settings) validate() error {
-	meth, err := training.MethodNamed(o.Method)
+	meth, err := method.MethodNamed(o.Method)
 	if err != nil {
 		return o.badOption("Method", "%v", err)
 	}
@@ -425,7 +425,7 @@ func (o settings) method(d int, trace bool) method.Config {
 	c.Scores = training.ScoreSource(o.RankScores)
 	c.Dist = o.Dist.torch()
 	cfg := method.Config{
-		Method: meth, Train: c, Seeds: o.seeds(), Member: training.MethodOptions{Ratio: o.Ratio},
+		Method: meth, Train: c, Seeds: o.seeds(), Member: method.MethodOptions{Ratio: o.Ratio},
 		Progress: o.Progress, Epoch: o.Epoch, Trace: trace,
 	}
 	if o.Epochs >= 2 {

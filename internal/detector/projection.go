@@ -145,7 +145,7 @@ func (m *Model) networkScores(ctx context.Context, ds *data.Dataset) ([]float64,
 	if err != nil {
 		return nil, err
 	}
-	s, _, err := m.fit.Score(ctx, nds)
+	s, _, err := m.fit.Score(ctx, nds, nil)
 	return s, err
 }
 
@@ -240,7 +240,7 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 		if len(x) == 0 {
 			return nil // no row of the block moves a column: every part is 0
 		}
-		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x})
+		s, _, err := m.fit.Score(ctx, &data.Dataset{Name: sub.Name, N: len(x) / k, D: k, X: x}, nil)
 		if err != nil {
 			return err
 		}

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
 )
 
 // internalMethod is the training method named name, the zero Method for an unknown one.
-func internalMethod(name string) training.Method {
-	meth, _ := training.MethodNamed(name)
+func internalMethod(name string) method.Method {
+	meth, _ := method.MethodNamed(name)
 	return meth
 }
 

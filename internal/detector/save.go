@@ -10,7 +10,6 @@ import (
 
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/outdir"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // savedFiles are the names Save writes into its folder, as outdir.Begin matches them.
@@ -132,7 +131,7 @@ func Load(dir, device string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("udocc: load: %w", err)
 	}
-	if err := training.CheckMeta(meta); err != nil {
+	if err := method.CheckMeta(meta); err != nil {
 		return nil, fmt.Errorf("udocc: load %s: %w", filepath.Join(dir, models.MetaFile), err)
 	}
 	fit, err := method.Load(meta, dir, device)

@@ -69,13 +69,9 @@ func (m *Model) scoreDataset(ctx context.Context, ds *data.Dataset, sharpen bool
 	if err != nil {
 		return nil, nil, err
 	}
-	s, mem, err := m.fit.Score(ctx, nds)
+	s, mem, err := m.fit.Score(ctx, nds, gd)
 	if err != nil {
 		return s, mem, m.nameColumn(err)
-	}
-	if gd != nil {
-		// A wide table's Gaussian, mixed in as the fit did (models.Ensemble.MixGaussian).
-		m.meta.Ensemble.MixGaussian(s, gd)
 	}
 	if sharpen {
 		s = m.sharpen(nds, s)

@@ -48,7 +48,7 @@ func (e *ensemble) Marshal(meta *models.Meta) {
 	meta.CountReliable, meta.CountModel = e.reliable, e.countModel
 }
 
-// loadEnsemble is the saved ensemble of meta (training.CheckMeta: it has the ensemble
+// loadEnsemble is the saved ensemble of meta (CheckMeta: it has the ensemble
 // and threshold fields) on its networks nw.
 func loadEnsemble(meta *models.Meta, nw *Networks) *ensemble {
 	return &ensemble{nw: nw, comb: meta.Ensemble, thr: *meta.Threshold, rule: meta.ThresholdRule,
@@ -57,7 +57,7 @@ func loadEnsemble(meta *models.Meta, nw *Networks) *ensemble {
 
 // Score combines each row's member distances and reconstruction errors by the
 // combination fitted on the training rows (models.ScoreOf).
-func (e *ensemble) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
+func (e *ensemble) Score(ctx context.Context, ds *data.Dataset, gauss []float64) ([]float64, [][]float64, error) {
 	dist, rec, err := e.nw.outputs(ctx, ds)
 	if err != nil {
 		return nil, nil, err
@@ -71,6 +71,9 @@ func (e *ensemble) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]
 	}
 	if err := checkScored(e.nw.Scaler, ds, true, nil, nil, s); err != nil {
 		return nil, nil, err
+	}
+	if gauss != nil {
+		e.comb.MixGaussian(s, gauss) // as the fit mixed it (comb.FitGaussian)
 	}
 	return s, widenEach(dist), nil
 }
@@ -253,10 +256,10 @@ func trainingRows(ds *data.Dataset, limit int, seed uint64, dist bool) ([]float3
 // scores themselves are returned where the count's model reads them (count.Inputs).
 func fitScreened(x []float32, n, d int, cfg Config, hooks *training.Hooks, tr *Trace, record bool) (*training.Run, []float64, []float64, error) {
 	if cfg.Train.ScreenEpochs == 0 {
-		run, _, err := training.FitScreened(x, n, d, cfg.Train, cfg.Method, cfg.Seeds, cfg.Member, hooks)
+		run, _, err := training.FitScreened(x, n, d, cfg.Train, cfg.Seeds, hooks)
 		return run, nil, nil, err
 	}
-	sc, err := training.Screen(x, n, d, cfg.Train, cfg.Method, cfg.Seeds, cfg.Member, hooks)
+	sc, err := training.Screen(x, n, d, cfg.Train, cfg.Seeds, hooks)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -279,7 +282,7 @@ func fitScreened(x []float32, n, d int, cfg Config, hooks *training.Hooks, tr *T
 		tr.Screen = sc.Scores
 	}
 	sc.Scores = nil
-	run, err := training.FitKept(x, n, d, cfg.Train, cfg.Method, cfg.Seeds, cfg.Member, sc, hooks)
+	run, err := training.FitKept(x, n, d, cfg.Train, cfg.Seeds, sc, hooks)
 	return run, screen, kept, err
 }
 

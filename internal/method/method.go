@@ -18,8 +18,8 @@ import (
 // Config is a fit's settings, as package udocc translates its Options once, resolved
 // and checked: nothing here has a default left to fill.
 type Config struct {
-	// Method is the method fitted: training.Ensemble or one of the paper's.
-	Method training.Method
+	// Method is the method fitted: Ensemble or one of the paper's.
+	Method Method
 	// Train is the training engine's configuration: widths, epochs, rates, device, the
 	// data-parallel run (Train.Dist); its Scaler is set from Table.Scaler.
 	Train training.Config
@@ -27,7 +27,7 @@ type Config struct {
 	Seeds []uint64
 	// Member are the members' method settings (SB's ν, TAR's ratio, the epochs whose
 	// records carry proposed's Eq. (5) curve).
-	Member training.MethodOptions
+	Member MethodOptions
 	// Delta names proposed's δ rule (dynamics.NewRule), Ties how it breaks ties; each
 	// member gets a rule of its own (a rule may keep state). Empty for the other methods.
 	Delta string
@@ -103,10 +103,12 @@ func (t Table) gather(xs []float32) ([]float32, error) {
 type Fitted interface {
 	// Networks are the members' networks, which Save writes and Explain reads.
 	Networks() *Networks
-	// Score is the scores of ds's rows, already matched to the model's columns and
-	// imputed, and every member's distances beside them; ctx is checked between blocks
-	// of rows. The caller sets the thread count.
-	Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error)
+	// Score is the model's scores of ds's rows, already matched to the model's columns,
+	// imputed and, for a wide table, projected; every member's distances are beside
+	// them. gauss are the rows' Gaussian distances where the ensemble mixes a wide
+	// table's Gaussian into its score (Table.Gaussian); nil scores the networks alone.
+	// ctx is checked between blocks of rows. The caller sets the thread count.
+	Score(ctx context.Context, ds *data.Dataset, gauss []float64) ([]float64, [][]float64, error)
 	// Threshold is in score units (+Inf where the method has none: oc).
 	Threshold() float64
 	// Marshal writes the fitted state into the saved model's description: its members
@@ -169,7 +171,7 @@ func Fit(ctx context.Context, t Table, cfg Config) (Fitted, *Trace, error) {
 	return fitPaper(ctx, t, cfg)
 }
 
-// Load is the Fitted state of a saved model: meta, checked by training.CheckMeta, and
+// Load is the Fitted state of a saved model: meta, checked by CheckMeta, and
 // its networks read from dir onto device.
 func Load(meta *models.Meta, dir, device string) (Fitted, error) {
 	nw, err := loadNetworks(meta, dir, device)

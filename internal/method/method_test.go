@@ -30,7 +30,7 @@ func testTable(n, d int, seed uint64) *data.Dataset {
 
 // testConfig is a short fit of meth: two pretraining (and screening) epochs, three
 // fine-tuning ones, over seeds.
-func testConfig(t *testing.T, meth training.Method, seeds []uint64, trace bool) Config {
+func testConfig(t *testing.T, meth Method, seeds []uint64, trace bool) Config {
 	t.Helper()
 	c := training.DefaultConfig()
 	if meth.Ensemble {
@@ -40,11 +40,11 @@ func testConfig(t *testing.T, meth training.Method, seeds []uint64, trace bool) 
 	c.Hidden, c.PretrainEpochs, c.Epochs, c.BatchSize = []int{8, 4}, 2, 3, 32
 	cfg := Config{Method: meth, Train: c, Seeds: seeds, Trace: trace}
 	switch meth.Name {
-	case training.SB.Name, training.TAR.Name:
+	case SB.Name, TAR.Name:
 		cfg.Member.Ratio = 0.1
-	case training.Proposed.Name:
+	case Proposed.Name:
 		cfg.Delta, cfg.Ties = dynamics.DefaultRule().Name(), dynamics.TieLargest
-	case training.Ensemble.Name:
+	case Ensemble.Name:
 		r, err := threshold.ByName("mad")
 		if err != nil {
 			t.Fatal(err)
@@ -63,15 +63,15 @@ func testConfig(t *testing.T, meth training.Method, seeds []uint64, trace bool) 
 func TestFitScoreLoad(t *testing.T) {
 	ds := testTable(160, 3, 1)
 	for _, c := range []struct {
-		meth  training.Method
+		meth  Method
 		seeds []uint64
 	}{
-		{training.Ensemble, []uint64{0, 1}},
-		{training.Proposed, []uint64{0}},
-		{training.OC, []uint64{0, 1, 2}},
-		{training.SB, []uint64{0, 1}},
-		{training.Otsu, []uint64{3}},
-		{training.TAR, []uint64{0, 1}},
+		{Ensemble, []uint64{0, 1}},
+		{Proposed, []uint64{0}},
+		{OC, []uint64{0, 1, 2}},
+		{SB, []uint64{0, 1}},
+		{Otsu, []uint64{3}},
+		{TAR, []uint64{0, 1}},
 	} {
 		t.Run(c.meth.Name, func(t *testing.T) {
 			sc, err := scale.Fit(ds)
@@ -83,7 +83,7 @@ func TestFitScoreLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer fit.Close()
-			scores, dist, err := fit.Score(context.Background(), ds)
+			scores, dist, err := fit.Score(context.Background(), ds, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestFitScoreLoad(t *testing.T) {
 				}
 			}
 			for i := 140; i < 150; i++ {
-				alone, _, err := fit.Score(context.Background(), &data.Dataset{N: 1, D: ds.D, X: ds.Row(i)})
+				alone, _, err := fit.Score(context.Background(), &data.Dataset{N: 1, D: ds.D, X: ds.Row(i)}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -106,14 +106,14 @@ func TestFitScoreLoad(t *testing.T) {
 			}
 			meta := &models.Meta{Method: c.meth.Name, Sizes: models.Sizes(ds.D, []int{8, 4}), Scaler: *sc}
 			fit.Marshal(meta)
-			if err := training.CheckMeta(meta); err != nil {
+			if err := CheckMeta(meta); err != nil {
 				t.Fatalf("the marshalled state: %v", err)
 			}
 			var back Fitted = loadPaper(meta, fit.Networks())
 			if meta.Ensemble != nil {
 				back = loadEnsemble(meta, fit.Networks())
 			}
-			again, _, err := back.Score(context.Background(), ds)
+			again, _, err := back.Score(context.Background(), ds, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +156,7 @@ func TestTraceOnRequest(t *testing.T) {
 		trace     bool
 		trainRows int
 	}{{false, 0}, {true, 100}} {
-		cfg := testConfig(t, training.Ensemble, []uint64{0}, c.trace)
+		cfg := testConfig(t, Ensemble, []uint64{0}, c.trace)
 		cfg.TrainRows = c.trainRows
 		fit, tr, err := Fit(context.Background(), Table{DS: ds, Scaler: sc}, cfg)
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 // training dynamics (its δ rule, Config.Delta), and its baselines oc (one-class Deep
 // SVDD on every row, no threshold), sb (soft boundary, ν = the ratio), otsu and tar
 // (training on the rows below Otsu's threshold or the ratio's quantile). What sets them
-// apart is how a member trains (training.Method, package dynamics); fitted, each is
+// apart is how a member trains (Method, package dynamics); fitted, each is
 // members trained in lockstep from their seeds, each with its own threshold on its
 // distances (+Inf for oc). One member's score is its distance; several members' score
 // is the mean of their distances, each divided by its scale (its threshold, or for oc
@@ -51,7 +51,7 @@ func loadPaper(meta *models.Meta, nw *Networks) *paper {
 
 // Score is the members' distances of each row, combined by their saved scales
 // (combineMembers).
-func (p *paper) Score(ctx context.Context, ds *data.Dataset) ([]float64, [][]float64, error) {
+func (p *paper) Score(ctx context.Context, ds *data.Dataset, _ []float64) ([]float64, [][]float64, error) {
 	dist, rec, err := p.nw.outputs(ctx, ds)
 	if err != nil {
 		return nil, nil, err

@@ -156,24 +156,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Member is one model of a group: its seed and its method. The methods OC and SB are
-// built in (Method); any other method needs a Selector (package dynamics makes them).
+// Member is one network's training: its seed, its objective (one-class, or SB's soft
+// boundary of ν = Nu, whose radius moves after the warm-up) and the selector that picks
+// each epoch's training rows and labels rows at the end (nil: every row, and for the
+// one-class objective no labels). Package method builds members from its methods.
 type Member struct {
 	Seed     uint64
-	Method   string            // a Method's Name, or the Selector's name
-	Nu       float64           // SB's ν in (0, 1]
-	Selector dynamics.Selector // nil for OC and SB
+	Soft     bool
+	Nu       float64 // SB's ν in (0, 1]
+	Selector dynamics.Selector
 }
 
-// method is the member's Method; a method udocc does not know, with its own Selector,
-// trains with the one-class objective.
-func (m Member) method() Method {
-	mm, err := MethodNamed(m.Method)
-	if err != nil {
-		return Method{Name: m.Method}
-	}
-	return mm
-}
+// labels says whether the member labels rows: a selector's or the soft boundary's.
+func (m Member) labels() bool { return m.Selector != nil || m.Soft }
+
+// updatesRadius says whether the member's radius R moves in fine-tuning epoch e
+// (1-based): the soft boundary's, from the epoch after cfg.WarmUp on, as Ruff's code
+// does (0-based epoch >= warm-up).
+func (m Member) updatesRadius(e int, cfg Config) bool { return m.Soft && e > cfg.WarmUp }
 
 // selector is the member's selector for n rows: its own, or for OC and SB, which train
 // on every row, dynamics.All (OC: ranks without a threshold; SB: with the sphere's
@@ -186,21 +186,18 @@ func (m Member) selector(n int) (dynamics.Selector, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.method().Soft {
+	if m.Soft {
 		return softBoundary{All: all, nu: m.Nu}, nil
 	}
 	return all, nil
 }
 
 func (m Member) validate() error {
-	mm := m.method()
 	switch {
-	case mm.Soft:
-		if !(m.Nu > 0 && m.Nu <= 1) {
-			return fmt.Errorf("training: %s needs ν in (0, 1], have %g", m.Method, m.Nu)
-		}
-	case m.Selector == nil && mm.Name != OC.Name:
-		return fmt.Errorf("training: method %q needs a selector", m.Method)
+	case m.Soft && m.Selector != nil:
+		return fmt.Errorf("training: member of seed %d: a soft boundary takes no selector", m.Seed)
+	case m.Soft && !(m.Nu > 0 && m.Nu <= 1):
+		return fmt.Errorf("training: member of seed %d: the soft boundary needs ν in (0, 1], have %g", m.Seed, m.Nu)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func compareRuns(t *testing.T, label string, a, b *Run) float64 {
 		for e := range rb.History {
 			if ra.History[e].TrainSize != rb.History[e].TrainSize {
 				t.Errorf("%s member %d (%s): epoch %d trained on %d rows on cuda, %d on cpu (a row crossed the selection threshold)",
-					label, k, rb.Member.Method, e+1, ra.History[e].TrainSize, rb.History[e].TrainSize)
+					label, k, rb.Member.name(), e+1, ra.History[e].TrainSize, rb.History[e].TrainSize)
 				break
 			}
 		}
@@ -59,9 +59,9 @@ func compareRuns(t *testing.T, label string, a, b *Run) float64 {
 				w = math.Inf(1)
 			}
 		}
-		t.Logf("%s member %d (%s, seed %d): largest relative score difference %.2g", label, k, rb.Member.Method, rb.Member.Seed, w)
+		t.Logf("%s member %d (%s, seed %d): largest relative score difference %.2g", label, k, rb.Member.name(), rb.Member.Seed, w)
 		if w > cudaTolerance {
-			t.Errorf("%s member %d (%s): scores differ from cpu by %.3g (relative), tolerance %g", label, k, rb.Member.Method, w, cudaTolerance)
+			t.Errorf("%s member %d (%s): scores differ from cpu by %.3g (relative), tolerance %g", label, k, rb.Member.name(), w, cudaTolerance)
 		}
 		worst = math.Max(worst, w)
 	}
@@ -186,7 +186,7 @@ func TestCUDAGroupAllMethods(t *testing.T) {
 			worst = math.Max(worst, math.Abs(float64(got[i])-s)/math.Max(1e-3, math.Abs(s)))
 		}
 		if worst > cudaTolerance {
-			t.Errorf("member %d (%s): saved on cuda, loaded on cpu, distances differ by %.3g (relative), tolerance %g", k, r.Member.Method, worst, cudaTolerance)
+			t.Errorf("member %d (%s): saved on cuda, loaded on cpu, distances differ by %.3g (relative), tolerance %g", k, r.Member.name(), worst, cudaTolerance)
 		}
 	}
 }

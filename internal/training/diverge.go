@@ -111,7 +111,7 @@ func outputLevels(g *torch.Group, t table, cfg Config, members []Member, sh *sha
 			sum += float64(v)
 		}
 		levels[k] = sum / float64(m)
-		if mem.method().Soft {
+		if mem.Soft {
 			levels[k] /= mem.Nu
 		}
 		if !(levels[k] >= 1) { // NaN included: the finite-loss check still applies

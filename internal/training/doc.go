@@ -6,7 +6,9 @@
 // It owns the policy the torch shim does not: minibatch order (each member shuffles with
 // its own seed, so a member's numbers do not depend on the group it is trained in), which
 // rows each epoch trains on, the soft-boundary warm-up, and the final labels. It is not
-// for reading data or computing metrics. Start from Fit (one model) or FitGroup (several
-// seeds and methods trained in lockstep), configured by Config. With Config.Dist the fit
-// is one rank of a data-parallel run over blocks of the rows (docs/distributed.md).
+// for reading data or computing metrics, and it knows no method by name: a Member
+// carries its objective and its selector (package method makes them). Start from Fit
+// (one model) or FitGroup (several members trained in lockstep), configured by Config.
+// With Config.Dist the fit is one rank of a data-parallel run over blocks of the rows
+// (docs/distributed.md).
 package training

@@ -559,7 +559,7 @@ func newTuning(g *torch.Group, cfg Config, members []Member, sh *shard) (*tuning
 		if _, all := sel.(*dynamics.All); !all {
 			t.ranks = true
 		}
-		if m.method().Soft {
+		if m.Soft {
 			t.obj.Soft[i], t.obj.Nu[i] = 1, m.Nu
 		}
 		t.rngs[i] = rand.New(rand.NewPCG(m.Seed, rankStream(finetuneStream, sh)))
@@ -591,7 +591,7 @@ func (t *tuning) draw(e int) error {
 			}
 			t.pl.drawSteps(i, t.rngs[i], t.sh.slice(t.masks[i]), steps, t.trainDist != nil)
 		}
-		if t.members[i].method().UpdatesRadius(e, t.cfg) {
+		if t.members[i].updatesRadius(e, t.cfg) {
 			t.obj.UpdateR[i] = 1
 		}
 	}
@@ -714,7 +714,7 @@ func (t *tuning) finish(run *Run) error {
 	n := t.n
 	for i := range t.members {
 		r := &run.Results[i]
-		if m := t.members[i].method(); (t.cfg.rescored || t.cfg.narrow) && !m.Labels && !m.Soft {
+		if m := t.members[i]; (t.cfg.rescored || t.cfg.narrow) && !m.labels() && !m.Soft {
 			r.Threshold = math.Inf(1) // as OC's Label says, without the scores
 			if t.cfg.narrow {
 				r.dist32 = t.dist[i*n : (i+1)*n] // the epochs' buffer, which no epoch writes again

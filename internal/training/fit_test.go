@@ -42,7 +42,7 @@ func quickConfig() Config {
 func TestDeterministic(t *testing.T) {
 	x, _ := blobs(300, 6, 0.1, 1)
 	fit := func(seed uint64) []float64 {
-		run, err := Fit(x, 300, 6, quickConfig(), Member{Seed: seed, Method: "sb", Nu: 0.1}, nil)
+		run, err := Fit(x, 300, 6, quickConfig(), Member{Seed: seed, Soft: true, Nu: 0.1}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestSoftBoundaryLabels(t *testing.T) {
 	x, _ := blobs(400, 5, 0.1, 2)
-	run, err := Fit(x, 400, 5, quickConfig(), Member{Seed: 1, Method: "sb", Nu: 0.1}, nil)
+	run, err := Fit(x, 400, 5, quickConfig(), Member{Seed: 1, Soft: true, Nu: 0.1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestMaskedTraining(t *testing.T) {
 	for _, src := range []ScoreSource{EvalScores, TrainScores} {
 		cfg := quickConfig()
 		cfg.Scores = src
-		run, err := Fit(x, n, 4, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{half}}, nil)
+		run, err := Fit(x, n, 4, cfg, Member{Seed: 1, Selector: fixedMask{half}}, nil)
 		if err != nil {
 			t.Fatalf("%s scores: %v", src, err)
 		}
@@ -173,7 +173,7 @@ func TestErrors(t *testing.T) {
 	cfg := quickConfig()
 	badDevice := cfg
 	badDevice.Device = "tpu"
-	oc := Member{Seed: 1, Method: "oc"}
+	oc := Member{Seed: 1}
 	cases := []struct {
 		name string
 		x    []float32
@@ -182,13 +182,13 @@ func TestErrors(t *testing.T) {
 		m    Member
 		want string
 	}{
-		{"empty mask", x, 3, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{make([]bool, 100)}}, "has 0 rows"},
-		{"one-row mask", x, 3, cfg, Member{Seed: 1, Method: "fixed", Selector: fixedMask{append([]bool{true}, make([]bool, 99)...)}}, "has 1 rows"},
+		{"empty mask", x, 3, cfg, Member{Seed: 1, Selector: fixedMask{make([]bool, 100)}}, "has 0 rows"},
+		{"one-row mask", x, 3, cfg, Member{Seed: 1, Selector: fixedMask{append([]bool{true}, make([]bool, 99)...)}}, "has 1 rows"},
 		{"NaN in the input", nan, 3, cfg, oc, "row 3, column 2"}, // 1-based
 		{"wrong shape", x, 4, cfg, oc, "not 100 x 4"},
 		{"bad device", x, 3, badDevice, oc, "tpu"},
-		{"sb without nu", x, 3, cfg, Member{Seed: 1, Method: "sb"}, "ν"},
-		{"unknown method", x, 3, cfg, Member{Seed: 1, Method: "magic"}, "needs a selector"},
+		{"sb without nu", x, 3, cfg, Member{Seed: 1, Soft: true}, "ν"},
+		{"soft boundary with a selector", x, 3, cfg, Member{Seed: 1, Soft: true, Nu: 0.1, Selector: fixedMask{make([]bool, 100)}}, "takes no selector"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -236,7 +236,7 @@ func TestPretrainLR(t *testing.T) {
 	loss := func(pre float64) []float64 {
 		cfg := quickConfig()
 		cfg.PretrainLR = pre
-		run, err := Fit(x, 200, 4, cfg, Member{Seed: 1, Method: "oc"}, nil)
+		run, err := Fit(x, 200, 4, cfg, Member{Seed: 1}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

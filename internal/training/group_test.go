@@ -41,7 +41,7 @@ func TestGroupEquivalence(t *testing.T) {
 			}
 			defer group.Close()
 			for k := range members {
-				alone, err := NewMember(members[k].Method, members[k].Seed, n, ratioOf(members[k], k, opt))
+				alone, err := NewMember(members[k].name(), members[k].Seed, n, ratioOf(members[k], k, opt))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -55,9 +55,9 @@ func TestGroupEquivalence(t *testing.T) {
 					worst = math.Max(worst, math.Abs(got[i]-want[i])/math.Max(1e-3, math.Abs(want[i])))
 				}
 				run.Close()
-				t.Logf("member %d (%s): largest relative score difference %.2g", k, members[k].Method, worst)
+				t.Logf("member %d (%s): largest relative score difference %.2g", k, members[k].name(), worst)
 				if worst > groupTolerance {
-					t.Errorf("member %d (%s): scores differ from training alone by %.3g (relative), tolerance %g", k, members[k].Method, worst, groupTolerance)
+					t.Errorf("member %d (%s): scores differ from training alone by %.3g (relative), tolerance %g", k, members[k].name(), worst, groupTolerance)
 				}
 			}
 		})
@@ -73,7 +73,7 @@ func ratioOf(m Member, k int, first MethodOptions) MethodOptions {
 	if k == 0 {
 		return first
 	}
-	if UsesRatio(m.Method) {
+	if UsesRatio(m.name()) {
 		return MethodOptions{Ratio: 0.2}
 	}
 	return MethodOptions{}

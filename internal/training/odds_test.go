@@ -61,9 +61,9 @@ func TestSelectorsOnODDS(t *testing.T) {
 		for j, h := range r.History {
 			rec := h.Record
 			if j+1 < len(r.History) && r.History[j+1].TrainSize != rec.NextTrainSize {
-				t.Errorf("%s epoch %d: record says %d rows next, epoch %d trained %d", r.Member.Method, h.Epoch, rec.NextTrainSize, h.Epoch+1, r.History[j+1].TrainSize)
+				t.Errorf("%s epoch %d: record says %d rows next, epoch %d trained %d", r.Member.name(), h.Epoch, rec.NextTrainSize, h.Epoch+1, r.History[j+1].TrainSize)
 			}
-			if r.Member.Method != "proposed" {
+			if r.Member.name() != "proposed" {
 				continue
 			}
 			if h.Epoch < 2 {
@@ -86,6 +86,6 @@ func TestSelectorsOnODDS(t *testing.T) {
 				flagged++
 			}
 		}
-		t.Logf("%-8s flagged %3d of %d (true anomalies %d), threshold %.4g", r.Member.Method, flagged, ds.N, ds.Anomalies(), r.Threshold)
+		t.Logf("%-8s flagged %3d of %d (true anomalies %d), threshold %.4g", r.Member.name(), flagged, ds.N, ds.Anomalies(), r.Threshold)
 	}
 }

@@ -106,7 +106,7 @@ func sampledKept(x []float32, n, d int, sc *Screening, step int) []float32 {
 // screening (the test closes the run).
 func fitWithAndWithout(t *testing.T, x []float32, n, d int, cfg Config, seeds []uint64, on func(*Config)) (dist, rec [][]float64, run *Run, sc *Screening) {
 	t.Helper()
-	plain, _, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	plain, _, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func fitWithAndWithout(t *testing.T, x []float32, n, d int, cfg Config, seeds []
 		t.Fatal(err)
 	}
 	on(&cfg)
-	if run, sc, err = FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil); err != nil {
+	if run, sc, err = FitScreened(x, n, d, cfg, seeds, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(run.Close)

@@ -39,7 +39,7 @@ func (s *Screening) Kept() int {
 	return k
 }
 
-// FitScreened fits the members of method meth, one per seed, on x as the default
+// FitScreened fits one-class members, one per seed, on x as the default
 // ensemble does: with cfg.ScreenEpochs > 0, a screening fit (Screen) and the final fit
 // on the rows it keeps (FitKept). The final fit's Results hold each member's history and
 // pretraining loss but no per-row scores or reconstruction errors of an OC member
@@ -52,9 +52,9 @@ func (s *Screening) Kept() int {
 // With cfg.Dist of more than one rank, x is this rank's block (see FitGroup); the
 // Screening covers the whole table and every rank trains the final fit on the kept rows
 // of its own block.
-func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Run, *Screening, error) {
+func FitScreened(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (*Run, *Screening, error) {
 	if cfg.ScreenEpochs == 0 {
-		total, _, members, err := screenedSetup(n, cfg, meth, seeds, mo)
+		total, _, members, err := screenedSetup(n, cfg, seeds)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -75,11 +75,11 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 		run, err = standardised(run, table{x: x, d: d, n: n}, cfg)
 		return run, nil, err
 	}
-	sc, err := Screen(x, n, d, cfg, meth, seeds, mo, hooks)
+	sc, err := Screen(x, n, d, cfg, seeds, hooks)
 	if err != nil {
 		return nil, nil, err
 	}
-	run, err := FitKept(x, n, d, cfg, meth, seeds, mo, sc, hooks)
+	run, err := FitKept(x, n, d, cfg, seeds, sc, hooks)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,11 +92,11 @@ func FitScreened(x []float32, n, d int, cfg Config, meth Method, seeds []uint64,
 // (1 − cfg.Trim) quantile. A caller that takes the two steps itself may let the
 // Screening's Scores go before FitKept, which reads only Keep (a large table's fit then
 // does not hold them through training).
-func Screen(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, hooks *Hooks) (*Screening, error) {
+func Screen(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks) (*Screening, error) {
 	if cfg.ScreenEpochs == 0 {
 		return nil, fmt.Errorf("training: a screening fit needs screening epochs, have 0")
 	}
-	total, _, members, err := screenedSetup(n, cfg, meth, seeds, mo)
+	total, _, members, err := screenedSetup(n, cfg, seeds)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +107,8 @@ func Screen(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo M
 // on the rows sc keeps (sc.Keep over the whole table; a data-parallel rank trains on the
 // kept rows of its block). It reads the kept rows from x through a row list (4 bytes a
 // row), not from a copy of them (4·d bytes a row).
-func FitKept(x []float32, n, d int, cfg Config, meth Method, seeds []uint64, mo MethodOptions, sc *Screening, hooks *Hooks) (*Run, error) {
-	total, sh, members, err := screenedSetup(n, cfg, meth, seeds, mo)
+func FitKept(x []float32, n, d int, cfg Config, seeds []uint64, sc *Screening, hooks *Hooks) (*Run, error) {
+	total, sh, members, err := screenedSetup(n, cfg, seeds)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func standardised(run *Run, t table, cfg Config) (*Run, error) {
 // rows of the whole table (n, or the sum of every rank's block), the shard of a
 // data-parallel fit (nil otherwise), and a maker of the members, one per seed, for a fit
 // on a number of rows.
-func screenedSetup(n int, cfg Config, meth Method, seeds []uint64, mo MethodOptions) (int, *shard, func(int) ([]Member, error), error) {
+func screenedSetup(n int, cfg Config, seeds []uint64) (int, *shard, func(int) ([]Member, error), error) {
 	if err := cfg.Validate(); err != nil {
 		return 0, nil, nil, err
 	}
@@ -177,14 +177,10 @@ func screenedSetup(n int, cfg Config, meth Method, seeds []uint64, mo MethodOpti
 		}
 		total = sh.n
 	}
-	members := func(rows int) ([]Member, error) {
+	members := func(int) ([]Member, error) {
 		out := make([]Member, len(seeds))
 		for i, s := range seeds {
-			m, err := meth.NewMember(s, rows, mo)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = m
+			out[i] = Member{Seed: s} // one-class, every row
 		}
 		return out, nil
 	}

@@ -40,7 +40,7 @@ func TestFitScreened(t *testing.T) {
 	cfg := quickConfig()
 	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = 3, 0.1, 0.5
 	seeds := EnsembleSeeds(0, 3)
-	run, sc, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	run, sc, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestFitScreened(t *testing.T) {
 	}
 
 	// The same call is deterministic, and without screening it is FitGroup on every row.
-	run2, sc2, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	run2, sc2, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestFitScreened(t *testing.T) {
 		t.Error("two screened fits of the same data and seeds differ")
 	}
 	cfg.ScreenEpochs = 0
-	one, none, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	one, none, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestFitScreenedRowList(t *testing.T) {
 	cfg := quickConfig()
 	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight, cfg.Scaler = 2, 0.1, 0.5, sc
 	seeds := EnsembleSeeds(0, 2)
-	run, screen, err := FitScreened(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil)
+	run, screen, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestFitScreenedRowList(t *testing.T) {
 	}
 	ms := make([]Member, len(seeds))
 	for i, s := range seeds {
-		if ms[i], err = Ensemble.NewMember(s, screen.Kept(), MethodOptions{}); err != nil {
+		if ms[i], err = NewMember("oc", s, screen.Kept(), MethodOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,12 +201,12 @@ func TestScreenErrors(t *testing.T) {
 	x, _ := blobs(n, d, 0.05, 5)
 	cfg := quickConfig()
 	seeds := EnsembleSeeds(0, 1)
-	if _, err := Screen(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, nil); err == nil || !strings.Contains(err.Error(), "screening epochs") {
+	if _, err := Screen(x, n, d, cfg, seeds, nil); err == nil || !strings.Contains(err.Error(), "screening epochs") {
 		t.Errorf("Screen with ScreenEpochs 0: err %v, want one naming the screening epochs", err)
 	}
 	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = 1, 0.1, 0.5
 	sc := &Screening{Keep: make([]bool, n-1)}
-	if _, err := FitKept(x, n, d, cfg, Ensemble, seeds, MethodOptions{}, sc, nil); err == nil || !strings.Contains(err.Error(), "59 rows for a table of 60") {
+	if _, err := FitKept(x, n, d, cfg, seeds, sc, nil); err == nil || !strings.Contains(err.Error(), "59 rows for a table of 60") {
 		t.Errorf("FitKept with a screening of 59 rows: err %v, want one naming both sizes", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/training"
 )
@@ -28,7 +29,7 @@ const (
 var GroupModes = []GroupMode{GroupDataset, GroupSeed, GroupRun}
 
 // DefaultMethods are the paper's five methods, in the order of its tables.
-var DefaultMethods = []string{training.SB.Name, training.OC.Name, training.Otsu.Name, training.TAR.Name, training.Proposed.Name}
+var DefaultMethods = []string{method.SB.Name, method.OC.Name, method.Otsu.Name, method.TAR.Name, method.Proposed.Name}
 
 // Files in the output folder.
 const (

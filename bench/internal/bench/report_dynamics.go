@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/plots"
-	"github.com/udocc/udocc/internal/training"
 )
 
 var palette = []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Purple, plots.Grey}
@@ -20,7 +20,7 @@ var palette = []color.Color{plots.Blue, plots.Orange, plots.Green, plots.Purple,
 func (r *report) proposedMethods(ds string) []string {
 	var out []string
 	for _, m := range r.methods {
-		if c := r.cell(ds, m); c != nil && c.lines[0].Base == training.Proposed.Name {
+		if c := r.cell(ds, m); c != nil && c.lines[0].Base == method.Proposed.Name {
 			out = append(out, m)
 		}
 	}
@@ -151,7 +151,7 @@ func (r *report) writeRatios(b *bytes.Buffer, figs map[string]string) {
 	for _, ds := range r.datasets {
 		for _, m := range r.methods {
 			c := r.cell(ds, m)
-			if c == nil || c.lines[0].Base == training.OC.Name {
+			if c == nil || c.lines[0].Base == method.OC.Name {
 				continue
 			}
 			sel := meanStd(c.values(func(l *Line) Num { return l.SelectedRatio }))
@@ -161,7 +161,7 @@ func (r *report) writeRatios(b *bytes.Buffer, figs map[string]string) {
 			tr := float64(r.info[ds].TrueRatio)
 			in := math.Abs(sel.Mean-tr) <= sel.Std
 			row := fmt.Sprintf("| %s | %s | %d | %.3f | %.3f ± %.3f | %+.3f | %s |", ds, m, sel.K, tr, sel.Mean, sel.Std, sel.Mean-tr, yesNo(in))
-			if c.lines[0].Base != training.Proposed.Name {
+			if c.lines[0].Base != method.Proposed.Name {
 				b.WriteString(row + " — | — | — | — | — |\n")
 				continue
 			}

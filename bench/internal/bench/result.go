@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
 	"github.com/udocc/udocc/metrics"
@@ -36,7 +37,7 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 		Versions: Versions{Udocc: r.o.Version, Libtorch: torch.Version(), Go: runtime.Version()},
 		Device:   r.o.Train.Device, Group: string(r.o.Group), Session: r.session.ID,
 	}
-	if training.UsesRatio(t.spec.Method) {
+	if method.UsesRatio(t.spec.Method) {
 		l.Param = Num(d.ratio)
 	}
 	roc, pr, err := metrics.AUCs(d.ds.Y, res.Scores)
@@ -73,7 +74,7 @@ func (r *runner) line(d *dataset, t task, res training.Result, g groupInfo) (*Li
 		l.Loss = append(l.Loss, Num(h.Loss))
 		l.Timing.EpochSeconds = append(l.Timing.EpochSeconds, h.Seconds)
 	}
-	if t.spec.Method == training.Proposed.Name {
+	if t.spec.Method == method.Proposed.Name {
 		proposedTrace(l, res, n)
 		if slices.Contains(CurveDatasets, d.name) {
 			p, ok := res.Member.Selector.(*dynamics.Proposed)

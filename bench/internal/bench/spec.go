@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/training"
 )
 
 // Spec is one method of the grid: a training method and, for proposed, its δ rule.
 //
-// Spellings: a method of training.Methods ("sb", "oc", "otsu", "tar", "proposed"); plain
+// Spellings: a method of method.Methods ("sb", "oc", "otsu", "tar", "proposed"); plain
 // "proposed" uses dynamics.DefaultRule(), whatever it is when the run is trained.
 // "proposed:RULE" names a rule of dynamics.RuleNames(); the paper rule takes a tie rule
 // for Eq. (5)'s minimum, "proposed:paper/TIES" (smallest, largest, median; largest when
@@ -30,14 +31,14 @@ type Spec struct {
 
 // ParseSpec reads a method spec.
 func ParseSpec(s string) (Spec, error) {
-	method, rule, named := strings.Cut(strings.TrimSpace(s), ":")
-	if !slices.Contains(training.Methods, method) {
-		return Spec{}, fmt.Errorf("method %q: want one of %s, or proposed:RULE[/TIES]", s, strings.Join(training.Methods, ", "))
+	base, rule, named := strings.Cut(strings.TrimSpace(s), ":")
+	if !slices.Contains(method.Methods, base) {
+		return Spec{}, fmt.Errorf("method %q: want one of %s, or proposed:RULE[/TIES]", s, strings.Join(method.Methods, ", "))
 	}
 	if !named {
-		return Spec{Name: method, Method: method}, nil
+		return Spec{Name: base, Method: base}, nil
 	}
-	if m, _ := training.MethodNamed(method); !m.Rule {
+	if m, _ := method.MethodNamed(base); !m.Rule {
 		return Spec{}, fmt.Errorf("method %q: only proposed takes a δ rule", s)
 	}
 	name, ties, hasTies := strings.Cut(rule, "/")
@@ -58,14 +59,14 @@ func ParseSpec(s string) (Spec, error) {
 	if _, paper := r.(dynamics.Paper); hasTies && !paper {
 		return Spec{}, fmt.Errorf("method %q: δ rule %q takes no tie rule", s, name)
 	}
-	return Spec{Name: "proposed:" + ruleLabel(r), Method: method, Rule: name, Ties: t}, nil
+	return Spec{Name: "proposed:" + ruleLabel(r), Method: base, Rule: name, Ties: t}, nil
 }
 
 // newRule returns a fresh δ rule for one proposed member (rules may keep state), nil for
 // the other methods.
 func (s Spec) newRule() (dynamics.Rule, error) {
 	switch {
-	case s.Method != training.Proposed.Name:
+	case s.Method != method.Proposed.Name:
 		return nil, nil
 	case s.Rule == "":
 		return dynamics.DefaultRule(), nil
@@ -95,7 +96,7 @@ func ruleLabel(r dynamics.Rule) string {
 // soft says whether the spec's method has SB's soft-boundary objective, whose radius
 // the loss learns.
 func (s Spec) soft() bool {
-	m, err := training.MethodNamed(s.Method)
+	m, err := method.MethodNamed(s.Method)
 	return err == nil && m.Soft
 }
 
@@ -106,11 +107,11 @@ func (s Spec) member(seed uint64, n int, trueRatio float64) (training.Member, er
 	if err != nil {
 		return training.Member{}, err
 	}
-	m, err := training.MethodNamed(s.Method)
+	m, err := method.MethodNamed(s.Method)
 	if err != nil {
 		return training.Member{}, err
 	}
-	opt := training.MethodOptions{Rule: rule}
+	opt := method.MethodOptions{Rule: rule}
 	if m.Ratio {
 		opt.Ratio = trueRatio
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/atomicfile"
 	udocc "github.com/udocc/udocc/internal/detector"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/threshold"
@@ -62,7 +63,7 @@ type StudyOptions struct {
 	Progress func(done, total int, name string)
 }
 
-// Weights are the distance weights w of training.Ensemble the study compares; 1 is the
+// Weights are the distance weights w of method.Ensemble the study compares; 1 is the
 // encoders' distances alone and 0 the reconstruction errors alone.
 var Weights = []float64{0, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.67, 0.7, 0.75, 0.8, 0.9, 1}
 
@@ -366,7 +367,7 @@ func studyFit(t studyTable, device, scoresDir string) ([]StudyRecord, error) {
 	old.Hidden, old.Device = hidden, device
 	var oldMembers []training.Member
 	for _, s := range t.seeds {
-		m, err := training.Proposed.NewMember(s, ds.N, training.MethodOptions{})
+		m, err := method.Proposed.NewMember(s, ds.N, method.MethodOptions{})
 		if err != nil {
 			return nil, err
 		}
