@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	lib "github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/internal/method"
 )
 
 // The tests of this file run the default of udocc fit (--preset default, --method
@@ -96,9 +96,9 @@ func TestEnsembleFit(t *testing.T) {
 		if got, _ := json.Marshal(s["seeds"]); s["method"] != "ensemble" || string(got) != "[0,1,2,3,4]" {
 			t.Errorf("method %v, seeds %s; want ensemble, [0,1,2,3,4]", s["method"], got)
 		}
-		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": training.DistanceWeight,
-			"lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": string(lib.LearnedCount),
-			"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim})
+		checkConfig(t, s, map[string]any{"preset": "default", "members": 5, "distance_weight": method.DistanceWeight,
+			"lr": 1e-4, "pretrain_lr": method.EnsembleConfig().PretrainLR, "threshold_rule": string(lib.LearnedCount),
+			"screen_epochs": method.EnsembleConfig().ScreenEpochs, "trim": method.EnsembleConfig().Trim})
 		if s["delta_bar"] != nil {
 			t.Errorf("delta_bar %v, want null: the ensemble searches no δ", s["delta_bar"])
 		}
@@ -260,9 +260,9 @@ func TestPresets(t *testing.T) {
 		absent []string // config keys of the other preset's method
 	}{
 		{"default: an ensemble of 5 at lr 1e-4 for 10 epochs", []string{"--pretrain-epochs", "1"}, "ensemble",
-			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "epochs": 10, "pretrain_epochs": 1,
-				"screen_epochs": training.EnsembleConfig().ScreenEpochs, "trim": training.EnsembleConfig().Trim,
-				"members": 5, "distance_weight": training.DistanceWeight, "threshold_rule": string(lib.LearnedCount)}, nil},
+			map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": method.EnsembleConfig().PretrainLR, "epochs": 10, "pretrain_epochs": 1,
+				"screen_epochs": method.EnsembleConfig().ScreenEpochs, "trim": method.EnsembleConfig().Trim,
+				"members": 5, "distance_weight": method.DistanceWeight, "threshold_rule": string(lib.LearnedCount)}, nil},
 		{"paper: proposed at lr 1e-3 for 50 epochs", []string{"--preset", "paper", "--pretrain-epochs", "1"}, "proposed",
 			map[string]any{"preset": "paper", "lr": 1e-3, "pretrain_lr": 0, "epochs": 50, "pretrain_epochs": 1,
 				"threshold_rule": "accumulated"}, []string{"members", "distance_weight", "screen_epochs", "trim"}},
@@ -271,7 +271,7 @@ func TestPresets(t *testing.T) {
 		{"paper with --method oc: the method wins", []string{"--preset", "paper", "--method", "oc", "--epochs", "2", "--pretrain-epochs", "2"},
 			"oc", map[string]any{"preset": "paper", "lr": 1e-3, "epochs": 2}, []string{"members", "threshold_rule"}},
 		{"default with --method proposed: the default's settings", []string{"--method", "proposed", "--epochs", "2", "--pretrain-epochs", "2"},
-			"proposed", map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": training.EnsembleConfig().PretrainLR, "threshold_rule": "accumulated"},
+			"proposed", map[string]any{"preset": "default", "lr": 1e-4, "pretrain_lr": method.EnsembleConfig().PretrainLR, "threshold_rule": "accumulated"},
 			[]string{"members", "screen_epochs", "trim"}},
 	}
 	for i, c := range cases {

@@ -7,7 +7,6 @@ import (
 	"github.com/udocc/udocc/internal/labelhint"
 	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/torch"
-	"github.com/udocc/udocc/internal/training"
 	"io"
 	"math"
 	"os"
@@ -474,7 +473,7 @@ func report(f *fitted, o fitOptions, stdout io.Writer) error {
 			explained += ", the Gaussian's part by its exact Shapley values"
 		}
 		fmt.Fprintf(stdout, "  %s; %s\n", read, explained)
-	} else if s.Method == ensembleMethod && s.D > training.EnsembleProjectAbove && s.Config.Ranks == 0 {
+	} else if s.Method == ensembleMethod && s.D > method.EnsembleProjectAbove && s.Config.Ranks == 0 {
 		fmt.Fprintf(stdout, "  %d columns, every one read (--components 0); by default a table this wide is read through 32 principal components, 2-5x faster (bench/notes/cost.md)\n", s.D)
 	}
 	if f.paperWidths {

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/odds"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // figureFiles are the four figures of a proposed fit.
@@ -280,7 +280,7 @@ func TestFitJSON(t *testing.T) {
 		// epochs (these stages take well under lineEvery), then what the steps after
 		// training did.
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
-		screen := training.EnsembleConfig().ScreenEpochs
+		screen := method.EnsembleConfig().ScreenEpochs
 		want := []string{"read:", fmt.Sprintf("screen-pretrain epoch 1/%d", screen), fmt.Sprintf("screen-pretrain epoch %d/%d", screen, screen),
 			fmt.Sprintf("screen-finetune epoch 1/%d", tinyEpochs), fmt.Sprintf("screen-finetune epoch %d/%d", tinyEpochs, tinyEpochs),
 			"pretrain epoch 1/2", "pretrain epoch 2/2", "finetune epoch 1/4", "finetune epoch 4/4", "trained and scored:", "explained:", "written:"}

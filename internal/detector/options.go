@@ -162,12 +162,12 @@ func defaults(name string) settings {
 		s.Method = name
 		return s
 	}
-	s := fromConfig(training.EnsembleConfig())
+	s := fromConfig(method.EnsembleConfig())
 	s.Method = ensembleName
-	s.Members = training.EnsembleSize
-	s.TrainRows = training.EnsembleTrainRows
-	s.Components = training.EnsembleComponents
-	s.Gaussian = training.EnsembleGaussianWeight
+	s.Members = method.EnsembleSize
+	s.TrainRows = method.EnsembleTrainRows
+	s.Components = method.EnsembleComponents
+	s.Gaussian = method.EnsembleGaussianWeight
 	return s
 }
 
@@ -256,11 +256,11 @@ func (o settings) validate() error {
 	case proposed && o.Epochs < 2:
 		// Algorithm 1 searches δ from epoch 2 on: with one epoch there is no threshold.
 		return o.badOption("Epochs", "%d: method proposed needs at least 2 fine-tuning epochs to pick a threshold", o.Epochs)
-	case o.Components < 0 || o.Components > training.EnsembleProjectAbove:
-		return o.badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, training.EnsembleProjectAbove)
+	case o.Components < 0 || o.Components > method.EnsembleProjectAbove:
+		return o.badOption("Components", "%d: want a negative number (every column) or 1 to %d principal components", o.Components, method.EnsembleProjectAbove)
 	case !(o.Gaussian >= 0 && o.Gaussian <= 1):
 		return o.badOption("Gaussian", "%g: want a negative number (none) or a weight in (0, 1]", o.Gaussian)
-	case meth.Ensemble && o.TrainRows == training.EnsembleTrainRows && o.TrainRows < 2*o.BatchSize:
+	case meth.Ensemble && o.TrainRows == method.EnsembleTrainRows && o.TrainRows < 2*o.BatchSize:
 		// The default sample: the batch is what was set too large.
 		return o.badOption("BatchSize", "%d: the ensemble trains on a sample of %d rows (TrainRows), which must hold two minibatches: want at most %d, or more TrainRows", o.BatchSize, o.TrainRows, o.TrainRows/2)
 	case meth.Ensemble && o.TrainRows > 0 && o.TrainRows < 2*o.BatchSize:
@@ -388,7 +388,7 @@ func (o settings) seeds() []uint64 {
 	if o.Seeds != nil {
 		return o.Seeds
 	}
-	return training.EnsembleSeeds(o.Seed, o.Members)
+	return method.EnsembleSeeds(o.Seed, o.Members)
 }
 
 func validDevice(dev string) bool {
@@ -417,7 +417,7 @@ func (o settings) method(d int, trace bool) method.Config {
 	c.Hidden = hidden
 	c.Epochs, c.PretrainEpochs = o.Epochs, o.PretrainEpochs
 	if meth.Ensemble {
-		c.ScreenEpochs, c.Trim, c.ScreenWeight = o.ScreenEpochs, o.Trim, training.ScreenWeight
+		c.ScreenEpochs, c.Trim, c.ScreenScore = o.ScreenEpochs, o.Trim, method.ScreenScore
 		c.StandardiseOutput, c.RobustReconstruction = true, true
 	}
 	c.LR, c.PretrainLR = o.LR, o.PretrainLR

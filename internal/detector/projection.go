@@ -7,23 +7,23 @@ import (
 	"math/rand/v2"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/project"
 	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/torch"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // projectionRows is the most rows the principal components are fitted on: the size of
 // the ensemble's training sample.
-const projectionRows = training.EnsembleTrainRows
+const projectionRows = method.EnsembleTrainRows
 
 // projects says whether a fit with the resolved options o reads a table of d columns
 // through its leading components (Ensemble.Components): the ensemble's, in one process,
-// above training.EnsembleProjectAbove columns.
+// above method.EnsembleProjectAbove columns.
 func (o settings) projects(d int) bool {
-	return o.Method == ensembleName && o.Dist == nil && o.Components > 0 && d > training.EnsembleProjectAbove
+	return o.Method == ensembleName && o.Dist == nil && o.Components > 0 && d > method.EnsembleProjectAbove
 }
 
 // gaussianMaxValues bounds the Gaussian's matrix (min(rows, columns) × columns values,

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // wideTable is n rows of d columns driven by 5 latent factors plus noise, its last 10
@@ -157,8 +157,8 @@ func TestProjectedModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer def.Close()
-	if def.meta.Projection == nil || def.meta.Sizes[0] != training.EnsembleComponents {
-		t.Errorf("Components 0 (the default): projection %v, sizes %v; want %d components", def.meta.Projection != nil, def.meta.Sizes, training.EnsembleComponents)
+	if def.meta.Projection == nil || def.meta.Sizes[0] != method.EnsembleComponents {
+		t.Errorf("Components 0 (the default): projection %v, sizes %v; want %d components", def.meta.Projection != nil, def.meta.Sizes, method.EnsembleComponents)
 	}
 	o.Components = -1
 	every, err := FitDataset(ctx, ds, o, wideOptions)
@@ -169,7 +169,7 @@ func TestProjectedModel(t *testing.T) {
 	if every.meta.Projection != nil || every.meta.Sizes[0] != 320 {
 		t.Errorf("Components -1 (every column): projection %v, sizes %v", every.meta.Projection != nil, every.meta.Sizes)
 	}
-	o.Components = training.EnsembleProjectAbove + 1
+	o.Components = method.EnsembleProjectAbove + 1
 	if _, err := FitDataset(ctx, ds, o, wideOptions); err == nil || !strings.Contains(err.Error(), "Components") {
 		t.Errorf("Components %d: error %v", o.Components, err)
 	}
@@ -195,8 +195,8 @@ func TestProjectedGaussian(t *testing.T) {
 	}
 	defer m.Close()
 	p, e := m.meta.Projection, m.meta.Ensemble
-	if p.Gaussian == nil || e.GaussianWeight != training.EnsembleGaussianWeight || m.gaussianWeight() != training.EnsembleGaussianWeight {
-		t.Fatalf("Gaussian %v, weight %v: want a Gaussian of weight %v", p.Gaussian != nil, e.GaussianWeight, training.EnsembleGaussianWeight)
+	if p.Gaussian == nil || e.GaussianWeight != method.EnsembleGaussianWeight || m.gaussianWeight() != method.EnsembleGaussianWeight {
+		t.Fatalf("Gaussian %v, weight %v: want a Gaussian of weight %v", p.Gaussian != nil, e.GaussianWeight, method.EnsembleGaussianWeight)
 	}
 	o := quickWideOptions()
 	o.Gaussian = -1
@@ -234,8 +234,8 @@ func TestProjectedGaussian(t *testing.T) {
 		}
 		return k
 	}
-	if info := modelInfo(m, "", nil); info.GaussianWeight != training.EnsembleGaussianWeight {
-		t.Errorf("served model info: Gaussian weight %v, want %v", info.GaussianWeight, training.EnsembleGaussianWeight)
+	if info := modelInfo(m, "", nil); info.GaussianWeight != method.EnsembleGaussianWeight {
+		t.Errorf("served model info: Gaussian weight %v, want %v", info.GaussianWeight, method.EnsembleGaussianWeight)
 	}
 	if a, b := flagged(m.Labels()), flagged(nets.Labels()); a != b || a == 0 {
 		t.Errorf("%d rows flagged with the Gaussian, %d without: want the same count, above 0", a, b)

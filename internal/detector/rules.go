@@ -101,7 +101,7 @@ func (o settings) countNames() []CountRule {
 }
 
 // kmeansCount says whether o counts by kmeansRule alone, which gives an interval
-// around its share (training.DefaultInterval, udocc's earlier default count).
+// around its share (method.DefaultInterval, udocc's earlier default count).
 func (o settings) kmeansCount() bool {
 	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{kmeansRule})
 }

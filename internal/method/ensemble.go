@@ -172,7 +172,7 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 		}
 	}
 	// FitEnsembleTaking's scores are comb.Score(dist, rec), computed once.
-	comb, scores, err := models.FitEnsembleTaking(dist, rec, training.DistanceWeight)
+	comb, scores, err := models.FitEnsembleTaking(dist, rec, DistanceWeight)
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
@@ -306,7 +306,7 @@ func ruleShares(scores []float64, c threshold.Combination) ([]float64, error) {
 // the screening's scores two-means splits off only a few extreme rows of mnist and
 // thyroid), and the geometric mean of those shares for several rules
 // (threshold.Combination); one rule without a screening is the rule's own threshold.
-// The kmeans rule alone comes with the interval training.DefaultInterval gives around its
+// The kmeans rule alone comes with the interval DefaultInterval gives around its
 // share.
 func ensembleThreshold(scores []float64, screen []float64, cfg Config) (float64, []float64, error) {
 	if cfg.Contamination > 0 {
@@ -362,9 +362,9 @@ func (e *ensemble) learnedThreshold(cm *count.Model, in *count.Inputs) (float64,
 	return t, []float64{est.Low, est.High}, nil
 }
 
-// defaultInterval is the 80 % interval training.DefaultInterval gives around the default
+// defaultInterval is the 80 % interval DefaultInterval gives around the default
 // count's share.
 func defaultInterval(share float64) []float64 {
-	iv := training.DefaultInterval
+	iv := DefaultInterval
 	return []float64{min(share*math.Exp(iv.Low), 1), min(share*math.Exp(iv.High), 1)}
 }

@@ -34,7 +34,7 @@ func testConfig(t *testing.T, meth Method, seeds []uint64, trace bool) Config {
 	t.Helper()
 	c := training.DefaultConfig()
 	if meth.Ensemble {
-		c = training.EnsembleConfig()
+		c = EnsembleConfig()
 		c.ScreenEpochs = 2
 	}
 	c.Hidden, c.PretrainEpochs, c.Epochs, c.BatchSize = []int{8, 4}, 2, 3, 32

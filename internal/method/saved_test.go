@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // TestCheckMeta checks that a saved model's method and its fields agree.
@@ -16,9 +15,9 @@ func TestCheckMeta(t *testing.T) {
 		meta models.Meta
 		want string // "" = valid
 	}{
-		{"ensemble", models.Meta{Method: training.EnsembleMethod, Ensemble: &models.Ensemble{}, Threshold: &one}, ""},
-		{"ensemble without its combination", models.Meta{Method: training.EnsembleMethod, Threshold: &one}, "needs the ensemble field"},
-		{"ensemble without its threshold", models.Meta{Method: training.EnsembleMethod, Ensemble: &models.Ensemble{}}, "needs the threshold field"},
+		{"ensemble", models.Meta{Method: EnsembleMethod, Ensemble: &models.Ensemble{}, Threshold: &one}, ""},
+		{"ensemble without its combination", models.Meta{Method: EnsembleMethod, Threshold: &one}, "needs the ensemble field"},
+		{"ensemble without its threshold", models.Meta{Method: EnsembleMethod, Ensemble: &models.Ensemble{}}, "needs the threshold field"},
 		{"an unknown method", models.Meta{Method: "svm"}, `method "svm"`},
 		{"proposed with a combination", models.Meta{Method: "proposed", Ensemble: &models.Ensemble{}}, "has no ensemble field"},
 		{"proposed member without threshold", models.Meta{Method: "proposed", Members: []models.Member{{}}}, "members[0].threshold: method proposed wants a number"},

@@ -59,7 +59,7 @@ var (
 	}}
 	// Ensemble is the default of `udocc fit` (EnsembleConfig): a seed ensemble of OC
 	// members scored with their autoencoders and cut by a threshold rule.
-	Ensemble = Method{Name: training.EnsembleMethod, Rule: true, Labels: true, Ensemble: true}
+	Ensemble = Method{Name: EnsembleMethod, Rule: true, Labels: true, Ensemble: true}
 )
 
 // AllMethods are every method, the default first, then the paper's in Methods' order.

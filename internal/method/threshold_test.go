@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // TestEnsembleThreshold checks the ensemble's threshold for one rule on hand-made
@@ -49,7 +48,7 @@ func TestEnsembleThreshold(t *testing.T) {
 
 // TestKMeansCount checks the earlier default count, kmeans alone: two-means' share, the larger of the
 // screening's and the final scores' (its own threshold without a screening), with the
-// interval training.DefaultInterval gives around it; a contamination still overrides it,
+// interval DefaultInterval gives around it; a contamination still overrides it,
 // without an interval; another rule or combination has no interval.
 func TestKMeansCount(t *testing.T) {
 	const n = 200
@@ -78,7 +77,7 @@ func TestKMeansCount(t *testing.T) {
 			share = max(share, screen[0])
 		}
 		want := int(share*n + 0.5)
-		lo, hi := share*math.Exp(training.DefaultInterval.Low), min(share*math.Exp(training.DefaultInterval.High), 1)
+		lo, hi := share*math.Exp(DefaultInterval.Low), min(share*math.Exp(DefaultInterval.High), 1)
 		if got := threshold.Count(scores, thr); got != want || len(iv) != 2 || math.Abs(iv[0]-lo) > 1e-15 || math.Abs(iv[1]-hi) > 1e-15 {
 			t.Errorf("screen %v: %d rows flagged, interval %v; want %d (the share %g), [%g, %g]", screen, got, iv, want, share, lo, hi)
 		}

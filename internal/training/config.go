@@ -44,11 +44,14 @@ type Config struct {
 	Scores         ScoreSource // which scores the selectors rank (train)
 	// ScreenEpochs, when > 0, makes FitScreened fit the members first with this many
 	// pretraining epochs on every row, and then with PretrainEpochs on the rows left
-	// after leaving out the share Trim that scored highest, combined at distance weight
-	// ScreenWeight (the default ensemble; 0: one fit on every row).
+	// after leaving out the share Trim that scored highest by ScreenScore (the default
+	// ensemble; 0: one fit on every row).
 	ScreenEpochs int
 	Trim         float64
-	ScreenWeight float64
+	// ScreenScore combines the screening fit's members' distances and reconstruction
+	// errors of every row, member by member, into one score a row; the caller's method
+	// owns the formula (package method: the ensemble's combination).
+	ScreenScore func(dist, rec [][]float32) ([]float64, error)
 	// StandardiseOutput, in FitScreened's final fit, moves every member's center to the
 	// median of its outputs over the fit's training rows and divides each coordinate by
 	// its median absolute deviation there, so that the distances are
@@ -143,8 +146,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("training: screening epochs %d < 0", c.ScreenEpochs)
 	case c.ScreenEpochs > 0 && !(c.Trim > 0 && c.Trim < 0.5):
 		return fmt.Errorf("training: trim %g is not in (0, 0.5)", c.Trim)
-	case c.ScreenEpochs > 0 && !(c.ScreenWeight >= 0 && c.ScreenWeight <= 1):
-		return fmt.Errorf("training: screening distance weight %g is not in [0, 1]", c.ScreenWeight)
+	case c.ScreenEpochs > 0 && c.ScreenScore == nil:
+		return fmt.Errorf("training: a screening fit needs its ScreenScore")
 	case c.Scores != EvalScores && c.Scores != TrainScores:
 		return fmt.Errorf("training: score source %q is not eval or train", c.Scores)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/udocc/udocc/internal/dynamics"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // The tests build members as package method builds its methods' (training knows no
@@ -49,4 +50,23 @@ func (m Member) name() string {
 		return m.Selector.Name()
 	}
 	return "oc"
+}
+
+// EnsembleSize and EnsembleSeeds are the default ensemble's (package method's): five
+// members of seeds s, s+1, ….
+const EnsembleSize = 5
+
+func EnsembleSeeds(s uint64, size int) []uint64 {
+	out := make([]uint64, size)
+	for i := range out {
+		out[i] = s + uint64(i)
+	}
+	return out
+}
+
+// screenScore is the ensemble's screening score (package method's): its combination at
+// distance weight 0.5.
+func screenScore(dist, rec [][]float32) ([]float64, error) {
+	_, s, err := models.FitEnsembleTaking(dist, rec, 0.5)
+	return s, err
 }

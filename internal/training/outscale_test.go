@@ -22,7 +22,7 @@ func TestStandardiseOutput(t *testing.T) {
 		screenEpochs := c.screenEpochs
 		outputScaleRows = c.limit
 		cfg := quickConfig()
-		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = screenEpochs, 0.1, 0.5
+		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenScore = screenEpochs, 0.1, screenScore
 		seeds := EnsembleSeeds(0, 2)
 		_, plainRec, run, sc := fitWithAndWithout(t, x, n, d, cfg, seeds, func(cf *Config) { cf.StandardiseOutput = true })
 		kept := sampledKept(x, n, d, sc, c.step)

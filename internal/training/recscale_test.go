@@ -26,7 +26,7 @@ func TestRobustReconstruction(t *testing.T) {
 	for _, c := range []struct{ screenEpochs, values, step int }{{3, 1 << 21, 1}, {0, 1 << 21, 1}, {3, 60 * d, 6}} {
 		reconScaleValues = c.values
 		cfg := quickConfig()
-		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = c.screenEpochs, 0.1, 0.5
+		cfg.ScreenEpochs, cfg.Trim, cfg.ScreenScore = c.screenEpochs, 0.1, screenScore
 		cfg.StandardiseOutput = true
 		seeds := EnsembleSeeds(0, 2)
 		plainDist, _, run, sc := fitWithAndWithout(t, x, n, d, cfg, seeds, func(cf *Config) { cf.RobustReconstruction = true })

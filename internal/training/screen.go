@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-
-	"github.com/udocc/udocc/internal/models"
 )
 
 // The default ensemble is fitted twice (docs/threshold.md). A short
@@ -20,8 +18,7 @@ import (
 
 // Screening is the outcome of a screening fit over the whole table.
 type Screening struct {
-	// Scores are the combined scores (models.Ensemble at Config.ScreenWeight) of
-	// every row of the table under the screening fit; higher is more anomalous.
+	// Scores are the combined scores (Config.ScreenScore) of every row of the table under the screening fit; higher is more anomalous.
 	Scores []float64
 	// Keep marks the rows the final fit trains on: those scoring at or below the
 	// (1 − Trim) quantile of Scores.
@@ -87,8 +84,8 @@ func FitScreened(x []float32, n, d int, cfg Config, seeds []uint64, hooks *Hooks
 }
 
 // Screen is FitScreened's screening fit (cfg.ScreenEpochs > 0): cfg.ScreenEpochs
-// pretraining epochs, then cfg's fine-tuning, on every row; the rows' combined scores at
-// distance weight cfg.ScreenWeight; and the rows to keep, those at or below the
+// pretraining epochs, then cfg's fine-tuning, on every row; the rows' combined scores
+// (cfg.ScreenScore); and the rows to keep, those at or below the
 // (1 − cfg.Trim) quantile. A caller that takes the two steps itself may let the
 // Screening's Scores go before FitKept, which reads only Keep (a large table's fit then
 // does not hold them through training).
@@ -218,7 +215,7 @@ func screen(x []float32, n, d int, cfg Config, total int, members func(int) ([]M
 		}
 		r.Scores, r.Reconstruction, r.dist32, r.rec32 = nil, nil, nil, nil
 	}
-	_, scores, err := models.FitEnsembleTaking(dist, rec, cfg.ScreenWeight)
+	scores, err := cfg.ScreenScore(dist, rec)
 	if err != nil {
 		return nil, fmt.Errorf("training: screening: %w", err)
 	}

@@ -38,7 +38,7 @@ func TestFitScreened(t *testing.T) {
 	const n, d = 400, 6
 	x, y := blobs(n, d, 0.05, 3)
 	cfg := quickConfig()
-	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = 3, 0.1, 0.5
+	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenScore = 3, 0.1, screenScore
 	seeds := EnsembleSeeds(0, 3)
 	run, sc, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestFitScreenedRowList(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := quickConfig()
-	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight, cfg.Scaler = 2, 0.1, 0.5, sc
+	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenScore, cfg.Scaler = 2, 0.1, screenScore, sc
 	seeds := EnsembleSeeds(0, 2)
 	run, screen, err := FitScreened(x, n, d, cfg, seeds, nil)
 	if err != nil {
@@ -204,7 +204,7 @@ func TestScreenErrors(t *testing.T) {
 	if _, err := Screen(x, n, d, cfg, seeds, nil); err == nil || !strings.Contains(err.Error(), "screening epochs") {
 		t.Errorf("Screen with ScreenEpochs 0: err %v, want one naming the screening epochs", err)
 	}
-	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenWeight = 1, 0.1, 0.5
+	cfg.ScreenEpochs, cfg.Trim, cfg.ScreenScore = 1, 0.1, screenScore
 	sc := &Screening{Keep: make([]bool, n-1)}
 	if _, err := FitKept(x, n, d, cfg, seeds, sc, nil); err == nil || !strings.Contains(err.Error(), "59 rows for a table of 60") {
 		t.Errorf("FitKept with a screening of 59 rows: err %v, want one naming both sizes", err)

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/udocc/udocc/bench/internal/bench"
-	"github.com/udocc/udocc/internal/training"
+	"github.com/udocc/udocc/internal/method"
 )
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -184,8 +184,8 @@ func runStudy(ctx context.Context, fs *pflag.FlagSet, o bench.Options, so bench.
 
 // runStudyReal runs `udocc-bench --study --real`.
 func runStudyReal(ctx context.Context, fs *pflag.FlagSet, o bench.Options, seeds, extra, corpus string, copies, components int, reportOnly, quiet bool, stdout, stderr io.Writer) error {
-	if components > training.EnsembleProjectAbove {
-		return usagef("--components %d: want -1, 0 or 1 to %d", components, training.EnsembleProjectAbove)
+	if components > method.EnsembleProjectAbove {
+		return usagef("--components %d: want -1, 0 or 1 to %d", components, method.EnsembleProjectAbove)
 	}
 	ro := bench.RealOptions{Paper: o.DataDir, Extra: extra, Out: o.Out, Device: o.Train.Device, ReportOnly: reportOnly,
 		Corpus: corpus, Copies: copies, Components: components}

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // writeRealReport writes OUT/study-real.md from the real group's records and raw files.
@@ -87,7 +87,7 @@ func writeRealCandidates(b *strings.Builder, cases []*realCase) {
 		"count on %d evenly spaced rows of a fit above %d rows (threshold.ShareOf, as `udocc fit` does). The default, "+
 		"`udocc fit`'s count %q, is %s.\n\n"+
 		"| candidate | within ×1.5 | mean \\|ln\\| | beyond ×4: tables | F1 / oracle | paper sets | interval |\n|---|---|---|---|---|---|---|\n",
-		len(cases), threshold.CostlyRows, threshold.CostlyAbove, training.DefaultThresholdRule, DefaultCandidate())
+		len(cases), threshold.CostlyRows, threshold.CostlyAbove, method.DefaultThresholdRule, DefaultCandidate())
 	type row struct {
 		name string
 		st   candStats
@@ -166,11 +166,11 @@ func addLearned(cases []*realCase) (single, pair map[string]string) {
 }
 
 // defaultParts are the study's names of the counts the default combines: each rule of
-// training.DefaultThresholdRule, the larger of its counts on the screening fit's scores
+// method.DefaultThresholdRule, the larger of its counts on the screening fit's scores
 // and on the final scores.
 func defaultParts() []string {
 	var out []string
-	for _, r := range strings.Split(training.DefaultThresholdRule, "+") {
+	for _, r := range strings.Split(method.DefaultThresholdRule, "+") {
 		out = append(out, LargerRule(r))
 	}
 	return out
@@ -190,7 +190,7 @@ func DefaultCandidate() string {
 	if parts := defaultParts(); len(parts) > 1 {
 		return GeoName(parts...)
 	}
-	return LargerRule(training.DefaultThresholdRule)
+	return LargerRule(method.DefaultThresholdRule)
 }
 
 // writeLearned reports the learned candidates' fits on every table (what a default
@@ -226,7 +226,7 @@ func writeLearned(b *strings.Builder, cases []*realCase, chose, pairs map[string
 		"loto/best-pair (the geometric mean of two rule/ or larger/ counts of the lowest mean |ln|): %s.\n\n", picks(chose), picks(pairs))
 	res := logResiduals(cases, DefaultCandidate())
 	fmt.Fprintf(b, "The default's interval on all %d tables: ln(true / selected) has 10th percentile %.4f and 90th %.4f over the %d fits "+
-		"(training.DefaultInterval).\n\n", countCaseTables(cases), stats.Quantile(res, 0.1), stats.Quantile(res, 0.9), len(res))
+		"(method.DefaultInterval).\n\n", countCaseTables(cases), stats.Quantile(res, 0.1), stats.Quantile(res, 0.9), len(res))
 }
 
 func countCaseTables(cases []*realCase) int {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/udocc/udocc/data"
 	udocc "github.com/udocc/udocc/internal/detector"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/odds"
-	"github.com/udocc/udocc/internal/training"
 )
 
 func glassPath(t *testing.T) (string, string) {
@@ -93,7 +93,7 @@ func TestRealOnePipeline(t *testing.T) {
 	if got := threshold.Count(raw.Scores, thr); got != raw.Flagged || est.Low != lo || est.High != hi {
 		t.Errorf("the study's learned count flags %d rows in [%v, %v], the library %d in [%v, %v]", got, est.Low, est.High, raw.Flagged, lo, hi)
 	}
-	if len(raw.Dist) != training.EnsembleSize || len(raw.Rec) != training.EnsembleSize || len(raw.Screen) != ds.N {
+	if len(raw.Dist) != method.EnsembleSize || len(raw.Rec) != method.EnsembleSize || len(raw.Screen) != ds.N {
 		t.Fatalf("%d members' distances, %d reconstruction errors, %d screening scores", len(raw.Dist), len(raw.Rec), len(raw.Screen))
 	}
 	dist, recs := make([][]float64, len(raw.Dist)), make([][]float64, len(raw.Rec))
@@ -104,7 +104,7 @@ func TestRealOnePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := training.DistanceWeight
+	w := method.DistanceWeight
 	for i := range want {
 		if got := w*parts.D[i] + (1-w)*parts.R[i]; math.Abs(got-want[i]) > 1e-9*(1+math.Abs(want[i])) {
 			t.Fatalf("row %d: the study's source w%.2f is %v, the library's score %v", i, w, got, want[i])

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/udocc/udocc/internal/atomicfile"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/stats"
 	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // sourceKey is the study's name of the default score source.
@@ -97,7 +97,7 @@ func studyRules(recs []StudyRecord, source string) []string {
 
 // bestWeight is the distance weight with the highest mean of (ROCAUC + PRAUC) / 2 over
 // the two groups, each group's mean counting once: the rule that chose
-// training.DistanceWeight.
+// method.DistanceWeight.
 func bestWeight(paper, syn []StudyRecord) (float64, float64) {
 	best, bestV := math.NaN(), math.Inf(-1)
 	for _, w := range Weights {
@@ -117,7 +117,7 @@ func bestWeight(paper, syn []StudyRecord) (float64, float64) {
 
 // bestRule is the rule with the highest mean of its within-×1.5 shares over the two
 // groups on source (ties broken by mean F1 ÷ oracle): the rule that chose
-// training.DefaultThresholdRule.
+// method.DefaultThresholdRule.
 func bestRule(paper, syn []StudyRecord, source string) (string, float64) {
 	best, bestV, bestRel := "", math.Inf(-1), math.Inf(-1)
 	for _, rule := range studyRules(append(append([]StudyRecord(nil), paper...), syn...), source) {
@@ -143,11 +143,11 @@ func bestRule(paper, syn []StudyRecord, source string) (string, float64) {
 // defaultRule is the study's name of the first rule of `udocc fit`'s default count, the
 // larger of its counts on the screening fit's scores and on the final scores when the
 // default ensemble screens. The default combines it with others
-// (training.DefaultThresholdRule), which only the real group's report (StudyReal) judges;
+// (method.DefaultThresholdRule), which only the real group's report (StudyReal) judges;
 // this study judges single rules.
 func defaultRule() string {
-	first, _, _ := strings.Cut(training.DefaultThresholdRule, "+")
-	if training.EnsembleConfig().ScreenEpochs > 0 {
+	first, _, _ := strings.Cut(method.DefaultThresholdRule, "+")
+	if method.EnsembleConfig().ScreenEpochs > 0 {
 		return LargerRule(first)
 	}
 	return first
@@ -159,7 +159,7 @@ func writeStudyReport(path string, recs []StudyRecord, o StudyOptions) error {
 	var b strings.Builder
 	paper := filter(recs, func(r StudyRecord) bool { return r.Group == "paper" })
 	syn := filter(recs, func(r StudyRecord) bool { return r.Group == "synthetic" })
-	def := sourceKey(training.DistanceWeight)
+	def := sourceKey(method.DistanceWeight)
 	defRule := defaultRule()
 	writeStudyIntro(&b, paper, syn, def, o)
 	writeStudyScores(&b, recs, paper, syn)
@@ -179,10 +179,10 @@ func writeStudyIntro(b *strings.Builder, paper, syn []StudyRecord, def string, o
 		fmt.Fprintf(b, "The synthetic tables are drawn with generator seed %d (`--generator-seed`): new tables from the same "+
 			"normal rows, not the study's own (seed 0) on which the defaults were chosen.\n\n", syn[0].GeneratorSeed)
 	}
-	fmt.Fprintf(b, "Sources: `wX` is the default ensemble (%d seeds, training.EnsembleConfig) with distance weight w "+
+	fmt.Fprintf(b, "Sources: `wX` is the default ensemble (%d seeds, method.EnsembleConfig) with distance weight w "+
 		"(w1.00 = encoder distances only, w0.00 = reconstruction errors only); `old` is the previous default "+
 		"(proposed, the paper's settings, one model); `iforest` is a Go isolation forest (reference only). "+
-		"The default source is %s.\n\n", training.EnsembleSize, def)
+		"The default source is %s.\n\n", method.EnsembleSize, def)
 }
 
 // writeStudyScores writes every source's mean ROCAUC and PRAUC per group and kind of
@@ -207,7 +207,7 @@ func writeStudyScores(b *strings.Builder, recs, paper, syn []StudyRecord) {
 	}
 	if w, v := bestWeight(paper, syn); !math.IsNaN(w) {
 		fmt.Fprintf(b, "\nBest distance weight by the mean of (ROCAUC + PRAUC)/2 over the two groups (each group once): "+
-			"**w = %.2f** (%.4f); training.DistanceWeight is %.2f.\n", w, v, training.DistanceWeight)
+			"**w = %.2f** (%.4f); method.DistanceWeight is %.2f.\n", w, v, method.DistanceWeight)
 	}
 }
 

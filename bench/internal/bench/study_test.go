@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/odds"
 	"github.com/udocc/udocc/internal/threshold"
-	"github.com/udocc/udocc/internal/training"
 )
 
 // TestStudy runs the study on glass and its four synthetic tables at one ratio: one
@@ -81,7 +81,7 @@ func TestStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := reevaluate(fresh, filepath.Join(out, "scores"), 2)
-	def := sourceKey(training.DistanceWeight)
+	def := sourceKey(method.DistanceWeight)
 	for i := range recs {
 		a, b := recs[i].Sources[def], again[i].Sources[def]
 		if math.Abs(a.ROCAUC-b.ROCAUC) > 1e-9 {

@@ -1,6 +1,11 @@
-package training
+package method
 
-// The defaults of `udocc fit`, chosen by the threshold and score study (`udocc-bench
+import (
+	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/training"
+)
+
+// The ensemble's defaults, those of `udocc fit`, chosen by the threshold and score study (`udocc-bench
 // --study`, docs/threshold.md) on the semi-synthetic benchmark and the ten paper sets
 // together, and the count on 26 real tables (`udocc-bench --study --real`). The paper's
 // literal settings stay DefaultConfig (`--preset paper`).
@@ -16,7 +21,7 @@ const (
 	// counted once) chose it among bench.Weights (bench/notes/threshold.md A.3).
 	DistanceWeight = 0.45
 	// ScreenWeight is the distance weight of the screening fit's scores, which choose the
-	// rows the final fit leaves out and give the threshold its count (Config.ScreenWeight).
+	// rows the final fit leaves out and give the threshold its count (ScreenScore).
 	ScreenWeight = 0.5
 	// EnsembleTrainRows is the most rows the default ensemble trains on: a larger table
 	// trains on a seeded sample of this many rows and every row is scored (the
@@ -38,21 +43,21 @@ const (
 // EnsembleConfig returns the default training settings of `udocc fit`: the paper's
 // architecture and batch size; a screening fit (50 autoencoder epochs, then fine-tuning)
 // on every row, and the final fit (60 autoencoder epochs, then fine-tuning) on the 90 %
-// of rows the screening scored lowest (FitScreened), its distances standardised over those
-// rows (StandardiseOutput) and its reconstruction errors made robust there
+// of rows the screening scored lowest (training.FitScreened), its distances standardised over those
+// rows (training.Config.StandardiseOutput) and its reconstruction errors made robust there
 // (RobustReconstruction); pretraining at lr 3e-3, fine-tuning short (10 epochs at lr
 // 1e-4: at the paper's 1e-3 every fine-tuning epoch after the first lowers OC's
 // ROCAUC, while a short tuning keeps what pretraining found; bench/notes/reproduction.md). The
 // study of bench/notes/threshold.md A.2–A.5 chose the rest.
-func EnsembleConfig() Config {
-	c := DefaultConfig()
+func EnsembleConfig() training.Config {
+	c := training.DefaultConfig()
 	c.PretrainEpochs = 60
 	c.PretrainLR = 3e-3
 	c.LR = 1e-4
 	c.Epochs = 10
 	c.ScreenEpochs = 50
 	c.Trim = 0.1
-	c.ScreenWeight = ScreenWeight
+	c.ScreenScore = ScreenScore
 	c.StandardiseOutput = true
 	c.RobustReconstruction = true
 	return c
@@ -85,3 +90,11 @@ const DefaultThresholdRule = "kmeans"
 // [share·e^Low, share·e^High], the 10th and 90th percentiles of ln(true share / selected
 // share) of the kmeans count over the study's real group (bench/notes/threshold.md A.0b).
 var DefaultInterval = struct{ Low, High float64 }{Low: -2.1027, High: 1.8330}
+
+// ScreenScore is the screening fit's score of every row: the ensemble's combination of
+// its members' distances and reconstruction errors at distance weight ScreenWeight,
+// with scales fitted on these rows (models.FitEnsembleTaking).
+func ScreenScore(dist, rec [][]float32) ([]float64, error) {
+	_, s, err := models.FitEnsembleTaking(dist, rec, ScreenWeight)
+	return s, err
+}
