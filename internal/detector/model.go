@@ -33,7 +33,6 @@ type Model struct {
 	scores  []float64
 	labels  []bool
 	members []Member
-	history [][]Epoch
 	calls   inflight // the calls on nets and aes in flight, which Close waits for
 	saveMu  sync.Mutex
 }
@@ -185,13 +184,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts settings, trace bool
 		m.Close()
 		return nil, nil, err
 	}
-	thresholds := m.meta.Thresholds()
-	for k, mt := range tr.Members {
-		m.history = append(m.history, mt.History)
-		mem := Member{Seed: mt.Seed, Threshold: thresholds[k], Scores: mt.Dist, PretrainLoss: mt.PretrainLoss}
-		mem.Labels = mem.Label(mem.Scores)
-		m.members = append(m.members, mem)
-	}
+	m.members = tr.Members
 	m.remember(ds, medians, missing)
 	m.meta.Tail = newTail(m.scores)
 	if opts.Answers != nil {
@@ -262,12 +255,12 @@ func (m *Model) Ratio() float64 {
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
 // nil for a loaded model. It is a copy.
 func (m *Model) historyCopy() [][]Epoch {
-	if m.history == nil {
+	if m.members == nil {
 		return nil
 	}
-	out := make([][]Epoch, len(m.history))
-	for k, h := range m.history {
-		out[k] = slices.Clone(h)
+	out := make([][]Epoch, len(m.members))
+	for k, mem := range m.members {
+		out[k] = slices.Clone(mem.History)
 		for e := range out[k] {
 			out[k][e].Curve = slices.Clone(out[k][e].Curve)
 		}
@@ -289,6 +282,7 @@ func (m *Model) membersCopy() []Member {
 	for k := range out {
 		mem := &out[k]
 		mem.Scores, mem.Labels, mem.PretrainLoss = slices.Clone(mem.Scores), slices.Clone(mem.Labels), slices.Clone(mem.PretrainLoss)
+		mem.History = m.historyCopy()[k]
 	}
 	return out
 }

@@ -3,10 +3,10 @@ package detector
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/method"
 	"github.com/udocc/udocc/internal/review"
 	"github.com/udocc/udocc/internal/threshold"
 	"github.com/udocc/udocc/internal/training"
@@ -17,29 +17,8 @@ import (
 // the threshold, the Eq. (5) curve).
 type Epoch = training.Epoch
 
-// Member is one network of a model, trained from its own seed in lockstep with the
-// others.
-type Member struct {
-	Seed uint64
-	// Threshold is the member's own threshold on its distances for the paper's methods
-	// but oc; +Inf for oc and for the ensemble's members, which are thresholded together.
-	Threshold float64
-	// Scores are the training rows' distances ||φ(x)−c||², Eq. (3); Labels are the rows
-	// above Threshold (nil without one); PretrainLoss is the autoencoder's loss per
-	// pretraining epoch. All three are nil for a loaded model.
-	Scores       []float64
-	Labels       []bool
-	PretrainLoss []float64
-}
-
-// Label labels the member's distances by its own Threshold, true above it; nil where it
-// has none (oc, and the ensemble's members).
-func (mem Member) Label(dist []float64) []bool {
-	if math.IsInf(mem.Threshold, 1) {
-		return nil
-	}
-	return threshold.Labels(dist, mem.Threshold)
-}
+// Member is one member of a model (Model.Members).
+type Member = method.Member
 
 // Cut says how a model's threshold is drawn anew, without training (Model.ThresholdFor,
 // Model.Recut): set exactly one field.

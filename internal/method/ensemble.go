@@ -210,7 +210,7 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 	}
 	tr.Scores = scores
 	for k := range tr.Members {
-		tr.Members[k].Dist = wide[k]
+		tr.Members[k].Scores = wide[k] // members thresholded together: no labels of their own
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/dynamics"
@@ -126,7 +127,7 @@ type Trace struct {
 	// Scores are the training rows' scores; Members every member's record, in seed
 	// order.
 	Scores  []float64
-	Members []MemberTrace
+	Members []Member
 	// Networks are the ensemble's networks' combined scores of every row where a wide
 	// table's Gaussian was mixed into Scores (Table.Gaussian), nil where none was: the
 	// scores the count reads.
@@ -148,15 +149,27 @@ type Trace struct {
 	ScreenPretrain [][][]float32
 }
 
-// MemberTrace is one member's record of a fit.
-type MemberTrace struct {
-	Seed uint64
-	// Dist are its distances of the training rows, Eq. (3).
-	Dist []float64
-	// PretrainLoss is the autoencoder's loss per pretraining epoch; History the record
-	// of every fine-tuning epoch.
+// Member is one member of a fit, trained from its own seed in lockstep with the others:
+// its threshold on its own distances (+Inf for oc and the ensemble's members, which are
+// thresholded together or not at all), the training rows' distances ||φ(x)−c||² (Eq.
+// (3)) and the labels its threshold gives them (nil without one), the autoencoder's
+// loss per pretraining epoch, and the record of every fine-tuning epoch. A loaded
+// model's members hold their seed and threshold alone.
+type Member struct {
+	Seed         uint64
+	Threshold    float64
+	Scores       []float64
+	Labels       []bool
 	PretrainLoss []float64
 	History      []training.Epoch
+}
+
+// Label labels dist by the member's own Threshold, true above it; nil where it has none.
+func (mem Member) Label(dist []float64) []bool {
+	if math.IsInf(mem.Threshold, 1) {
+		return nil
+	}
+	return threshold.Labels(dist, mem.Threshold)
 }
 
 // Fit fits cfg.Method on t: it trains the networks (package training), scores every row
@@ -225,10 +238,10 @@ func scoreRows(ctx context.Context, nw *Networks, t Table) (dist, rec [][]float3
 }
 
 // traceMembers are the members' records of a run, before their distances are known.
-func traceMembers(run *training.Run) []MemberTrace {
-	out := make([]MemberTrace, len(run.Results))
+func traceMembers(run *training.Run) []Member {
+	out := make([]Member, len(run.Results))
 	for k, r := range run.Results {
-		out[k] = MemberTrace{Seed: r.Member.Seed, PretrainLoss: r.PretrainLoss, History: r.History}
+		out[k] = Member{Seed: r.Member.Seed, Threshold: math.Inf(1), PretrainLoss: r.PretrainLoss, History: r.History}
 	}
 	return out
 }

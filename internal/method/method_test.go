@@ -91,7 +91,7 @@ func TestFitScoreLoad(t *testing.T) {
 				t.Fatalf("the training rows score other than the fit's scores, or %d members' distances for %d seeds", len(dist), len(c.seeds))
 			}
 			for k := range dist {
-				if !slices.Equal(dist[k], tr.Members[k].Dist) || tr.Members[k].Seed != c.seeds[k] {
+				if !slices.Equal(dist[k], tr.Members[k].Scores) || tr.Members[k].Seed != c.seeds[k] {
 					t.Fatalf("member %d: its distances or seed differ from the fit's", k)
 				}
 			}

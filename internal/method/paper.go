@@ -146,8 +146,10 @@ func (p *paper) fitScales(ctx context.Context, t Table, cfg Config, tr *Trace) e
 	if err := checkScored(p.nw.Scaler, t.DS, t.Dist == nil, nil, nil, tr.Scores); err != nil {
 		return err
 	}
-	for k := range tr.Members {
-		tr.Members[k].Dist = wide[k]
+	for k, thr := range v.Thresholds() {
+		mem := &tr.Members[k]
+		mem.Scores, mem.Threshold = wide[k], thr
+		mem.Labels = mem.Label(mem.Scores)
 	}
 	return nil
 }
