@@ -47,12 +47,12 @@ func TableFormat(path string) (string, error) {
 	}
 }
 
-// WriteAppended writes the table at src, read as Load reads it with opts but with every
-// column, to dst (CSV or Parquet by its extension) with cols added after its columns,
-// atomically. A Parquet source keeps its column types in a Parquet dst; a text source
-// written as Parquet has DOUBLE columns where its first data row holds numbers and
-// STRING columns elsewhere, empty cells null; a MAT, NPY or NPZ source is its matrix,
-// columns x1…xD.
+// WriteAppended writes the table at src to dst with cols added after its columns, in
+// one atomic step. src is read as Load reads it with opts, but with every column. dst
+// is CSV or Parquet by its extension. A Parquet source keeps its column types in a
+// Parquet dst. A text source written as Parquet has DOUBLE columns where its first data
+// row holds numbers, STRING columns elsewhere, and empty cells null. A MAT, NPY or NPZ
+// source is its matrix, columns x1…xD.
 func WriteAppended(src string, opts LoadOptions, dst string, cols []Appended) error {
 	out, err := TableFormat(dst)
 	if err != nil {

@@ -145,14 +145,16 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		if len(bad) > 1 {
 			verb = "are"
 		}
-		drop := "--drop " + strings.Join(ShowNames(bad), ",")
-		if len(drop) > 200 {
-			drop = "--drop and their names" // a list too long to echo
+		var drop []any
+		if len(strings.Join(ShowNames(bad), ",")) > 200 {
+			drop = []any{setting("Selection.Drop"), " and their names"} // a list too long to echo
+		} else {
+			drop = []any{setting("Selection.Drop", bad...)}
 		}
-		hint := ""
+		var hint []any
 		for _, name := range bad {
 			if IsLabelName(name) {
-				hint = fmt.Sprintf("; if %s is the label, say so with --label %s", quoteValue(name), name)
+				hint = []any{fmt.Sprintf("; if %s is the label, say so with ", quoteValue(name)), setting("LabelColumn", name)}
 				break
 			}
 		}
@@ -160,8 +162,9 @@ func resolveColumns(names []string, numeric []bool, label int, s Selection, wher
 		if len(bad) > 1 { // the example is the first column's, not every one's
 			at = fmt.Sprintf("%s: %s", quoteValue(names[firstBad]), at)
 		}
-		return r, fmt.Errorf("%s %s %s not numeric (%s); leave %s out with %s, or every such column with --drop-text%s: %w",
-			plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, at, pronoun(len(bad)), drop, hint, errNotNumeric)
+		parts := []any{fmt.Sprintf("%s %s %s not numeric (%s); leave %s out with ", plural(len(bad), "column", "columns"), quoteList(bad, 12), verb, at, pronoun(len(bad)))}
+		parts = append(append(parts, drop...), ", or every such column with ", setting("Selection.DropText"))
+		return r, remedyError(errNotNumeric, append(parts, hint...)...)
 	}
 	if len(r.features) == 0 {
 		return r, fmt.Errorf("no numeric feature columns are left: %w", errEmpty)
@@ -299,8 +302,7 @@ func (l *labelReader) anomalyValues() ([2]bool, error) {
 			a[k] = strings.EqualFold(v, "true")
 		}
 	default:
-		return a, fmt.Errorf("labels %s are none of 0/1, -1/1 (-1 = outlier) or true/false; name the anomaly's value with --positive: %w",
-			quoteList(l.values, 2), ErrLabel)
+		return a, remedyError(ErrLabel, fmt.Sprintf("labels %s are none of 0/1, -1/1 (-1 = outlier) or true/false; name the anomaly's value with ", quoteList(l.values, 2)), setting("Positive"))
 	}
 	return a, nil
 }

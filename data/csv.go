@@ -240,7 +240,7 @@ func readCSV(src io.Reader, shape *csvShape, opts LoadOptions) (*Dataset, error)
 	}
 	ds, err := t.dataset(h.named)
 	if err == nil && detected {
-		ds.Notes = append(ds.Notes, "the numbers have decimal commas (1,5 is 1.5), as most of the first lines' cells do: --decimal . reads them otherwise")
+		ds.Notes = append(ds.Notes, remedy("the numbers have decimal commas (1,5 is 1.5), as most of the first lines' cells do: ", setting("Decimal", "."), " reads them otherwise"))
 	}
 	return ds, err
 }
@@ -278,7 +278,7 @@ func readCSVHeader(r recordReader, opts LoadOptions) (csvHeader, error) {
 			h.label = -1 // a remembered label that this table does not have
 			err = nil
 		} else if !h.named && opts.LabelColumn != "" {
-			err = fmt.Errorf("%w (line 1 is data, not a header: give the label's 0-based index, or --header yes)", err)
+			err = &RemedyError{Remedy: remedy(err.Error(), " (line 1 is data, not a header: give the label's 0-based index, or ", setting("Header", string(HeaderYes)), ")"), Err: err}
 		}
 		if err != nil {
 			return csvHeader{}, err
@@ -437,8 +437,7 @@ func detectDelimiter(b []byte) (rune, error) {
 		}
 	}
 	if tie {
-		return 0, fmt.Errorf("line 1: cannot tell the delimiter (%d commas, %d semicolons, %d tabs); set it with --delimiter: %w",
-			counts[','], counts[';'], counts['\t'], ErrFormat)
+		return 0, remedyError(ErrFormat, fmt.Sprintf("line 1: cannot tell the delimiter (%d commas, %d semicolons, %d tabs); set it with ", counts[','], counts[';'], counts['\t']), setting("Delimiter"))
 	}
 	if counts[best] == 0 {
 		if cells := strings.Fields(string(b[:end])); len(cells) >= 2 && allNumbers(cells, false) {
@@ -461,12 +460,11 @@ func csvParseError(err error) error {
 	return fmt.Errorf("%v: %w", err, ErrFormat)
 }
 
-// ReadCSV reads a table of delimited text (CSV, TSV, whitespace-separated) from r in
-// one streamed pass, as Load reads such a file: the same options (opts.Format, if set,
-// must be "csv", "tsv" or "txt"; gzip is the caller's to undo), the same checks, and
-// errors that start with "data: csv stream:". Its bytes are never held whole; the
-// table grows as its rows come. The table's Name is "stream" and its Path "", for the
-// caller to set.
+// ReadCSV reads a table of delimited text (CSV, TSV, whitespace-separated) from r in one
+// streamed pass. It takes Load's options and makes its checks. opts.Format, if set,
+// must be "csv", "tsv" or "txt"; gzip is the caller's to undo. Errors start with "data:
+// csv stream:". The bytes are never held whole: the table grows as its rows come. Its
+// Name is "stream" and its Path "", for the caller to set.
 func ReadCSV(r io.Reader, opts LoadOptions) (*Dataset, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err

@@ -230,7 +230,7 @@ func TestWhitespaceSeparated(t *testing.T) {
 // refused with the flag that settles it, and read with that delimiter set.
 func TestMixedDelimiterNamesTheFlag(t *testing.T) {
 	text := []byte("a;b,c\n1;2,3\n4;5,6\n")
-	if _, err := decodeCSV(text, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "--delimiter") {
+	if _, err := decodeCSV(text, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "LoadOptions.Delimiter") {
 		t.Fatalf("got %v, want an error naming --delimiter", err)
 	}
 	opts := LoadOptions{}
@@ -285,7 +285,7 @@ func TestLongValuesQuotedShort(t *testing.T) {
 // suggested (internal/labelhint hints the numeric ones).
 func TestLabelHints(t *testing.T) {
 	_, err := decodeCSV([]byte("a,class\n1,normal\n2,attack\n"), LoadOptions{})
-	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), "--label class") {
+	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), `LoadOptions.LabelColumn = "class"`) {
 		t.Errorf("a text label column: %v", err)
 	}
 }

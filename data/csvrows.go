@@ -169,14 +169,16 @@ func (t *csvRows) markText(k int, cell string) {
 // A missing cell's error says how to read it as missing instead; a text cell's, how to
 // leave its column out.
 func (t *csvRows) cellError(line, j int, err error) error {
-	hint := ""
+	at := fmt.Sprintf("line %d, column %d (%s): ", line, j+1, quoteValue(t.header[j]))
 	switch {
 	case errors.Is(err, errEmptyCell) || errors.Is(err, ErrMissingValue):
-		hint = " (a missing value: --missing impute fills it with the column's training median, --missing drop-rows leaves its row out)"
+		return &RemedyError{Err: err, Remedy: remedy(at, err.Error(), " (a missing value: ", setting("Missing", string(MissingKeep)),
+			" fills it with the column's training median, ", setting("Missing", string(MissingDropRows)), " leaves its row out)")}
 	case errors.Is(err, errNotNumeric):
-		hint = fmt.Sprintf(" (the column holds text: leave it out with --drop %s, or every such column with --drop-text)", ShowName(t.header[j]))
+		return &RemedyError{Err: err, Remedy: remedy(at, err.Error(), " (the column holds text: leave it out with ",
+			setting("Selection.Drop", t.header[j]), ", or every such column with ", setting("Selection.DropText"), ")")}
 	}
-	return fmt.Errorf("line %d, column %d (%s): %w%s", line, j+1, quoteValue(t.header[j]), err, hint)
+	return fmt.Errorf("%s%w", at, err)
 }
 
 // addLabel records the label cell of the row on line.

@@ -62,52 +62,48 @@ type Dataset struct {
 	// N is the number of rows (points), D the number of columns (features).
 	N, D int
 	// X holds the N×D values in row-major order: X[i*D+j] is row i, column j. They are
-	// float32, the precision training uses: readers convert every value as they read it,
-	// so that a table is held once, at half float64's size.
+	// float32, the precision training uses.
 	X []float32
 	// Y holds N labels, 1 = anomaly and 0 = normal, or is nil when the file
 	// has no labels.
 	Y []int
 	// Features holds D column names: the CSV header, or "x1"…"xD".
 	Features []string
-	// Named reports that Features were read from the file (a CSV header row), so that
-	// columns can be matched by name; false when they are the made-up "x1"…"xD".
+	// Named reports that Features were read from the file, so columns can be matched by
+	// name. It is false for the made-up "x1"…"xD".
 	Named bool
-	// IDs holds the N cells of the id column (LoadOptions.Selection.ID) as text, or is
-	// nil; IDName is that column's name.
+	// IDs holds the N cells of the id column (Selection.ID) as text, or is nil. IDName
+	// is that column's name.
 	IDs    []string
 	IDName string
-	// TextDropped names the non-numeric columns left out under Selection.DropText: a
-	// column is numeric when every cell that is not missing is a number.
+	// TextDropped names the columns left out under Selection.DropText. A column is
+	// numeric when every cell that is not missing is a number.
 	TextDropped []string
-	// Missing counts, per feature, the cells read as missing (LoadOptions.Missing) under
-	// MissingKeep: those cells are NaN in X until a model imputes them. Nil when no cell
-	// was missing (and for the formats other than delimited text).
+	// Missing counts, per feature, the cells read as missing under MissingKeep. Those
+	// cells are NaN in X until a model imputes them. It is nil when none was missing.
 	Missing []int
 	// EmptyColumns names the columns left out because every cell of theirs is missing.
 	EmptyColumns []string
-	// EmptyRows are the 0-based data rows (as the file lists them) left out under
-	// MissingKeep because every feature of theirs is missing: nothing in them can be
-	// scored. RowsDropped counts the rows left out under MissingDropRows for a missing
-	// cell. RowIndex, where any row was left out, is each kept row's 0-based data row in
-	// the file; nil when every row was kept.
+	// EmptyRows are the 0-based data rows left out under MissingKeep because every
+	// feature of theirs is missing. RowsDropped counts the rows MissingDropRows left
+	// out. RowIndex is each kept row's 0-based data row in the file, where any row was
+	// left out; nil when every row was kept.
 	EmptyRows   []int
 	RowsDropped int
 	RowIndex    []int
-	// Selection is the LoadOptions.Selection the data set was read with, and the id
-	// column found (an unnamed first column, or one of 0…n−1: Notes says so).
+	// Selection is the Selection the data set was read with, with the id column found
+	// (an unnamed first column, or one of 0…n−1: Notes says so).
 	Selection Selection
-	// Encoding is how the text columns became the last features: fitted on this table
-	// (LoadOptions.Encode), or the one the table was read with (LoadOptions.Encoding);
-	// nil when there were none. Unseen counts, per column of Encoding, the cells whose
-	// value training did not see (nil for none).
+	// Encoding is how the text columns became the last features, fitted or given; nil
+	// when there were none. Unseen counts, per column of Encoding, the cells whose value
+	// training did not see.
 	Encoding *Encoding
 	Unseen   []int
-	// Notes are what the reader decided on its own that a user should hear of (an id
-	// column found), one sentence each.
-	Notes []string
-	// LabelName is the name of the label column of a table with a header (CSV,
-	// Parquet), "" otherwise; Positive is the LoadOptions.Positive it was read with.
+	// Notes are what the reader decided on its own that a user should hear of, such as
+	// an id column found. Each may name a setting that decides otherwise.
+	Notes []Remedy
+	// LabelName is a table's label column, "" where it has no header. Positive is the
+	// LoadOptions.Positive it was read with.
 	LabelName string
 	Positive  string
 	partCut   bool // loadNPYPart or loadCSVPart read only LoadOptions.Part's rows
@@ -131,9 +127,9 @@ func (ds *Dataset) Anomalies() int {
 	return k
 }
 
-// Validate checks the invariants every loader guarantees: N, D ≥ 1,
-// len(X) = N·D, every value finite but the NaN of a missing cell (Missing), len(Features) = D, and Y nil or of
-// length N with values in {0, 1}.
+// Validate checks the invariants every loader guarantees. N, D ≥ 1 and len(X) = N·D.
+// Every value is finite but the NaN of a missing cell. len(Features) = D. Y is nil, or
+// of length N with values in {0, 1}.
 func (ds *Dataset) Validate() error {
 	where := ds.Path
 	if where == "" {
@@ -167,63 +163,57 @@ func (ds *Dataset) Validate() error {
 	return nil
 }
 
-// LoadOptions selects what Load reads from a file. The zero value is the default:
-// every field left zero is documented below; no label column is read from a CSV
-// file unless one is named (LabelColumn) or numbered (LabelNumber).
+// LoadOptions selects what Load reads from a file. The zero value is the default, each
+// zero field as documented. No label column is read from a CSV file unless one is named
+// (LabelColumn) or numbered (LabelNumber).
 type LoadOptions struct {
 	// XVar names the data matrix in a MAT or NPZ file; "" means "X".
 	XVar string
-	// YVar names the label vector in a MAT or NPZ file; "" means "y", which
-	// is optional (a file without it loads with Y = nil). A YVar set
-	// explicitly must be present. "-" reads no labels.
+	// YVar names the label vector in a MAT or NPZ file. "" means "y", which may be
+	// absent (Y is then nil). A YVar set explicitly must be present. "-" reads no
+	// labels.
 	YVar string
 	// LabelColumn names the CSV label column by its header; "" means none.
 	LabelColumn string
-	// LabelNumber is the 1-based number of the CSV label column (1 the first);
-	// 0, the zero value, means none. At most one of LabelColumn and LabelNumber
-	// may be set.
+	// LabelNumber is the 1-based number of the CSV label column; 0 means none. At most
+	// one of LabelColumn and LabelNumber may be set.
 	LabelNumber int
 	// Delimiter separates CSV cells: ',', ';', '\t', or ' ' for runs of spaces and tabs
-	// (whitespace-separated text, as np.savetxt writes by default); 0 detects it from
-	// the first line.
+	// (as np.savetxt writes). 0 detects it from the first line.
 	Delimiter rune
-	// Decimal is the decimal separator of a delimited text's numbers: '.', or ',' (as
-	// European spreadsheets write "1,5" in a ';'-separated file); 0 detects it: ',' where
-	// the delimiter is not a comma and most of the first lines' cells with a fraction need
-	// it (DetectDecimal).
+	// Decimal is the decimal separator of a delimited text's numbers: '.', or ',' as
+	// European spreadsheets write "1,5". 0 detects it (DetectDecimal).
 	Decimal rune
-	// Header says whether a CSV file's first row is a header; the zero value,
-	// HeaderAuto, takes it for one only when not all of its cells are numbers.
+	// Header says whether a CSV file's first row is a header. The zero value,
+	// HeaderAuto, takes it for one when not all of its cells are numbers.
 	Header Header
-	// Format names the reader ("csv", "csv.gz", "parquet", …, see Formats); "" picks it
-	// by the file's extension. A path of "-" (stdin) needs it.
+	// Format names the reader ("csv", "csv.gz", "parquet", …: Formats). "" picks it by
+	// the file's extension. A path of "-" (stdin) needs it.
 	Format string
-	// Selection says which columns of a table (CSV, Parquet) are features, which one is
-	// the id; MAT, NPY and NPZ files take it over their columns "x1"…"xD".
+	// Selection says which columns of a table are features and which one is the id.
+	// MAT, NPY and NPZ files take it over their columns "x1"…"xD".
 	Selection Selection
-	// Positive is the label value that marks an anomaly, for labels of two values
-	// other than 0/1, -1/1 and true/false; "" reads those conventions.
+	// Positive is the label value that marks an anomaly, for labels other than 0/1,
+	// -1/1 and true/false. "" reads those conventions.
 	Positive string
-	// Part, when Part.Of > 1, keeps only one block of rows: a data-parallel rank's
-	// share (docs/distributed.md). The zero value reads every row.
+	// Part, when Part.Of > 1, keeps one block of rows: a data-parallel rank's share
+	// (docs/distributed.md). The zero value reads every row.
 	Part Part
-	// Threads is how many goroutines parse a delimited text's values (its rows are
-	// cut into blocks of lines); 0 means runtime.GOMAXPROCS(0). The Dataset, and the
-	// error of a bad file, are the same at any count. A text with a double quote, and
-	// one read from a pipe, are parsed on one.
+	// Threads is how many goroutines parse a delimited text's blocks of lines. 0 means
+	// runtime.GOMAXPROCS(0). The Dataset, and a bad file's error, are the same at any
+	// count. A text with a double quote, or read from a pipe, is parsed on one.
 	Threads int
-	// Missing says what a delimited text's missing cells (empty, NA, NaN, null, …:
-	// pandas' default na_values) become; the zero value, MissingError, refuses them.
+	// Missing says what a delimited text's missing cells become (empty, NA, NaN,
+	// null, …: pandas' na_values). The zero value, MissingError, refuses them.
 	Missing Missing
-	// LabelOptional lets the label column named by LabelColumn be absent from the
-	// file, which then loads without labels (Y nil): a model's remembered label
-	// column, which new rows need not have.
+	// LabelOptional lets the label column LabelColumn names be absent; the file then
+	// loads without labels. New rows need not have a model's label column.
 	LabelOptional bool
-	// Encode, for a delimited text, turns its text columns into features (Encoding)
-	// instead of refusing them, fitting an encoding on this table; OneHotMax is the most
-	// values a category is one-hot encoded with (0: DefaultOneHotMax). Encoding, when
-	// set, is the encoding to apply instead: a model's, for the rows it scores. Neither
-	// applies to a data-parallel part (Part), nor under Selection.DropText.
+	// Encode turns a delimited text's text columns into features instead of refusing
+	// them: it fits an Encoding on this table. OneHotMax is the most values a category
+	// is one-hot encoded with (0: DefaultOneHotMax). Encoding, when set, is applied
+	// instead: a model's, for the rows it scores. Neither applies to a Part, nor under
+	// Selection.DropText.
 	Encode    bool
 	OneHotMax int
 	Encoding  *Encoding
@@ -242,8 +232,7 @@ func (o LoadOptions) wide() bool { return o.full || o.Selection.ID != "" || o.Se
 // Missing is what a reader does with a missing cell.
 type Missing string
 
-// The Missing policies, as the CLI's --missing spells them (its impute is MissingKeep
-// here: the model imputes).
+// The Missing policies.
 const (
 	MissingError    Missing = ""          // a missing cell is an error naming it
 	MissingKeep     Missing = "keep"      // a missing cell is NaN in X, counted in Dataset.Missing
@@ -269,10 +258,9 @@ func isMissingCell(cell string) bool {
 }
 
 // Part is block Index of Of equal blocks of a file's n rows: rows
-// [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order, and an uncompressed
-// CSV, TSV or TXT file without double quotes, are read from that block's bytes (a CSV
-// file's header and first data row besides); every other file is read whole and then
-// cut to the block.
+// [Index*n/Of, (Index+1)*n/Of). A plain NPY file in C order is read from that block's
+// bytes alone. So is an uncompressed delimited text without double quotes, with its
+// header and first data row. Every other file is read whole and then cut.
 type Part struct {
 	Index, Of int
 }
@@ -280,7 +268,7 @@ type Part struct {
 // Header says whether a CSV file starts with a header row.
 type Header string
 
-// The Header modes, as the CLI's --header spells them.
+// The Header modes.
 const (
 	HeaderAuto Header = ""    // a header only when the first row is not all numbers
 	HeaderYes  Header = "yes" // the first row is a header
@@ -345,16 +333,16 @@ func (o LoadOptions) yVar() (name string, required bool) {
 	return o.YVar, true
 }
 
-// Load reads a data set, choosing the reader by opts.Format or else by the file
-// extension (case-insensitive): ".mat" (MAT v5), ".csv", ".tsv" or ".txt" (delimited
-// text, each also gzipped as ".csv.gz"…), ".parquet", ".npy" (X only) or ".npz".
-// The result has passed Dataset.Validate.
+// Load reads a data set. It chooses the reader by opts.Format, else by the file's
+// extension (any case): ".mat" (MAT v5), ".csv", ".tsv" or ".txt" (delimited text,
+// each also gzipped as ".csv.gz"…), ".parquet", ".npy" (X only) or ".npz". The result
+// has passed Dataset.Validate.
 //
-// Errors start with "data: <path>:" and give the place: for CSV "line N,
-// column M" counted from 1 as an editor shows them (the header is line 1,
-// blank lines count, the label column counts); for Parquet the row and the column's
-// name; for MAT files the variable and the byte offset of its element; for NPY/NPZ the
-// array and the byte or element offset; for values, 1-based row and column of X.
+// Errors start with "data: <path>:" and give the place. For CSV it is "line N, column
+// M", counted from 1 as an editor shows them: the header is line 1, and blank lines and
+// the label column count. For Parquet it is the row and the column's name. For MAT
+// files it is the variable and its element's byte offset, for NPY and NPZ the array and
+// the byte or element offset. For values it is X's 1-based row and column.
 func Load(path string, opts LoadOptions) (*Dataset, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err

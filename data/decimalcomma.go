@@ -20,11 +20,11 @@ func pointed(s string, comma bool) string {
 // decimalLines is how many of a text's first lines DetectDecimal looks at.
 const decimalLines = 200
 
-// DetectDecimal is the decimal separator of the numbers of a delimited text whose first
-// bytes are head and whose delimiter is delim: ',' where delim is not a comma and, of the
-// cells on the first lines (decimalLines) that hold a fraction, most are numbers only
-// with a decimal comma ("1,5"); '.' otherwise. Cells are split at delim, quotes ignored:
-// a guess over many cells, which the flag --decimal overrides.
+// DetectDecimal is the decimal separator of a delimited text whose first bytes are head
+// and whose delimiter is delim. It is ',' where delim is not a comma and most cells
+// with a fraction on the first lines (decimalLines) are numbers only with a decimal
+// comma ("1,5"). It is '.' otherwise. Cells are split at delim, quotes ignored. It is a
+// guess over many cells, which LoadOptions.Decimal overrides.
 func DetectDecimal(head []byte, delim rune) rune {
 	if delim == ',' || delim == whitespace {
 		return '.'

@@ -231,18 +231,18 @@ func fitEncoding(cols []textColumn, rows []int, lines []int, oneHotMax int) (e *
 		}
 		if IsLabelName(col.name) {
 			// A label read as a feature would leak the answer into training.
-			return nil, nil, fmt.Errorf("column %d (%s) holds text and is named as a label is: if it is the label, say so with --label %s; else leave it out with --drop %s: %w",
-				col.index+1, quoteValue(col.name), ShowName(col.name), ShowName(col.name), errNotNumeric)
+			return nil, nil, remedyError(errNotNumeric, fmt.Sprintf("column %d (%s) holds text and is named as a label is: if it is the label, say so with ", col.index+1, quoteValue(col.name)),
+				setting("LabelColumn", col.name), "; else leave it out with ", setting("Selection.Drop", col.name))
 		}
 		for _, i := range rows {
 			if s := strings.TrimSpace(col.cells[i]); len(s) > maxCategory {
-				return nil, nil, fmt.Errorf("line %d, column %d (%s): %s: a category's value is at most %d bytes; leave the column out with --drop %s: %w",
-					lines[i], col.index+1, quoteValue(col.name), quoteValue(s), maxCategory, ShowName(col.name), errNotNumeric)
+				return nil, nil, remedyError(errNotNumeric, fmt.Sprintf("line %d, column %d (%s): %s: a category's value is at most %d bytes; leave the column out with ",
+					lines[i], col.index+1, quoteValue(col.name), quoteValue(s), maxCategory), setting("Selection.Drop", col.name))
 			}
 		}
 		if 2*numbers > len(present) {
-			return nil, nil, fmt.Errorf("line %d, column %d (%s): %s: %w (the column's other cells are numbers: correct the cell, or leave the column out with --drop %s)",
-				lines[firstText], col.index+1, quoteValue(col.name), quoteValue(strings.TrimSpace(col.cells[firstText])), errNotNumeric, ShowName(col.name))
+			return nil, nil, &RemedyError{Err: errNotNumeric, Remedy: remedy(fmt.Sprintf("line %d, column %d (%s): %s: %v (the column's other cells are numbers: correct the cell, or leave the column out with ",
+				lines[firstText], col.index+1, quoteValue(col.name), quoteValue(strings.TrimSpace(col.cells[firstText])), errNotNumeric), setting("Selection.Drop", col.name), ")")}
 		}
 		if layout, ok := dateLayout(present); ok {
 			e.Columns = append(e.Columns, ColumnCode{Name: col.name, Kind: Date, Layout: layout})
@@ -347,10 +347,11 @@ func (c ColumnCode) Encoder() *Encoder {
 func (e *Encoder) Name() string { return e.code.Name }
 func (e *Encoder) Width() int   { return len(e.code.Features()) }
 
-// Encode writes cell's features into dst (Width values): one-hot's 0 and 1 (all 0 for a
-// missing or unseen value), the frequency's share (NaN for a missing cell, 0 for an
-// unseen value), a date's days (NaN for a missing cell). unseen reports a value the
-// training rows did not hold; err a cell that is no date in the column's layout.
+// Encode writes cell's features into dst (Width values). One-hot writes 0 and 1, all 0
+// for a missing or unseen value. Frequency writes the value's share: NaN for a missing
+// cell, 0 for an unseen value. A date writes its days, NaN for a missing cell. unseen
+// reports a value training did not hold. err is a cell that is no date in the column's
+// layout.
 func (e *Encoder) Encode(cell string, dst []float32) (unseen bool, err error) {
 	s := strings.TrimSpace(cell)
 	missing := isMissingCell(s)
@@ -489,7 +490,7 @@ func encodeText(ds *Dataset, path string, gz bool, opts LoadOptions, fit bool) e
 				kept = append(kept, col)
 			case slices.Contains(ids, col.name):
 				ds.TextDropped = append(ds.TextDropped, col.name)
-				ds.Notes = append(ds.Notes, fmt.Sprintf("column %s holds a different text in every row, an identifier: left out (--id %s carries it into scores.csv)", quoteValue(col.name), ShowName(col.name)))
+				ds.Notes = append(ds.Notes, remedy(fmt.Sprintf("column %s holds a different text in every row, an identifier: left out (", quoteValue(col.name)), setting("Selection.ID", col.name), " carries it into the scores)"))
 			default:
 				ds.EmptyColumns = append(ds.EmptyColumns, col.name)
 			}
@@ -508,7 +509,8 @@ func encodeText(ds *Dataset, path string, gz bool, opts LoadOptions, fit bool) e
 		for k, v := range x {
 			if v != v {
 				r := k / w
-				return fmt.Errorf("line %d, column %s: a missing value: %w (--missing impute fills it with the column's training median)", lines[rows[r]], quoteValue(e.featureColumn(k%w)), ErrMissingValue)
+				return &RemedyError{Err: ErrMissingValue, Remedy: remedy(fmt.Sprintf("line %d, column %s: a missing value: %v (", lines[rows[r]], quoteValue(e.featureColumn(k%w)), ErrMissingValue),
+					setting("Missing", string(MissingKeep)), " fills it with the column's training median)")}
 			}
 		}
 	}

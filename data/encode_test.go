@@ -52,7 +52,7 @@ func TestEncodeVisits(t *testing.T) {
 		t.Errorf("kinds %v", kinds)
 	}
 	// pandas' unnamed index is the id, said in a note.
-	if ds.IDs == nil || ds.IDs[5] != "5" || len(ds.Notes) == 0 || !strings.Contains(ds.Notes[0], "no name") {
+	if ds.IDs == nil || ds.IDs[5] != "5" || len(ds.Notes) == 0 || !strings.Contains(ds.Notes[0].String(), "no name") {
 		t.Errorf("ids %v…, notes %q: want the unnamed first column as the id", ds.IDs[:3], ds.Notes)
 	}
 	// Row 0 (2024-10-31, east): its date in days, its clinic one-hot.
@@ -83,7 +83,7 @@ func TestEncodeVisits(t *testing.T) {
 	if !slices.Equal(eu.Features, ds.Features) || !sameFloats(eu.X, ds.X) {
 		t.Error("the ';' and decimal-comma file reads differently")
 	}
-	if !slices.ContainsFunc(eu.Notes, func(n string) bool { return strings.Contains(n, "decimal commas") }) {
+	if !slices.ContainsFunc(eu.Notes, func(n Remedy) bool { return strings.Contains(n.String(), "decimal commas") }) {
 		t.Errorf("notes %q: want the decimal comma said", eu.Notes)
 	}
 

@@ -36,9 +36,9 @@ func formatOf(path, named string) (string, error) {
 	return "", fmt.Errorf("data: %s: extension %q: %w", path, ext, ErrUnknownFormat)
 }
 
-// IsTable reports whether a file of this format (or, for "", of path's extension) is a
-// table with named columns and a label column (CSV, Parquet), rather than a matrix with
-// labels in a variable (MAT, NPY, NPZ).
+// IsTable reports whether a file of format (or of path's extension, for "") is a table
+// with named columns (CSV, Parquet). The others are matrices with labels in a variable
+// (MAT, NPY, NPZ).
 func IsTable(path, format string) bool {
 	f, err := formatOf(path, format)
 	return err == nil && !slices.Contains([]string{"mat", "npy", "npz"}, f)

@@ -119,7 +119,7 @@ func TestCSVSelection(t *testing.T) {
 		t.Errorf("--drop-text with text on line 3: %+v, %v; want b left out", ds, err)
 	}
 	_, err = Load(writeTemp(t, "s.csv", []byte("a,b\n1,2\n3,oops\n")), LoadOptions{})
-	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), `line 3, column 2 ("b")`) || !strings.Contains(err.Error(), "--drop-text") {
+	if !errors.Is(err, errNotNumeric) || !strings.Contains(err.Error(), `line 3, column 2 ("b")`) || !strings.Contains(err.Error(), "LoadOptions.Selection.DropText") {
 		t.Errorf("error %v, want the text cell at line 3, column 2", err)
 	}
 }

@@ -20,13 +20,13 @@ func loadText(path string, gz bool, opts *LoadOptions) (*Dataset, error) {
 		return loadCSV(path, gz, *opts) // a pipe is read once: no header to peek at, no second pass
 	}
 	header, named := peekHeader(path, gz, *opts)
-	var notes []string
+	var notes []Remedy
 	sel := &opts.Selection
 	auto := named && sel.ID == "" && sel.IDIndex == nil && len(sel.Columns) == 0 && len(header) > 1 &&
 		!slices.Contains(sel.Drop, header[0]) && opts.LabelNumber != 1 && (opts.LabelColumn == "" || opts.LabelColumn != header[0])
 	if auto && header[0] == "" {
 		sel.IDIndex = new(int)
-		notes = append(notes, "the first column has no name (pandas' index, as to_csv writes it): taken as the id, never trained on (--drop \"\" leaves it out instead)")
+		notes = append(notes, remedy("the first column has no name (pandas' index, as to_csv writes it): taken as the id, never trained on (", setting("Selection.Drop", ""), " leaves it out instead)"))
 		auto = false
 	}
 	inner := *opts
@@ -72,8 +72,8 @@ func loadText(path string, gz bool, opts *LoadOptions) (*Dataset, error) {
 		}
 		ds.IDs, ds.IDName = ids, idName(header[0])
 		sel.ID = header[0] // by name: a table scored later names it, whatever it holds
-		notes = append(notes, fmt.Sprintf("the first column, %s, holds 0…n−1 (a table's index, as pandas' to_csv writes it): taken as the id, never trained on (--drop %s leaves it out instead)",
-			quoteValue(header[0]), ShowName(header[0])))
+		notes = append(notes, remedy(fmt.Sprintf("the first column, %s, holds 0…n−1 (a table's index, as pandas' to_csv writes it): taken as the id, never trained on (", quoteValue(header[0])),
+			setting("Selection.Drop", header[0]), " leaves it out instead)"))
 	}
 	ds.Notes = append(notes, ds.Notes...)
 	return ds, nil

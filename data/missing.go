@@ -105,7 +105,7 @@ func (ds *Dataset) settleMissing(policy Missing, part, keepEmpty bool) error {
 	}
 	if len(keep) < ds.N {
 		if len(keep) == 0 {
-			return fmt.Errorf("every row has a missing value (%d rows), so --missing drop-rows leaves none: %w", ds.N, errEmpty)
+			return remedyError(errEmpty, fmt.Sprintf("every row has a missing value (%d rows), so ", ds.N), setting("Missing", string(MissingDropRows)), " leaves none")
 		}
 		ds.keepRows(keep)
 	}

@@ -34,7 +34,7 @@ func TestMissingPolicies(t *testing.T) {
 	opts := LoadOptions{LabelColumn: "y", Selection: Selection{ID: "id"}}
 
 	_, err := Load(path, opts)
-	if !errors.Is(err, ErrMissingValue) || !strings.Contains(err.Error(), `line 3, column 2 ("a")`) || !strings.Contains(err.Error(), "--missing") {
+	if !errors.Is(err, ErrMissingValue) || !strings.Contains(err.Error(), `line 3, column 2 ("a")`) || !strings.Contains(err.Error(), "LoadOptions.Missing = data.MissingKeep") {
 		t.Errorf("error policy: %v, want the missing cell at line 3, column 2 and the flag", err)
 	}
 

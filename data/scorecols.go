@@ -14,10 +14,10 @@ import (
 const maxHeaderBytes = 1 << 20
 
 // HasScoreColumns reports whether the table at path has ScoreColumns side by side among
-// its column names: the first line of a CSV file (of at most 1 MiB), the schema of a
-// Parquet file (by its extension .parquet). That is how udocc recognises a file it
-// wrote before, which it may write over; a file it cannot read as either is not one
-// (false, nil). Only an error opening path is returned.
+// its column names. It reads the first line of a CSV file (at most 1 MiB), or the
+// schema of a Parquet file (by its extension). That is how udocc knows a file it wrote
+// before, which it may write over. A file it cannot read as either is not one (false,
+// nil). Only an error opening path is returned.
 func HasScoreColumns(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {

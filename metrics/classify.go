@@ -2,14 +2,14 @@ package metrics
 
 import "fmt"
 
-// Counts is the confusion table of a 0/1 labelling, anomaly (1) being the
-// positive class.
+// Counts is the confusion table of a 0/1 labelling. Anomaly (1) is the positive
+// class.
 type Counts struct {
 	TP, FP, TN, FN int
 }
 
-// Count tallies predicted against the true labels; both must be 0/1 and of
-// equal, non-zero length.
+// Count tallies predicted against the true labels. Both must be 0/1, of equal and
+// non-zero length.
 func Count(labels, predicted []int) (Counts, error) {
 	var c Counts
 	if len(labels) != len(predicted) || len(labels) == 0 {
@@ -35,19 +35,17 @@ func Count(labels, predicted []int) (Counts, error) {
 	return c, nil
 }
 
-// Precision returns TP / (TP + FP), and 0 when nothing is predicted
-// positive: scikit-learn's precision_score returns the same 0 (with an
-// UndefinedMetricWarning, zero_division="warn"). Flagging nothing finds no
-// anomaly, so 0 is also the honest score.
+// Precision returns TP / (TP + FP). It is 0 when nothing is predicted positive, as
+// scikit-learn's precision_score returns with zero_division="warn". Flagging nothing
+// finds no anomaly, so 0 is also the honest score.
 func (c Counts) Precision() float64 { return ratio(c.TP, c.TP+c.FP) }
 
-// Recall returns TP / (TP + FN), and 0 when there are no anomalies, as
-// scikit-learn's recall_score does.
+// Recall returns TP / (TP + FN). It is 0 when there are no anomalies, as in
+// scikit-learn's recall_score.
 func (c Counts) Recall() float64 { return ratio(c.TP, c.TP+c.FN) }
 
-// F1 returns the harmonic mean of precision and recall,
-// 2·TP / (2·TP + FP + FN), and 0 when TP + FP + FN = 0, as scikit-learn's
-// f1_score does.
+// F1 returns the harmonic mean of precision and recall, 2·TP / (2·TP + FP + FN). It
+// is 0 when TP + FP + FN = 0, as in scikit-learn's f1_score.
 func (c Counts) F1() float64 { return ratio(2*c.TP, 2*c.TP+c.FP+c.FN) }
 
 func ratio(a, b int) float64 {

@@ -20,10 +20,10 @@ var (
 	ErrNonFinite = errors.New("score is NaN or infinite")
 )
 
-// ROCAUC returns the area under the ROC curve of scores against labels,
-// equal to scikit-learn's roc_auc_score: the trapezoidal area over the
-// curve's points at each distinct score, so a tie between a positive and a
-// negative counts one half (the Mann–Whitney U statistic over P·N).
+// ROCAUC returns the area under the ROC curve of scores against labels, as
+// scikit-learn's roc_auc_score does. It is the trapezoidal area over the curve's
+// points at each distinct score. A tie between a positive and a negative counts one
+// half: the Mann–Whitney U statistic over P·N.
 func ROCAUC(labels []int, scores []float64) (float64, error) {
 	steps, pos, neg, err := curve(labels, scores)
 	if err != nil {
@@ -32,12 +32,11 @@ func ROCAUC(labels []int, scores []float64) (float64, error) {
 	return rocArea(steps, pos, neg), nil
 }
 
-// PRAUC returns the area under the precision–recall curve as average
-// precision, equal to scikit-learn's average_precision_score:
-// AP = Σₖ (Rₖ − Rₖ₋₁)·Pₖ over the distinct scores from the highest down,
-// where Pₖ and Rₖ are the precision and recall of predicting every score
-// ≥ the k-th as anomalous. It is a step-wise sum, not the trapezoid, which
-// would be optimistic.
+// PRAUC returns the area under the precision–recall curve as average precision, as
+// scikit-learn's average_precision_score does: AP = Σₖ (Rₖ − Rₖ₋₁)·Pₖ over the
+// distinct scores from the highest down. Pₖ and Rₖ are the precision and recall of
+// flagging every score ≥ the k-th. It is a step-wise sum; the trapezoid would be
+// optimistic.
 func PRAUC(labels []int, scores []float64) (float64, error) {
 	steps, pos, _, err := curve(labels, scores)
 	if err != nil {
@@ -46,8 +45,7 @@ func PRAUC(labels []int, scores []float64) (float64, error) {
 	return prArea(steps, pos), nil
 }
 
-// AUCs returns ROCAUC and PRAUC of scores against labels, the values ROCAUC and PRAUC
-// return, from one sort of the scores instead of two.
+// AUCs returns ROCAUC and PRAUC of scores against labels from one sort of the scores.
 func AUCs(labels []int, scores []float64) (rocauc, prauc float64, err error) {
 	steps, pos, neg, err := curve(labels, scores)
 	if err != nil {

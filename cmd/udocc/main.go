@@ -136,10 +136,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		case errors.Is(err, pflag.ErrHelp):
 			return 0
 		case errors.As(err, &ue):
-			fmt.Fprintf(stderr, "udocc %s: %s (see 'udocc %s -h')\n", c.name, oneLine(err), c.name)
+			fmt.Fprintf(stderr, "udocc %s: %s (see 'udocc %s -h')\n", c.name, withFlags(oneLine(err), err), c.name)
 			return 2
 		default:
-			fmt.Fprintf(stderr, "udocc %s: %s\n", c.name, oneLine(err))
+			fmt.Fprintf(stderr, "udocc %s: %s\n", c.name, withFlags(oneLine(err), err))
 			return 1
 		}
 	}

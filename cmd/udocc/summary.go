@@ -126,7 +126,7 @@ func columnsOf(ds *data.Dataset, imputed []int, constant []int) columnsReport {
 			}
 		}
 	}
-	r.Notes = ds.Notes
+	r.Notes = notesWithFlags(ds.Notes)
 	for j, c := range imputed {
 		if c > 0 && j < len(ds.Features) {
 			r.Imputed = append(r.Imputed, imputedColumn{ds.Features[j], c})
