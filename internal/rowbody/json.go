@@ -539,7 +539,8 @@ func (j *jsonReader) field(b byte, row []float32) error {
 	case pos < 0 && j.c.HasID && name == j.c.ID:
 		return j.idValue(b)
 	case pos < 0:
-		return j.scalar(b)
+		_, err := j.scalar(b, "", "an ignored column")
+		return err
 	case j.seen[pos]:
 		return &Error{Row: j.row, Column: name, Msg: "named twice", Kind: ErrColumns}
 	}
@@ -707,52 +708,38 @@ func jsonNumber(b []byte) bool {
 
 // idValue reads the id column's value, a string, number or literal, as the row's id.
 func (j *jsonReader) idValue(b byte) error {
-	var id string
-	switch {
-	case b == '"':
-		s, err := j.str()
-		if err != nil {
-			return err
-		}
-		id = s
-	case b == 'n' || b == 't' || b == 'f':
-		w, err := j.literal(b)
-		if err != nil {
-			return err
-		}
-		if w != "null" {
-			id = w
-		}
-	case b == '-' || (b >= '0' && b <= '9'):
-		tok, err := j.number(b)
-		if err != nil {
-			return err
-		}
-		if len(tok) > maxToken || !jsonNumber(tok) {
-			return &Error{Row: j.row, Column: j.c.ID, Msg: "the id is not a JSON number, string or literal", Kind: ErrSyntax}
-		}
-		id = string(tok)
-	default:
-		return &Error{Row: j.row, Column: j.c.ID, Msg: fmt.Sprintf("the id holds %s: want a number, a string or a literal", show(b)), Kind: ErrSyntax}
+	id, err := j.scalar(b, j.c.ID, "the id")
+	if err != nil {
+		return err
 	}
 	j.id, j.sawID = &id, true
 	return nil
 }
 
-// scalar skips an ignored column's value, a number, string or literal.
-func (j *jsonReader) scalar(b byte) error {
+// scalar reads a value that is a number, a string or a literal, and returns its text:
+// a string's decoded, a number's token, "" for null. column and what name the value in
+// the error of any other.
+func (j *jsonReader) scalar(b byte, column, what string) (string, error) {
 	switch {
 	case b == '"':
-		_, err := j.str()
-		return err
+		return j.str()
 	case b == 'n' || b == 't' || b == 'f':
-		_, err := j.literal(b)
-		return err
+		w, err := j.literal(b)
+		if w == "null" {
+			w = ""
+		}
+		return w, err
 	case b == '-' || (b >= '0' && b <= '9'):
-		_, err := j.value(b, -1)
-		return err
+		tok, err := j.number(b)
+		if err != nil {
+			return "", err
+		}
+		if len(tok) > maxToken || !jsonNumber(tok) {
+			return "", &Error{Row: j.row, Column: column, Msg: what + " is not a JSON number, string or literal", Kind: ErrSyntax}
+		}
+		return string(tok), nil
 	}
-	return &Error{Row: j.row, Msg: fmt.Sprintf("an ignored column holds %s: want a number, a string or a literal", show(b)), Kind: ErrSyntax}
+	return "", &Error{Row: j.row, Column: column, Msg: fmt.Sprintf("%s holds %s: want a number, a string or a literal", what, show(b)), Kind: ErrSyntax}
 }
 
 // literal reads null, true or false, whose first byte b was read.
