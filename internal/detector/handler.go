@@ -89,8 +89,8 @@ type Server struct {
 type served struct {
 	m    *Model
 	info ModelInfo
-	// jobs feed the model's scorer goroutine (scorer), the one caller of the model:
-	// Model.Score is not safe for concurrent use. stopped is closed when it returns.
+	// jobs feed the model's scorer goroutine (scorer), which batches the requests
+	// waiting into one call of the model. stopped is closed when it returns.
 	jobs    chan *scoreJob
 	stopped chan struct{}
 	refs    sync.WaitGroup

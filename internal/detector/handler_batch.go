@@ -24,9 +24,8 @@ type scoreJob struct {
 	done    chan struct{}
 }
 
-// scorer is the one goroutine that calls s's model, which is not safe for concurrent
-// use. It takes the rows of every request waiting when it comes round and scores them
-// in one call: a row's score does not depend on the rows scored with it, and many small
+// scorer is the goroutine that scores s's requests. It takes the rows of every request
+// waiting when it comes round and scores them in one call: a row's score does not depend on the rows scored with it, and many small
 // requests then cost little more than one. It returns when s.jobs is closed.
 func (s *served) scorer() {
 	defer close(s.stopped)

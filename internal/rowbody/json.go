@@ -539,7 +539,7 @@ func (j *jsonReader) field(b byte, row []float32) error {
 	case pos < 0 && j.c.HasID && name == j.c.ID:
 		return j.idValue(b)
 	case pos < 0:
-		_, err := j.scalar(b, "", "an ignored column")
+		_, err := j.scalar(b, name, "an ignored column")
 		return err
 	case j.seen[pos]:
 		return &Error{Row: j.row, Column: name, Msg: "named twice", Kind: ErrColumns}

@@ -21,8 +21,10 @@
 // Threads: the fast path's thread count is udocc's own (libtorch's, OpenMP's and Go's are
 // not touched) and is set here only: WithThreads for one call of the library (the root
 // package's Fit, Score and Explain, which put back the count from before when they
-// return), SetNumThreads for a program; results do not depend on it. Calls on different Groups may run
-// concurrently from different goroutines; a Group itself is not safe for concurrent use.
+// return), SetNumThreads for a program; results do not depend on it. Calls on different
+// Groups may run concurrently. On one Group, the calls that score given rows
+// (DistancesOf, ReconstructionOf, ScoreGroups) only read it and may run concurrently;
+// every other call needs the Group to itself.
 // The shim runs each call on one of its own threads, kept for the life of the process
 // (the calling goroutine's thread waits), and the call's parallel tasks on more of them:
 // libtorch's thread-local state (grad mode) never leaks between calls, no

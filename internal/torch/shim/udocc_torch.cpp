@@ -1602,8 +1602,9 @@ void reconstruction(udocc_group *g, const at::Tensor &x, float *out) {
 void distances_of(udocc_group *g, const float *x, int64_t m, int64_t d, float *out, bool checked) {
   if (!checked) check_data(x, m, d, g->sizes.front());
   if (fast(g)) {
-    g->c = g->c.contiguous();
-    udocc::fast::distances(nets(g, false), g->c.data_ptr<float>(), udocc::fast::Table::of(x, m, d), out);
+    // Read-only: scoring calls on one group may run at once (udocc_torch.h).
+    const at::Tensor c = g->c.contiguous();
+    udocc::fast::distances(nets(g, false), c.data_ptr<float>(), udocc::fast::Table::of(x, m, d), out);
     return;
   }
   torch::NoGradGuard ng;

@@ -13,6 +13,11 @@
  * error; none crosses this boundary. Host buffers are only read or written during the
  * call, but for the matrix of udocc_group_borrow_data.
  *
+ * Concurrency: the calls that score matrices that are not a group's data
+ * (udocc_group_distances_of, udocc_group_reconstruction_of, udocc_groups_score) only
+ * read their groups, and may run at once on the same groups. Every other call on a group
+ * needs the group to itself.
+ *
  * Only these udocc_ functions are exported (the shim is built with -fvisibility=hidden):
  * no other symbol of the shim, no BLAS symbol, and nothing is done to the process at load
  * time (udocc_keep_freed_pages is the host's choice).
