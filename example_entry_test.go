@@ -286,3 +286,35 @@ func ExampleModel_Encoding() {
 	// [load site = north site = south]
 	// 2 rows scored; unseen sites: 1 <nil>
 }
+
+// ExampleModel_ExplainDataset names the feature that raises a flagged row most. Row 10
+// of the table is far out in every feature.
+func ExampleModel_ExplainDataset() {
+	m, err := fitted()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rows := table(200, 4, 1)
+	ds := &data.Dataset{Name: "rows", N: 1, D: 4, X: []float32{float32(rows[9][0]), float32(rows[9][1]), float32(rows[9][2]), float32(rows[9][3])}}
+	atts, err := m.ExplainDataset(context.Background(), ds, nil, udocc.ExplainOptions{Method: udocc.Occlusion})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(atts), len(atts[0].Features), atts[0].Score > atts[0].Base)
+	// Output: 1 4 true
+}
+
+// ExampleModel_RatioInterval gives the default count's 80 % interval for the share of
+// anomalies, around the share it flags.
+func ExampleModel_RatioInterval() {
+	m, err := fitted()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lo, hi := m.RatioInterval()
+	fmt.Println(lo <= m.Ratio() && m.Ratio() <= hi)
+	// Output: true
+}
