@@ -1,7 +1,6 @@
 package method
 
 import (
-	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/training"
 )
 
@@ -93,8 +92,8 @@ var DefaultInterval = struct{ Low, High float64 }{Low: -2.1027, High: 1.8330}
 
 // ScreenScore is the screening fit's score of every row: the ensemble's combination of
 // its members' distances and reconstruction errors at distance weight ScreenWeight,
-// with scales fitted on these rows (models.FitEnsembleTaking).
+// with scales fitted on these rows (fitCombinationTaking).
 func ScreenScore(dist, rec [][]float32) ([]float64, error) {
-	_, s, err := models.FitEnsembleTaking(dist, rec, ScreenWeight)
+	_, s, err := fitCombinationTaking(dist, rec, ScreenWeight)
 	return s, err
 }

@@ -56,7 +56,7 @@ func loadEnsemble(meta *models.Meta, nw *Networks) *ensemble {
 }
 
 // Score combines each row's member distances and reconstruction errors by the
-// combination fitted on the training rows (models.ScoreOf).
+// combination fitted on the training rows (scoreCombined).
 func (e *ensemble) Score(ctx context.Context, ds *data.Dataset, gauss []float64) ([]float64, [][]float64, error) {
 	dist, rec, err := e.nw.outputs(ctx, ds)
 	if err != nil {
@@ -65,7 +65,7 @@ func (e *ensemble) Score(ctx context.Context, ds *data.Dataset, gauss []float64)
 	if err := checkScored(e.nw.Scaler, ds, true, dist, rec, nil); err != nil {
 		return nil, nil, err
 	}
-	s, err := models.ScoreOf(e.comb, dist, rec)
+	s, err := scoreCombined(e.comb, dist, rec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("udocc: %w", err)
 	}
@@ -73,7 +73,7 @@ func (e *ensemble) Score(ctx context.Context, ds *data.Dataset, gauss []float64)
 		return nil, nil, err
 	}
 	if gauss != nil {
-		e.comb.MixGaussian(s, gauss) // as the fit mixed it (comb.FitGaussian)
+		mixGaussian(e.comb, s, gauss) // as the fit mixed it (fitGaussian)
 	}
 	return s, widenEach(dist), nil
 }
@@ -171,8 +171,8 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 			in.MemberAgreement, in.DistRecAgreement = count.Agreements(dist, rec)
 		}
 	}
-	// FitEnsembleTaking's scores are comb.Score(dist, rec), computed once.
-	comb, scores, err := models.FitEnsembleTaking(dist, rec, DistanceWeight)
+	// fitCombinationTaking's scores are scoreCombined(comb, dist, rec), computed once.
+	comb, scores, err := fitCombinationTaking(dist, rec, DistanceWeight)
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
@@ -183,7 +183,7 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 	nets := scores
 	if t.Gaussian != nil && cfg.GaussianWeight > 0 {
 		scores = slices.Clone(nets)
-		if err := comb.FitGaussian(scores, t.Gaussian, cfg.GaussianWeight); err != nil {
+		if err := fitGaussian(comb, scores, t.Gaussian, cfg.GaussianWeight); err != nil {
 			return fmt.Errorf("udocc: %w", err)
 		}
 		tr.Networks = nets

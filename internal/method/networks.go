@@ -170,7 +170,7 @@ const scoreChunk = 1 << 16
 // the training rows were, and for the ensemble method its autoencoder's reconstruction
 // errors. Training rows and new ones go through the same chunks, so the training rows
 // score the same however they are given. Both stay float32 as the shim gives them:
-// models.ScoreOf combines them widened, to the same numbers, and a caller widens each
+// scoreCombined combines them widened, to the same numbers, and a caller widens each
 // member's distances when it hands them out, so that the K members' float64 and float32
 // copies never all stand at once (at 10^7 rows and five members, 400 MB of float64
 // distances beside the combination's work). ctx is checked before every chunk. A value

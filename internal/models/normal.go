@@ -35,7 +35,7 @@ func FitNormal(x []float32, m, d, threads int) *Normal {
 			}
 		}
 		for j := j0; j < j1; j++ {
-			sc := fitScale(cols[(j-j0)*m : (j-j0+1)*m])
+			sc := FitScaleOf(cols[(j-j0)*m : (j-j0+1)*m])
 			nr.Median[j], nr.Spread[j] = sc.Median, sc.Spread
 		}
 	})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/udocc/udocc/internal/dynamics"
-	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/stats"
 )
 
 // The tests build members as package method builds its methods' (training knows no
@@ -64,9 +64,18 @@ func EnsembleSeeds(s uint64, size int) []uint64 {
 	return out
 }
 
-// screenScore is the ensemble's screening score (package method's): its combination at
-// distance weight 0.5.
+// screenScore is a screening score for the tests: each row's mean over the members of
+// its distance and reconstruction error, each over its member's median (package method
+// gives the ensemble's robust combination).
 func screenScore(dist, rec [][]float32) ([]float64, error) {
-	_, s, err := models.FitEnsembleTaking(dist, rec, 0.5)
-	return s, err
+	out := make([]float64, len(dist[0]))
+	for _, kind := range [][][]float32{dist, rec} {
+		for _, s := range kind {
+			med := stats.Median(stats.Widen(nil, s))
+			for i, v := range s {
+				out[i] += float64(v) / (med + 1e-12) / float64(len(kind))
+			}
+		}
+	}
+	return out, nil
 }

@@ -482,13 +482,13 @@ func scorePath(dir, table string, seed uint64) string {
 
 // ensembleScores splits the default ensemble's score of these members into its two
 // robust-z parts (models.Ensemble with w = 1 and w = 0), from which every source w is
-// w·D + (1−w)·R, exactly as models.Ensemble.Score adds them.
+// w·D + (1−w)·R, exactly as the ensemble's combination adds them.
 func ensembleScores(dist, rec [][]float64, y []int) (studyScores, error) {
-	_, d, err := models.FitEnsemble(dist, rec, 1)
+	_, d, err := method.FitCombination(dist, rec, 1)
 	if err != nil {
 		return studyScores{}, err
 	}
-	_, r, err := models.FitEnsemble(dist, rec, 0)
+	_, r, err := method.FitCombination(dist, rec, 0)
 	if err != nil {
 		return studyScores{}, err
 	}
