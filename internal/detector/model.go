@@ -134,7 +134,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts settings, trace bool
 	var proj *models.Projection
 	if opts.projects(ds.D) {
 		var pds *data.Dataset
-		if proj, pds, t.Gaussian, err = fitProjection(ds, t.Scaler, opts.Components, opts.Gaussian > 0, opts.Seed); err != nil {
+		if proj, pds, t.Gaussian, err = method.FitProjection(ds, t.Scaler, opts.Components, opts.Gaussian > 0, opts.Seed, gaussianMaxValues); err != nil {
 			return nil, nil, err
 		}
 		if t.Scaler, err = scale.Fit(pds); err != nil {
