@@ -31,8 +31,8 @@ type CountRule string
 // alone, and cannot be joined with others by "+".
 const LearnedCount CountRule = "learned"
 
-// kmeansRule is udocc's earlier default count: the exact two-means split of the
-// scores, applied to the screening fit's and the final fit's, the larger share flagged.
+// kmeansRule is the two-means count: the exact two-means split of the scores, applied
+// to the screening fit's and the final fit's, the larger share flagged.
 const kmeansRule CountRule = "kmeans"
 
 // defaultCount is the ensemble's count where Ensemble.Count is nil: the learned count,
@@ -101,7 +101,7 @@ func (o settings) countNames() []CountRule {
 }
 
 // kmeansCount says whether o counts by kmeansRule alone, which gives an interval
-// around its share (method.DefaultInterval, udocc's earlier default count).
+// around its share (method.DefaultInterval).
 func (o settings) kmeansCount() bool {
 	return o.Contamination == 0 && slices.Equal(o.Count, []CountRule{kmeansRule})
 }

@@ -77,12 +77,10 @@ func EnsembleSeeds(s uint64, size int) []uint64 {
 // contamination.
 const EnsembleMethod = "ensemble"
 
-// DefaultThresholdRule was the count of the ensemble method until the learned count
-// (package internal/count, bench/notes/threshold.md A.0): the exact two-means split of package
-// threshold, applied to the screening fit's combined scores and to the final ones, the
-// larger of its two shares flagged (`--threshold kmeans`). On the study's real group of
-// 26 tables (bench/notes/threshold.md A.0b) no candidate held a lead over it on tables it was
-// not chosen on; on 71 tables held out by source group the learned count does.
+// DefaultThresholdRule is the kmeans count (`--threshold kmeans`): the exact two-means
+// split of package threshold, applied to the screening fit's combined scores and to the
+// final ones, the larger of its two shares flagged. The learned count (package
+// internal/count) is the default; bench/notes/threshold.md A.0 compares them.
 const DefaultThresholdRule = "kmeans"
 
 // DefaultInterval are the bounds of the 80 % interval of the default count's share:

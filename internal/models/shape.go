@@ -14,8 +14,8 @@ const MaxColumns = 1 << 20
 // sixteen arrays of one value a column.
 const maxElements = 16 * MaxColumns
 
-// MaxMembers is the most networks a model may have: the members and files arrays of
-// model.json are no longer (two files a member).
+// MaxMembers is the most networks a model may have. It bounds model.json's members and
+// files arrays (two files a member).
 const MaxMembers = 1000
 
 // maxDepth bounds the nesting of model.json's values; udocc writes four levels.
