@@ -93,7 +93,7 @@ func launchRanks(n int, args []string, stdout, stderr io.Writer) error {
 
 // The bounds of --nproc: ranks beyond a few a core only wait on each other, and each
 // is a process that loads libtorch. The rows decide too: every rank must hold
-// two (the root's minRankRows), which the ranks check once they have read the table.
+// two (the detector's minRankRows), which the ranks check once they have read the table.
 const (
 	ranksPerCore = 4
 	maxNproc     = 64

@@ -71,12 +71,12 @@ func FitTraced(ctx context.Context, ds *data.Dataset, m Method, opts Options) (*
 }
 
 // fitDataset is FitDataset, and the Trace of its fit (with its costly parts where trace
-// is set: method.Config.Trace). The walk of a fit: the options become the method's
-// configuration here, once; the column contract (medians, imputation), the
-// data-parallel ranks and the standardisation are the root's; the method (package
-// method) trains its networks with package training, scores every row and fits its
-// combination and threshold, and returns them; the model then labels the rows and keeps
-// the normal rows' medians for explanations.
+// is set: method.Config.Trace). The walk of a fit: the settings become the method's
+// configuration here, once. The column contract (medians, imputation), the data-parallel
+// ranks and the standardisation are the detector's. The method (package method) trains
+// its networks with package training, scores every row, fits its combination and
+// threshold, and returns them. The model then labels the rows and keeps the normal
+// rows' medians for explanations.
 func fitDataset(ctx context.Context, ds *data.Dataset, opts settings, trace bool) (*Model, *method.Trace, error) {
 	if err := opts.validate(); err != nil {
 		return nil, nil, err

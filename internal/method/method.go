@@ -16,8 +16,8 @@ import (
 	"github.com/udocc/udocc/internal/training"
 )
 
-// Config is a fit's settings, as package udocc translates its Options once, resolved
-// and checked: nothing here has a default left to fill.
+// Config is a fit's settings, as package detector translates a method and its Options
+// once, resolved and checked. Nothing here has a default left to fill.
 type Config struct {
 	// Method is the method fitted: Ensemble or one of the paper's.
 	Method Method

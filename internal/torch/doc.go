@@ -19,8 +19,8 @@
 // not depend on the thread count, nor a row's on the rows beside it.
 //
 // Threads: the fast path's thread count is udocc's own (libtorch's, OpenMP's and Go's are
-// not touched) and is set here only: WithThreads for one call of the library (the root
-// package's Fit, Score and Explain, which put back the count from before when they
+// not touched) and is set here only: WithThreads for one call of the library (the
+// detector's Fit, Score and Explain, which put back the count from before when they
 // return), SetNumThreads for a program; results do not depend on it. Calls on different
 // Groups may run concurrently. On one Group, the calls that score given rows
 // (DistancesOf, ReconstructionOf, ScoreGroups) only read it and may run concurrently;
