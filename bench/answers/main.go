@@ -29,7 +29,6 @@ import (
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/answers"
 	"github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/review"
 	"github.com/udocc/udocc/metrics"
 )
 
@@ -153,7 +152,7 @@ func main() {
 		}
 		t := tab{name: ct.Name, group: ct.Group}
 		for s := 0; s < *seeds; s++ {
-			ans, asked := simulate(scores, y, prior, uint64(s))
+			ans, asked := fitdir.Simulate(scores, y, prior, uint64(s))
 			// The product's own path (Model.Learn): the Sharpener from the answers,
 			// each rule's β mixing its percentiles.
 			sh, err := answers.New(ds.X, ds.N, ds.D, scores, ans, answers.Rule{})
@@ -190,7 +189,7 @@ func main() {
 				if sh != nil && beta > 0 {
 					sc = answers.Mix(ps, pe, beta)
 				}
-				roc, pr := aucs(sc, y, keep)
+				roc, pr := fitdir.AUCs(sc, y, keep)
 				r.roc, r.pr = append(r.roc, roc), append(r.pr, pr)
 			}
 			// The mixes: the shipped rule's score and the answers' best detector.
@@ -232,12 +231,12 @@ func main() {
 						sc = mixed
 					}
 				}
-				roc, pr := aucs(sc, y, keep)
+				roc, pr := fitdir.AUCs(sc, y, keep)
 				r.roc, r.pr = append(r.roc, roc), append(r.pr, pr)
 			}
 			r.pyRoc, r.pyPr = math.NaN(), math.NaN()
 			for _, col := range py {
-				roc, pr := aucs(col, y, keep)
+				roc, pr := fitdir.AUCs(col, y, keep)
 				if math.IsNaN(r.pyRoc) || roc > r.pyRoc {
 					r.pyRoc = roc
 				}
@@ -409,33 +408,6 @@ func chosenSummary(c map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// simulate is the answers to two rounds of 20 as `udocc review` asks them, and which
-// rows were asked.
-func simulate(scores []float64, y []bool, prior review.Prior, seed uint64) ([]answers.Answer, []bool) {
-	n := len(scores)
-	ranks := review.Ranks(scores)
-	rowOf := make([]int, n)
-	for i, r := range ranks {
-		rowOf[r-1] = i
-	}
-	var rv []review.Answer
-	var out []answers.Answer
-	asked := make([]bool, n)
-	for round := 1; round <= 2; round++ {
-		rs, err := review.Next(n, rv, nil, 20, seed, prior)
-		if err != nil {
-			log.Fatal(err)
-		}
-		for _, r := range rs {
-			i := rowOf[r-1]
-			rv = append(rv, review.Answer{Rank: r, Anomaly: y[i], Round: round})
-			out = append(out, answers.Answer{Row: i, Anomaly: y[i]})
-			asked[i] = true
-		}
-	}
-	return out, asked
-}
-
 // loadPyod is the detectors' columns of path (nil when absent).
 func loadPyod(path string, n int) (all [][]float64, named map[string][]float64) {
 	cols, head, err := readCSV(path)
@@ -488,23 +460,6 @@ func readCSV(path string) ([][]float64, []string, error) {
 		}
 	}
 	return cols, head, nil
-}
-
-// aucs are the ROCAUC and PRAUC of s against y over the rows keep marks
-// (metrics.AUCs); NaN where those rows hold one class.
-func aucs(s []float64, y, keep []bool) (roc, pr float64) {
-	var sc []float64
-	var l []int
-	for i := range s {
-		if keep[i] {
-			sc, l = append(sc, s[i]), append(l, b2i(y[i]))
-		}
-	}
-	roc, pr, err := metrics.AUCs(l, sc)
-	if err != nil {
-		return math.NaN(), math.NaN()
-	}
-	return roc, pr
 }
 
 func b2i(b bool) int {

@@ -339,6 +339,20 @@ func (g *Group) TrainEpoch(p *Plan, obj Objective, trainDist []float32) ([]float
 	return loss, err
 }
 
+// SetLabels sets answers on the group's data rows (1 normal, -1 anomaly, 0 unlabelled):
+// later TrainEpochs' one-class loss is then Deep SAD's (Ruff et al. 2020, Eq. (3)), a
+// labelled normal row's term eta·d and a labelled anomaly's eta / (d + 1e-6). nil clears
+// them. Set the data first.
+func (g *Group) SetLabels(labels []int8, eta float64) error {
+	if g.p == nil {
+		return ErrClosed
+	}
+	if len(labels) == 0 {
+		return errorOf(C.udocc_group_set_labels(g.p, nil, 0, 0))
+	}
+	return errorOf(C.udocc_group_set_labels(g.p, (*C.int8_t)(&labels[0]), C.int64_t(len(labels)), C.double(eta)))
+}
+
 // Distances returns the K x n eval-mode squared distances ||φ(x)−c||² (Eq. (3)), member
 // after member, copied from the device in one copy.
 func (g *Group) Distances() ([]float32, error) {

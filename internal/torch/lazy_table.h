@@ -20,6 +20,7 @@ LAZY(char *, udocc_group_pretrain_epoch, (udocc_group *g, const int32_t *plan, c
 LAZY(char *, udocc_group_init_center, (udocc_group *g, double eps), (g, eps), { return unloaded_error("udocc_group_init_center"); })
 LAZY(char *, udocc_group_train_epoch, (udocc_group *g, const int32_t *plan, const int32_t *counts, const int32_t *extra, const uint8_t *flags, int64_t steps, int64_t width, const uint8_t *soft, const double *nu, const uint8_t *update_r, double *loss, int64_t nloss, float *train_dist, int64_t ndist), (g, plan, counts, extra, flags, steps, width, soft, nu, update_r, loss, nloss, train_dist, ndist), { return unloaded_error("udocc_group_train_epoch"); })
 LAZY(char *, udocc_group_distances, (udocc_group *g, float *out, int64_t len), (g, out, len), { return unloaded_error("udocc_group_distances"); })
+LAZY(char *, udocc_group_set_labels, (udocc_group *g, const int8_t *labels, int64_t n, double eta), (g, labels, n, eta), { return unloaded_error("udocc_group_set_labels"); })
 LAZY(char *, udocc_group_distances_of, (udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len), (g, x, m, d, out, len), { return unloaded_error("udocc_group_distances_of"); })
 LAZY(char *, udocc_group_embeddings_of, (udocc_group *g, const float *x, int64_t m, int64_t d, float *out, int64_t len), (g, x, m, d, out, len), { return unloaded_error("udocc_group_embeddings_of"); })
 LAZY(char *, udocc_group_standardise_output, (udocc_group *g, const float *center, const float *s), (g, center, s), { return unloaded_error("udocc_group_standardise_output"); })

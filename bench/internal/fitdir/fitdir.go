@@ -4,9 +4,13 @@
 package fitdir
 
 import (
+	"math"
+
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/udocc/udocc/internal/answers"
+	"github.com/udocc/udocc/metrics"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,4 +79,56 @@ func Read(dir string) (*Fit, error) {
 		fit.Scores = append(fit.Scores, s)
 		fit.Y = append(fit.Y, rec[li] == "1")
 	}
+}
+
+// Simulate is the answers to two rounds of 20 as `udocc review` asks them, and which
+// rows were asked.
+func Simulate(scores []float64, y []bool, prior review.Prior, seed uint64) ([]answers.Answer, []bool) {
+	n := len(scores)
+	ranks := review.Ranks(scores)
+	rowOf := make([]int, n)
+	for i, r := range ranks {
+		rowOf[r-1] = i
+	}
+	var rv []review.Answer
+	var out []answers.Answer
+	asked := make([]bool, n)
+	for round := 1; round <= 2; round++ {
+		rs, err := review.Next(n, rv, nil, 20, seed, prior)
+		if err != nil {
+			panic(err) // review.Next refuses only bad arguments, which these are not
+		}
+		for _, r := range rs {
+			i := rowOf[r-1]
+			rv = append(rv, review.Answer{Rank: r, Anomaly: y[i], Round: round})
+			out = append(out, answers.Answer{Row: i, Anomaly: y[i]})
+			asked[i] = true
+		}
+	}
+	return out, asked
+}
+
+// AUCs are the ROCAUC and PRAUC of s against y over the rows keep marks; NaN where
+// they are undefined.
+// (metrics.AUCs); NaN where those rows hold one class.
+func AUCs(s []float64, y, keep []bool) (roc, pr float64) {
+	var sc []float64
+	var l []int
+	for i := range s {
+		if keep[i] {
+			sc, l = append(sc, s[i]), append(l, b2i(y[i]))
+		}
+	}
+	roc, pr, err := metrics.AUCs(l, sc)
+	if err != nil {
+		return math.NaN(), math.NaN()
+	}
+	return roc, pr
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -182,15 +182,23 @@ using StepFn = void (*)(void *ctx, int64_t k, int64_t s);
 void pretrain_epoch(const std::vector<Net> &nets, const Epoch &e, StepFn step, void *ctx,
                     double *loss);
 
+// kSadEps keeps Deep SAD's inverse distance of a labelled anomaly finite (Ruff et al.).
+constexpr float kSadEps = 1e-6f;
+
 // Objective is the fine-tuning loss of every member: the one-class loss mean ||z-c||^2,
 // or where soft[k] the soft-boundary loss R^2 + (1/nu) mean(max(0, ||z-c||^2 - R^2)),
 // with R set after each training step from the minibatch's distances where update_r[k].
+// With label (one a data row: 1 normal, -1 anomaly, 0 unlabelled) the one-class loss is
+// Deep SAD's (Ruff et al. 2020, Eq. (3)): a labelled normal row's term is eta·d, a
+// labelled anomaly's eta / (d + kSadEps).
 struct Objective {
   const float *c = nullptr;  // K x rep
   int64_t rep = 0;
   const uint8_t *soft = nullptr, *update_r = nullptr;
   const double *nu = nullptr;
   float *R = nullptr;        // K, updated in place
+  const int8_t *label = nullptr;
+  float eta = 0;
 };
 
 // train_epoch runs one fine-tuning epoch; loss[k] receives the mean minibatch loss and

@@ -438,6 +438,10 @@ struct udocc_group {
   // reference: on the CPU, run the libtorch ops (autograd) instead of the fast path;
   // set from UDOCC_REFERENCE=1 at creation, or by udocc_group_set_reference.
   bool reference = false;
+  // labels, when not empty, are the data rows' answers for Deep SAD's loss (udocc_group_set_labels):
+  // 0 unlabelled, 1 normal, -1 anomaly; eta weighs the labelled rows' terms.
+  std::vector<int8_t> labels;
+  double eta = 0;
 };
 
 namespace {
@@ -1101,6 +1105,11 @@ void fast_train_epoch(udocc_group *g, const int32_t *plan, const int32_t *counts
   o.nu = nu;
   o.update_r = update_r;
   o.R = g->R.data_ptr<float>();
+  if (!g->labels.empty()) {
+    if (static_cast<int64_t>(g->labels.size()) != g->n) throw std::runtime_error("labels of another data's rows");
+    o.label = g->labels.data();
+    o.eta = static_cast<float>(g->eta);
+  }
   udocc::fast::train_epoch(nets(g, false), fast_epoch(g, plan, counts, extra, flags, S, P), o,
                            &FastStep::run, &f, loss, train_dist);
 }
@@ -1383,6 +1392,13 @@ char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t
     }
     at::Tensor sum = torch::zeros({K}, f32(g->dev));
     at::Tensor nb = torch::zeros({K}, f32(g->dev));
+    at::Tensor lab;  // the rows' labels and the padding's 0, where Deep SAD's loss is on
+    if (!g->labels.empty()) {
+      if (static_cast<int64_t>(g->labels.size()) != g->n) throw std::runtime_error("labels of another data's rows");
+      std::vector<float> y(g->labels.begin(), g->labels.end());
+      y.push_back(0);
+      lab = torch::from_blob(y.data(), {g->n + 1}, cpu.dtype(at::kFloat)).to(g->dev, false, true);
+    }
     for (int64_t s = 0; s < p.S; ++s) {
       Batch b = batch_at(p, s);
       at::Tensor x = gather_rows(g, p, s);
@@ -1398,6 +1414,13 @@ char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t
       at::Tensor m = b.m.squeeze(2);
       at::Tensor cnt = b.cnt.view({-1});
       at::Tensor per = (dist * m).sum(1) / cnt;  // one-class loss, Eq. (2)
+      if (lab.defined()) {
+        // Deep SAD (Ruff et al. 2020, Eq. (3)): a labelled normal row's term eta·d, a
+        // labelled anomaly's eta / (d + eps); unlabelled rows keep d.
+        at::Tensor y = lab.index_select(0, p.idx.select(1, s).reshape({-1})).view_as(dist);
+        at::Tensor term = torch::where(y > 0, g->eta * dist, torch::where(y < 0, g->eta / (dist + udocc::fast::kSadEps), dist));
+        per = (term * m).sum(1) / cnt;
+      }
       if (any_sb) {
         at::Tensor r2 = g->R * g->R;  // soft-boundary loss in Ruff's scaling, Eq. (1) / nu
         at::Tensor hinge = (torch::relu(dist - r2.unsqueeze(1)) * m).sum(1) / cnt;
@@ -1423,6 +1446,23 @@ char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t
       at::Tensor h = dist_out.narrow(1, 0, g->n).contiguous().cpu();  // sync: one K x n copy
       std::memcpy(train_dist, h.data_ptr<float>(), sizeof(float) * K * g->n);
     }
+  });
+}
+
+char *udocc_group_set_labels(udocc_group *g, const int8_t *labels, int64_t n, double eta) {
+  return guard(g, [&] {
+    if (n == 0) {
+      g->labels.clear();
+      g->eta = 0;
+      return;
+    }
+    if (n != g->n) throw std::runtime_error("labels: " + std::to_string(n) + " for " + std::to_string(g->n) + " data rows");
+    if (!(eta > 0)) throw std::runtime_error("labels: eta must be positive");
+    for (int64_t i = 0; i < n; ++i) {
+      if (labels[i] < -1 || labels[i] > 1) throw std::runtime_error("labels: a label other than -1, 0 or 1");
+    }
+    g->labels.assign(labels, labels + n);
+    g->eta = eta;
   });
 }
 

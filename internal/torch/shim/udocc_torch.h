@@ -158,6 +158,12 @@ char *udocc_group_train_epoch(udocc_group *g, const int32_t *plan, const int32_t
 
 /* udocc_group_distances writes the K x n eval-mode squared distances ||phi(x)-c||^2. */
 char *udocc_group_distances(udocc_group *g, float *out, int64_t len);
+/* udocc_group_set_labels sets the answers on the group's n data rows (1 normal, -1
+ * anomaly, 0 unlabelled) that make later fine-tuning epochs' one-class loss Deep SAD's
+ * (Ruff et al. 2020, Eq. (3)), the labelled rows' terms weighed eta > 0; n = 0 clears
+ * them. Set the data first: labels of another row count are refused at the epoch. */
+char *udocc_group_set_labels(udocc_group *g, const int8_t *labels, int64_t n, double eta);
+
 /* udocc_group_distances_of scores an m x d matrix that is not the group's data. */
 char *udocc_group_distances_of(udocc_group *g, const float *x, int64_t m, int64_t d,
                                float *out, int64_t len);

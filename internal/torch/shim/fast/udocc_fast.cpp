@@ -441,8 +441,8 @@ void train_step(const Net &net, const Epoch &e, const Objective &o, StepFn step,
     }
     dist[i] = d2;
   }
+  const int32_t *rows = e.rows + at * e.P;
   if (train_dist != nullptr) {
-    const int32_t *rows = e.rows + at * e.P;
     for (int64_t i = 0; i < rode; ++i) train_dist[k * e.n + rows[i]] = dist[i];
   }
   if (!trains) return;
@@ -459,6 +459,16 @@ void train_step(const Net &net, const Epoch &e, const Objective &o, StepFn step,
       const float over = dist[i] - r2;
       total += over > 0 ? over : 0.0f;
       coef = over > 0 ? inv_nu / cnt : 0.0f;
+    } else if (o.label != nullptr && o.label[rows[i]] != 0) {
+      // Deep SAD: d(eta·d)/dd = eta; d(eta/(d+eps))/dd = -eta/(d+eps)^2.
+      if (o.label[rows[i]] > 0) {
+        total += o.eta * dist[i];
+        coef = o.eta / cnt;
+      } else {
+        const float q = dist[i] + kSadEps;
+        total += o.eta / q;
+        coef = -o.eta / (q * q * cnt);
+      }
     } else {
       total += dist[i];
     }

@@ -1,0 +1,41 @@
+package detector
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/method"
+	"github.com/udocc/udocc/internal/torch"
+)
+
+// FineTuneSAD fine-tunes the model's encoders with answers on ds's rows, the training
+// table, by Deep SAD's loss (method.FineTune), and returns the rows' new scores. It
+// changes the model. The study of issue 67 measures it (bench/answers); a fit does not
+// call it.
+func (m *Model) FineTuneSAD(ctx context.Context, ds *data.Dataset, answers []Answer, o method.SAD) ([]float64, error) {
+	if err := m.calls.enter(); err != nil {
+		return nil, err
+	}
+	defer m.calls.leave()
+	ds, err := m.prepare(ds)
+	if err != nil {
+		return nil, err
+	}
+	defer torch.WithThreads(workers(m.threads))()
+	nds, gd, err := m.networkRows(ds, true)
+	if err != nil {
+		return nil, err
+	}
+	labels := make([]int8, nds.N)
+	for _, a := range answers {
+		if a.Row < 0 || a.Row >= nds.N {
+			return nil, fmt.Errorf("udocc: answer on row %d of %d", a.Row, nds.N)
+		}
+		labels[a.Row] = 1
+		if a.Anomaly {
+			labels[a.Row] = -1
+		}
+	}
+	return method.FineTune(ctx, m.fit, nds, gd, labels, o)
+}

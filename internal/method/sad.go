@@ -1,0 +1,128 @@
+package method
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/torch"
+)
+
+// SAD are the settings of a Deep SAD fine-tuning (FineTune).
+type SAD struct {
+	// Eta weighs the answered rows' terms of the loss (Ruff et al. 2020 use 1).
+	Eta float64
+	// Epochs and LR are the fine-tuning's epochs and Adam's learning rate.
+	Epochs int
+	LR     float64
+	// Rows is the most unanswered rows the fine-tuning trains on, drawn from Seed; every
+	// answered row trains too.
+	Rows int
+	Seed uint64
+}
+
+// FineTune fine-tunes a fitted ensemble's encoders with the answers, by Deep SAD's loss
+// (Ruff et al., "Deep Semi-Supervised Anomaly Detection", ICLR 2020, Eq. (3)): an
+// unanswered row's term is its distance d, an answered normal row's η·d, an answered
+// anomaly's η/(d + ε). ds are the rows as the networks read them (matched, imputed,
+// and for a wide table projected); labels[i] is row i's answer (1 normal, -1 anomaly,
+// 0 none). The combination's scales are then fitted again on ds's rows, with the
+// Gaussian's distances gd mixed in where the ensemble has one, and ds's new scores are
+// returned. The autoencoders are not changed.
+func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, labels []int8, o SAD) ([]float64, error) {
+	e, ok := f.(*ensemble)
+	if !ok {
+		return nil, errors.New("method: Deep SAD fine-tunes the ensemble")
+	}
+	if len(labels) != ds.N {
+		return nil, fmt.Errorf("method: %d labels for %d rows", len(labels), ds.N)
+	}
+	var rows, others []int
+	for i, y := range labels {
+		if y != 0 {
+			rows = append(rows, i)
+		} else {
+			others = append(others, i)
+		}
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5ad))
+	rng.Shuffle(len(others), func(i, j int) { others[i], others[j] = others[j], others[i] })
+	rows = append(rows, others[:min(len(others), o.Rows)]...)
+	m := len(rows)
+	x := make([]float32, m*ds.D)
+	lab := make([]int8, m)
+	for j, i := range rows {
+		copy(x[j*ds.D:(j+1)*ds.D], ds.Row(i))
+		lab[j] = labels[i]
+	}
+	obj := torch.Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}
+	for _, g := range e.nw.Enc {
+		if err := g.SetDataScaled(x, m, ds.D, e.nw.Scaler.Mean, e.nw.Scaler.Scale); err != nil {
+			return nil, err
+		}
+		if err := g.SetLabels(lab, o.Eta); err != nil {
+			return nil, err
+		}
+		if err := g.ResetAdam(torch.Encoder, []float64{o.LR}, []float64{0}); err != nil {
+			return nil, err
+		}
+		for range o.Epochs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if _, err := g.TrainEpoch(shuffledPlan(rng, m, 128), obj, nil); err != nil {
+				return nil, err
+			}
+		}
+		if err := g.SetLabels(nil, 0); err != nil {
+			return nil, err
+		}
+		if err := g.DropData(); err != nil {
+			return nil, err
+		}
+	}
+	dist, rec, err := e.nw.outputs(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	comb, s, err := fitCombinationTaking(dist, rec, e.comb.DistanceWeight)
+	if err != nil {
+		return nil, err
+	}
+	if gd != nil && e.comb.GaussianWeight > 0 {
+		if err := fitGaussian(comb, s, gd, e.comb.GaussianWeight); err != nil {
+			return nil, err
+		}
+	}
+	e.comb = comb
+	return s, nil
+}
+
+// shuffledPlan is one member's epoch over n rows in a random order, in minibatches of
+// width rows; a last minibatch of one row joins the one before it, as BatchNorm needs
+// two.
+func shuffledPlan(rng *rand.Rand, n, width int) *torch.Plan {
+	perm := rng.Perm(n)
+	steps := (n + width - 1) / width
+	if steps > 1 && n%width == 1 {
+		steps--
+	}
+	p := &torch.Plan{Steps: steps, Width: width + 1, Rows: make([]int32, steps*(width+1)),
+		Counts: make([]int32, steps), Train: make([]uint8, steps)}
+	for s := range steps {
+		lo, hi := s*width, min((s+1)*width, n)
+		if s == steps-1 {
+			hi = n
+		}
+		for j := range p.Width {
+			p.Rows[s*p.Width+j] = int32(n) // padding
+		}
+		for j, i := range perm[lo:hi] {
+			p.Rows[s*p.Width+j] = int32(i)
+		}
+		p.Counts[s], p.Train[s] = int32(hi-lo), 1
+	}
+	return p
+}
