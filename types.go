@@ -6,16 +6,34 @@ import "github.com/udocc/udocc/internal/detector"
 // documentation is the detector's (go doc github.com/udocc/udocc/internal/detector).
 type (
 	// Options are the settings every method shares; the zero value is the defaults.
+	// Its fields: Hidden (the layer widths), Epochs and PretrainEpochs, LR and
+	// PretrainLR, BatchSize, WeightDecay, Seed, Members and Seeds, Device, Threads, and
+	// the hooks Progress and Epoch; Dist joins a data-parallel run.
 	Options = detector.Options
 	// Method is a fit's method: Ensemble (the default, also for nil) or one of the
 	// paper's: Proposed, OC, SB, Otsu, TAR. Each struct holds its own settings.
-	Method   = detector.Method
+	Method = detector.Method
+	// Ensemble is the default method: five Deep SVDD members refitted without the rows
+	// a screening fit scored highest, scored with their autoencoders. Its fields, each
+	// zero for its default: ScreenEpochs (50; negative: no screening), Trim (0.1),
+	// TrainRows (2,048; negative: every row), Components (32, for tables of more than
+	// 300 columns; negative: every column), Gaussian (0.9; negative: none), Count (nil:
+	// LearnedCount), Contamination (0: Count decides), Answers (nil: label-free).
 	Ensemble = detector.Ensemble
+	// Proposed is the paper's method (Algorithm 1), with the paper's settings when
+	// Options is zero. Its fields: Delta (Accumulated), Ties (TiesLargest, with
+	// PaperRule only), RankScores (TrainScores).
 	Proposed = detector.Proposed
-	OC       = detector.OC
-	SB       = detector.SB
-	Otsu     = detector.Otsu
-	TAR      = detector.TAR
+	// OC is one-class Deep SVDD: it ranks rows and labels none.
+	OC = detector.OC
+	// SB is soft-boundary Deep SVDD. Nu, ν in (0, 1), has no default; RankScores as
+	// Proposed's.
+	SB = detector.SB
+	// Otsu thresholds one-class Deep SVDD by Otsu's method; RankScores as Proposed's.
+	Otsu = detector.Otsu
+	// TAR thresholds one-class Deep SVDD at the anomaly ratio Ratio in (0, 1), which has
+	// no default; RankScores as Proposed's.
+	TAR = detector.TAR
 	// OptionError is a setting a fit cannot use: the struct and field it is in.
 	OptionError = detector.OptionError
 	// CountRule names how many rows to flag when no contamination is given.
