@@ -48,16 +48,15 @@ func Fit(ctx context.Context, rows [][]float64, m Method, opts Options) (*Model,
 	return FitDataset(ctx, ds, m, opts)
 }
 
-// FitDataset is Fit on a table read with package data (a nil ctx is
-// context.Background()); its labels, if any, are never trained on, and its name is only
-// recorded (the layer widths are opts.Hidden, else the ensemble's for the table's width,
-// models.EnsembleHidden, and 32,16,8 for the other methods).
-// ds is not changed but for its missing values (NaN, as package data reads a missing
-// cell under MissingKeep), which are imputed in place with their feature's median over
-// the training rows (Medians, kept in the model for the rows it scores); a row with no
-// value at all is refused (ErrNoValues). Its rows are standardised on their way to the
-// networks, so that the fit holds no other full copy of them beside the one training
-// reads.
+// FitDataset is Fit on a table read with package data; a nil ctx is
+// context.Background(). Its labels are never trained on, and its name is only
+// recorded. The layer widths are opts.Hidden, else the ensemble's for the table's width
+// (models.EnsembleHidden), and 32,16,8 for the other methods.
+//
+// ds is not changed but for its missing values (NaN, as MissingKeep reads them). They
+// are imputed in place with their feature's median over the training rows (Medians,
+// kept in the model). A row with no value at all is refused (ErrNoValues). The rows are
+// standardised on their way to the networks, so the fit holds no other full copy.
 func FitDataset(ctx context.Context, ds *data.Dataset, m Method, opts Options) (*Model, error) {
 	fitted, _, err := fitDataset(ctx, ds, newSettings(m, opts), false)
 	return fitted, err
@@ -290,10 +289,9 @@ func (m *Model) membersCopy() []Member {
 // Method is the name of the model's method (Method.Name).
 func (m *Model) Method() string { return m.meta.Method }
 
-// Close frees the networks (an io.Closer); it is safe to call more than once (a later
-// call does nothing and returns nil), and while other goroutines score, explain or save
-// with the model: it waits for those calls to end, and the calls made after it has
-// begun fail with ErrClosed.
+// Close frees the networks (an io.Closer). A later call does nothing and returns nil.
+// It may run while other goroutines score, explain or save with the model: it waits
+// for those calls to end. Calls made after it has begun fail with ErrClosed.
 func (m *Model) Close() error {
 	if !m.calls.close() {
 		return nil

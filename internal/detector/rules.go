@@ -22,13 +22,12 @@ func internalMethod(name string) method.Method {
 type CountRule string
 
 // LearnedCount is the count learned on the corpus of real tables (package
-// internal/count, its model.json; bench/notes/threshold.md A.0): from label-free features of
-// the fit, a share bounded to [0.1 %, 30 %] — the shipped model is gated: the MAD rule's
+// internal/count; bench/notes/threshold.md A.0). It reads label-free features of the
+// fit and gives a share in [0.1 %, 30 %]. The shipped model is gated: the MAD rule's
 // share of the final scores where the screening and the final fit disagree on their top
-// rows, a prior elsewhere — with an 80 % interval from held-out residuals of the original
-// tables' fits like it and a flag where the
-// count is not to be trusted (Model.CountReliable). It is not a rule of the scores
-// alone, and cannot be joined with others by "+".
+// rows, a prior elsewhere. Its 80 % interval comes from held-out residuals of fits like
+// it, and a flag says where the count is not to be trusted (Model.CountReliable). It is
+// not a rule of the scores alone, and cannot be joined with others by "+".
 const LearnedCount CountRule = "learned"
 
 // kmeansRule is the two-means count: the exact two-means split of the scores, applied

@@ -19,17 +19,16 @@ var savedFiles = []string{models.MetaFile, "member-*.pt", "autoencoder-*.pt"}
 // or a folder with other files in it. Save never deletes what it did not write.
 var ErrNotModelFolder = errors.New("it holds files that Save did not write")
 
-// Save writes the model into the folder dir in the format of the model/ folder that
-// `udocc fit` writes (model.json and one network file per member), which Load and
-// `udocc score --model` read. It is one transaction: everything is written into a
-// temporary folder beside dir and swapped in for dir by one rename, replacing a previous
-// model there whole; a failed write (a full disk) is an error that leaves a previous
-// model as it was and no temporary folder. dir must be missing, empty, or a folder
-// holding only a saved model's files; anything else (a file, a folder with other files)
-// is refused with ErrNotModelFolder, as are "" and a folder inside another model's
-// folder (which holds its own files only). Two Saves to one dir at once: the second
-// fails. Saves of one model run one at a time (with Score, Explain and the like beside
-// them, as ever).
+// Save writes the model into the folder dir, as `udocc fit` writes its model/ folder:
+// model.json and one network file per member. Load and `udocc score --model` read it.
+//
+// It is one transaction. Everything is written into a temporary folder beside dir and
+// swapped in for dir by one rename, replacing a previous model there whole. A failed
+// write (a full disk) leaves a previous model as it was and no temporary folder. dir
+// must be missing, empty, or hold only a saved model's files. Anything else is refused
+// with ErrNotModelFolder, as are "" and a folder inside another model's folder. Of two
+// Saves to one dir at once, the second fails. Saves of one model run one at a time;
+// Score and Explain may run beside them.
 func (m *Model) Save(dir string) (err error) {
 	if err := m.calls.enter(); err != nil {
 		return fmt.Errorf("udocc: save %s: %w", dir, err)
