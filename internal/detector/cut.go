@@ -38,12 +38,12 @@ func validateCut(c Cut) error {
 	return nil
 }
 
-// thresholdFor is the threshold, in score units, that cut c draws on scores (exactly:
-// the rows a contamination or a count flags are the top ones of scores), or, when
-// scores is nil, on the training rows' scores as the model keeps them: exactly for a
-// fitted model, from their sketch in model.json for a loaded one (exact at the top
-// shares it lists, interpolated between them: within about 1 % of the share asked for;
-// a contamination of at most 1/2). A rule needs scores. The model is not changed.
+// thresholdFor is the threshold, in score units, that cut c draws on scores: the rows a
+// contamination or a count flags are exactly the top ones. With scores nil it draws on
+// the training rows' scores as the model keeps them. That is exact for a fitted model.
+// A loaded one reads their sketch in model.json: exact at the shares it lists, and
+// within about 1 % of the share asked for between them (a contamination of at most
+// 1/2). A rule needs scores. The model is not changed.
 // ErrPastSketch reports a cut on the training rows beyond the sketch of their scores
 // that the model keeps (model.json's training_scores): the rows must be scored again.
 var ErrPastSketch = errors.New("udocc: past the model's sketch of its training scores")

@@ -393,12 +393,12 @@ func cutOn(scores []float64, cut int) (float64, error) {
 }
 
 // cutFrom is the threshold that flags the top cut of n rows whose scores are not all at
-// hand: exactly the score of rank cut+1 where it is known (known: rank -> score, the
-// answered rows' at least); else the training scores' value at that share (their sketch
-// in model.json: the rows reviewed are taken to score as the training rows do), and
-// beyond the sketch's shares (at most a half) the score interpolated linearly in rank
-// between the sketch's and the known rows' nearest ranks; in every case kept so that
-// each known row above the cut is flagged and none below it. All n rows: below every
+// hand. Where the score of rank cut+1 is known (known: rank -> score, the answered
+// rows' at least), it is that score. Else it is the training scores' value at that
+// share, from their sketch in model.json: the rows reviewed are taken to score as the
+// training rows do. Beyond the sketch's shares (at most a half) it is interpolated
+// linearly in rank between the nearest known ranks. In every case each known row above
+// the cut is flagged and none below it. All n rows: below every
 // finite score; none (the top score not known): above every one.
 func (m *Model) cutFrom(n, cut int, known map[int]float64) (float64, error) {
 	if cut >= n {

@@ -39,15 +39,16 @@ const (
 	EnsembleGaussianWeight = 0.9
 )
 
-// EnsembleConfig returns the default training settings of `udocc fit`: the paper's
-// architecture and batch size; a screening fit (50 autoencoder epochs, then fine-tuning)
-// on every row, and the final fit (60 autoencoder epochs, then fine-tuning) on the 90 %
-// of rows the screening scored lowest (training.FitScreened), its distances standardised over those
-// rows (training.Config.StandardiseOutput) and its reconstruction errors made robust there
-// (RobustReconstruction); pretraining at lr 3e-3, fine-tuning short (10 epochs at lr
-// 1e-4: at the paper's 1e-3 every fine-tuning epoch after the first lowers OC's
-// ROCAUC, while a short tuning keeps what pretraining found; bench/notes/reproduction.md). The
-// study of bench/notes/threshold.md A.2–A.5 chose the rest.
+// EnsembleConfig returns the default training settings of `udocc fit`. The
+// architecture and batch size are the paper's. A screening fit (50 autoencoder epochs,
+// then fine-tuning) sees every row. The final fit (60 autoencoder epochs, then
+// fine-tuning) sees the 90 % of rows the screening scored lowest (training.FitScreened).
+// Its distances are standardised over those rows (StandardiseOutput) and its
+// reconstruction errors made robust there (RobustReconstruction). Pretraining runs at lr
+// 3e-3; fine-tuning is short, 10 epochs at lr 1e-4. At the paper's 1e-3 every
+// fine-tuning epoch after the first lowers OC's ROCAUC, while a short tuning keeps what
+// pretraining found (bench/notes/reproduction.md). The study of
+// bench/notes/threshold.md A.2–A.5 chose the rest.
 func EnsembleConfig() training.Config {
 	c := training.DefaultConfig()
 	c.PretrainEpochs = 60

@@ -16,13 +16,13 @@ import (
 	"github.com/udocc/udocc/internal/training"
 )
 
-// The default method, udocc's ensemble (docs/threshold.md): OC members trained in
-// lockstep from consecutive seeds, each with its pretraining autoencoder, fitted twice
-// (a screening fit on every row, then a final fit without the rows it scored highest:
-// training.FitScreened); a row's score combines the members' standardised distances and
-// reconstruction errors (models.Ensemble, its scales fitted here on the training rows),
-// and a count rule on the screening's and the final scores, a given contamination or
-// the learned count (package count) sets the threshold.
+// The default method, udocc's ensemble (docs/threshold.md). OC members are trained in
+// lockstep from consecutive seeds, each with its pretraining autoencoder. They are
+// fitted twice: a screening fit on every row, then a final fit without the rows it
+// scored highest (training.FitScreened). A row's score combines the members'
+// standardised distances and reconstruction errors (combination.go, its scales fitted
+// on the training rows). The threshold comes from a count rule on the screening's and
+// the final scores, a given contamination, or the learned count (package count).
 
 // ensemble is the ensemble's fitted state.
 type ensemble struct {
@@ -299,15 +299,15 @@ func ruleShares(scores []float64, c threshold.Combination) ([]float64, error) {
 }
 
 // ensembleThreshold is the ensemble's threshold on its combined scores, and the 80 %
-// interval of the share of anomalies where the count gives one (nil otherwise): the top
-// share cfg.Contamination when given; else, for each rule of cfg.Count, the share it
-// flags on the final scores or, after a screening fit, on the screening's scores
-// (screen: the screening sees every row) where that is more (bench/notes/threshold.md A.4: on
-// the screening's scores two-means splits off only a few extreme rows of mnist and
-// thyroid), and the geometric mean of those shares for several rules
-// (threshold.Combination); one rule without a screening is the rule's own threshold.
-// The kmeans rule alone comes with the interval DefaultInterval gives around its
-// share.
+// interval of the share of anomalies where the count gives one (nil otherwise).
+//
+// A given cfg.Contamination flags that top share. Else each rule of cfg.Count gives the
+// share it flags on the final scores or, after a screening fit, on the screening's
+// scores where that is more (screen: the screening sees every row). On the final scores
+// alone two-means splits off only a few extreme rows of mnist and thyroid
+// (bench/notes/threshold.md A.4). Several rules flag the geometric mean of their shares
+// (threshold.Combination). One rule without a screening is the rule's own threshold.
+// The kmeans rule alone comes with the interval DefaultInterval gives around its share.
 func ensembleThreshold(scores []float64, screen []float64, cfg Config) (float64, []float64, error) {
 	if cfg.Contamination > 0 {
 		t, err := threshold.Contamination(scores, cfg.Contamination)
