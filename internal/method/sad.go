@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/udocc/udocc/data"
-	"github.com/udocc/udocc/internal/torch"
+	"github.com/udocc/udocc/internal/training"
 )
 
 // SAD are the settings of a Deep SAD fine-tuning (FineTune).
@@ -57,31 +57,11 @@ func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, lab
 		copy(x[j*ds.D:(j+1)*ds.D], ds.Row(i))
 		lab[j] = labels[i]
 	}
-	obj := torch.Objective{Soft: []uint8{0}, Nu: []float64{0}, UpdateR: []uint8{0}}
-	for _, g := range e.nw.Enc {
-		if err := g.SetDataScaled(x, m, ds.D, e.nw.Scaler.Mean, e.nw.Scaler.Scale); err != nil {
-			return nil, err
-		}
-		if err := g.SetLabels(lab, o.Eta); err != nil {
-			return nil, err
-		}
-		if err := g.ResetAdam(torch.Encoder, []float64{o.LR}, []float64{0}); err != nil {
-			return nil, err
-		}
-		for range o.Epochs {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if _, err := g.TrainEpoch(shuffledPlan(rng, m, 128), obj, nil); err != nil {
-				return nil, err
-			}
-		}
-		if err := g.SetLabels(nil, 0); err != nil {
-			return nil, err
-		}
-		if err := g.DropData(); err != nil {
-			return nil, err
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := training.FineTuneSAD(e.nw.Enc, x, m, ds.D, e.nw.Scaler, lab, o.Eta, o.LR, o.Epochs, 128, rng); err != nil {
+		return nil, err
 	}
 	dist, rec, err := e.nw.outputs(ctx, ds)
 	if err != nil {
@@ -98,31 +78,4 @@ func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, lab
 	}
 	e.comb = comb
 	return s, nil
-}
-
-// shuffledPlan is one member's epoch over n rows in a random order, in minibatches of
-// width rows; a last minibatch of one row joins the one before it, as BatchNorm needs
-// two.
-func shuffledPlan(rng *rand.Rand, n, width int) *torch.Plan {
-	perm := rng.Perm(n)
-	steps := (n + width - 1) / width
-	if steps > 1 && n%width == 1 {
-		steps--
-	}
-	p := &torch.Plan{Steps: steps, Width: width + 1, Rows: make([]int32, steps*(width+1)),
-		Counts: make([]int32, steps), Train: make([]uint8, steps)}
-	for s := range steps {
-		lo, hi := s*width, min((s+1)*width, n)
-		if s == steps-1 {
-			hi = n
-		}
-		for j := range p.Width {
-			p.Rows[s*p.Width+j] = int32(n) // padding
-		}
-		for j, i := range perm[lo:hi] {
-			p.Rows[s*p.Width+j] = int32(i)
-		}
-		p.Counts[s], p.Train[s] = int32(hi-lo), 1
-	}
-	return p
 }
