@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -64,34 +65,23 @@ type Options struct {
 	Dist *Dist
 }
 
-// settings are a fit's method and Options in one flat record, as newSettings resolves
-// them: zero fields hold the method's defaults and negative "none" fields are 0. The
-// fit reads them once, where it enters (fitDataset).
+// settings are a fit's Options and its method's fields in one record, as newSettings
+// resolves them: zero fields hold the method's defaults and negative "none" fields are
+// 0. The fit reads them once, where it enters (fitDataset).
 type settings struct {
-	Method                               string
-	Hidden                               []int
-	Epochs, PretrainEpochs, ScreenEpochs int
-	Trim                                 float64
-	TrainRows, Components                int
-	Gaussian                             float64
-	LR, PretrainLR                       float64
-	BatchSize                            int
-	WeightDecay                          float64
-	Seed                                 uint64
-	Members                              int
-	Seeds                                []uint64
-	Device                               string
-	Threads                              int
-	Count                                []CountRule
-	Delta                                DeltaRule
-	Ties                                 Ties
-	Contamination                        float64
-	Answers                              []Answer
-	Ratio                                float64
-	RankScores                           ScoreSource
-	Progress                             func(stage string, epoch, total int)
-	Epoch                                func(k, e int, scores []float64, labels []bool)
-	Dist                                 *Dist
+	Options
+	Method                string
+	ScreenEpochs          int
+	Trim                  float64
+	TrainRows, Components int
+	Gaussian              float64
+	Count                 []CountRule
+	Delta                 DeltaRule
+	Ties                  Ties
+	Contamination         float64
+	Answers               []Answer
+	Ratio                 float64
+	RankScores            ScoreSource
 }
 
 // newSettings is m (nil: Ensemble{}) and o in one record, resolved.
@@ -99,11 +89,7 @@ func newSettings(m Method, o Options) settings {
 	if m == nil {
 		m = Ensemble{}
 	}
-	s := settings{
-		Hidden: o.Hidden, Epochs: o.Epochs, PretrainEpochs: o.PretrainEpochs, LR: o.LR, PretrainLR: o.PretrainLR,
-		BatchSize: o.BatchSize, WeightDecay: o.WeightDecay, Seed: o.Seed, Members: o.Members, Seeds: o.Seeds,
-		Device: o.Device, Threads: o.Threads, Progress: o.Progress, Epoch: o.Epoch, Dist: o.Dist,
-	}
+	s := settings{Options: o}
 	m.apply(&s)
 	return s.resolved()
 }
@@ -116,10 +102,7 @@ func Defaults(m Method) (Method, Options) {
 		m = Ensemble{}
 	}
 	d := defaults(m.Name())
-	o := Options{
-		Hidden: d.Hidden, Epochs: d.Epochs, PretrainEpochs: d.PretrainEpochs, LR: d.LR, PretrainLR: d.PretrainLR,
-		BatchSize: d.BatchSize, WeightDecay: d.WeightDecay, Seed: d.Seed, Members: d.Members, Device: d.Device,
-	}
+	o := d.Options
 	switch m := m.(type) {
 	case Ensemble:
 		fill(&m.ScreenEpochs, d.ScreenEpochs)
@@ -173,10 +156,9 @@ func defaults(name string) settings {
 
 func fromConfig(c training.Config) settings {
 	return settings{
-		Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, ScreenEpochs: c.ScreenEpochs, Trim: c.Trim,
-		LR: c.LR, PretrainLR: c.PretrainLR,
-		BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device,
-		RankScores: ScoreSource(c.Scores),
+		Options: Options{Epochs: c.Epochs, PretrainEpochs: c.PretrainEpochs, LR: c.LR, PretrainLR: c.PretrainLR,
+			BatchSize: c.BatchSize, WeightDecay: c.WeightDecay, Members: 1, Device: c.Device},
+		ScreenEpochs: c.ScreenEpochs, Trim: c.Trim, RankScores: ScoreSource(c.Scores),
 	}
 }
 
@@ -330,9 +312,11 @@ func (o settings) validateRows(n int) error {
 	return nil
 }
 
-// sharedFields are the fields of Options; the others are the method's.
-var sharedFields = []string{"Hidden", "Epochs", "PretrainEpochs", "LR", "PretrainLR", "BatchSize",
-	"WeightDecay", "Seed", "Members", "Seeds", "Device", "Threads", "Dist"}
+// isShared says whether field is one of Options'; the others are the method's.
+func isShared(field string) bool {
+	_, ok := reflect.TypeFor[Options]().FieldByName(field)
+	return ok
+}
 
 // badOption is the error of Validate for field of Options or of o's method's struct.
 func (o settings) badOption(field string, format string, args ...any) error {
@@ -340,7 +324,7 @@ func (o settings) badOption(field string, format string, args ...any) error {
 	switch {
 	case field == "Method":
 		typ, field = "Method", "Name"
-	case !slices.Contains(sharedFields, field):
+	case !isShared(field):
 		typ = structName(o.Method)
 		if field == "Ratio" && o.Method == sbName {
 			field = "Nu"
