@@ -377,15 +377,7 @@ func TestReviewServeCalibrated(t *testing.T) {
 		t.Fatalf("no row's label changes between %v and %v", before, thr)
 	}
 
-	addr := freeAddr(t)
-	cmd := exec.Command(udoccBin, "serve", "--model", "D", "--addr", addr)
-	cmd.Dir = dir
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	url := "http://" + addr
-	waitUp(t, url)
+	url := serveModel(t, dir, "D")
 	resp, err := http.Get(url + "/v1/model")
 	if err != nil {
 		t.Fatal(err)

@@ -237,14 +237,7 @@ func TestServeOneContract(t *testing.T) {
 	}
 	mustUdocc(t, dir, "score", "--model", "f/model", "--out", "s", "--explain", "0", "new.csv")
 	want := readCSV(t, filepath.Join(dir, "s/scores.csv"))
-	addr := freeAddr(t)
-	srv := exec.Command(udoccBin, "serve", "--model", filepath.Join(dir, "f/model"), "--addr", addr)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	url := "http://" + addr
-	waitUp(t, url)
+	url := serveModel(t, dir, "f/model")
 	resp, err := http.Post(url+"/v1/score", "text/csv", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -293,14 +286,7 @@ func TestServeTextColumns(t *testing.T) {
 	writeText(t, dir, "new.csv", body)
 	mustUdocc(t, dir, "score", "--model", "f/model", "--out", "s", "new.csv")
 	want := readCSV(t, filepath.Join(dir, "s", "scores.csv")).floats(t, "score")
-	addr := freeAddr(t)
-	srv := exec.Command(udoccBin, "serve", "--model", filepath.Join(dir, "f/model"), "--addr", addr)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	url := "http://" + addr
-	waitUp(t, url)
+	url := serveModel(t, dir, "f/model")
 	jsonBody := `{"rows":[{"clinic":"Q","doctor":"dr03","visit_date":"2024-05-01","age":44,"cost":98.5},` +
 		`{"clinic":"Z","doctor":"dr03","visit_date":"2024-05-02","age":null,"cost":1000},` +
 		`{"clinic":"east","doctor":null,"visit_date":"2024-05-03","age":50,"cost":99}]}`
@@ -341,4 +327,20 @@ func TestServeTextColumns(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "visit_date") || !strings.Contains(string(b), "not a date") {
 		t.Errorf("a bad date: %d %s", resp.StatusCode, b)
 	}
+}
+
+// serveModel starts `udocc serve` of the model folder model (relative to dir) on a free
+// address, stopped when the test ends, and returns its URL once it answers.
+func serveModel(t *testing.T, dir, model string) string {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(udoccBin, "serve", "--model", model, "--addr", addr)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := "http://" + addr
+	waitUp(t, url)
+	return url
 }

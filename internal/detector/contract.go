@@ -39,37 +39,37 @@ func (e *NoValuesError) Error() string {
 
 func (e *NoValuesError) Unwrap() error { return ErrNoValues }
 
-// labelColumn is the name of the training table's label column, which a table scored
+// LabelColumn is the name of the training table's label column, which a table scored
 // with the model may hold (package data's LoadOptions.LabelColumn, with LabelOptional),
 // and the value that marked an anomaly in it ("" for 0/1, -1/1, true/false); both ""
 // when the training table had none or no header.
-func (m *Model) labelColumn() (name, positive string) {
+func (m *Model) LabelColumn() (name, positive string) {
 	if m.meta.Label == nil {
 		return "", ""
 	}
 	return m.meta.Label.Name, m.meta.Label.Positive
 }
 
-// medians are the training rows' per-feature medians, in Features' order and the
+// Medians are the training rows' per-feature medians, in Features' order and the
 // input's units, which Impute fills a missing value with; nil for a model saved before
 // they were kept. It is a copy.
-func (m *Model) medians() []float64 { return slices.Clone(m.meta.Medians) }
+func (m *Model) Medians() []float64 { return slices.Clone(m.meta.Medians) }
 
-// trainingMissing counts, per feature, the training table's missing cells that the fit
+// TrainingMissing counts, per feature, the training table's missing cells that the fit
 // imputed with Medians; nil when none was missing. It is a copy.
-func (m *Model) trainingMissing() []int { return slices.Clone(m.meta.Missing) }
+func (m *Model) TrainingMissing() []int { return slices.Clone(m.meta.Missing) }
 
-// matchColumns returns ds with its columns in the model's order. Where both the model
+// MatchColumns returns ds with its columns in the model's order. Where both the model
 // and ds name their columns (ds.Named), they match by name: a table whose columns are
 // the model's in another order is reordered (a copy; ds is not changed), and one with a
 // feature missing or a column the model does not know is refused with an error that
 // names them, wrapping ErrColumns. Otherwise they match by position, and only their
 // count is checked. ds itself is returned when it is already in order.
-func (m *Model) matchColumns(ds *data.Dataset) (*data.Dataset, error) {
+func (m *Model) MatchColumns(ds *data.Dataset) (*data.Dataset, error) {
 	features := m.meta.Features
 	if len(features) == 0 || !ds.Named || slices.Equal(ds.Features, features) {
-		if ds.D != m.inputs() {
-			return nil, fmt.Errorf("udocc: %s has %d columns, the model was trained on %d: %w", where(ds), ds.D, m.inputs(), ErrColumns)
+		if ds.D != m.Inputs() {
+			return nil, fmt.Errorf("udocc: %s has %d columns, the model was trained on %d: %w", where(ds), ds.D, m.Inputs(), ErrColumns)
 		}
 		return ds, nil
 	}
@@ -136,12 +136,12 @@ func quoteNames(xs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// imputeMissing replaces, in place, every missing value of ds (a NaN, as package data reads a
+// Impute replaces, in place, every missing value of ds (a NaN, as package data reads a
 // missing cell under MissingKeep) by its feature's training median (Medians), and
 // returns how many it replaced per feature (nil for none). ds must be in the model's
 // column order (MatchColumns). A row with no value at all is refused (ErrNoValues),
 // naming it, as is a model without medians.
-func (m *Model) imputeMissing(ds *data.Dataset) ([]int, error) {
+func (m *Model) Impute(ds *data.Dataset) ([]int, error) {
 	return impute(ds, m.meta.Medians)
 }
 

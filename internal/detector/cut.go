@@ -48,7 +48,9 @@ func validateCut(c Cut) error {
 // that the model keeps (model.json's training_scores): the rows must be scored again.
 var ErrPastSketch = errors.New("udocc: past the model's sketch of its training scores")
 
-func (m *Model) thresholdFor(scores []float64, c Cut) (float64, error) {
+// ThresholdFor is the threshold, in score units, that cut c draws on scores: scores
+// above it are flagged. It changes nothing. ErrNoRecut: it cannot be drawn.
+func (m *Model) ThresholdFor(scores []float64, c Cut) (float64, error) {
 	if err := validateCut(c); err != nil {
 		return 0, err
 	}
@@ -119,19 +121,19 @@ func (m *Model) tailThreshold(c Cut) (float64, error) {
 	return t.Scores[i-1] + f*(t.Scores[i]-t.Scores[i-1]), nil
 }
 
-// recut draws the ensemble's threshold anew by c (ThresholdFor on scores, nil for the
+// Recut draws the ensemble's threshold anew by c (ThresholdFor on scores, nil for the
 // training rows') and sets it: Threshold, Label and Predict follow it, as do the
 // training rows' Labels of a fitted model, model.json's threshold_rule and Save. It
 // returns the new threshold. No network is trained or changed.
-func (m *Model) recut(scores []float64, c Cut) (float64, error) {
-	t, err := m.thresholdFor(scores, c)
+func (m *Model) Recut(scores []float64, c Cut) (float64, error) {
+	t, err := m.ThresholdFor(scores, c)
 	if err != nil {
 		return 0, err
 	}
 	m.meta.Threshold, m.meta.ThresholdRule, m.meta.RatioInterval = &t, c.String(), nil
 	m.thr = t
 	if m.scores != nil {
-		m.labels = m.label(m.scores)
+		m.labels = m.Label(m.scores)
 	}
 	return t, nil
 }
@@ -171,14 +173,14 @@ func newTail(scores []float64) *models.Tail {
 // a typical row is 1 % likely an anomaly.
 const probabilityAnchor = 0.01
 
-// probability is a row's probability of being an anomaly, from its score: a logistic
+// Probability is a row's probability of being an anomaly, from its score: a logistic
 // curve in the score anchored at the model's threshold, 0.5 there, and at the training
 // rows' median score, probabilityAnchor (1 %) there, so that it is monotone in the
 // score, in [0, 1] (0 and 1 only where float64 rounds the curve to them), above 1/2 exactly for the rows Label flags, and depends on the row
 // alone. It is a reading aid on the threshold's own scale, not a calibrated frequency
 // (docs/cli.md). NaN where the model has no threshold (method oc) or keeps no training
 // scores (a model saved by an older udocc).
-func (m *Model) probability(score float64) float64 {
+func (m *Model) Probability(score float64) float64 {
 	t := m.meta.Tail
 	if t == nil || math.IsInf(m.thr, 0) || math.IsNaN(score) {
 		return math.NaN()
@@ -198,15 +200,15 @@ func (m *Model) probability(score float64) float64 {
 func (m *Model) Probabilities(scores []float64) []float64 {
 	out := make([]float64, len(scores))
 	for i, s := range scores {
-		out[i] = m.probability(s)
+		out[i] = m.Probability(s)
 	}
 	return out
 }
 
-// trainingFlagged is how many training rows the threshold flags: counted on the
+// TrainingFlagged is how many training rows the threshold flags: counted on the
 // training scores of a fitted model, estimated from their sketch in model.json for a
 // loaded one (interpolated between the top shares it lists); -1 where neither is kept.
-func (m *Model) trainingFlagged() int {
+func (m *Model) TrainingFlagged() int {
 	if m.scores != nil {
 		return threshold.Count(m.scores, m.thr)
 	}

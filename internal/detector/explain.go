@@ -39,6 +39,10 @@ const (
 	GradientInput ExplainMethod = "gradient-input"
 )
 
+// DefaultExplainMethod is the explanation method "" gives on this model, by name:
+// defaultExplainMethod's.
+func (m *Model) DefaultExplainMethod() string { return string(m.defaultExplainMethod()) }
+
 // defaultExplainMethod is the explanation ExplainOptions.Method "" gives on this model:
 // Shapley for at most ShapleyMaxFeatures features, else IntegratedGradients, and
 // Occlusion for a model that reads its table's principal components (Ensemble.Components).
@@ -46,7 +50,7 @@ func (m *Model) defaultExplainMethod() ExplainMethod {
 	if m.meta.Projection != nil {
 		return Occlusion
 	}
-	if m.inputs() <= ShapleyMaxFeatures {
+	if m.Inputs() <= ShapleyMaxFeatures {
 		return Shapley
 	}
 	return IntegratedGradients
@@ -220,11 +224,11 @@ func ranked(values []float64, n int, key func(float64) float64) []int {
 	return idx[:min(max(n, 0), len(idx))]
 }
 
-// normal returns, per feature and in the data's units, the median and the spread (the
+// Normal returns, per feature and in the data's units, the median and the spread (the
 // median absolute deviation) of the training rows the model did not flag (of every
 // training row for a method without labels): the baseline of Explain. Both are nil for
 // a model saved without them.
-func (m *Model) normal() (median, spread []float64) {
+func (m *Model) Normal() (median, spread []float64) {
 	if m.meta.Normal == nil {
 		return nil, nil
 	}
@@ -234,7 +238,7 @@ func (m *Model) normal() (median, spread []float64) {
 // Explain attributes the scores of rows (as Score takes them) to their features, row by
 // row, with the default ExplainOptions; ctx as ExplainDataset takes it.
 func (m *Model) Explain(ctx context.Context, rows [][]float64) ([]Attribution, error) {
-	ds, err := dataset(rows, m.inputs())
+	ds, err := dataset(rows, m.Inputs())
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +258,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	}
 	defer m.calls.leave()
 	defer torch.WithThreads(workers(m.threads))()
-	d := m.inputs()
+	d := m.Inputs()
 	if ds == nil {
 		return nil, errors.New("udocc: no rows")
 	}
@@ -278,7 +282,7 @@ func (m *Model) ExplainDataset(ctx context.Context, ds *data.Dataset, rows []int
 	case Shapley, Occlusion:
 	case IntegratedGradients, GradientInput:
 		if m.meta.Projection != nil {
-			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Ensemble.Components): explain it by %q or %q", o.Method, m.components(), Occlusion, Shapley)
+			return nil, fmt.Errorf("udocc: ExplainOptions.Method %q: the model reads its table's %d leading principal components, not its columns (Ensemble.Components): explain it by %q or %q", o.Method, m.Components(), Occlusion, Shapley)
 		}
 		distPart, recPart = torch.DistancePart, torch.ReconstructionPart
 	default:
@@ -510,7 +514,7 @@ func midpoints(n int) []float32 {
 
 // baseScore is the score of the baseline row, the normal rows' per-feature median.
 func (m *Model) baseScore(ctx context.Context) (float64, error) {
-	d := m.inputs()
+	d := m.Inputs()
 	ds := &data.Dataset{Name: "baseline", N: 1, D: d, X: make([]float32, d)}
 	for j, v := range m.meta.Normal.Median {
 		ds.X[j] = float32(v)

@@ -43,7 +43,7 @@ func (m *Model) shapley(ctx context.Context, out []Attribution, sub *data.Datase
 		return v, err
 	}
 	lo, hi := func(r int) float64 { return out[r].Base }, func(r int) float64 { return out[r].Score }
-	if g := m.gaussianWeight(); g > 0 {
+	if g := m.GaussianWeight(); g > 0 {
 		scale = (1 - g) / m.meta.Ensemble.NetworksScale.Spread
 		value = func(ds *data.Dataset) ([]float64, error) { return m.networkScores(ctx, ds) }
 		ends, err := value(&data.Dataset{Name: sub.Name, N: sub.N + 1, D: d, X: append(append([]float32(nil), sub.X...), median...)})

@@ -83,7 +83,7 @@ func (s *served) run(batch []*scoreJob, rows int) {
 	if len(live) == 0 {
 		return
 	}
-	d := s.m.inputs()
+	d := s.m.Inputs()
 	x := make([]float32, 0, rows*d)
 	for _, j := range live {
 		x = append(x, j.x[:j.n*d]...)
@@ -104,7 +104,7 @@ func (s *served) run(batch []*scoreJob, rows int) {
 // runOne scores one job and explains it where asked; an unscorable row is named by
 // the score's error.
 func (s *served) runOne(j *scoreJob) {
-	d := s.m.inputs()
+	d := s.m.Inputs()
 	// The model's column names, for the unscorable row's column.
 	ds := &data.Dataset{Name: "request", N: j.n, D: d, X: j.x[:j.n*d], Features: s.info.Columns}
 	j.scores, _, j.err = s.m.ScoreDataset(j.ctx, ds)

@@ -24,8 +24,8 @@ func modelInfo(m *Model, dir string, metaFile []byte) ModelInfo {
 	sum := sha256.Sum256(desc)
 	info := ModelInfo{
 		Version: hex.EncodeToString(sum[:8]), Udocc: m.meta.Udocc, Method: string(m.Method()),
-		Columns: m.Features(), Inputs: m.inputs(), Components: m.components(), GaussianWeight: m.gaussianWeight(), Count: m.meta.ThresholdRule,
-		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.deviceName(), Dir: dir,
+		Columns: m.Features(), Inputs: m.Inputs(), Components: m.Components(), GaussianWeight: m.GaussianWeight(), Count: m.meta.ThresholdRule,
+		RatioInterval: m.meta.RatioInterval, Members: len(m.meta.Members), Device: m.Device(), Dir: dir,
 		Files: map[string]string{}, Loaded: time.Now().UTC(), Encoding: m.meta.Encoding,
 	}
 	if sel := m.meta.Selection; sel != nil {

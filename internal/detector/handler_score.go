@@ -42,7 +42,7 @@ func (h *Server) score(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.refs.Done()
-	explain, herr := explainParam(r, s.m.inputs())
+	explain, herr := explainParam(r, s.m.Inputs())
 	if herr != nil {
 		h.refuse(w, r, herr)
 		return
@@ -110,7 +110,7 @@ type scored struct {
 
 // scoreRows reads and scores the rows of rd a chunk at a time.
 func (h *Server) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, explain int, length int64) (*scored, *httpError) {
-	d := s.m.inputs()
+	d := s.m.Inputs()
 	chunk := max(1, min(scoreChunkRows, (1<<18)/d))
 	if length > 0 { // each value takes two bytes at least ("0,"): a small body, a small buffer
 		chunk = int(min(int64(chunk), length/int64(2*d)+1))
@@ -139,7 +139,7 @@ func (h *Server) scoreRows(ctx context.Context, s *served, rd rowbody.Reader, ex
 			return nil, herr
 		}
 	}
-	res.labels = s.m.label(res.scores)
+	res.labels = s.m.Label(res.scores)
 	res.conf = confidence(s.m, res.scores)
 	return res, nil
 }
@@ -233,7 +233,7 @@ func (res *scored) json(s *served) []byte {
 	b = append(b, `,"results":[`...)
 	var names [][]byte
 	if res.top != nil {
-		for j := range s.m.inputs() {
+		for j := range s.m.Inputs() {
 			name := fmt.Sprintf("x%d", j+1)
 			if cols := s.info.Columns; j < len(cols) {
 				name = cols[j]

@@ -163,7 +163,7 @@ func (h *Server) v2Infer(w http.ResponseWriter, r *http.Request, s *served) {
 			return
 		}
 	}
-	res.labels = s.m.label(res.scores)
+	res.labels = s.m.Label(res.scores)
 	res.conf = confidence(s.m, res.scores)
 	h.metrics.rows.Add(float64(req.n))
 	h.metrics.observeScores(s, res)

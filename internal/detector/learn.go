@@ -45,7 +45,7 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	if x.N != n {
 		return Calibration{}, fmt.Errorf("udocc: Learn: %d rows; the model was fitted on %d", x.N, n)
 	}
-	rank, _ := reviewRanks(m.scores)
+	rank, _ := ReviewRanks(m.scores)
 	ra, err := rankedAnswers(ans, rank)
 	if err != nil {
 		return Calibration{}, err

@@ -107,11 +107,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts settings, trace bool
 	}
 	if opts.Answers != nil {
 		// The answers' rows and contradictions are checked before training.
-		order := make([]int, ds.N)
-		for i := range order {
-			order[i] = i + 1
-		}
-		if _, err := rankedAnswers(opts.Answers, order); err != nil {
+		if err := checkAnswers(opts.Answers, ds.N); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -178,7 +174,7 @@ func fitDataset(ctx context.Context, ds *data.Dataset, opts settings, trace bool
 	m := newModel(fit, meta, opts.Device)
 	m.threads = opts.Threads
 	m.scores = tr.Scores
-	m.labels = m.label(m.scores)
+	m.labels = m.Label(m.scores)
 	if err := m.fitNormal(ds, rk); err != nil {
 		m.Close()
 		return nil, nil, err
@@ -250,10 +246,10 @@ func (m *Model) Ratio() float64 {
 	return float64(n) / float64(len(m.labels))
 }
 
-// historyCopy is every member's per-epoch fine-tuning record (loss, training set size,
+// History is every member's per-epoch fine-tuning record (loss, training set size,
 // the selector's δ* and selected ratio, SB's radius), member by member in seed order;
 // nil for a loaded model. It is a copy.
-func (m *Model) historyCopy() [][]Epoch {
+func (m *Model) History() [][]Epoch {
 	if m.members == nil {
 		return nil
 	}
@@ -267,9 +263,9 @@ func (m *Model) historyCopy() [][]Epoch {
 	return out
 }
 
-// membersCopy are the model's members in seed order, with their training rows' scores and
+// Members are the model's members in seed order, with their training rows' scores and
 // labels for a model that Fit returned (a copy).
-func (m *Model) membersCopy() []Member {
+func (m *Model) Members() []Member {
 	if m.members == nil { // a loaded model
 		var out []Member
 		for k, thr := range m.meta.Thresholds() {
@@ -281,7 +277,7 @@ func (m *Model) membersCopy() []Member {
 	for k := range out {
 		mem := &out[k]
 		mem.Scores, mem.Labels, mem.PretrainLoss = slices.Clone(mem.Scores), slices.Clone(mem.Labels), slices.Clone(mem.PretrainLoss)
-		mem.History = m.historyCopy()[k]
+		mem.History = m.History()[k]
 	}
 	return out
 }
@@ -311,10 +307,10 @@ func (m *Model) Features() []string { return slices.Clone(m.meta.Features) }
 // new table with it (data.LoadOptions.Encoding) to score it. nil where there were none.
 func (m *Model) Encoding() *data.Encoding { return m.meta.Encoding }
 
-// selection is how the training table's columns were chosen from its file (an id
+// Selection is how the training table's columns were chosen from its file (an id
 // column, columns kept or dropped; package data); the zero Selection where every column
 // was taken. Reading a new table with it gives the model's columns.
-func (m *Model) selection() data.Selection {
+func (m *Model) Selection() data.Selection {
 	if m.meta.Selection == nil {
 		return data.Selection{}
 	}
@@ -324,35 +320,35 @@ func (m *Model) selection() data.Selection {
 }
 
 // Device is the device the model's networks are on: "cpu", "cuda" or "cuda:N".
-func (m *Model) deviceName() string { return m.device }
+func (m *Model) Device() string { return m.device }
 
-// inputs is the number of columns the model takes.
-func (m *Model) inputs() int { return m.meta.Inputs() }
+// Inputs is the number of columns the model takes.
+func (m *Model) Inputs() int { return m.meta.Inputs() }
 
-// hiddenWidths are the encoder's layer widths after the input (a copy).
-func (m *Model) hiddenWidths() []int { return slices.Clone(m.meta.Sizes[1:]) }
+// Hidden are the encoder's layer widths after the input (a copy).
+func (m *Model) Hidden() []int { return slices.Clone(m.meta.Sizes[1:]) }
 
-// constantColumns are the training columns that held one value throughout; the
+// ConstantColumns are the training columns that held one value throughout; the
 // standardisation leaves them 0 for every row. It is a copy.
-func (m *Model) constantColumns() []int {
+func (m *Model) ConstantColumns() []int {
 	if p := m.meta.Projection; p != nil {
 		return slices.Clone(p.Columns.ConstantColumns)
 	}
 	return slices.Clone(m.meta.Scaler.ConstantColumns)
 }
 
-// distanceWeight is the ensemble's w: the distances' part of the combined score, the
+// DistanceWeight is the ensemble's w: the distances' part of the combined score, the
 // reconstruction errors' being 1 − w (Attribution); NaN for the paper's methods.
-func (m *Model) distanceWeight() float64 {
+func (m *Model) DistanceWeight() float64 {
 	if m.meta.Ensemble == nil {
 		return math.NaN()
 	}
 	return m.meta.Ensemble.DistanceWeight
 }
 
-// label labels scores by the model's Threshold, true above it; nil for a model without
+// Label labels scores by the model's Threshold, true above it; nil for a model without
 // one (oc).
-func (m *Model) label(scores []float64) []bool {
+func (m *Model) Label(scores []float64) []bool {
 	if math.IsInf(m.thr, 1) {
 		return nil
 	}

@@ -17,18 +17,18 @@ func (o settings) projects(d int) bool {
 // gaussianMaxValues is method.GaussianMaxValues, a variable for the tests.
 var gaussianMaxValues = method.GaussianMaxValues
 
-// components are the principal components the networks read, 0 when they read the
+// Components are the principal components the networks read, 0 when they read the
 // columns.
-func (m *Model) components() int {
+func (m *Model) Components() int {
 	if m.meta.Projection == nil {
 		return 0
 	}
 	return m.meta.Projection.Map.K
 }
 
-// gaussianWeight is the weight of the Gaussian of the model's columns in its score, 0
+// GaussianWeight is the weight of the Gaussian of the model's columns in its score, 0
 // when it has none.
-func (m *Model) gaussianWeight() float64 {
+func (m *Model) GaussianWeight() float64 {
 	if m.meta.Projection == nil || m.meta.Projection.Gaussian == nil || m.meta.Ensemble == nil {
 		return 0
 	}
@@ -109,7 +109,7 @@ func (m *Model) occludeProjected(ctx context.Context, out []Attribution, sub *da
 	// The networks' part: a part is the row's score less the occluded row's, or with a
 	// Gaussian the same of the networks' own scores, scaled as the score scales them; the
 	// row's own networks' score is then scored first (lead).
-	g := m.gaussianWeight()
+	g := m.GaussianWeight()
 	scale, lead := 1.0, 0
 	if g > 0 {
 		scale, lead = (1-g)/m.meta.Ensemble.NetworksScale.Spread, 1

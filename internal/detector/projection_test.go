@@ -72,8 +72,8 @@ func TestProjectedModel(t *testing.T) {
 	}
 	defer m.Close()
 	p := m.meta.Projection
-	if p == nil || m.meta.Sizes[0] != 32 || p.Map.D != 320 || m.inputs() != 320 {
-		t.Fatalf("projection %v, sizes %v, inputs %d: want 32 components of 320 columns", p != nil, m.meta.Sizes, m.inputs())
+	if p == nil || m.meta.Sizes[0] != 32 || p.Map.D != 320 || m.Inputs() != 320 {
+		t.Fatalf("projection %v, sizes %v, inputs %d: want 32 components of 320 columns", p != nil, m.meta.Sizes, m.Inputs())
 	}
 	dir := filepath.Join(t.TempDir(), "model")
 	if err := m.Save(dir); err != nil {
@@ -195,7 +195,7 @@ func TestProjectedGaussian(t *testing.T) {
 	}
 	defer m.Close()
 	p, e := m.meta.Projection, m.meta.Ensemble
-	if p.Gaussian == nil || e.GaussianWeight != method.EnsembleGaussianWeight || m.gaussianWeight() != method.EnsembleGaussianWeight {
+	if p.Gaussian == nil || e.GaussianWeight != method.EnsembleGaussianWeight || m.GaussianWeight() != method.EnsembleGaussianWeight {
 		t.Fatalf("Gaussian %v, weight %v: want a Gaussian of weight %v", p.Gaussian != nil, e.GaussianWeight, method.EnsembleGaussianWeight)
 	}
 	o := quickWideOptions()
@@ -327,7 +327,7 @@ func TestProjectedGaussian(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer big.Close()
-	if big.meta.Projection.Gaussian != nil || big.gaussianWeight() != 0 {
+	if big.meta.Projection.Gaussian != nil || big.GaussianWeight() != 0 {
 		t.Errorf("a Gaussian of 240 × 320 values over a bound of %d: kept", gaussianMaxValues)
 	}
 	gaussianMaxValues = 240 * 320

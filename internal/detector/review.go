@@ -140,7 +140,7 @@ func (m *Model) ReviewRows(ctx context.Context, answers []Answer, o ReviewOption
 	if err != nil {
 		return nil, err
 	}
-	rank, order := reviewRanks(scores)
+	rank, order := ReviewRanks(scores)
 	ra, err := rankedAnswers(answers, rank)
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func (m *Model) Calibrate(ctx context.Context, answers []Answer, o CalibrateOpti
 	if err != nil {
 		return Calibration{}, err
 	}
-	rank, _ := reviewRanks(scores)
+	rank, _ := ReviewRanks(scores)
 	ra, err := rankedAnswers(answers, rank)
 	if err != nil {
 		return Calibration{}, err
@@ -266,7 +266,7 @@ func (m *Model) calibrateRanked(n int, answers []review.Answer, scores []float64
 	m.meta.Review = r
 	m.thr = thr
 	if m.scores != nil {
-		m.labels = m.label(m.scores)
+		m.labels = m.Label(m.scores)
 	}
 	return c, nil
 }
@@ -322,8 +322,16 @@ func (m *Model) reviewScores(ctx context.Context, rows [][]float64, scores []flo
 	return nil, ErrNoReviewRows
 }
 
-// reviewRanks are ReviewRanks: scores descending, ties to the lower row first.
-func reviewRanks(scores []float64) (rank, order []int) { return ReviewRanks(scores) }
+// checkAnswers refuses answers on rows past n and answers that contradict each other,
+// as rankedAnswers does (an AnswerError).
+func checkAnswers(answers []Answer, n int) error {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i + 1
+	}
+	_, err := rankedAnswers(answers, order)
+	return err
+}
 
 // rankedAnswers are answers by rank; a row answered twice alike counts once (the first
 // answer with a round), a row answered both ways is refused.
@@ -366,7 +374,7 @@ func (m *Model) reviewPrior() review.Prior {
 	lo, hi := m.RatioInterval()
 	share := m.Ratio()
 	if m.scores == nil && m.meta.Tail != nil && !math.IsInf(m.thr, 0) {
-		share = float64(m.trainingFlagged()) / float64(m.meta.Tail.N)
+		share = float64(m.TrainingFlagged()) / float64(m.meta.Tail.N)
 	}
 	switch {
 	case !(share > 0 && share < 1):
@@ -504,7 +512,7 @@ func (m *Model) CountBasis() CountBasis {
 	}
 	b := CountBasis{Share: m.Ratio()}
 	if m.scores == nil && m.meta.Tail != nil && !math.IsInf(m.thr, 0) {
-		b.Share = float64(m.trainingFlagged()) / float64(m.meta.Tail.N)
+		b.Share = float64(m.TrainingFlagged()) / float64(m.meta.Tail.N)
 	}
 	if share, ok := m.priorCount(); ok {
 		b.Prior, b.Share = true, share

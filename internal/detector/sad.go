@@ -2,7 +2,6 @@ package detector
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/method"
@@ -27,11 +26,11 @@ func (m *Model) FineTuneSAD(ctx context.Context, ds *data.Dataset, answers []Ans
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAnswers(answers, nds.N); err != nil {
+		return nil, err
+	}
 	labels := make([]int8, nds.N)
 	for _, a := range answers {
-		if a.Row < 0 || a.Row >= nds.N {
-			return nil, fmt.Errorf("udocc: answer on row %d of %d", a.Row, nds.N)
-		}
 		labels[a.Row] = 1
 		if a.Anomaly {
 			labels[a.Row] = -1

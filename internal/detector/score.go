@@ -22,15 +22,15 @@ var ErrNoThreshold = errors.New("udocc: the method has no threshold")
 // that score, explain or save may run concurrently, with each other and with Close
 // (after which they return ErrClosed).
 func (m *Model) Score(ctx context.Context, rows [][]float64) ([]float64, error) {
-	s, _, err := m.scoreMembers(ctx, rows)
+	s, _, err := m.ScoreMembers(ctx, rows)
 	return s, err
 }
 
-// scoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
+// ScoreMembers is Score, and every member's distances ||φ(x)−c||² of rows beside it
 // (member by member, as membersCopy lists them): on the training rows, the members'
 // Scores.
-func (m *Model) scoreMembers(ctx context.Context, rows [][]float64) ([]float64, [][]float64, error) {
-	ds, err := dataset(rows, m.inputs())
+func (m *Model) ScoreMembers(ctx context.Context, rows [][]float64) ([]float64, [][]float64, error) {
+	ds, err := dataset(rows, m.Inputs())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,15 +82,15 @@ func (m *Model) scoreDataset(ctx context.Context, ds *data.Dataset, sharpen bool
 // prepare is ds held to the model's contract: its columns matched to the model's, its
 // missing values imputed, and at least one row of the model's width.
 func (m *Model) prepare(ds *data.Dataset) (*data.Dataset, error) {
-	ds, err := m.matchColumns(ds)
+	ds, err := m.MatchColumns(ds)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := m.imputeMissing(ds); err != nil {
+	if _, err := m.Impute(ds); err != nil {
 		return nil, err
 	}
-	if ds.D != m.inputs() || len(ds.X) != ds.N*ds.D || ds.N < 1 {
-		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.inputs())
+	if ds.D != m.Inputs() || len(ds.X) != ds.N*ds.D || ds.N < 1 {
+		return nil, fmt.Errorf("udocc: %d rows of %d columns in %d values; the model was trained on %d columns", ds.N, ds.D, len(ds.X), m.Inputs())
 	}
 	return ds, nil
 }
@@ -114,7 +114,7 @@ func (m *Model) Predict(ctx context.Context, rows [][]float64) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.label(s), nil
+	return m.Label(s), nil
 }
 
 // dataset packs rows into a data set, checking that every row has d numbers (d < 0:
