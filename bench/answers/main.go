@@ -20,7 +20,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -147,7 +146,7 @@ func main() {
 		pyPct := map[string][]float64{}
 		for _, d := range mixDetectors {
 			if col := pyNamed[d]; col != nil {
-				pyPct[d] = pct(col)
+				pyPct[d] = fitdir.Pct(col)
 			}
 		}
 		t := tab{name: ct.Name, group: ct.Group}
@@ -159,30 +158,25 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
+			var anom, norm []int
+			for _, a := range ans {
+				if a.Anomaly {
+					anom = append(anom, a.Row)
+				} else {
+					norm = append(norm, a.Row)
+				}
+			}
 			var ps, pe []float64
 			var checkE, checkS float64
 			if sh != nil {
 				ps, pe = sh.Percentiles(ds.X, ds.N, ds.D, scores)
-				var anom, norm []int
-				for _, a := range ans {
-					if a.Anomaly {
-						anom = append(anom, a.Row)
-					} else {
-						norm = append(norm, a.Row)
-					}
-				}
 				checkE, checkS = sh.Check(scores, anom, norm)
 			}
 			keep := make([]bool, ds.N)
 			for i := range keep {
 				keep[i] = !asked[i]
 			}
-			var r res
-			for _, a := range ans {
-				if a.Anomaly {
-					r.anomAsked++
-				}
-			}
+			r := res{anomAsked: len(anom)}
 			for _, ru := range rules {
 				sc := scores
 				beta := ru.Weight(r.anomAsked, checkE, checkS)
@@ -196,14 +190,6 @@ func main() {
 			for _, g := range mixes {
 				sc := scores
 				if sh != nil {
-					var anom, norm []int
-					for _, a := range ans {
-						if a.Anomaly {
-							anom = append(anom, a.Row)
-						} else {
-							norm = append(norm, a.Row)
-						}
-					}
 					beta := answers.DefaultRule.Weight(r.anomAsked, checkE, checkS)
 					bestA, best := math.Inf(-1), ""
 					for _, d := range mixDetectors {
@@ -467,29 +453,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// pct is the rank percentile of each value in (0, 1], ties sharing their mean rank.
-func pct(v []float64) []float64 {
-	n := len(v)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(p, q int) bool { return v[idx[p]] < v[idx[q]] })
-	out := make([]float64, n)
-	for p := 0; p < n; {
-		q := p
-		for q+1 < n && v[idx[q+1]] == v[idx[p]] {
-			q++
-		}
-		r := float64(p+q+2) / 2 / float64(n)
-		for t := p; t <= q; t++ {
-			out[idx[t]] = r
-		}
-		p = q + 1
-	}
-	return out
 }
 
 // writeDump writes every table's, seed's and rule's ROCAUC and PRAUC to path.

@@ -133,7 +133,7 @@ func main() {
 					sc = sadOf[va.sad]
 				}
 				if va.avg {
-					a, b := pct(sc), pct(scores)
+					a, b := fitdir.Pct(sc), fitdir.Pct(scores)
 					sc = make([]float64, len(a))
 					for i := range a {
 						sc[i] = (a[i] + b[i]) / 2
@@ -303,25 +303,4 @@ func restrict(ds *data.Dataset, scores []float64, y []bool, ans []answers.Answer
 		keep[j] = false
 	}
 	return out, sc, yy, sa, keep
-}
-
-// pct is each score's mid-rank percentile among v.
-func pct(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
-	out := make([]float64, len(v))
-	for lo := 0; lo < len(idx); {
-		hi := lo
-		for hi < len(idx) && v[idx[hi]] == v[idx[lo]] {
-			hi++
-		}
-		for _, i := range idx[lo:hi] {
-			out[i] = (float64(lo+hi) / 2) / float64(len(v))
-		}
-		lo = hi
-	}
-	return out
 }

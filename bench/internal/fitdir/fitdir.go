@@ -5,6 +5,7 @@ package fitdir
 
 import (
 	"math"
+	"sort"
 
 	"encoding/csv"
 	"encoding/json"
@@ -131,4 +132,27 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Pct is the rank percentile of each value in (0, 1], ties sharing their mean rank.
+func Pct(v []float64) []float64 {
+	n := len(v)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(p, q int) bool { return v[idx[p]] < v[idx[q]] })
+	out := make([]float64, n)
+	for p := 0; p < n; {
+		q := p
+		for q+1 < n && v[idx[q+1]] == v[idx[p]] {
+			q++
+		}
+		r := float64(p+q+2) / 2 / float64(n)
+		for t := p; t <= q; t++ {
+			out[idx[t]] = r
+		}
+		p = q + 1
+	}
+	return out
 }
