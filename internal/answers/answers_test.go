@@ -1,6 +1,7 @@
 package answers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -167,6 +168,54 @@ func TestCDF(t *testing.T) {
 	}
 }
 
+// TestNeighbours checks the distance to a set: the mean over its K nearest rows, all of
+// them where the set is smaller, the nearest where K is 0 or 1 (a model saved before K
+// reads as such), and +Inf for an empty set.
+func TestNeighbours(t *testing.T) {
+	z := []float64{0, 0}
+	set := [][]float64{{5, 0}, {0, 1}, {3, 4}, {0, 2}} // distances 5, 1, 5, 2
+	for _, c := range []struct {
+		k    int
+		want float64
+	}{{0, 1}, {1, 1}, {2, 1.5}, {3, 8.0 / 3}, {4, 13.0 / 4}, {9, 13.0 / 4}} {
+		s := &Sharpener{K: c.k}
+		if got := s.kclosest(z, set); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("K %d: %v, want %v", c.k, got, c.want)
+		}
+	}
+	if got := (&Sharpener{K: 3}).kclosest(z, nil); !math.IsInf(got, 1) {
+		t.Errorf("empty set: %v, want +Inf", got)
+	}
+	// A Sharpener saved without "k" reads the nearest row; one saved with it keeps it.
+	const n = 200
+	x, scores, _ := twoClusters(n)
+	ans := []Answer{{Row: 9, Anomaly: true}, {Row: 19, Anomaly: true}, {Row: 29, Anomaly: true}, {Row: 0}, {Row: 1}, {Row: 2}}
+	one, err := New(x, n, 3, scores, ans, Rule{Max: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(one)
+	var old Sharpener
+	if err := json.Unmarshal(b, &old); err != nil || old.K != 0 || bytes.Contains(b, []byte(`"k":`)) {
+		t.Fatalf("a 1-nearest Sharpener saves no k: %s", b)
+	}
+	if !slices.Equal(old.Apply(x, n, 3, scores), one.Apply(x, n, 3, scores)) {
+		t.Error("a reloaded 1-nearest Sharpener scores differently")
+	}
+	three, err := New(x, n, 3, scores, ans, Rule{Max: 0.5, K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(three)
+	var back Sharpener
+	if err := json.Unmarshal(b, &back); err != nil || back.K != 3 {
+		t.Fatalf("K %d after a round trip, want 3 (%v)", back.K, err)
+	}
+	if slices.Equal(three.Apply(x, n, 3, scores), one.Apply(x, n, 3, scores)) {
+		t.Error("K 3 and K 1 give the same scores")
+	}
+}
+
 func TestValidate(t *testing.T) {
 	const n = 60
 	x, scores, _ := twoClusters(n)
@@ -182,6 +231,7 @@ func TestValidate(t *testing.T) {
 		"beta above 1":          func(s *Sharpener) { s.Beta = 1.5 },
 		"quantiles descending":  func(s *Sharpener) { s.Scores[0] = s.Scores[1] + 1 },
 		"NaN delta":             func(s *Sharpener) { s.Delta = math.NaN() },
+		"negative k":            func(s *Sharpener) { s.K = -1 },
 	} {
 		b, _ := json.Marshal(good)
 		var s Sharpener
