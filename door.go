@@ -171,6 +171,11 @@ func (m *Model) Calibrate(ctx context.Context, answers []Answer, o CalibrateOpti
 // anomaly and a normal row among them to sharpen anything.
 func (m *Model) Sharpened() (beta float64, ok bool) { return m.d.Sharpened() }
 
+// FineTuned says whether the answers of Ensemble.Answers fine-tuned the model's
+// networks (Deep SAD), with what settings and on how many answers. They need an anomaly
+// and a normal row among them.
+func (m *Model) FineTuned() (FineTune, bool) { return m.d.FineTuned() }
+
 // SetThreads sets the CPU threads the model scores and explains on; 0 means every core.
 // Results are the same bits for any count. Set it before other calls run.
 func (m *Model) SetThreads(n int) { m.d.SetThreads(n) }

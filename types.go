@@ -60,6 +60,8 @@ type (
 	Calibration      = detector.Calibration
 	CountBasis       = detector.CountBasis
 	AnswerError      = detector.AnswerError
+	// FineTune records how answers fine-tuned a model's networks (Model.FineTuned).
+	FineTune = detector.FineTune
 	// HandlerOptions are Handler's limits and settings.
 	HandlerOptions = detector.HandlerOptions
 	// UnscorableError is a row too far outside the training range to score: its row,

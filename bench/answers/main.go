@@ -152,7 +152,7 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", ct.Name, err)
 		}
-		py, pyNamed := loadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
+		py, pyNamed := fitdir.LoadPyod(filepath.Join(*pyodDir, strings.ReplaceAll(ct.Name, "/", "_")+".csv"), ds.N)
 		pyPct := map[string][]float64{}
 		for _, d := range mixDetectors {
 			if col := pyNamed[d]; col != nil {
@@ -349,7 +349,7 @@ func main() {
 	w := io.MultiWriter(f, os.Stdout)
 	fmt.Fprintf(w, "# The answers sharpen the ranking, measured on the corpus\n\n")
 	fmt.Fprintf(w, "Produced by `GOFLAGS=-tags=udocc_shimlib go run ./bench/answers -data ../shared/data -fits FITS -pyod PYOD` (FITS: bench/review/fit.sh's default fits; PYOD: bench/answers/pyod_scores.py's per-row scores).\n\n")
-	fmt.Fprintf(w, "Shipped rule (internal/answers.DefaultRule): **%s**. Chosen on every group (the held-out choice's criterion with no group held out): %s.\n\n", ruleName(answers.DefaultRule), names[choose("")])
+	fmt.Fprintf(w, "Shipped rule (internal/answers.DefaultRule): **%s**, chosen with the fine-tuning that precedes it in a fit (bench/sad/results.md). Here the rules sharpen the label-free scores; on them the held-out choice's criterion, with no group held out, chooses %s.\n\n", ruleName(answers.DefaultRule), names[choose("")])
 	fmt.Fprintf(w, "%d tables, %d source groups, %d answer seeds; answers as `udocc review --k 20` twice gives them (internal/review Next, rounds of 20, seed s), from each table's y. ROCAUC and PRAUC on the rows not answered; per table mean over seeds, then per group, then over groups. PyOD: the best of its eleven per table and seed in hindsight, on the same rows.\n\n", len(tabs), len(gnames), *seeds)
 	fmt.Fprintf(w, "## Each rule (internal/answers.Mix; m = anomalies answered), mean over groups\n\n| rule | ROCAUC | PRAUC | ΔROCAUC | ΔPRAUC | tables worse by >0.02 ROCAUC | tables >0.10 behind PyOD's best |\n|---|---|---|---|---|---|---|\n")
 	overGroups := func(val func(i int) float64) float64 {
@@ -429,60 +429,6 @@ func chosenSummary(c map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s in %d groups", k, count[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// loadPyod is the detectors' columns of path (nil when absent).
-func loadPyod(path string, n int) (all [][]float64, named map[string][]float64) {
-	cols, head, err := readCSV(path)
-	if err != nil {
-		log.Printf("%s: no PyOD scores (%v)", path, err)
-		return nil, nil
-	}
-	if len(cols[0]) != n {
-		log.Fatalf("%s: %d rows, want %d", path, len(cols[0]), n)
-	}
-	var out [][]float64
-	for j := range head {
-		if head[j] != "y" {
-			out = append(out, cols[j])
-		}
-	}
-	named = map[string][]float64{}
-	for j, h := range head {
-		named[h] = cols[j]
-	}
-	return out, named
-}
-
-func readCSV(path string) ([][]float64, []string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	head, err := r.Read()
-	if err != nil {
-		return nil, nil, err
-	}
-	cols := make([][]float64, len(head))
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		for j, s := range rec {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				v = math.NaN()
-			}
-			cols[j] = append(cols[j], v)
-		}
-	}
-	return cols, head, nil
 }
 
 func b2i(b bool) int {

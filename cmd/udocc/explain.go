@@ -331,7 +331,7 @@ func topRows(scores []float64, n int) []int {
 // it is longer than one feature.
 //
 // scores are the model's scores of the rows, which flag them: those of a model fitted with
-// answers are sharpened, while the attributions split the label-free score.
+// answers are sharpened, while the attributions split the networks' score.
 func explainReport(m *lib.Model, ds *data.Dataset, atts []lib.Attribution, nf int, scores []float64) []explainedRow {
 	median, spread := m.Normal()
 	out := make([]explainedRow, len(atts))

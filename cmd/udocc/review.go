@@ -451,9 +451,9 @@ type fitCalibration struct {
 	rescored int
 }
 
-// calibrateFit sharpens a fresh fit's scores with the answers of the labels file
-// o.labels and sets its count and threshold from them (Model.Learn on the training
-// rows; the count is udocc cut --labels').
+// calibrateFit fine-tunes a fresh fit's networks and sharpens its scores with the answers
+// of the labels file o.labels, and sets its count and threshold from them (Model.Learn on
+// the training rows; the count is udocc cut --labels').
 // The file must be of this table (its rows, n and ids); where its scores are another
 // model's (the file was reviewed with a model fitted otherwise), the rows keep their
 // answers and rounds, ranked by this fit's scores, and the report says how many.
@@ -506,6 +506,9 @@ type countBasis struct {
 	// with the evidence's weight Beta (docs/answers.md).
 	Sharpened bool    `json:"scores_sharpened"`
 	Beta      float64 `json:"evidence_weight,omitempty"`
+	// FineTuned is set where the answers also fine-tuned the networks (fit --labels
+	// with an anomaly and a normal row among them; docs/answers.md).
+	FineTuned bool `json:"networks_fine_tuned"`
 	// Note says it in a sentence, and what to do next.
 	Note string `json:"note"`
 }
@@ -530,11 +533,18 @@ func countBasisOf(m *lib.Model, model, data string, fc *fitCalibration) *countBa
 			if fc.rescored > 0 {
 				cb.Note += fmt.Sprintf("; %d of the answered rows were ranked by another model's scores when asked, and are ranked by this fit's", fc.rescored)
 			}
-			if beta, ok := m.Sharpened(); ok {
-				cb.Sharpened, cb.Beta = true, beta
+			_, cb.FineTuned = m.FineTuned()
+			beta, sharp := m.Sharpened()
+			cb.Sharpened, cb.Beta = sharp, beta
+			switch {
+			case cb.FineTuned && sharp:
+				cb.Note += fmt.Sprintf("; the networks are fine-tuned on the answers (Deep SAD) and their scores sharpened by them (evidence weight %.2f)", beta)
+			case cb.FineTuned:
+				cb.Note += "; the networks are fine-tuned on the answers (Deep SAD)"
+			case sharp:
 				cb.Note += fmt.Sprintf("; the scores are sharpened by the answers (evidence weight %.2f)", beta)
-			} else {
-				cb.Note += "; the scores are the label-free fit's: the answers hold no anomaly or no normal row, or show no error in its ranking to correct"
+			default:
+				cb.Note += "; the scores are the label-free fit's: the answers hold no anomaly or no normal row"
 			}
 		}
 		return cb

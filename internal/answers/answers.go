@@ -15,13 +15,15 @@
 // The sharpened score mixes the two on one scale, their training rows' percentiles F
 // (interpolated between 1,025 stored quantiles):
 //
-//	s'(x) = (1 − β) F_s(s(x)) + β F_e(e(x)),   β = 0.9 · clamp(0.5 + A_e − A_s, 0, 1),
+//	s'(x) = (1 − β) F_s(s(x)) + β F_e(e(x)),   β = clamp(0.5 + A_e − A_s, 0, 1),
 //
-// where A_s is the AUC of the label-free scores over the answered rows (the answered
-// anomalies against the answered normal rows) and A_e the evidence's, each answered
+// where A_s is the AUC of the scores s over the answered rows (the answered anomalies
+// against the answered normal rows) and A_e the evidence's, each answered
 // row's evidence read with itself left out: the evidence weighs more where it separates
-// the answers better than the scores do, and less where it separates them worse. The
-// rule was chosen on the corpus's 71 tables (bench/answers/results.md). With no anomaly
+// the answers better than the scores do, and less where it separates them worse. A fit
+// applies it to the scores of its networks fine-tuned on the answers (Deep SAD), and the
+// rule was chosen with the fine-tuning on the corpus's 71 tables (bench/sad/results.md;
+// bench/answers/results.md measures it on the label-free scores). With no anomaly
 // or no normal row among the answers there is no evidence, and the scores stay as they
 // were.
 package answers
@@ -71,9 +73,10 @@ const (
 	CheckContrast              // β × clamp(0.5 + A_e − A_s, 0, 1)
 )
 
-// DefaultRule is the rule a fit with answers uses: the 3 nearest answered rows of each
-// kind, β = 0.9 · clamp(0.5 + A_e − A_s, 0, 1) (bench/answers/results.md).
-var DefaultRule = Rule{Max: 0.9, Check: CheckContrast, K: 3}
+// DefaultRule is the rule a fit with answers uses on its fine-tuned scores: the 3
+// nearest answered rows of each kind, β = clamp(0.5 + A_e − A_s, 0, 1), chosen with the
+// fine-tuning (bench/sad/results.md).
+var DefaultRule = Rule{Max: 1, Check: CheckContrast, K: 3}
 
 // Beta is the weight of the evidence with m anomalies answered, before the check.
 func (r Rule) Beta(m int) float64 {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/answers"
+	"github.com/udocc/udocc/internal/method"
+	"github.com/udocc/udocc/internal/models"
 )
 
 // ErrLearned reports a review or a calibration of a model fitted with answers: its
@@ -15,15 +17,22 @@ import (
 var ErrLearned = errors.New("udocc: the model was fitted with answers: review and calibrate the label-free model, then fit again with every answer")
 
 // Learn takes the user's answers on the training rows ds (the table the model was fitted
-// on) and follows one path: answers → scores → count → cut. The scores are sharpened by
-// the answers (package internal/answers: a row near an answered anomaly rises, one near
-// an answered normal row falls, in the columns the networks read; the model keeps the
-// answered rows and scores new rows the same way). The count and its 80 % interval are the review's estimate (Calibrate),
-// read on the label-free ranks the review's design drew the rows on. The cut flags as
-// many rows of the sharpened scores as Calibrate's cut would. The scores stay as they
-// were where the answers hold no anomaly or no normal row, or where the label-free
-// scores already rank every answered anomaly above every answered normal row. A nil ctx is
-// context.Background().
+// on) and follows one path: answers → scores → count → cut.
+//
+//   - The scores: where the answers hold an anomaly and a normal row, the ensemble's
+//     encoders are fine-tuned by Deep SAD's loss (FineTuneSAD, method.DefaultSAD), and
+//     their scores are then sharpened (package internal/answers: a row near answered
+//     anomalies rises, one near answered normal rows falls, in the columns the networks
+//     read). The model keeps the fine-tuned networks and the answered rows, and scores
+//     new rows the same way. Where the answers hold no anomaly or no normal row, the
+//     scores stay the label-free fit's, bit for bit.
+//   - The count and its 80 % interval are the review's estimate (Calibrate), read on the
+//     label-free ranks the review's design drew the rows on.
+//   - The cut flags as many rows of the new scores as Calibrate's cut would.
+//
+// Bad answers and a bad target are refused before the networks change. A nil ctx is
+// context.Background(); after an error during or after the fine-tuning (a cancelled
+// ctx), discard the model.
 func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o CalibrateOptions) (Calibration, error) {
 	if err := m.calibrable(); err != nil {
 		return Calibration{}, err
@@ -33,6 +42,9 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 	}
 	if o.Rows != nil || o.Scores != nil {
 		return Calibration{}, errors.New("udocc: Learn reads the training rows: leave CalibrateOptions.Rows and Scores nil")
+	}
+	if _, _, err := reviewTarget(o.Precision, o.Recall); err != nil {
+		return Calibration{}, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -51,10 +63,26 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 		return Calibration{}, err
 	}
 	rows := make([]answers.Answer, len(ans))
+	anom := 0
 	for i, a := range ans {
 		rows[i] = answers.Answer{Row: a.Row, Anomaly: a.Anomaly}
+		if a.Anomaly {
+			anom++
+		}
 	}
-	sh, sharp, err := answers.Fit(x.X, x.N, x.D, m.scores, rows, answers.DefaultRule)
+	if anom > 0 && anom < len(ans) {
+		o := method.DefaultSAD
+		o.Seed = m.meta.Members[0].Seed
+		tuned, err := m.FineTuneSAD(ctx, ds, ans, o)
+		if err != nil {
+			return Calibration{}, err
+		}
+		m.scores = tuned
+	}
+	// From here on an error leaves the model as it now is: fine-tuned, neither sharpened
+	// nor calibrated.
+	saved, base := *m.meta, m.scores
+	sh, sharp, err := answers.Fit(x.X, x.N, x.D, base, rows, answers.DefaultRule)
 	if err != nil {
 		return Calibration{}, fmt.Errorf("udocc: %w", err)
 	}
@@ -62,19 +90,29 @@ func (m *Model) Learn(ctx context.Context, ds *data.Dataset, ans []Answer, o Cal
 		return Calibration{}, err
 	}
 	if sh == nil || sh.Beta == 0 {
-		// No evidence, or none the scores need: the answers leave them as they are.
-		sh, sharp = nil, m.scores
+		// No evidence, or none the scores need: the sharpening leaves them as they are.
+		sh, sharp = nil, base
 	}
 	// calibrateRanked sets the threshold, labels and review on success only.
-	saved := *m.meta
-	labelFree := m.scores
 	m.scores, m.meta.Answers, m.meta.Tail = sharp, sh, newTail(sharp)
 	c, err := m.calibrateRanked(n, ra, sharp, nil, o)
 	if err != nil {
-		*m.meta, m.scores = saved, labelFree
+		*m.meta, m.scores = saved, base
 		return Calibration{}, err
 	}
 	return c, nil
+}
+
+// FineTune records a Deep SAD fine-tuning by answers: its settings and the answers it
+// trained on.
+type FineTune = models.FineTune
+
+// FineTuned says whether answers fine-tuned the model's networks, and how.
+func (m *Model) FineTuned() (FineTune, bool) {
+	if f := m.meta.FineTune; f != nil {
+		return *f, true
+	}
+	return FineTune{}, false
 }
 
 // Sharpened says whether the model's scores were sharpened by answers, with the

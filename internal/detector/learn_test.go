@@ -64,6 +64,16 @@ func TestLearn(t *testing.T) {
 	if slices.Equal(m.Scores(), free.Scores()) {
 		t.Error("the answers left every score as it was")
 	}
+	// The same seed and answers give the same scores (the fine-tuning draws its rows
+	// from the fit's seed).
+	twice, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: ans}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer twice.Close()
+	if !slices.Equal(twice.Scores(), m.Scores()) {
+		t.Error("a second fit with the same seed and answers scores differently")
+	}
 	// The cluster the label-free scores missed rises: its unanswered rows' mean rank.
 	if before, after := meanRank(free.Scores(), 24), meanRank(m.Scores(), 24); !(after < before) {
 		t.Errorf("the cluster's rows rank %.0f on average, %.0f label-free: want them higher", after, before)
@@ -104,13 +114,22 @@ func TestLearn(t *testing.T) {
 	if _, err := l.Calibrate(ctx, ans, detector.CalibrateOptions{Scores: loaded}); !errors.Is(err, detector.ErrLearned) {
 		t.Errorf("Calibrate: %v, want ErrLearned", err)
 	}
-	// The explanations split the label-free score.
+	// The answers fine-tuned the networks, and the saved model holds them: the
+	// explanations split the fine-tuned networks' score, the same after a reload.
+	ft, ok := m.FineTuned()
+	if lt, lok := l.FineTuned(); !ok || ft.Anomalies != anomalies || ft.Normals != len(ans)-anomalies || ft.Eta != 30 || lt != ft || !lok {
+		t.Errorf("fine-tuned %v %+v (saved: %v %+v), want %d anomalies and %d normal rows", ok, ft, lok, lt, anomalies, len(ans)-anomalies)
+	}
 	ex, err := m.Explain(ctx, rows[9:10])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex[0].Score != free.Scores()[9] {
-		t.Errorf("explained score %v, the label-free fit's %v", ex[0].Score, free.Scores()[9])
+	lex, err := l.Explain(ctx, rows[9:10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex[0].Score == free.Scores()[9] || lex[0].Score != ex[0].Score {
+		t.Errorf("explained score %v (saved: %v), the label-free fit's %v: want the fine-tuned networks'", ex[0].Score, lex[0].Score, free.Scores()[9])
 	}
 }
 
@@ -197,11 +216,9 @@ func meanRank(s []float64, from int) float64 {
 	return sum / k
 }
 
-// TestLearnNothingToCorrect gives answers the label-free scores already rank right and
-// the evidence cannot better: one anomaly, whose evidence read without itself holds no
-// other anomaly to be near. The count and cut come from the answers; the scores stay the
-// label-free fit's, bit for bit.
-func TestLearnNothingToCorrect(t *testing.T) {
+// TestLearnNoAnomaly gives answers that hold no anomaly: the count and cut come from
+// them; the networks and scores stay the label-free fit's, bit for bit.
+func TestLearnNoAnomaly(t *testing.T) {
 	ctx := context.Background()
 	rows := table(200, 3, 5)
 	free, err := detector.Fit(ctx, rows, nil, quick())
@@ -210,13 +227,15 @@ func TestLearnNothingToCorrect(t *testing.T) {
 	}
 	defer free.Close()
 	o := quick()
-	m, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: []detector.Answer{{Row: 9, Anomaly: true}, {Row: 0}, {Row: 1}, {Row: 2}}}, o)
+	m, err := detector.Fit(ctx, rows, detector.Ensemble{Answers: []detector.Answer{{Row: 0}, {Row: 1}, {Row: 2}, {Row: 3}}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if _, ok := m.Sharpened(); ok || !slices.Equal(m.Scores(), free.Scores()) {
-		t.Errorf("sharpened %v: want the label-free scores, which rank the answered anomaly first", ok)
+	_, sharp := m.Sharpened()
+	_, tuned := m.FineTuned()
+	if sharp || tuned || !slices.Equal(m.Scores(), free.Scores()) {
+		t.Errorf("sharpened %v, fine-tuned %v: want the label-free scores", sharp, tuned)
 	}
 	if m.CountBasis().Answers != 4 {
 		t.Errorf("the count rests on %d answers, want 4", m.CountBasis().Answers)

@@ -48,7 +48,8 @@ type Ensemble struct {
 	// of rows is flagged instead of Count's choice (0: Count chooses).
 	Contamination float64
 	// Answers are the user's answers on training rows, as `udocc review` asks them. The
-	// fit sharpens its scores with them and draws its count and cut from them
+	// fit fine-tunes its networks on them and sharpens its scores with them, where they
+	// hold an anomaly and a normal row, and draws its count and cut from them
 	// (Model.Learn). Not with Contamination or Options.Dist. nil: a label-free fit.
 	Answers []Answer
 }

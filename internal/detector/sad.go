@@ -5,13 +5,15 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/method"
+	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/torch"
 )
 
 // FineTuneSAD fine-tunes the model's encoders with answers on ds's rows, the training
 // table, by Deep SAD's loss (method.FineTune), and returns the rows' new scores. It
-// changes the model. The study of issue 67 measures it (bench/answers); a fit does not
-// call it.
+// changes the model: its networks, its combination and its record of the fine-tuning
+// (model.json's fine_tune), which Save writes. Learn calls it with method.DefaultSAD;
+// bench/sad measures other settings.
 func (m *Model) FineTuneSAD(ctx context.Context, ds *data.Dataset, answers []Answer, o method.SAD) ([]float64, error) {
 	if err := m.calls.enter(); err != nil {
 		return nil, err
@@ -36,5 +38,18 @@ func (m *Model) FineTuneSAD(ctx context.Context, ds *data.Dataset, answers []Ans
 			labels[a.Row] = -1
 		}
 	}
-	return method.FineTune(ctx, m.fit, nds, gd, labels, o)
+	scores, comb, err := method.FineTune(ctx, m.fit, nds, gd, labels, o)
+	if err != nil {
+		return nil, err
+	}
+	ft := &models.FineTune{Eta: o.Eta, Epochs: o.Epochs, LR: o.LR, Rows: o.Rows, Seed: o.Seed}
+	for _, a := range answers {
+		if a.Anomaly {
+			ft.Anomalies++
+		} else {
+			ft.Normals++
+		}
+	}
+	m.meta.Ensemble, m.meta.FineTune = comb, ft
+	return scores, nil
 }

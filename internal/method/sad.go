@@ -7,8 +7,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/udocc/udocc/data"
+	"github.com/udocc/udocc/internal/models"
 	"github.com/udocc/udocc/internal/training"
 )
+
+// DefaultSAD is the fine-tuning a fit with answers runs: η 30, 20 epochs at lr 0.01,
+// on the answered rows and 2,048 others, then the sharpening on top
+// (bench/sad/results.md).
+var DefaultSAD = SAD{Eta: 30, Epochs: 20, LR: 0.01, Rows: 2048}
 
 // SAD are the settings of a Deep SAD fine-tuning (FineTune).
 type SAD struct {
@@ -30,14 +36,15 @@ type SAD struct {
 // and for a wide table projected); labels[i] is row i's answer (1 normal, -1 anomaly,
 // 0 none). The combination's scales are then fitted again on ds's rows, with the
 // Gaussian's distances gd mixed in where the ensemble has one, and ds's new scores are
-// returned. The autoencoders are not changed.
-func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, labels []int8, o SAD) ([]float64, error) {
+// returned with the new combination, which the saved model must hold. The autoencoders
+// are not changed.
+func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, labels []int8, o SAD) ([]float64, *models.Ensemble, error) {
 	e, ok := f.(*ensemble)
 	if !ok {
-		return nil, errors.New("method: Deep SAD fine-tunes the ensemble")
+		return nil, nil, errors.New("method: Deep SAD fine-tunes the ensemble")
 	}
 	if len(labels) != ds.N {
-		return nil, fmt.Errorf("method: %d labels for %d rows", len(labels), ds.N)
+		return nil, nil, fmt.Errorf("method: %d labels for %d rows", len(labels), ds.N)
 	}
 	var rows, others []int
 	for i, y := range labels {
@@ -58,24 +65,24 @@ func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, lab
 		lab[j] = labels[i]
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := training.FineTuneSAD(e.nw.Enc, x, m, ds.D, e.nw.Scaler, lab, o.Eta, o.LR, o.Epochs, 128, rng); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dist, rec, err := e.nw.outputs(ctx, ds)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	comb, s, err := fitCombinationTaking(dist, rec, e.comb.DistanceWeight)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if gd != nil && e.comb.GaussianWeight > 0 {
 		if err := fitGaussian(comb, s, gd, e.comb.GaussianWeight); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	e.comb = comb
-	return s, nil
+	return s, comb, nil
 }

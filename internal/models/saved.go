@@ -102,6 +102,23 @@ type Meta struct {
 	// Answers sharpens the scores with the answers a fit was given (package
 	// internal/answers); absent for a label-free model.
 	Answers *answers.Sharpener `json:"answers,omitempty"`
+	// FineTune is the Deep SAD fine-tuning of the ensemble's encoders by the answers a
+	// fit was given (its networks and Ensemble are the fine-tuned ones); absent where
+	// the networks are the label-free fit's.
+	FineTune *FineTune `json:"fine_tune,omitempty"`
+}
+
+// FineTune are a Deep SAD fine-tuning's settings: the answered rows' weight η, the
+// epochs, Adam's learning rate, the most unanswered rows trained on and their draw's
+// seed, and how many answered anomalies and normal rows it trained on.
+type FineTune struct {
+	Eta       float64 `json:"eta"`
+	Epochs    int     `json:"epochs"`
+	LR        float64 `json:"lr"`
+	Rows      int     `json:"rows"`
+	Seed      uint64  `json:"seed"`
+	Anomalies int     `json:"anomalies"`
+	Normals   int     `json:"normals"`
 }
 
 // Projection is a wide table's map to its leading principal components.

@@ -4,21 +4,21 @@
 package fitdir
 
 import (
-	"math"
-	"sort"
-
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/udocc/udocc/internal/answers"
-	"github.com/udocc/udocc/metrics"
 	"io"
+	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 
+	"github.com/udocc/udocc/internal/answers"
 	"github.com/udocc/udocc/internal/review"
+	"github.com/udocc/udocc/metrics"
 )
 
 // Fit is one fit's folder as the studies read it.
@@ -155,4 +155,60 @@ func Pct(v []float64) []float64 {
 		p = q + 1
 	}
 	return out
+}
+
+// LoadPyod reads a table's PyOD scores (bench/answers/pyod_scores.py): each detector's
+// column of n rows (all, every column but y) and the columns by name. A missing file is
+// logged and read as none.
+func LoadPyod(path string, n int) (all [][]float64, named map[string][]float64) {
+	cols, head, err := readCSV(path)
+	if err != nil {
+		log.Printf("%s: no PyOD scores (%v)", path, err)
+		return nil, nil
+	}
+	if len(cols[0]) != n {
+		log.Fatalf("%s: %d rows, want %d", path, len(cols[0]), n)
+	}
+	var out [][]float64
+	for j := range head {
+		if head[j] != "y" {
+			out = append(out, cols[j])
+		}
+	}
+	named = map[string][]float64{}
+	for j, h := range head {
+		named[h] = cols[j]
+	}
+	return out, named
+}
+
+func readCSV(path string) ([][]float64, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	head, err := r.Read()
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := make([][]float64, len(head))
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for j, s := range rec {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				v = math.NaN()
+			}
+			cols[j] = append(cols[j], v)
+		}
+	}
+	return cols, head, nil
 }
