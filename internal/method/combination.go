@@ -90,6 +90,21 @@ func fitCombination[D, R models.Real](dist [][]D, rec [][]R, w float64, take boo
 	return e, dm, nil
 }
 
+// refitDistances is fitCombination's combination and scores where only the distances
+// changed: the reconstruction errors' scales are e's, and rm their mean scaled errors on
+// the rows (meanOf with e.Recon). On the rows e was fitted on, with rm kept from that
+// fit, it gives fitCombination's results without the autoencoders' second pass.
+func refitDistances[D models.Real](e *models.Ensemble, dist [][]D, rm []float64) (*models.Ensemble, []float64) {
+	c := &models.Ensemble{DistanceWeight: e.DistanceWeight, Recon: e.Recon, ReconMean: e.ReconMean}
+	for _, d := range dist {
+		c.Distance = append(c.Distance, models.FitScaleOf(d))
+	}
+	dm := meanOf(dist, c.Distance)
+	c.DistanceMean = models.FitScale(dm)
+	mix(c, dm, rm)
+	return c, dm
+}
+
 // scoreCombined combines the members' scores of any rows, training or new, with e's
 // scales; the scores may be of either precision (fitCombinationTaking).
 func scoreCombined[D, R models.Real](e *models.Ensemble, dist [][]D, rec [][]R) ([]float64, error) {

@@ -33,6 +33,9 @@ type ensemble struct {
 	interval   []float64 // the 80 % interval of the share, or nil
 	reliable   *bool     // the learned count's trust in its count, or nil
 	countModel int       // the learned count's version, or 0
+	// recon is the training rows' mean scaled reconstruction errors (meanOf with
+	// comb.Recon), kept for FineTune where Config.KeepRecon asks; nil otherwise.
+	recon []float64
 }
 
 func (e *ensemble) Networks() *Networks { return e.nw }
@@ -172,9 +175,16 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 		}
 	}
 	// fitCombinationTaking's scores are scoreCombined(comb, dist, rec), computed once.
+	var kept [][]float32
+	if cfg.KeepRecon {
+		kept = slices.Clone(rec) // the combination lets rec's vectors go from its own
+	}
 	comb, scores, err := fitCombinationTaking(dist, rec, DistanceWeight)
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
+	}
+	if kept != nil && comb.DistanceWeight < 1 {
+		e.recon = meanOf(kept, comb.Recon)
 	}
 	// The count reads the networks' scores, as it was learned on them (bench/notes/threshold.md
 	// A.0: the fits that read every column, with no Gaussian); on a wide table whose

@@ -177,7 +177,18 @@ const scoreChunk = 1 << 16
 // that is not finite once standardised is refused (ErrUnscorable). The caller sets the
 // thread count (torch.WithThreads).
 func (nw *Networks) outputs(ctx context.Context, ds *data.Dataset) (dist, rec [][]float32, err error) {
-	dist, rec = make([][]float32, len(nw.Enc)), make([][]float32, len(nw.AE))
+	return nw.outputsOf(ctx, ds, nw.AE)
+}
+
+// distances are outputs' distances alone: the encoders' pass, no autoencoder's.
+func (nw *Networks) distances(ctx context.Context, ds *data.Dataset) ([][]float32, error) {
+	dist, _, err := nw.outputsOf(ctx, ds, nil)
+	return dist, err
+}
+
+// outputsOf is outputs with the autoencoders aes (nil: none).
+func (nw *Networks) outputsOf(ctx context.Context, ds *data.Dataset, aes []*torch.Group) (dist, rec [][]float32, err error) {
+	dist, rec = make([][]float32, len(nw.Enc)), make([][]float32, len(aes))
 	for k := range dist {
 		dist[k] = make([]float32, ds.N)
 	}
@@ -197,7 +208,7 @@ func (nw *Networks) outputs(ctx context.Context, ds *data.Dataset) (dist, rec []
 		}
 		// Every member's networks in one call of the shim (torch.ScoreGroups): one hop to
 		// its threads a chunk, where a call a network took ten.
-		d, r, err := torch.ScoreGroups(nw.Enc, nw.AE, x, hi-lo, ds.D)
+		d, r, err := torch.ScoreGroups(nw.Enc, aes, x, hi-lo, ds.D)
 		if err != nil {
 			return nil, nil, fmt.Errorf("udocc: rows %d to %d: %w", lo+1, hi, err)
 		}

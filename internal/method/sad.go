@@ -70,14 +70,26 @@ func FineTune(ctx context.Context, f Fitted, ds *data.Dataset, gd []float64, lab
 	if err := training.FineTuneSAD(e.nw.Enc, x, m, ds.D, e.nw.Scaler, lab, o.Eta, o.LR, o.Epochs, 128, rng); err != nil {
 		return nil, nil, err
 	}
-	dist, rec, err := e.nw.outputs(ctx, ds)
-	if err != nil {
-		return nil, nil, err
+	var comb *models.Ensemble
+	var s []float64
+	if len(e.recon) == ds.N {
+		// The training rows, whose reconstruction errors the fit kept: only the
+		// encoders changed.
+		dist, err := e.nw.distances(ctx, ds)
+		if err != nil {
+			return nil, nil, err
+		}
+		comb, s = refitDistances(e.comb, dist, e.recon)
+	} else {
+		dist, rec, err := e.nw.outputs(ctx, ds)
+		if err != nil {
+			return nil, nil, err
+		}
+		if comb, s, err = fitCombinationTaking(dist, rec, e.comb.DistanceWeight); err != nil {
+			return nil, nil, err
+		}
 	}
-	comb, s, err := fitCombinationTaking(dist, rec, e.comb.DistanceWeight)
-	if err != nil {
-		return nil, nil, err
-	}
+	e.recon = nil
 	if gd != nil && e.comb.GaussianWeight > 0 {
 		if err := fitGaussian(comb, s, gd, e.comb.GaussianWeight); err != nil {
 			return nil, nil, err

@@ -1,0 +1,54 @@
+package method
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/udocc/udocc/internal/scale"
+)
+
+// TestFineTuneKeptRecon fine-tunes two fits of one table alike, one of which kept the
+// training rows' reconstruction errors (Config.KeepRecon) and scores them again through
+// the encoders alone: the scores and the combination are the same bits.
+func TestFineTuneKeptRecon(t *testing.T) {
+	ds := testTable(200, 3, 4)
+	sc, err := scale.Fit(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := make([]int8, ds.N)
+	for i := 0; i < 40; i++ {
+		labels[i] = 1
+	}
+	for _, i := range []int{190, 195, 199} {
+		labels[i] = -1
+	}
+	o := SAD{Eta: 30, Epochs: 3, LR: 0.01, Rows: 64, Seed: 5}
+	tune := func(keep bool) ([]float64, any) {
+		cfg := testConfig(t, Ensemble, []uint64{0, 1}, false)
+		cfg.KeepRecon = keep
+		fit, _, err := Fit(context.Background(), Table{DS: ds, Scaler: sc}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fit.Close()
+		if kept := fit.(*ensemble).recon != nil; kept != keep {
+			t.Fatalf("KeepRecon %v: reconstruction kept %v", keep, kept)
+		}
+		s, comb, err := FineTune(context.Background(), fit, ds, nil, labels, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fit.(*ensemble).recon != nil {
+			t.Error("the kept reconstruction outlives the fine-tuning")
+		}
+		return s, *comb
+	}
+	fast, fc := tune(true)
+	full, uc := tune(false)
+	if !slices.Equal(fast, full) || !reflect.DeepEqual(fc, uc) {
+		t.Errorf("the encoders-only rescoring differs from the full one (combinations equal: %v)", reflect.DeepEqual(fc, uc))
+	}
+}
