@@ -17,9 +17,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/udocc/udocc/bench/internal/bench"
 	"github.com/udocc/udocc/internal/review"
@@ -81,9 +84,11 @@ func main() {
 
 // variants is the estimators measured, named by their settings joined by +: md (the
 // model design), curveF (a curve prior learned on the other groups, mixed with all-alike
-// weights in the proportion F), noise, ef1; port is none of them. Variants that differ
-// only in F form a family, among which one is chosen for each held-out group; the
-// family's name has curve(LOGO) in place of curveF.
+// weights in the proportion F), priorL (the share prior's σ times L), tN (the share prior
+// a Student t of N degrees of freedom; t0 the normal), noise, ef1; port is none of them.
+// Variants that differ only in F, L or N form a family, among which one is chosen for
+// each held-out group; the family's name has curve(LOGO), prior(LOGO) and t(LOGO) in
+// their places.
 func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 	posts := map[string][]float64{}
 	size := map[string]int{}
@@ -117,7 +122,7 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 	families := map[string][]string{}
 	for _, name := range names {
 		// The prototype's settings; each token turns one of ours on.
-		m := review.Method{Neyman: true, NoNoise: true, MeanCut: true, Curve: review.FlatCurve(), PriorScale: 1}
+		m := review.Method{Neyman: true, NoNoise: true, MeanCut: true, Curve: review.FlatCurve(), PriorScale: 1, PriorDF: math.Inf(1)}
 		flat := -1.0
 		var fam []string
 		for _, tok := range strings.Split(name, "+") {
@@ -129,6 +134,16 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 				m.NoNoise = false
 			case tok == "ef1":
 				m.MeanCut = false
+			case strings.HasPrefix(tok, "t"): // tN: the estimator's share prior a Student t of N degrees of freedom (t0: the normal); the design's stays normal
+				f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "t"), 64)
+				if err != nil {
+					log.Fatalf("variant %s: %v", name, err)
+				}
+				m.PriorDF = f
+				if f == 0 {
+					m.PriorDF = math.Inf(1)
+				}
+				tok = "t(LOGO)"
 			case strings.HasPrefix(tok, "prior"):
 				f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "prior"), 64)
 				if err != nil {
@@ -437,11 +452,57 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 	for _, v := range vars {
 		res.copies[v.name] = map[string][][2]float64{}
 	}
+	// The methods first (learning a held-out curve prior caches it), then the tables
+	// across the cores, each into a results of its own, merged in the tables' order.
+	methods := make([][]review.Method, len(tabs))
 	for ti, t := range tabs {
-		ms := make([]review.Method, len(vars))
+		methods[ti] = make([]review.Method, len(vars))
 		for i, v := range vars {
-			ms[i] = v.method(t)
+			methods[ti][i] = v.method(t)
 		}
+	}
+	per := make([]*results, len(tabs))
+	var done atomic.Int32
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ti := range next {
+				per[ti] = runTable(ti, tabs[ti], vars, methods[ti], reps, respReps)
+				log.Printf("%s: done (%d/%d)", tabs[ti].name, done.Add(1), len(tabs))
+			}
+		}()
+	}
+	for ti := range tabs {
+		next <- ti
+	}
+	close(next)
+	wg.Wait()
+	for ti, t := range tabs {
+		r := per[ti]
+		for _, v := range vars {
+			for _, k := range r.settings {
+				for _, o := range r.out[v.name][k][t.name] {
+					res.add(v.name, k, t.name, o)
+				}
+			}
+			if c, ok := r.copies[v.name][t.name]; ok {
+				res.copies[v.name][t.name] = c
+			}
+		}
+	}
+	return res
+}
+
+// runTable is one table's figures for every variant (ms: their methods on it).
+func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respReps int) *results {
+	res := &results{out: map[string]map[string]byTable{}, copies: map[string]map[string][][2]float64{}}
+	for _, v := range vars {
+		res.copies[v.name] = map[string][][2]float64{}
+	}
+	{
 		for i, v := range vars {
 			// 0 answers: the fit's label-free count and its interval, its flagged rows.
 			res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
@@ -490,7 +551,6 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 				res.copies[v.name][t.name] = pts[i]
 			}
 		}
-		log.Printf("%s: done (%d/%d)", t.name, ti+1, len(tabs))
 	}
 	return res
 }
@@ -652,13 +712,13 @@ func meanResponse(res *results, v string) (float64, int) {
 // final is the variant the report details (and the package ships); defaultVariants
 // the ones measured beside it.
 var (
-	final           = "md+curve(LOGO)+prior(LOGO)+noise+ef1"
-	defaultVariants = "port,noise+ef1,curve0.2+noise+ef1,md+curve0.2+prior1+noise+ef1,md+curve0.2+prior2+noise+ef1"
+	final           = "md+curve(LOGO)+prior(LOGO)+noise+ef1+t(LOGO)"
+	defaultVariants = "port,noise+ef1,curve0.2+noise+ef1,md+curve0.2+prior1+noise+ef1+t0,md+curve0.2+prior2+noise+ef1+t0,md+curve0.2+prior1+noise+ef1+t3,md+curve0.2+prior2+noise+ef1+t3"
 )
 
 func report(w io.Writer, tabs []*table, res *results, vars []variant, families map[string][]string, chosen map[string]map[string]string, reps, respReps int) {
 	fmt.Fprintf(w, "# The count from answers, measured on the corpus\n\n")
-	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 40 minutes on a shared core), which also writes the shipped curve prior:\n\n")
+	fmt.Fprintf(w, "Regenerate (from the repository root, after ./build.sh; about 6 minutes on 2 cores), which also writes the shipped curve prior:\n\n")
 	fmt.Fprintf(w, "    bench/review/fit.sh /work/shared/data && GOFLAGS=-tags=udocc_shimlib go run ./bench/review -data /work/shared/data -learn-curve internal/review/curve.json\n\n")
 	fmt.Fprintf(w, "%d tables, %d source groups; one default fit per table (seed 0). Answers are taken from each table's y "+
 		"through internal/review's Next and Calibrate (the CLI's code), in rounds of 20 (one round of 10 for 10 answers), "+
@@ -673,7 +733,7 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 	for fam, members := range families {
 		fmt.Fprintf(w, "%s, held out by group: for each source group, the curve prior is learned on the other groups' fully labelled tables "+
 			"(review.LearnCurve, each group weighing alike; curveF: mixed with all-alike weights in the proportion F), and of the members "+
-			"{%s} the one of least mean |ln| at 40 answers on the other groups is chosen (priorL: the share prior's σ times L); the group is "+
+			"{%s} the one of least mean |ln| at 40 answers on the other groups is chosen (priorL: the share prior's σ times L; tN: its Student t's degrees of freedom); the group is "+
 			"measured with it. Chosen: %s. The proportion 0.2 was itself chosen the same way, against 0.5, in an exploration run (8 repeats; "+
 			"0.2 for each of the 34 held-out groups; bench/review/notes.md).\n\n",
 			fam, strings.Join(members, ", "), chosenSummary(chosen[fam]))
@@ -698,7 +758,8 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 	}
 	fmt.Fprintf(w, "\nport: the prototype's ADAPT-BAYESP in Go (Neyman allocation, flat curve prior, interval from the grid's expected counts, cut of the posterior-mean F1). "+
 		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1. "+
-		"curveF: the learned curve prior (held out by group). priorL: the share prior's σ times L. md: the model design (Next's default) in place of the Neyman allocation; "+
+		"curveF: the learned curve prior (held out by group). priorL: the share prior's σ times L. tN: the estimate's share prior a Student t of N degrees of freedom in ln(share), "+
+		"t0 (and no t) the normal; the design reads the normal either way, so tN and t0 share answers. md: the model design (Next's default) in place of the Neyman allocation; "+
 		"variants without md share the Neyman design's answers.\n")
 
 	// Response.

@@ -200,7 +200,7 @@ func pav(rates, w []float64) []float64 {
 // apart (each as if the others' rows were not asked), a greedy approximation. The
 // posterior is Calibrate's.
 func modelAllocate(n int, kn *known, mu, sd float64, curve []float64, st []stratum, size, free, asked, want []int, left int) {
-	ps := posterior(n, kn, mu, sd, curve)
+	ps := posterior(n, kn, mu, sd, math.Inf(1), curve)
 	g, live, G := ps.g, ps.live, len(ps.g.share)
 	H := len(st)
 	lnT := make([]float64, len(live))

@@ -21,12 +21,16 @@ import (
 // with location c, slope s ≥ 0 and ceiling r. (c, s, r) range over a grid (gridFor);
 // ranks are grouped into about 300 log-spaced bins and a row's x is its bin's centre.
 // Each grid point implies a share q = Σ_i p(x_i) / n. The prior has two parts: the
-// label-free count's ln(q) ~ N(ln Prior.Share, (λσ)²), σ read from Prior's 80 % interval
-// as ±1.2816 σ and λ the learned scale (Method.PriorScale), and a weight π(s, r) for the
-// curve's shape, learned on the corpus's labelled tables (DefaultCurve, LearnCurve);
-// c is uniform on its grid. The posterior over the grid is
+// label-free count's ln(q) ~ t_ν(ln Prior.Share, λσ), a Student t of ν = 3 degrees of
+// freedom (Method.PriorDF), σ read from Prior's 80 % interval as ±1.2816 σ and λ the
+// learned scale (Method.PriorScale); and a weight π(s, r) for the curve's shape, learned
+// on the corpus's labelled tables (DefaultCurve, LearnCurve); c is uniform on its grid.
+// The t's heavy tails let the answers overrule a label-free count far from the truth,
+// which a normal prior resists (Gelman et al., BDA3 §17.2; chosen on the corpus,
+// bench/review/results.md). With z = (ln q - ln Prior.Share) / λσ, the posterior over
+// the grid is
 //
-//	w(c, s, r) ∝ π(s, r) · exp(-(ln q - ln Prior.Share)² / 2λ²σ²) · Π_design p(x_j)^y_j (1 - p(x_j))^(1-y_j),
+//	w(c, s, r) ∝ π(s, r) · (1 + z²/ν)^(-(ν+1)/2) · Π_design p(x_j)^y_j (1 - p(x_j))^(1-y_j),
 //
 // the product over the rows the design asked (Round ≥ 1): a Bayesian grid posterior
 // (Gelman et al., BDA3 §3.7 and §5.3). The design is ignorable (see Next), so this is
@@ -64,6 +68,9 @@ type Method struct {
 	Curve []float64
 	// PriorScale multiplies the share prior's σ; 0: the scale learned with DefaultCurve.
 	PriorScale float64
+	// PriorDF is the share prior's degrees of freedom ν in ln(share); 0: DefaultPriorDF,
+	// +Inf: the normal. Next's design reads the normal whatever it is.
+	PriorDF float64
 	// NoNoise reads the count's quantiles from the grid's expected counts alone,
 	// leaving out the binomial spread of the unanswered rows around them (a normal with
 	// variance Σ p(1-p) at each grid point).
@@ -77,6 +84,9 @@ type Method struct {
 	// where they most reduce the expected posterior variance of ln(count) (modelAllocate).
 	Neyman bool
 }
+
+// DefaultPriorDF is the share prior's degrees of freedom where Method.PriorDF is 0.
+const DefaultPriorDF = 3
 
 // FlatCurve is the curve prior of all pairs alike.
 func FlatCurve() []float64 {
@@ -123,7 +133,14 @@ func (m Method) Calibrate(n int, answers []Answer, prior Prior, target Target) (
 		return Estimate{}, err
 	}
 	est := Estimate{N: n, Answers: len(kn.label), Anomalies: kn.anom, Prior: pr}
-	ps := posterior(n, kn, mu, sd*scale, curve)
+	df := m.PriorDF
+	if df == 0 {
+		df = DefaultPriorDF
+	}
+	if !(df > 0) {
+		return Estimate{}, &ArgError{Arg: "Method.PriorDF", Value: df, Want: "degrees of freedom > 0 (0: the default, +Inf: the normal)"}
+	}
+	ps := posterior(n, kn, mu, sd*scale, df, curve)
 	g, live, w, T, V, rows := ps.g, ps.live, ps.w, ps.T, ps.V, ps.rows
 	G := len(g.share)
 	var count, lo, hi float64
@@ -174,8 +191,9 @@ type post struct {
 }
 
 // posterior computes the posterior of the curve given the design's answers in kn, with
-// the share prior ln q ~ N(mu, sd²) and the curve prior curve (see Calibrate).
-func posterior(n int, kn *known, mu, sd float64, curve []float64) *post {
+// the share prior ln q ~ t_df(mu, sd) (df = +Inf: N(mu, sd²)) and the curve prior curve
+// (see Calibrate).
+func posterior(n int, kn *known, mu, sd, df float64, curve []float64) *post {
 	g := gridFor(n)
 	G := len(g.share)
 
@@ -190,7 +208,11 @@ func posterior(n int, kn *known, mu, sd float64, curve []float64) *post {
 	lp := make([]float64, G)
 	for j := range G {
 		z := (math.Log(max(g.share[j], 1e-300)) - mu) / sd
-		lp[j] = -0.5 * z * z
+		if math.IsInf(df, 1) {
+			lp[j] = -0.5 * z * z
+		} else {
+			lp[j] = -(df + 1) / 2 * math.Log1p(z*z/df)
+		}
 		lp[j] += math.Log(max(curve[j%CurvePairs], 1e-300))
 	}
 	// Design answers by bin: a bin's m answers, a of them anomalies, add

@@ -423,3 +423,39 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSharePriorTails compares the share prior's Student t (the default) with the normal
+// (PriorDF +Inf): on a table whose share is far above the label-free count's, the same
+// answers pull the t's count further from the prior, toward the answers. A PriorDF ≤ 0
+// other than 0 is refused.
+func TestSharePriorTails(t *testing.T) {
+	n := 4000
+	labels := simTable(n, 0.3, 7)
+	T := 0
+	for _, y := range labels {
+		if y {
+			T++
+		}
+	}
+	prior := Prior{Share: 0.01, Low: 0.002, High: 0.05}
+	ans := review(t, labels, 2, 20, 3, prior)
+	tdist, err := Calibrate(n, ans, prior, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	normal, err := Method{PriorDF: math.Inf(1)}.Calibrate(n, ans, prior, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := prior.Share * float64(n)
+	if !(normal.Count > p && tdist.Count > normal.Count) || float64(T) < 5*p {
+		t.Errorf("count %.0f under the t, %.0f under the normal, %.0f the prior's, %d true: want the t's furthest from the prior", tdist.Count, normal.Count, p, T)
+	}
+	if same, err := (Method{PriorDF: DefaultPriorDF}).Calibrate(n, ans, prior, Target{}); err != nil || same != tdist {
+		t.Errorf("PriorDF %d gives %+v, the default %+v (%v)", DefaultPriorDF, same, tdist, err)
+	}
+	var ae *ArgError
+	if _, err := (Method{PriorDF: -1}).Calibrate(n, ans, prior, Target{}); !errors.As(err, &ae) || ae.Arg != "Method.PriorDF" {
+		t.Errorf("PriorDF -1: %v, want an ArgError naming Method.PriorDF", err)
+	}
+}
