@@ -95,30 +95,35 @@ func (e *ArgError) Error() string {
 // Ranks gives each row's rank (1-based) for scores: the highest score has rank 1; ties
 // go to the lower row first; NaN scores rank last.
 func Ranks(scores []float64) []int {
-	order := make([]int, len(scores))
-	for i := range order {
-		order[i] = i
+	// Each row's score beside its index, sorted together: the comparisons read
+	// neighbouring memory rather than the scores at random.
+	type row struct {
+		s float64
+		i int
+	}
+	rows := make([]row, len(scores))
+	for i, s := range scores {
+		rows[i] = row{s, i}
 	}
 	// Ties go to the lower row first: a total order, so an unstable sort gives the
 	// stable sort's ranks, faster.
-	slices.SortFunc(order, func(a, b int) int {
-		sa, sb := scores[a], scores[b]
-		switch {
-		case math.IsNaN(sa) && math.IsNaN(sb):
-			return cmp.Compare(a, b)
-		case math.IsNaN(sa):
+	slices.SortFunc(rows, func(a, b row) int {
+		switch an, bn := math.IsNaN(a.s), math.IsNaN(b.s); {
+		case an && bn:
+			return cmp.Compare(a.i, b.i)
+		case an:
 			return 1
-		case math.IsNaN(sb):
+		case bn:
 			return -1
 		}
-		if c := cmp.Compare(sb, sa); c != 0 {
+		if c := cmp.Compare(b.s, a.s); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.i, b.i)
 	})
 	ranks := make([]int, len(scores))
-	for r, i := range order {
-		ranks[i] = r + 1
+	for r, x := range rows {
+		ranks[x.i] = r + 1
 	}
 	return ranks
 }

@@ -459,3 +459,15 @@ func TestSharePriorTails(t *testing.T) {
 		t.Errorf("PriorDF -1: %v, want an ArgError naming Method.PriorDF", err)
 	}
 }
+
+// BenchmarkRanks ranks a million scores with ties.
+func BenchmarkRanks(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	s := make([]float64, 1_000_000)
+	for i := range s {
+		s[i] = math.Round(rng.NormFloat64()*1000) / 100
+	}
+	for b.Loop() {
+		Ranks(s)
+	}
+}
