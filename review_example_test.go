@@ -93,9 +93,9 @@ func flagged(labels []bool) int {
 	return n
 }
 
-// ExampleEnsemble_answers fits with a user's answers. They sharpen the scores where they
-// show the label-free ranking errs (rows near an answered anomaly rise), and the count
-// and the cut come from them. Without answers the fit is the label-free one.
+// ExampleEnsemble_answers fits with a user's answers. They fine-tune the networks (Deep
+// SAD) and sharpen the scores (rows near answered anomalies rise), and the count and the
+// cut come from them. Without answers the fit is the label-free one.
 func ExampleEnsemble_answers() {
 	ctx := context.Background()
 	// Every tenth row from 9 is an anomaly far from the others, which the scores find;
@@ -131,11 +131,14 @@ func ExampleEnsemble_answers() {
 		return
 	}
 	defer m.Close()
+	ft, tuned := m.FineTuned()
+	fmt.Println("fine-tuned:", tuned, "on", ft.Anomalies+ft.Normals, "answers")
 	beta, ok := m.Sharpened()
 	fmt.Println("sharpened:", ok, "evidence weighed:", beta > 0)
 	fmt.Println("the count rests on", m.CountBasis().Answers, "answers")
 	fmt.Println("row 24, in the cluster, ranks higher:", rank(m.Scores(), 24) < rank(free.Scores(), 24))
 	// Output:
+	// fine-tuned: true on 42 answers
 	// sharpened: true evidence weighed: true
 	// the count rests on 42 answers
 	// row 24, in the cluster, ranks higher: true
