@@ -40,7 +40,8 @@ func mixGaussian(e *models.Ensemble, s, gd []float64) {
 // (dist[k] and rec[k] of member k, all of one length) and returns it with the combined
 // training scores. rec may be nil when w = 1.
 func FitCombination(dist, rec [][]float64, w float64) (*models.Ensemble, []float64, error) {
-	return fitCombination(dist, rec, w, false)
+	e, s, _, err := fitCombination(dist, rec, w, false)
+	return e, s, err
 }
 
 // fitCombinationTaking is FitCombination with distances and reconstruction errors of either
@@ -50,24 +51,25 @@ func FitCombination(dist, rec [][]float64, w float64) (*models.Ensemble, []float
 // that a large table's K error vectors and the combination's n-sized ones do not stand
 // at once. The combination and the scores are FitCombination's.
 func fitCombinationTaking[D, R models.Real](dist [][]D, rec [][]R, w float64) (*models.Ensemble, []float64, error) {
-	return fitCombination(dist, rec, w, true)
+	e, s, _, err := fitCombination(dist, rec, w, true)
+	return e, s, err
 }
 
-// fitCombination is FitCombination, letting rec go when take is set. The reconstruction
+// fitCombination is FitCombination, letting rec go when take is set, and also returns
+// rm, the rows' mean scaled reconstruction errors (nil when w = 1). The reconstruction
 // errors are combined first, so that with take only their mean stands beside the
 // distances' combination.
-func fitCombination[D, R models.Real](dist [][]D, rec [][]R, w float64, take bool) (*models.Ensemble, []float64, error) {
+func fitCombination[D, R models.Real](dist [][]D, rec [][]R, w float64, take bool) (e *models.Ensemble, scores, rm []float64, err error) {
 	if !(w >= 0 && w <= 1) {
-		return nil, nil, fmt.Errorf("method: distance weight %g is not in [0, 1]", w)
+		return nil, nil, nil, fmt.Errorf("method: distance weight %g is not in [0, 1]", w)
 	}
 	if len(dist) == 0 {
-		return nil, nil, fmt.Errorf("method: an ensemble needs at least one member")
+		return nil, nil, nil, fmt.Errorf("method: an ensemble needs at least one member")
 	}
 	if w < 1 && len(rec) != len(dist) {
-		return nil, nil, fmt.Errorf("method: %d reconstruction scores for %d members", len(rec), len(dist))
+		return nil, nil, nil, fmt.Errorf("method: %d reconstruction scores for %d members", len(rec), len(dist))
 	}
-	e := &models.Ensemble{DistanceWeight: w}
-	var rm []float64
+	e = &models.Ensemble{DistanceWeight: w}
 	if w < 1 {
 		for _, r := range rec {
 			e.Recon = append(e.Recon, models.FitScaleOf(r))
@@ -78,16 +80,21 @@ func fitCombination[D, R models.Real](dist [][]D, rec [][]R, w float64, take boo
 			clear(rec) // for the pacer: a forced collection here made no difference to the peak
 		}
 	}
+	return e, fitDistances(e, dist, rm), rm, nil
+}
+
+// fitDistances fits e's distance scales on dist and returns the rows' combined scores,
+// rm their mean scaled reconstruction errors (nil when w = 1). The scores are ScoreOf's,
+// mixed from the means just computed rather than from a second pass over the members:
+// two n-sized vectors fewer at the peak of a large table's fit.
+func fitDistances[D models.Real](e *models.Ensemble, dist [][]D, rm []float64) []float64 {
 	for _, d := range dist {
 		e.Distance = append(e.Distance, models.FitScaleOf(d))
 	}
 	dm := meanOf(dist, e.Distance)
 	e.DistanceMean = models.FitScale(dm)
-	// The training rows' scores are ScoreOf's, mixed from the means just computed rather
-	// than from a second pass over the members: two n-sized vectors fewer at the peak of
-	// a large table's fit.
 	mix(e, dm, rm)
-	return e, dm, nil
+	return dm
 }
 
 // refitDistances is fitCombination's combination and scores where only the distances
@@ -96,13 +103,7 @@ func fitCombination[D, R models.Real](dist [][]D, rec [][]R, w float64, take boo
 // fit, it gives fitCombination's results without the autoencoders' second pass.
 func refitDistances[D models.Real](e *models.Ensemble, dist [][]D, rm []float64) (*models.Ensemble, []float64) {
 	c := &models.Ensemble{DistanceWeight: e.DistanceWeight, Recon: e.Recon, ReconMean: e.ReconMean}
-	for _, d := range dist {
-		c.Distance = append(c.Distance, models.FitScaleOf(d))
-	}
-	dm := meanOf(dist, c.Distance)
-	c.DistanceMean = models.FitScale(dm)
-	mix(c, dm, rm)
-	return c, dm
+	return c, fitDistances(c, dist, rm)
 }
 
 // scoreCombined combines the members' scores of any rows, training or new, with e's

@@ -174,17 +174,14 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 			in.MemberAgreement, in.DistRecAgreement = count.Agreements(dist, rec)
 		}
 	}
-	// fitCombinationTaking's scores are scoreCombined(comb, dist, rec), computed once.
-	var kept [][]float32
-	if cfg.KeepRecon {
-		kept = slices.Clone(rec) // the combination lets rec's vectors go from its own
-	}
-	comb, scores, err := fitCombinationTaking(dist, rec, DistanceWeight)
+	// fitCombination takes rec (fitCombinationTaking) and gives scoreCombined(comb, dist, rec),
+	// computed once, and the rows' mean scaled reconstruction errors that FineTune may reuse.
+	comb, scores, rm, err := fitCombination(dist, rec, DistanceWeight, true)
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
-	if kept != nil && comb.DistanceWeight < 1 {
-		e.recon = meanOf(kept, comb.Recon)
+	if cfg.KeepRecon {
+		e.recon = rm
 	}
 	// The count reads the networks' scores, as it was learned on them (bench/notes/threshold.md
 	// A.0: the fits that read every column, with no Gaussian); on a wide table whose
