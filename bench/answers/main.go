@@ -129,10 +129,10 @@ func main() {
 			continue
 		}
 		fit, err := fitdir.Read(filepath.Join(*fitsDir, ct.Name))
-		scores, y, prior := fit.Scores, fit.Y, fit.Prior
 		if err != nil {
 			log.Fatalf("%s: %v", ct.Name, err)
 		}
+		scores, y, prior := fit.Scores, fit.Y, fit.Prior
 		ds, err := data.Load(ct.Path, data.LoadOptions{})
 		if err != nil {
 			log.Fatal(err)
@@ -307,35 +307,13 @@ func main() {
 		}
 		return s / float64(c)
 	}
-	// choose is the rule of the best mean ΔROCAUC + ΔPRAUC over the groups but held
-	// ("": none held out) among the rules that leave no table of those groups worse than
-	// the label-free fit by more than 0.02 ROCAUC (rule 0, the label-free fit, always
-	// does). The mixes are not candidates: they need classic detectors the model does
-	// not hold.
-	choose := func(held string) int {
-		best, bestV := 0, math.Inf(-1)
-		for b := 0; b < len(rules); b++ {
-			worse := 0
-			for i := range tabs {
-				if tabs[i].group != held && tf[i].roc[b] < tf[i].roc[0]-0.02 {
-					worse++
-				}
-			}
-			if worse > 0 {
-				continue
-			}
-			var v float64
-			for _, o := range gnames {
-				if o != held {
-					v += groupMean(o, func(i int) float64 { return tf[i].roc[b] - tf[i].roc[0] + tf[i].pr[b] - tf[i].pr[0] })
-				}
-			}
-			if v > bestV+1e-12 {
-				best, bestV = b, v
-			}
-		}
-		return best
+	// choose is fitdir.Choose among the rules. The mixes are not candidates: they need
+	// classic detectors the model does not hold.
+	groupOf, rocs, prs := make([]string, len(tabs)), make([][]float64, len(tabs)), make([][]float64, len(tabs))
+	for i := range tabs {
+		groupOf[i], rocs[i], prs[i] = tabs[i].group, tf[i].roc, tf[i].pr
 	}
+	choose := func(held string) int { return fitdir.Choose(groupOf, rocs, prs, len(rules), held) }
 	chosen := map[string]int{}
 	for _, g := range gnames {
 		chosen[g] = choose(g)

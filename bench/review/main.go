@@ -447,11 +447,17 @@ func (res *results) add(v, s, tab string, o outcome) {
 	res.out[v][s][tab] = append(res.out[v][s][tab], o)
 }
 
-func run(tabs []*table, vars []variant, reps, respReps int) *results {
+// newResults is an empty results of vars.
+func newResults(vars []variant) *results {
 	res := &results{out: map[string]map[string]byTable{}, copies: map[string]map[string][][2]float64{}}
 	for _, v := range vars {
 		res.copies[v.name] = map[string][][2]float64{}
 	}
+	return res
+}
+
+func run(tabs []*table, vars []variant, reps, respReps int) *results {
+	res := newResults(vars)
 	// The methods first (learning a held-out curve prior caches it), then the tables
 	// across the cores, each into a results of its own, merged in the tables' order.
 	methods := make([][]review.Method, len(tabs))
@@ -498,58 +504,53 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 
 // runTable is one table's figures for every variant (ms: their methods on it).
 func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respReps int) *results {
-	res := &results{out: map[string]map[string]byTable{}, copies: map[string]map[string][][2]float64{}}
-	for _, v := range vars {
-		res.copies[v.name] = map[string][][2]float64{}
+	res := newResults(vars)
+	for i, v := range vars {
+		// 0 answers: the fit's label-free count and its interval, its flagged rows.
+		res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
+		res.add(v.name, "0", t.name, calibrate(t, ms[i], nil))
 	}
-	{
-		for i, v := range vars {
-			// 0 answers: the fit's label-free count and its interval, its flagged rows.
-			res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
-			res.add(v.name, "0", t.name, calibrate(t, ms[i], nil))
+	for _, k := range ks {
+		for rep := range reps {
+			ans := map[string][]review.Answer{}
+			for i, v := range vars {
+				if _, ok := ans[v.design]; !ok {
+					ans[v.design] = answers(t, ms[i], k, uint64(1000*ti+rep))
+				}
+				res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans[v.design]))
+			}
 		}
-		for _, k := range ks {
-			for rep := range reps {
+	}
+	if t.auc >= 0.9 {
+		// Response: the table and its resampled copies, scores kept, 40 answers.
+		labels := make([]int, t.n)
+		for i, y := range t.yRow {
+			if y {
+				labels[i] = 1
+			}
+		}
+		pts := make([][][2]float64, len(vars))
+		for i, v := range vars {
+			pts[i] = append(pts[i], [2]float64{float64(t.T) / float64(t.n), meanLn(res.out[v.name]["40"][t.name])})
+		}
+		for c, share := range bench.CopyShares(t.name, 6) {
+			cp := t.subset(bench.CopyRows(labels, share, bench.CopyMaxRows, uint64(c)))
+			os := make([][]outcome, len(vars))
+			for rep := range respReps {
 				ans := map[string][]review.Answer{}
 				for i, v := range vars {
 					if _, ok := ans[v.design]; !ok {
-						ans[v.design] = answers(t, ms[i], k, uint64(1000*ti+rep))
+						ans[v.design] = answers(cp, ms[i], 40, uint64(1000*ti+rep))
 					}
-					res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans[v.design]))
+					os[i] = append(os[i], calibrate(cp, ms[i], ans[v.design]))
 				}
+			}
+			for i := range vars {
+				pts[i] = append(pts[i], [2]float64{float64(cp.T) / float64(cp.n), meanLn(os[i])})
 			}
 		}
-		if t.auc >= 0.9 {
-			// Response: the table and its resampled copies, scores kept, 40 answers.
-			labels := make([]int, t.n)
-			for i, y := range t.yRow {
-				if y {
-					labels[i] = 1
-				}
-			}
-			pts := make([][][2]float64, len(vars))
-			for i, v := range vars {
-				pts[i] = append(pts[i], [2]float64{float64(t.T) / float64(t.n), meanLn(res.out[v.name]["40"][t.name])})
-			}
-			for c, share := range bench.CopyShares(t.name, 6) {
-				cp := t.subset(bench.CopyRows(labels, share, bench.CopyMaxRows, uint64(c)))
-				os := make([][]outcome, len(vars))
-				for rep := range respReps {
-					ans := map[string][]review.Answer{}
-					for i, v := range vars {
-						if _, ok := ans[v.design]; !ok {
-							ans[v.design] = answers(cp, ms[i], 40, uint64(1000*ti+rep))
-						}
-						os[i] = append(os[i], calibrate(cp, ms[i], ans[v.design]))
-					}
-				}
-				for i := range vars {
-					pts[i] = append(pts[i], [2]float64{float64(cp.T) / float64(cp.n), meanLn(os[i])})
-				}
-			}
-			for i, v := range vars {
-				res.copies[v.name][t.name] = pts[i]
-			}
+		for i, v := range vars {
+			res.copies[v.name][t.name] = pts[i]
 		}
 	}
 	return res

@@ -238,27 +238,11 @@ func main() {
 	}
 	rocOf := func(r row) []float64 { return r.roc }
 	prOf := func(r row) []float64 { return r.pr }
-	// choose is bench/answers' criterion: the variant of the best mean ΔROCAUC + ΔPRAUC
-	// over the groups but held ("": none) among those that leave no table of them worse
-	// than the label-free fit by more than 0.02 ROCAUC (the label-free fit always does).
-	choose := func(held string) int {
-		best, bestV := 0, math.Inf(-1)
-		for v := range vars {
-			safe := true
-			for i, r := range rows {
-				if r.group != held && rows[i].roc[v] < rows[i].roc[0]-0.02 {
-					safe = false
-				}
-			}
-			if !safe {
-				continue
-			}
-			if val := mean(rocOf, v, held) - mean(rocOf, 0, held) + mean(prOf, v, held) - mean(prOf, 0, held); val > bestV+1e-12 {
-				best, bestV = v, val
-			}
-		}
-		return best
+	groupOf, rocs, prs := make([]string, len(rows)), make([][]float64, len(rows)), make([][]float64, len(rows))
+	for i, r := range rows {
+		groupOf[i], rocs[i], prs[i] = r.group, r.roc, r.pr
 	}
+	choose := func(held string) int { return fitdir.Choose(groupOf, rocs, prs, len(vars), held) }
 	f, err := os.Create(*out)
 	if err != nil {
 		log.Fatal(err)

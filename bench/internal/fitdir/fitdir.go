@@ -212,3 +212,48 @@ func readCSV(path string) ([][]float64, []string, error) {
 	}
 	return cols, head, nil
 }
+
+// Choose is the studies' held-out choice among candidates 0..n-1, candidate 0 the
+// label-free fit: the one of the best mean ΔROCAUC + ΔPRAUC over label-free, per group
+// then over the groups other than held ("": none held out), among those that leave no
+// table of those groups worse than label-free by more than 0.02 ROCAUC (candidate 0
+// always does). group[i] is table i's source group, roc[i][c] and pr[i][c] its figures
+// under candidate c (means over seeds); NaN figures are left out of the means.
+func Choose(group []string, roc, pr [][]float64, n int, held string) int {
+	var groups []string
+	for _, g := range group {
+		if g != held && !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	best, bestV := 0, math.Inf(-1)
+	for c := range n {
+		safe := true
+		for i := range group {
+			if group[i] != held && roc[i][c] < roc[i][0]-0.02 {
+				safe = false
+			}
+		}
+		if !safe {
+			continue
+		}
+		var v float64
+		for _, g := range groups {
+			var s float64
+			k := 0
+			for i := range group {
+				if d := roc[i][c] - roc[i][0] + pr[i][c] - pr[i][0]; group[i] == g && !math.IsNaN(d) {
+					s += d
+					k++
+				}
+			}
+			if k > 0 {
+				v += s / float64(k)
+			}
+		}
+		if v > bestV+1e-12 {
+			best, bestV = c, v
+		}
+	}
+	return best
+}
