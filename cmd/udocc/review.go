@@ -131,8 +131,7 @@ type reviewSession struct {
 	data    string // DATA as given
 	f       reviewFlags
 	scores  []float64
-	rank    []int       // each row's 1-based rank (lib.ReviewRanks)
-	index   map[int]int // 1-based file row -> row of ds
+	rank    []int // each row's 1-based rank (lib.ReviewRanks)
 	lf      *labelsFile
 	header  []string
 	explain int // features named per row
@@ -171,17 +170,24 @@ func openReview(ctx context.Context, m *lib.Model, ds *data.Dataset, path string
 // newReviewSession is the review of ds (read from path), whose rows score scores under
 // m, with the labels file f.labels read (a new one where there is none).
 func newReviewSession(m *lib.Model, ds *data.Dataset, path string, f reviewFlags, scores []float64) (*reviewSession, error) {
-	s := &reviewSession{m: m, ds: ds, data: path, f: f, scores: scores, index: map[int]int{}, explain: min(defaultExplain, ds.D)}
+	s := &reviewSession{m: m, ds: ds, data: path, f: f, scores: scores, explain: min(defaultExplain, ds.D)}
 	s.rank, _ = lib.ReviewRanks(scores)
-	for i := range ds.N {
-		s.index[s.fileRow(i)] = i
-	}
 	s.header = s.columns()
 	var err error
 	if s.lf, err = readLabels(f.labels, true); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// dsRow is the row of ds that is the file's 1-based data row row; false where there is
+// none (out of range, or a row the read left out).
+func (s *reviewSession) dsRow(row int) (int, bool) {
+	if s.ds.RowIndex == nil {
+		return row - 1, row >= 1 && row <= s.ds.N
+	}
+	// RowIndex holds the kept rows in file order.
+	return slices.BinarySearch(s.ds.RowIndex, row-1)
 }
 
 // fileRow is row i's 1-based data row in the file, as scores.csv numbers it.
@@ -242,7 +248,7 @@ func (s *reviewSession) check(l *labelLine) (int, error) {
 // checkRows checks a line against the table (its row, n and id) and returns its row of
 // ds.
 func (s *reviewSession) checkRows(l *labelLine) (int, error) {
-	i, ok := s.index[l.row]
+	i, ok := s.dsRow(l.row)
 	if !ok {
 		return 0, s.lineError(l, colRow, "row %d is not a row of %s (%d rows%s)", l.row, s.data, s.ds.N, leftOut(s.ds))
 	}
@@ -301,7 +307,7 @@ func (s *reviewSession) explainLines(ctx context.Context, lines []*labelLine) er
 	}
 	rows := make([]int, len(lines))
 	for k, l := range lines {
-		rows[k] = s.index[l.row]
+		rows[k], _ = s.dsRow(l.row)
 	}
 	atts, err := s.m.ExplainDataset(ctx, s.ds, rows, lib.ExplainOptions{})
 	if err != nil {
@@ -327,7 +333,7 @@ func (s *reviewSession) answers() ([]lib.Answer, []lib.ReviewRow) {
 	var answers []lib.Answer
 	var pending []lib.ReviewRow
 	for _, l := range s.lf.lines {
-		i := s.index[l.row]
+		i, _ := s.dsRow(l.row)
 		switch {
 		case l.answered():
 			answers = append(answers, lib.Answer{Row: i, Anomaly: l.answer == 1, Round: l.round})
@@ -371,7 +377,7 @@ func (s *reviewSession) answer(ctx context.Context, row, a int) error {
 			return s.save()
 		}
 	}
-	i, ok := s.index[row]
+	i, ok := s.dsRow(row)
 	if !ok {
 		return fmt.Errorf("row %d is not a row of %s (%d rows%s)", row, s.data, s.ds.N, leftOut(s.ds))
 	}

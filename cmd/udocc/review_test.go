@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/udocc/udocc/data"
 )
 
 // reviewTable writes a labelled table of 400 rows (every tenth an anomaly: the label y,
@@ -618,5 +620,25 @@ func TestReviewWeb(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("review --web: %v; stderr %s", err, stderr.String())
+	}
+}
+
+// TestReviewRowIndex: a labels file's row is the file's data row, also where the read
+// left rows out (RowIndex), and a left-out row is none of the table's.
+func TestReviewRowIndex(t *testing.T) {
+	s := &reviewSession{ds: &data.Dataset{N: 3}}
+	for row, want := range map[int]int{0: -1, 1: 0, 3: 2, 4: -1} {
+		if i, ok := s.dsRow(row); ok != (want >= 0) || ok && i != want {
+			t.Errorf("all rows kept: row %d is %d (%v), want %d", row, i, ok, want)
+		}
+	}
+	s.ds.RowIndex = []int{0, 2, 5}
+	for row, want := range map[int]int{1: 0, 2: -1, 3: 1, 6: 2, 7: -1} {
+		if i, ok := s.dsRow(row); ok != (want >= 0) || ok && i != want {
+			t.Errorf("rows left out: row %d is %d (%v), want %d", row, i, ok, want)
+		}
+		if want >= 0 && s.fileRow(want) != row {
+			t.Errorf("fileRow(%d) = %d, want %d", want, s.fileRow(want), row)
+		}
 	}
 }

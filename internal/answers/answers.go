@@ -170,18 +170,25 @@ func Fit(x []float32, n, d int, scores []float64, ans []Answer, rule Rule) (*Sha
 		return nil, nil, nil
 	}
 	s := &Sharpener{K: rule.K}
-	for j := 0; j < d; j++ {
-		var sum float64
-		for i := 0; i < n; i++ {
-			sum += float64(x[i*d+j])
+	// Each column's mean and standard deviation, summed row by row (in row order per
+	// column, as a column at a time would).
+	sum, ss := make([]float64, d), make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range x[i*d : (i+1)*d] {
+			sum[j] += float64(v)
 		}
-		mean := sum / float64(n)
-		var ss float64
-		for i := 0; i < n; i++ {
-			v := float64(x[i*d+j]) - mean
-			ss += v * v
+	}
+	for j := range sum {
+		sum[j] /= float64(n)
+	}
+	for i := 0; i < n; i++ {
+		for j, v := range x[i*d : (i+1)*d] {
+			t := float64(v) - sum[j]
+			ss[j] += t * t
 		}
-		if sd := math.Sqrt(ss / float64(n)); sd > 0 {
+	}
+	for j, mean := range sum {
+		if sd := math.Sqrt(ss[j] / float64(n)); sd > 0 {
 			s.Columns, s.Mean, s.SD = append(s.Columns, j), append(s.Mean, mean), append(s.SD, sd)
 		}
 	}
@@ -194,20 +201,21 @@ func Fit(x []float32, n, d int, scores []float64, ans []Answer, rule Rule) (*Sha
 	for _, r := range norm {
 		s.Normals = append(s.Normals, s.standardise(nil, x[r*d:(r+1)*d]))
 	}
-	a, b := s.nearest(x, n, d)
+	// δ and the quantiles read the sample's rows; every row is then sharpened in one
+	// pass (Apply).
 	sample := stride(n)
-	all := make([]float64, 0, 2*len(sample))
+	xs := make([]float32, 0, len(sample)*d)
 	for _, i := range sample {
-		all = append(all, a[i], b[i])
+		xs = append(xs, x[i*d:(i+1)*d]...)
 	}
+	a, b := s.nearest(xs, len(sample), d)
+	all := slices.Concat(a, b)
 	slices.Sort(all)
 	s.Delta = max(all[len(all)/2], 1e-9)
-	e := s.evidence(a, b)
-	s.Scores, s.Evidence = quantiles(pick(scores, sample)), quantiles(pick(e, sample))
+	s.Scores, s.Evidence = quantiles(pick(scores, sample)), quantiles(s.evidence(a, b))
 	ae, as := s.Check(scores, anom, norm)
 	s.Beta = rule.Weight(len(anom), ae, as)
-	ps, pe := s.percentiles(scores, e)
-	return s, Mix(ps, pe, s.Beta), nil
+	return s, s.Apply(x, n, d, scores), nil
 }
 
 // Check is how well the evidence and the label-free scores separate the answered rows:
@@ -255,8 +263,15 @@ func auc(pos, neg []float64) float64 {
 // Apply is the sharpened scores of x's rows (n rows of d columns, the training table's),
 // whose label-free scores are scores.
 func (s *Sharpener) Apply(x []float32, n, d int, scores []float64) []float64 {
-	ps, pe := s.Percentiles(x, n, d, scores)
-	return Mix(ps, pe, s.Beta)
+	out := make([]float64, n)
+	s.rows(n, func(lo, hi int, z []float64) {
+		for i := lo; i < hi; i++ {
+			z = s.standardise(z, x[i*d:(i+1)*d])
+			e := s.margin(s.kclosest(z, s.Anomalies), s.kclosest(z, s.Normals))
+			out[i] = mix(cdf(s.Scores, scores[i]), cdf(s.Evidence, e), s.Beta)
+		}
+	})
+	return out
 }
 
 // Percentiles are F_s of the scores and F_e of the rows' evidence.
@@ -277,9 +292,14 @@ func (s *Sharpener) percentiles(scores, e []float64) (ps, pe []float64) {
 func Mix(ps, pe []float64, beta float64) []float64 {
 	out := make([]float64, len(ps))
 	for i := range out {
-		out[i] = (1-beta)*ps[i] + beta*pe[i]
+		out[i] = mix(ps[i], pe[i], beta)
 	}
 	return out
+}
+
+// mix is one row's sharpened score: (1 − β)·F_s + β·F_e.
+func mix(ps, pe, beta float64) float64 {
+	return (1-beta)*ps + beta*pe
 }
 
 // standardise is row's kept columns as z-scores, written into z (a new slice where z is
@@ -295,20 +315,25 @@ func (s *Sharpener) standardise(z []float64, row []float32) []float64 {
 }
 
 // nearest is each row's distance to the answered anomalies (a) and normal rows (b)
-// (kclosest's), in blocks of rows across the cores (each row's distances are its own, so the
-// result does not depend on the blocks).
+// (kclosest's).
 func (s *Sharpener) nearest(x []float32, n, d int) (a, b []float64) {
 	a, b = make([]float64, n), make([]float64, n)
-	const block = 4096
-	rows := func(lo int, z []float64) {
-		for i := lo; i < min(lo+block, n); i++ {
+	s.rows(n, func(lo, hi int, z []float64) {
+		for i := lo; i < hi; i++ {
 			z = s.standardise(z, x[i*d:(i+1)*d])
 			a[i], b[i] = s.kclosest(z, s.Anomalies), s.kclosest(z, s.Normals)
 		}
-	}
+	})
+	return a, b
+}
+
+// rows calls f on n rows in blocks [lo, hi) across the cores, each with its own buffer
+// z of a standardised row. Each row's result is its own, so none depends on the blocks.
+func (s *Sharpener) rows(n int, f func(lo, hi int, z []float64)) {
+	const block = 4096
 	if n <= block { // a request's few rows: no goroutines to start
-		rows(0, nil)
-		return a, b
+		f(0, n, make([]float64, len(s.Columns)))
+		return
 	}
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -318,7 +343,7 @@ func (s *Sharpener) nearest(x []float32, n, d int) (a, b []float64) {
 			defer wg.Done()
 			z := make([]float64, len(s.Columns))
 			for lo := range next {
-				rows(lo, z)
+				f(lo, min(lo+block, n), z)
 			}
 		}()
 	}
@@ -327,7 +352,6 @@ func (s *Sharpener) nearest(x []float32, n, d int) (a, b []float64) {
 	}
 	close(next)
 	wg.Wait()
-	return a, b
 }
 
 // neighbours is how many of a set of m answered rows a distance averages: K, at most
@@ -340,32 +364,28 @@ func (s *Sharpener) neighbours(m int) int {
 // as neighbours says; +Inf for an empty set.
 func (s *Sharpener) kclosest(z []float64, set [][]float64) float64 {
 	k := s.neighbours(len(set))
-	if k == 1 {
-		return closest(z, set)
-	}
 	var buf [8]float64
 	near := buf[:0] // the k least squared distances, ascending
 	if k > len(buf) {
 		near = make([]float64, 0, k)
 	}
-	for _, r := range set {
-		var d2 float64
-		for c := range z {
-			t := z[c] - r[c]
-			d2 += t * t
-		}
-		if len(near) == k {
+	for range k {
+		near = append(near, math.Inf(1)) // an empty set's one distance stays +Inf
+	}
+	var dist [64]float64
+	for lo := 0; lo < len(set); lo += len(dist) {
+		chunk := set[lo:min(lo+len(dist), len(set))]
+		sqDists(z, chunk, dist[:len(chunk)])
+		for _, d2 := range dist[:len(chunk)] {
 			if d2 >= near[k-1] {
 				continue
 			}
-			near = near[:k-1]
+			i := k - 1
+			for ; i > 0 && near[i-1] > d2; i-- {
+				near[i] = near[i-1]
+			}
+			near[i] = d2
 		}
-		i := len(near)
-		near = append(near, d2)
-		for ; i > 0 && near[i-1] > d2; i-- {
-			near[i] = near[i-1]
-		}
-		near[i] = d2
 	}
 	var sum float64
 	for _, d2 := range near {
@@ -374,18 +394,32 @@ func (s *Sharpener) kclosest(z []float64, set [][]float64) float64 {
 	return sum / float64(k)
 }
 
-// closest is the Euclidean distance from z to the nearest of set.
-func closest(z []float64, set [][]float64) float64 {
-	best := math.Inf(1)
-	for _, r := range set {
-		var d2 float64
-		for c := range z {
-			t := z[c] - r[c]
-			d2 += t * t
+// sqDists writes the squared Euclidean distance from z to each row of set into out.
+// Four rows at a time: their sums are independent, so the adds overlap, and each row's
+// sum still runs over the columns in order (the same bits as one row at a time).
+func sqDists(z []float64, set [][]float64, out []float64) {
+	j := 0
+	for ; j+4 <= len(set); j += 4 {
+		r0, r1, r2, r3 := set[j][:len(z)], set[j+1][:len(z)], set[j+2][:len(z)], set[j+3][:len(z)]
+		var d0, d1, d2, d3 float64
+		for c, v := range z {
+			t0, t1, t2, t3 := v-r0[c], v-r1[c], v-r2[c], v-r3[c]
+			d0 += t0 * t0
+			d1 += t1 * t1
+			d2 += t2 * t2
+			d3 += t3 * t3
 		}
-		best = min(best, d2)
+		out[j], out[j+1], out[j+2], out[j+3] = d0, d1, d2, d3
 	}
-	return math.Sqrt(best)
+	for ; j < len(set); j++ {
+		r := set[j][:len(z)]
+		var d float64
+		for c, v := range z {
+			t := v - r[c]
+			d += t * t
+		}
+		out[j] = d
+	}
 }
 
 // evidence is e = ln((b + δ) / (a + δ)) row by row.

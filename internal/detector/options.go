@@ -410,7 +410,7 @@ func (o settings) method(d int, trace bool) method.Config {
 	c.Dist = o.Dist.torch()
 	cfg := method.Config{
 		Method: meth, Train: c, Seeds: o.seeds(), Member: method.MethodOptions{Ratio: o.Ratio},
-		Progress: o.Progress, Epoch: o.Epoch, Trace: trace, KeepRecon: o.Answers != nil,
+		Progress: o.Progress, Epoch: o.Epoch, Trace: trace,
 	}
 	if o.Epochs >= 2 {
 		cfg.Member.CurveEpochs = []int{o.Epochs} // the last epoch's Eq. (5) curve, for History

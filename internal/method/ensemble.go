@@ -34,7 +34,9 @@ type ensemble struct {
 	reliable   *bool     // the learned count's trust in its count, or nil
 	countModel int       // the learned count's version, or 0
 	// recon is the training rows' mean scaled reconstruction errors (meanOf with
-	// comb.Recon), kept for FineTune where Config.KeepRecon asks; nil otherwise.
+	// comb.Recon), which the fit computed anyway: FineTune then scores the rows again
+	// through the encoders alone, as it does not change the autoencoders. nil after
+	// FineTune.
 	recon []float64
 }
 
@@ -180,9 +182,7 @@ func (e *ensemble) fitCombination(ctx context.Context, t Table, cfg Config, tr *
 	if err != nil {
 		return fmt.Errorf("udocc: %w", err)
 	}
-	if cfg.KeepRecon {
-		e.recon = rm
-	}
+	e.recon = rm
 	// The count reads the networks' scores, as it was learned on them (bench/notes/threshold.md
 	// A.0: the fits that read every column, with no Gaussian); on a wide table whose
 	// Gaussian is mixed in, the share they give is flagged on the mixed scores

@@ -51,11 +51,6 @@ type Config struct {
 	Rule string
 	// GaussianWeight is the weight of Table.Gaussian in the score (models.Ensemble).
 	GaussianWeight float64
-	// KeepRecon keeps the training rows' mean scaled reconstruction errors (n values)
-	// until FineTune, which then scores the rows again through the encoders alone: the
-	// autoencoders it does not change. Set it where answers will fine-tune the fit.
-	KeepRecon bool
-
 	// Progress and Epoch are the caller's hooks (training.Hooks); Stop is the fit's ctx.
 	Progress func(stage string, epoch, total int)
 	Epoch    func(k, e int, scores []float64, labels []bool)

@@ -9,9 +9,10 @@ import (
 	"github.com/udocc/udocc/internal/scale"
 )
 
-// TestFineTuneKeptRecon fine-tunes two fits of one table alike, one of which kept the
-// training rows' reconstruction errors (Config.KeepRecon) and scores them again through
-// the encoders alone: the scores and the combination are the same bits.
+// TestFineTuneKeptRecon fine-tunes two fits of one table alike: one scores the rows again
+// through the encoders alone, with the reconstruction errors its fit kept; the other,
+// which lost them, through every network. The scores and the combination are the same
+// bits.
 func TestFineTuneKeptRecon(t *testing.T) {
 	ds := testTable(200, 3, 4)
 	sc, err := scale.Fit(ds)
@@ -28,14 +29,16 @@ func TestFineTuneKeptRecon(t *testing.T) {
 	o := SAD{Eta: 30, Epochs: 3, LR: 0.01, Rows: 64, Seed: 5}
 	tune := func(keep bool) ([]float64, any) {
 		cfg := testConfig(t, Ensemble, []uint64{0, 1}, false)
-		cfg.KeepRecon = keep
 		fit, _, err := Fit(context.Background(), Table{DS: ds, Scaler: sc}, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer fit.Close()
-		if kept := fit.(*ensemble).recon != nil; kept != keep {
-			t.Fatalf("KeepRecon %v: reconstruction kept %v", keep, kept)
+		if len(fit.(*ensemble).recon) != ds.N {
+			t.Fatalf("the fit kept %d reconstruction errors of %d rows", len(fit.(*ensemble).recon), ds.N)
+		}
+		if !keep {
+			fit.(*ensemble).recon = nil
 		}
 		s, comb, err := FineTune(context.Background(), fit, ds, nil, labels, o)
 		if err != nil {

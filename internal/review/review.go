@@ -1,10 +1,11 @@
 package review
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/udocc/udocc/internal/dynamics"
 )
 
 // Prior is the label-free count a fit gives: its share of anomalies and its 80 %
@@ -93,39 +94,14 @@ func (e *ArgError) Error() string {
 }
 
 // Ranks gives each row's rank (1-based) for scores: the highest score has rank 1; ties
-// go to the lower row first; NaN scores rank last.
+// go to the lower row first; NaN scores rank last. It is dynamics.Ranks (an O(n) radix
+// sort) of the negated scores: their ascending order is this one, ties and NaN alike.
 func Ranks(scores []float64) []int {
-	// Each row's score beside its index, sorted together: the comparisons read
-	// neighbouring memory rather than the scores at random.
-	type row struct {
-		s float64
-		i int
-	}
-	rows := make([]row, len(scores))
+	neg := make([]float64, len(scores))
 	for i, s := range scores {
-		rows[i] = row{s, i}
+		neg[i] = -s
 	}
-	// Ties go to the lower row first: a total order, so an unstable sort gives the
-	// stable sort's ranks, faster.
-	slices.SortFunc(rows, func(a, b row) int {
-		switch an, bn := math.IsNaN(a.s), math.IsNaN(b.s); {
-		case an && bn:
-			return cmp.Compare(a.i, b.i)
-		case an:
-			return 1
-		case bn:
-			return -1
-		}
-		if c := cmp.Compare(b.s, a.s); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
-	ranks := make([]int, len(scores))
-	for r, x := range rows {
-		ranks[x.i] = r + 1
-	}
-	return ranks
+	return dynamics.Ranks(neg)
 }
 
 // known is the answers after validation: each rank once.

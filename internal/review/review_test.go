@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -378,6 +379,37 @@ func TestRanks(t *testing.T) {
 	want := []int{3, 2, 4, 5, 1}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Ranks = %v, want %v", got, want)
+	}
+	// Against a stable comparison sort, on scores with many ties, both zeros, infinities
+	// and NaN.
+	rng := rand.New(rand.NewPCG(3, 3))
+	s := make([]float64, 5000)
+	for i := range s {
+		switch rng.IntN(20) {
+		case 0:
+			s[i] = math.NaN()
+		case 1:
+			s[i] = math.Copysign(0, -1)
+		case 2:
+			s[i] = math.Inf(1 - 2*rng.IntN(2))
+		default:
+			s[i] = math.Round(rng.NormFloat64()*20) / 4
+		}
+	}
+	order := make([]int, len(s))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := s[order[a]], s[order[b]]
+		return !math.IsNaN(x) && (math.IsNaN(y) || x > y)
+	})
+	want = make([]int, len(s))
+	for r, i := range order {
+		want[i] = r + 1
+	}
+	if got := Ranks(s); !slices.Equal(got, want) {
+		t.Fatal("Ranks differs from a stable sort by descending score")
 	}
 }
 
