@@ -367,6 +367,7 @@ type outcome struct {
 	absLn, width, f1r float64
 	w15, w2, covered  bool
 	lnShare           float64 // ln(count / n)
+	found             int     // anomalies among the answers
 }
 
 // answers simulates the answers to k questions of d's design from seed, as the CLI
@@ -391,7 +392,9 @@ func calibrate(t *table, m review.Method, ans []review.Answer) outcome {
 	if err != nil {
 		log.Fatalf("%s: %v", t.name, err)
 	}
-	return t.judge(e.Count, e.Low*float64(t.n), e.High*float64(t.n), e.Cut)
+	o := t.judge(e.Count, e.Low*float64(t.n), e.High*float64(t.n), e.Cut)
+	o.found = e.Anomalies
+	return o
 }
 
 // judge reads a count, its interval (in rows) and a cut against t's labels.
@@ -803,6 +806,7 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 		}
 		fmt.Fprintln(w)
 	}
+	zeroFound(w, tabs, res.out[final]["40"])
 	// Per table.
 	fmt.Fprintf(w, "\n## Per table at 40 answers (%s, mean over repeats)\n\n| table | group | n | true share | ROCAUC | prior share | mean count share | mean \\|ln\\| | within ×1.5 | covers | width | F1 / oracle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", final)
 	for _, t := range tabs {
@@ -874,4 +878,70 @@ func countGroups(tabs []*table) int {
 		g[t.group] = true
 	}
 	return len(g)
+}
+
+// zeroFound reports the repeats at 40 answers that found no anomaly. Their answers are
+// alike whatever the table (every row normal, the design's allocation then being the
+// same), so the count can only be one value for them all, up to n and the prior: it is
+// set beside the one value of least mean |ln| over them (per table, per group, then over
+// groups), the best any estimator reading the answers alone could give.
+func zeroFound(w io.Writer, tabs []*table, by map[string][]outcome) {
+	type row struct {
+		t        *table
+		zero     int
+		lnCount  float64 // mean ln(count / n) over the zero-found repeats
+		lnTrue   float64
+		absLnNow float64
+	}
+	var rows []row
+	for _, t := range tabs {
+		r := row{t: t, lnTrue: math.Log(float64(t.T) / float64(t.n))}
+		for _, o := range by[t.name] {
+			if o.found == 0 {
+				r.zero++
+				r.lnCount += o.lnShare
+				r.absLnNow += o.absLn
+			}
+		}
+		if r.zero > 0 {
+			r.lnCount /= float64(r.zero)
+			r.absLnNow /= float64(r.zero)
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	// Mean |ln| per group first, then over the groups, of a per-table value f.
+	overGroups := func(f func(r row) float64) float64 {
+		sum, cnt := map[string]float64{}, map[string]float64{}
+		for _, r := range rows {
+			sum[r.t.group] += f(r)
+			cnt[r.t.group]++
+		}
+		tot := 0.0
+		for g := range sum {
+			tot += sum[g] / cnt[g]
+		}
+		return tot / float64(len(sum))
+	}
+	now := overGroups(func(r row) float64 { return r.absLnNow })
+	// The best constant share: the loss is piecewise linear in ln(share), so its least
+	// is at one of the true shares.
+	best, bestLoss := 0.0, math.Inf(1)
+	for _, c := range rows {
+		if l := overGroups(func(r row) float64 { return math.Abs(c.lnTrue - r.lnTrue) }); l < bestLoss {
+			best, bestLoss = c.lnTrue, l
+		}
+	}
+	fmt.Fprintf(w, "\n## Forty answers without an anomaly (%s)\n\n", final)
+	fmt.Fprintf(w, "Repeats at 40 answers in which no answer was an anomaly. Their answers say the same whatever the table "+
+		"(every row normal, in the same strata): apart from its number of rows and its label-free prior, no estimator reading the answers can tell these tables apart. "+
+		"Over them, per group first, the count's mean |ln(count/true)| is %.2f. "+
+		"The best single share for all of them, %.3g %%, would give %.2f.\n\n", now, 100*math.Exp(best), bestLoss)
+	fmt.Fprintf(w, "| table | group | true share | ROCAUC | repeats without an anomaly | mean count share then |\n|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %.3g %% | %.3f | %d of %d | %.3g %% |\n", r.t.name, r.t.group, 100*math.Exp(r.lnTrue), r.t.auc,
+			r.zero, len(by[r.t.name]), 100*math.Exp(r.lnCount))
+	}
 }
