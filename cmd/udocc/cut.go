@@ -117,6 +117,8 @@ type answersSummary struct {
 	Labels       string     `json:"labels"`
 	LabelsSHA256 string     `json:"labels_sha256"`
 	Prior        *priorJSON `json:"prior,omitempty"`
+	// Note warns where no answer is an anomaly (noAnomalyNote); absent otherwise.
+	Note string `json:"note,omitempty"`
 }
 
 // priorJSON is the label-free count the answers updated.
@@ -129,7 +131,7 @@ type priorJSON struct {
 func answersOf(c lib.Calibration, path, sha string) *answersSummary {
 	a := &answersSummary{SelectedRatio: c.Share, RatioInterval: []float64{c.Low, c.High}, Count: c.Count, N: c.N,
 		CutRows: c.Cut, Target: c.Target, Precision: c.Precision, Recall: c.Recall, F1: c.F1,
-		Answers: c.Answers, Anomalies: c.Anomalies, Labels: path, LabelsSHA256: sha}
+		Answers: c.Answers, Anomalies: c.Anomalies, Labels: path, LabelsSHA256: sha, Note: noAnomalyNote(c.Answers, c.Anomalies)}
 	if c.PriorShare > 0 {
 		a.Prior = &priorJSON{c.PriorShare, []float64{c.PriorLow, c.PriorHigh}}
 	}
@@ -229,6 +231,9 @@ func runCut(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "udocc cut: %s -> %s: from %d answers (%d anomalies) in %s: %.1f anomalies of %d rows (%.2f %%, 80 %% interval %.2f %% to %.2f %%); cut (%s) at the top %d rows, threshold %.6g (was %.6g), estimated precision %.2f, recall %.2f, F1 %.2f\n",
 			model, out, a.Answers, a.Anomalies, labels, a.Count, a.N, 100*a.SelectedRatio, 100*a.RatioInterval[0], 100*a.RatioInterval[1],
 			a.Target, a.CutRows, t, before, a.Precision, a.Recall, a.F1)
+		if a.Note != "" {
+			fmt.Fprintf(stdout, "  %s\n", a.Note)
+		}
 		return nil
 	}
 	fmt.Fprintf(stdout, "udocc cut: %s -> %s: %s, threshold %.6g (was %.6g), about %d training rows above it; %.2f s, no training\n",

@@ -436,8 +436,21 @@ func countLine(c lib.Calibration) string {
 	if c.Answers == 0 {
 		rests = "no answers yet: the label-free count"
 	}
+	if n := noAnomalyNote(c.Answers, c.Anomalies); n != "" {
+		rests += "; " + n
+	}
 	return fmt.Sprintf("count: %.1f of %d rows (%.2f %%), 80 %% interval %.2f %% to %.2f %%, %s",
 		c.Count, c.N, 100*c.Share, 100*c.Low, 100*c.High, rests)
+}
+
+// noAnomalyNote warns of a count from answers none of which is an anomaly: such answers
+// read alike on every table, so the count is about the same whatever the share (on the
+// corpus, tables of 0.03 % to 5 % got about 0.95 %; docs/threshold.md). "" otherwise.
+func noAnomalyNote(answers, anomalies int) string {
+	if answers == 0 || anomalies > 0 {
+		return ""
+	}
+	return "no answer is an anomaly, so the answers cannot tell a share of 0.03 % from one of 5 % (docs/threshold.md): label more rows, or add rows you know to be anomalies"
 }
 
 // cutLine says the cut and its estimated quality.
@@ -552,6 +565,9 @@ func countBasisOf(m *lib.Model, model, data string, fc *fitCalibration) *countBa
 			default:
 				cb.Note += "; the scores are the label-free fit's: the answers hold no anomaly or no normal row"
 			}
+		}
+		if n := noAnomalyNote(b.Answers, b.Anomalies); n != "" {
+			cb.Note += "; " + n
 		}
 		return cb
 	case b.Prior:

@@ -642,3 +642,53 @@ func TestReviewRowIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewNoAnomaly: where no answer is an anomaly, review, cut and fit --labels say
+// that the answers cannot tell a tiny share from a common one; with an anomaly among
+// them they do not.
+func TestReviewNoAnomaly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tab := reviewTable(t, dir)
+	const warn = "no answer is an anomaly"
+	mustUdocc(t, dir, review("L.csv", 20, 3)...)
+	answerAll(t, filepath.Join(dir, "L.csv"), make([]int, len(tab.y))) // every row normal
+	if r := mustUdocc(t, dir, review("L.csv", 10, 3)...); !strings.Contains(r.stdout, warn) {
+		t.Errorf("review's count without an anomaly:\n%s", r.stdout)
+	}
+	r := mustUdocc(t, dir, "cut", "--model", "fit/model", "--labels", "L.csv", "--out", "D", "--json")
+	var cut map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &cut); err != nil {
+		t.Fatalf("cut --json: %v\n%s", err, r.stdout)
+	}
+	if n, _ := cut["note"].(string); !strings.Contains(n, warn) {
+		t.Errorf("cut --json note %q", n)
+	}
+	if r := mustUdocc(t, dir, "cut", "--model", "fit/model", "--labels", "L.csv", "--out", "D2"); !strings.Contains(r.stdout, warn) {
+		t.Errorf("cut's report:\n%s", r.stdout)
+	}
+	mustUdocc(t, dir, fitArgs("--label", "y", "--labels", "L.csv", "--out", "F", "table.csv")...)
+	var sum struct {
+		CountBasis struct{ Note string } `json:"count_basis"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "F", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil || !strings.Contains(sum.CountBasis.Note, warn) {
+		t.Errorf("fit --labels: count_basis note %q (%v)", sum.CountBasis.Note, err)
+	}
+	// One anomaly among the answers: no warning.
+	c := readCSV(t, filepath.Join(dir, "L.csv"))
+	an := slices.Index(c.header, "anomaly")
+	c.rows[0][an] = "1"
+	writeCSV(t, filepath.Join(dir, "L.csv"), c)
+	r = mustUdocc(t, dir, "cut", "--model", "fit/model", "--labels", "L.csv", "--out", "D3", "--json")
+	cut = nil
+	if err := json.Unmarshal([]byte(r.stdout), &cut); err != nil {
+		t.Fatalf("cut --json: %v\n%s", err, r.stdout)
+	}
+	if _, ok := cut["note"]; ok {
+		t.Errorf("a note with an anomaly answered: %v", cut["note"])
+	}
+}
