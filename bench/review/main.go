@@ -122,8 +122,9 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 	families := map[string][]string{}
 	for _, name := range names {
 		// The prototype's settings; each token turns one of ours on.
-		m := review.Method{Neyman: true, NoNoise: true, MeanCut: true, Curve: review.FlatCurve(), PriorScale: 1, PriorDF: math.Inf(1)}
-		flat := -1.0
+		m := review.Method{Neyman: true, NoNoise: true, MeanCut: true, Curve: review.FlatCurve(), PriorScale: 1, PriorDF: math.Inf(1),
+			Strata: review.PrototypeStrata(), FirstPass: 1}
+		flat, stratName := -1.0, "strat3"
 		var fam []string
 		for _, tok := range strings.Split(name, "+") {
 			switch {
@@ -144,6 +145,32 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 					m.PriorDF = math.Inf(1)
 				}
 				tok = "t(LOGO)"
+			case strings.HasPrefix(tok, "first"): // firstS: a first row in each stratum of the top share S (first0: none, first1: every stratum)
+				f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "first"), 64)
+				if err != nil {
+					log.Fatalf("variant %s: %v", name, err)
+				}
+				m.FirstPass = f
+				if f == 0 {
+					m.FirstPass = -1 // none
+				}
+				tok = "first(LOGO)"
+			case strings.HasPrefix(tok, "strat"): // the design's strata: strat2 ours (×2–2.5 apart), strat3 the prototype's (×3), strat1.5, strat2b (×2 from 0.05 %), strat10 (×10)
+				switch tok {
+				case "strat3":
+				case "strat2":
+					m.Strata = nil
+				case "strat1.5":
+					m.Strata = []float64{0.001, 0.0015, 0.0025, 0.004, 0.006, 0.01, 0.015, 0.025, 0.04, 0.06, 0.1, 0.15, 0.25, 0.4, 0.6, 1}
+				case "strat2b":
+					m.Strata = []float64{0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1}
+				case "strat10":
+					m.Strata = []float64{0.001, 0.01, 0.1, 1}
+				default:
+					log.Fatalf("variant %s: want strat1.5, strat2, strat2b, strat3 or strat10", name)
+				}
+				stratName = tok
+				tok = "strat(LOGO)"
 			case strings.HasPrefix(tok, "prior"):
 				f, err := strconv.ParseFloat(strings.TrimPrefix(tok, "prior"), 64)
 				if err != nil {
@@ -166,7 +193,7 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 		// Variants share answers where their designs are the same.
 		design := "neyman"
 		if !m.Neyman {
-			design = fmt.Sprintf("md+curve%g+prior%g", flat, m.PriorScale)
+			design = fmt.Sprintf("md+curve%g+prior%g+%s+first%g", flat, m.PriorScale, stratName, m.FirstPass)
 		}
 		v := variant{name: name, design: design}
 		if flat < 0 {
@@ -716,8 +743,12 @@ func meanResponse(res *results, v string) (float64, int) {
 // final is the variant the report details (and the package ships); defaultVariants
 // the ones measured beside it.
 var (
-	final           = "md+curve(LOGO)+prior(LOGO)+noise+ef1+t(LOGO)"
-	defaultVariants = "port,noise+ef1,curve0.2+noise+ef1,md+curve0.2+prior1+noise+ef1+t0,md+curve0.2+prior2+noise+ef1+t0,md+curve0.2+prior1+noise+ef1+t3,md+curve0.2+prior2+noise+ef1+t3"
+	final           = "md+curve(LOGO)+prior(LOGO)+noise+ef1+t(LOGO)+strat(LOGO)+first(LOGO)"
+	defaultVariants = "port,noise+ef1,curve0.2+noise+ef1," +
+		"md+curve0.2+prior1+noise+ef1+t0,md+curve0.2+prior2+noise+ef1+t0," +
+		"md+curve0.2+prior1+noise+ef1+t3,md+curve0.2+prior2+noise+ef1+t3," +
+		"md+curve0.2+prior1+noise+ef1+t3+strat3+first1,md+curve0.2+prior1+noise+ef1+t3+strat2+first1," +
+		"md+curve0.2+prior1+noise+ef1+t3+strat2+first0.01"
 )
 
 func report(w io.Writer, tabs []*table, res *results, vars []variant, families map[string][]string, chosen map[string]map[string]string, reps, respReps int) {
@@ -742,6 +773,8 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 			"0.2 for each of the 34 held-out groups; bench/review/notes.md).\n\n",
 			fam, strings.Join(members, ", "), chosenSummary(chosen[fam]))
 	}
+	fmt.Fprintf(w, "The final family holds the share prior at the scale and degrees of freedom the previous family chose for every group "+
+		"(prior1, t3) and chooses the design's strata and first pass; bench/review/notes.md (6) has the figures of choosing them all at once.\n\n")
 	fmt.Fprintf(w, "## Every estimator measured (the same answers)\n\n")
 	fmt.Fprintf(w, "| estimator | 20 answers: \\|ln\\| / ×1.5 / ×2 / covers, width / F1 ratio | 40 answers | 80 answers | response at 40 |\n|---|---|---|---|---|\n")
 	names := []string{}
@@ -832,7 +865,7 @@ func writeMain(w io.Writer, tabs []*table, res *results, v string) {
 		if p, ok := prototype[s]; ok {
 			proto = fmt.Sprintf("%.2f / %.0f %% / %s / %.0f %%, ×%.1f / %.2f", p[0], 100*p[1], pct(p[2]), 100*p[3], p[4], p[5])
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %.0f %% | %.0f %% | %.0f %%, ×%.1f | %.2f | %s |\n", name, a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r, proto)
+		fmt.Fprintf(w, "| %s | %.3f | %.1f %% | %.1f %% | %.1f %%, ×%.2f | %.3f | %s |\n", name, a.absLn, 100*a.w15, 100*a.w2, 100*a.cov, a.width, a.f1r, proto)
 	}
 }
 

@@ -533,7 +533,7 @@ type countBasis struct {
 }
 
 // reviewAnswers is about how many answers a review needs for a useful count (the 80 %
-// interval about ×3.5 wide instead of ×29 on the 71 tables of the corpus;
+// interval about ×3.3 wide instead of ×37 on the 71 tables of the corpus;
 // docs/threshold.md, "The count from answers").
 const reviewAnswers = 40
 

@@ -11,10 +11,11 @@ import (
 // The round is max(Round)+1; the same (n, answers, pending, k, seed, prior) give the
 // same ranks, in ascending order.
 //
-// The design: the strata of strata(n), the ranks cut at the top 0.1 %, 0.3 %, 1 %, 3 %,
-// 10 %, 30 % and the rest. A stratum no row of the design has been asked in gets one row
-// first, top stratum first. The rest of the round goes one row at a time to the stratum
-// where one more answer most reduces the expected posterior variance of ln(count)
+// The design: the strata of strata(n), the ranks cut at the top 0.1 %, 0.2 %, 0.5 %,
+// 1 %, 2 %, 5 %, 10 %, 20 %, 50 % and the rest. Each stratum of the top 1 % not yet asked
+// gets one row first (Method.FirstPass), top first, so that the user sees the rows the
+// model flags first. The rest of the round goes one row at a time to the stratum where
+// one more answer most reduces the expected posterior variance of ln(count)
 // (modelAllocate; Method.Neyman: the greedy Neyman allocation instead). Rows the user
 // answered outside the design count as known and are never asked. Within a stratum the
 // rows are drawn uniformly among those not yet known, from a stream of (seed, round,
@@ -65,6 +66,9 @@ func (md Method) Next(n int, answers []Answer, pending []int, k int, seed uint64
 		taken[r] = true
 	}
 	st := strata(n)
+	if md.Strata != nil {
+		st = strataAt(n, md.Strata)
+	}
 	H := len(st)
 	size := make([]int, H)  // N_h less the user's rows
 	asked := make([]int, H) // k_h
@@ -107,7 +111,12 @@ func (md Method) Next(n int, answers []Answer, pending []int, k int, seed uint64
 
 	want := make([]int, H) // rows to draw in each stratum this round
 	left := k
-	for h := 0; h < H && left > 0; h++ {
+	first := md.FirstPass
+	if first == 0 {
+		first = DefaultFirstPass
+	}
+	firstTo := int(math.Round(first * float64(n)))
+	for h := 0; h < H && left > 0 && st[h].hi <= firstTo; h++ {
 		if asked[h] == 0 && free[h] > 0 {
 			want[h]++
 			asked[h]++

@@ -79,11 +79,25 @@ type Method struct {
 	// the cut of the highest posterior-expected F1 (with precision and recall read as
 	// posterior expectations too).
 	MeanCut bool
+	// Strata are the design's strata's upper ends, ascending shares of the rows, the
+	// last 1; nil: the top 0.1 %, 0.2 %, 0.5 %, 1 %, 2 %, 5 %, 10 %, 20 %, 50 % and the
+	// rest. PrototypeStrata are the prototype's.
+	Strata []float64
+	// FirstPass is the share of the top ranks whose strata each get a first row (where no
+	// row has been asked yet) before the rest of a round is allocated: 0 means
+	// DefaultFirstPass, a negative share none (the whole round is allocated), 1 every
+	// stratum (the prototype's).
+	FirstPass float64
 	// Neyman allocates the rows of a round (after the first row of each stratum) by the
 	// greedy Neyman allocation on the strata's rates (the prototype's ADAPT), instead of
 	// where they most reduce the expected posterior variance of ln(count) (modelAllocate).
 	Neyman bool
 }
+
+// DefaultFirstPass is Method.FirstPass where it is 0: the first round shows the top 1 %
+// of the ranks (one row in each of its strata), whatever the count needs, so that the
+// user sees the rows the model flags first.
+const DefaultFirstPass = 0.01
 
 // DefaultPriorDF is the share prior's degrees of freedom where Method.PriorDF is 0.
 const DefaultPriorDF = 3

@@ -169,14 +169,23 @@ func (p Prior) resolve() (Prior, float64, float64, error) {
 // stratum is the ranks lo+1..hi (0-based [lo, hi)).
 type stratum struct{ lo, hi int }
 
-// stratumFracs is the geometric grid of the strata's upper ends, as shares of n.
-var stratumFracs = []float64{0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}
+// stratumFracs is the geometric grid of the strata's upper ends, as shares of n: the
+// top 0.1 %, 0.2 %, 0.5 %, 1 %, 2 %, 5 %, 10 %, 20 %, 50 % and the rest (about ×2
+// apart; chosen against the prototype's ×3, bench/review/notes.md).
+var stratumFracs = []float64{0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}
+
+// PrototypeStrata are the prototype's strata's upper ends: the top 0.1 %, 0.3 %, 1 %,
+// 3 %, 10 %, 30 % and the rest (Method.Strata).
+func PrototypeStrata() []float64 { return []float64{0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} }
 
 // strata cuts ranks 1..n at round(f·n) for f in stratumFracs (at least 1), dropping
 // empty strata.
-func strata(n int) []stratum {
+func strata(n int) []stratum { return strataAt(n, stratumFracs) }
+
+// strataAt is strata with the upper ends fracs (ascending shares of n, the last 1).
+func strataAt(n int, fracs []float64) []stratum {
 	var ends []int
-	for _, f := range stratumFracs {
+	for _, f := range fracs {
 		e := min(n, max(1, int(math.Round(f*float64(n)))))
 		if len(ends) == 0 || e > ends[len(ends)-1] {
 			ends = append(ends, e)

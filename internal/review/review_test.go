@@ -102,10 +102,12 @@ func testNeverRepeats(t *testing.T, md Method) {
 	}
 }
 
+// TestNextFirstRoundOnePerStratum: with the prototype's first pass (Method.FirstPass 1),
+// the first round's first rows go one to each stratum.
 func TestNextFirstRoundOnePerStratum(t *testing.T) {
 	n := 10000
 	st := strata(n)
-	ranks, err := Next(n, nil, nil, len(st), 0, Prior{})
+	ranks, err := Method{FirstPass: 1}.Next(n, nil, nil, len(st), 0, Prior{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +123,15 @@ func TestNextFirstRoundOnePerStratum(t *testing.T) {
 }
 
 func TestStrata(t *testing.T) {
-	// n = 214: round(0.214) → 1, round(0.642) → 1, 2, 6, 21, 64, 214.
-	want := []stratum{{0, 1}, {1, 2}, {2, 6}, {6, 21}, {21, 64}, {64, 214}}
+	// n = 214: round(0.214) → 1, round(0.428) → 1, 1, 2, 4, 11, 21, 43, 107, 214.
+	want := []stratum{{0, 1}, {1, 2}, {2, 4}, {4, 11}, {11, 21}, {21, 43}, {43, 107}, {107, 214}}
 	if got := strata(214); !slices.Equal(got, want) {
 		t.Fatalf("strata(214) = %v, want %v", got, want)
+	}
+	// The prototype's: round(0.214) → 1, round(0.642) → 1, 2, 6, 21, 64, 214.
+	want = []stratum{{0, 1}, {1, 2}, {2, 6}, {6, 21}, {21, 64}, {64, 214}}
+	if got := strataAt(214, PrototypeStrata()); !slices.Equal(got, want) {
+		t.Fatalf("the prototype's strata of 214 rows = %v, want %v", got, want)
 	}
 	for _, n := range []int{2, 3, 999, 100000} {
 		st := strata(n)
