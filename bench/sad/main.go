@@ -40,13 +40,13 @@ type variant struct {
 }
 
 // sharpenings are the sharpening rules measured on top of each base: the shipped rule
-// first, then those bench/answers' held-out choice took for some group, and the rule
-// shipped before.
+// (the nearest answered row) first, then the three-nearest rules, and the rule of
+// bench/answers' first choice.
 var sharpenings = []answers.Rule{
 	answers.DefaultRule,
+	{Max: 1, Check: answers.CheckContrast, K: 3},
 	{Max: 0.9, Check: answers.CheckContrast, K: 3},
 	{Max: 1, Check: answers.CheckContrast, K: 5},
-	{Max: 1, Check: answers.CheckContrast},
 	{Max: 0.8, Check: answers.CheckWeak},
 }
 

@@ -4,7 +4,8 @@
 // The evidence for a row x is the log ratio of its distance to the answered normal rows
 // (b) over its distance to the answered anomalies (a), in the training table's
 // standardised columns (z-scores; constant columns dropped). A distance is the mean over
-// the K = 3 nearest answered rows of that kind (all of them where fewer are answered):
+// the K nearest answered rows of that kind (all of them where fewer are answered; the
+// default K is 1, the nearest):
 //
 //	e(x) = ln((b + δ) / (a + δ)),
 //
@@ -73,10 +74,10 @@ const (
 	CheckContrast              // β × clamp(0.5 + A_e − A_s, 0, 1)
 )
 
-// DefaultRule is the rule a fit with answers uses on its fine-tuned scores: the 3
-// nearest answered rows of each kind, β = clamp(0.5 + A_e − A_s, 0, 1), chosen with the
+// DefaultRule is the rule a fit with answers uses on its fine-tuned scores: the nearest
+// answered row of each kind, β = clamp(0.5 + A_e − A_s, 0, 1), chosen with the
 // fine-tuning (bench/sad/results.md).
-var DefaultRule = Rule{Max: 1, Check: CheckContrast, K: 3}
+var DefaultRule = Rule{Max: 1, Check: CheckContrast, K: 1}
 
 // Beta is the weight of the evidence with m anomalies answered, before the check.
 func (r Rule) Beta(m int) float64 {

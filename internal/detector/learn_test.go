@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/udocc/udocc/internal/detector"
+	"github.com/udocc/udocc/internal/method"
 )
 
 // TestLearn fits with answers (Ensemble.Answers) and checks the one path: the scores are
@@ -117,7 +118,7 @@ func TestLearn(t *testing.T) {
 	// The answers fine-tuned the networks, and the saved model holds them: the
 	// explanations split the fine-tuned networks' score, the same after a reload.
 	ft, ok := m.FineTuned()
-	if lt, lok := l.FineTuned(); !ok || ft.Anomalies != anomalies || ft.Normals != len(ans)-anomalies || ft.Eta != 30 || lt != ft || !lok {
+	if lt, lok := l.FineTuned(); !ok || ft.Anomalies != anomalies || ft.Normals != len(ans)-anomalies || ft.Eta != method.DefaultSAD.Eta || lt != ft || !lok {
 		t.Errorf("fine-tuned %v %+v (saved: %v %+v), want %d anomalies and %d normal rows", ok, ft, lok, lt, anomalies, len(ans)-anomalies)
 	}
 	ex, err := m.Explain(ctx, rows[9:10])
