@@ -65,10 +65,11 @@ func (md Method) Next(n int, answers []Answer, pending []int, k int, seed uint64
 		}
 		taken[r] = true
 	}
-	st := strata(n)
-	if md.Strata != nil {
-		st = strataAt(n, md.Strata)
+	fracs := md.Strata
+	if fracs == nil {
+		fracs = stratumFracs
 	}
+	st := strataAt(n, fracs)
 	H := len(st)
 	size := make([]int, H)  // N_h less the user's rows
 	asked := make([]int, H) // k_h
