@@ -11,6 +11,7 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
+	"github.com/udocc/udocc/internal/parallel"
 	"github.com/udocc/udocc/internal/scale"
 	"github.com/udocc/udocc/internal/torch"
 	"github.com/udocc/udocc/internal/training"
@@ -202,8 +203,7 @@ func (nw *Networks) outputsOf(ctx context.Context, ds *data.Dataset, aes []*torc
 		}
 		hi := min(lo+scoreChunk, ds.N)
 		x := buf[:(hi-lo)*ds.D]
-		nw.Scaler.Standardise(x, ds.X[lo*ds.D:hi*ds.D])
-		if err := checkStandardised(nw.Scaler, ds, lo, x); err != nil {
+		if err := standardiseRows(nw.Scaler, ds, lo, hi, x); err != nil {
 			return nil, nil, err
 		}
 		// Every member's networks in one call of the shim (torch.ScoreGroups): one hop to
@@ -220,6 +220,27 @@ func (nw *Networks) outputsOf(ctx context.Context, ds *data.Dataset, aes []*torc
 		}
 	}
 	return dist, rec, nil
+}
+
+// standardiseRows standardises rows lo..hi of ds into x and checks them
+// (checkStandardised), in blocks of rows on the process's threads: the values are the
+// same whatever the threads, and the error is the first bad row's.
+func standardiseRows(sc *scale.Scaler, ds *data.Dataset, lo, hi int, x []float32) error {
+	const block = 4096
+	d := ds.D
+	errs := make([]error, (hi-lo+block-1)/block)
+	parallel.For(len(errs), torch.NumThreads(), func(t int) {
+		a, b := lo+t*block, min(lo+(t+1)*block, hi)
+		part := x[(a-lo)*d : (b-lo)*d]
+		sc.Standardise(part, ds.X[a*d:b*d])
+		errs[t] = checkStandardised(sc, ds, a, part)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shortInts is xs for a message: at most its first 8, and how many there are.

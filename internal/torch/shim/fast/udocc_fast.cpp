@@ -522,6 +522,20 @@ static void log1p_nonneg_inplace(float *v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) v[i] = udocc::log1pf_nonneg(v[i]);
 }
 
+// scaled_squares sets e[r·d + j] to z², z = (x[r·d + j] − e[r·d + j] − center[j]) / scale[j],
+// for the rows r < len: a row's reconstruction x − e, centred and scaled per feature.
+SIMD static void scaled_squares(float *e, const float *x, const float *__restrict center,
+                                const float *__restrict scale, int64_t len, int64_t d) {
+  for (int64_t r = 0; r < len * d; r += d) {
+    float *__restrict er = e + r;
+    const float *__restrict xr = x + r;
+    for (int64_t j = 0; j < d; ++j) {
+      const float z = (xr[j] - er[j] - center[j]) / scale[j];
+      er[j] = z * z;
+    }
+  }
+}
+
 void reconstruction(const Net &net, const float *x, int64_t m, float *out, const float *center,
                     const float *scale) {
   const int64_t d = net[0].in;
@@ -531,13 +545,9 @@ void reconstruction(const Net &net, const float *x, int64_t m, float *out, const
     const int64_t len = std::min(kEvalRows, m - i);
     forward_eval(net, x + i * d, len, xr.data(), buf);
     if (scale != nullptr) {
-      // z² for the block's rows, their log1p together (a vectorised loop), then each
+      // z² for the block's rows, their log1p together (vectorised loops), then each
       // row's sum in the order of its features, as before.
-      for (int64_t v = 0; v < len * d; ++v) {
-        const int64_t j = v % d;
-        const float z = (x[i * d + v] - xr[v] - center[j]) / scale[j];
-        xr[v] = z * z;
-      }
+      scaled_squares(xr.data(), x + i * d, center, scale, len, d);
       log1p_nonneg_inplace(xr.data(), len * d);
       for (int64_t r = 0; r < len; ++r) {
         float se = 0;
