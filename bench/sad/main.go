@@ -37,6 +37,9 @@ type variant struct {
 	// SAD's); avg averages Deep SAD's percentiles with the label-free ones.
 	sharpen *answers.Rule
 	avg     bool
+	// minAnom is the fewest anomalies answered for Deep SAD to fine-tune (fewer: the
+	// label-free scores, as where the answers hold none); 0 means 1.
+	minAnom int
 }
 
 // sharpenings are the sharpening rules measured on top of each base: the shipped rule
@@ -68,7 +71,7 @@ func main() {
 	pyodDir := flag.String("pyod", "/work/cache/pyod", "PyOD's per-row scores (bench/answers/pyod_scores.py)")
 	only := flag.String("only", "", "only tables whose name contains this")
 	seeds := flag.Int("seeds", 2, "answer seeds per table")
-	configs := flag.String("sad", "1:20:1e-4,1:20:1e-3", "Deep SAD settings eta:epochs:lr, comma-separated")
+	configs := flag.String("sad", "1:20:1e-4,1:20:1e-3", "Deep SAD settings eta:epochs:lr[:fewest anomalies answered], comma-separated")
 	maxRows := flag.Int("max-rows", 100000, "a larger table is measured on this many of its unanswered rows, drawn per seed")
 	out := flag.String("out", "bench/sad/results.md", "the report")
 	flag.Parse()
@@ -84,11 +87,16 @@ func main() {
 		lr, _ := strconv.ParseFloat(f[2], 64)
 		s := &method.SAD{Eta: eta, Epochs: ep, LR: lr, Rows: 2048}
 		tag := fmt.Sprintf("η %g, %d epochs, lr %g", eta, ep, lr)
-		vars = append(vars, variant{name: "Deep SAD " + tag, sad: s})
-		for i := range sharpenings {
-			vars = append(vars, variant{name: "Deep SAD " + tag + " + sharpening (" + ruleTag(sharpenings[i]) + ")", sad: s, sharpen: &sharpenings[i]})
+		minA := 0
+		if len(f) > 3 {
+			minA, _ = strconv.Atoi(f[3])
+			tag += fmt.Sprintf(", from %d anomalies answered", minA)
 		}
-		vars = append(vars, variant{name: "Deep SAD " + tag + " averaged with label-free", sad: s, avg: true})
+		vars = append(vars, variant{name: "Deep SAD " + tag, sad: s, minAnom: minA})
+		for i := range sharpenings {
+			vars = append(vars, variant{name: "Deep SAD " + tag + " + sharpening (" + ruleTag(sharpenings[i]) + ")", sad: s, sharpen: &sharpenings[i], minAnom: minA})
+		}
+		vars = append(vars, variant{name: "Deep SAD " + tag + " averaged with label-free", sad: s, avg: true, minAnom: minA})
 	}
 	corpus, err := bench.ReadCorpus(*dataDir)
 	if err != nil {
@@ -156,10 +164,16 @@ func main() {
 			both := slices.ContainsFunc(sans, func(a answers.Answer) bool { return a.Anomaly }) &&
 				slices.ContainsFunc(sans, func(a answers.Answer) bool { return !a.Anomaly })
 			sadOf := map[*method.SAD][]float64{}
+			nAnom := 0
+			for _, a := range sans {
+				if a.Anomaly {
+					nAnom++
+				}
+			}
 			for v, va := range vars {
 				sc := scores
 				if va.sad != nil {
-					if sadOf[va.sad] == nil && !both {
+					if sadOf[va.sad] == nil && (!both || nAnom < va.minAnom) {
 						sadOf[va.sad] = scores // no anomaly (or no normal row) answered: nothing to train on, as the sharpening
 					}
 					if sadOf[va.sad] == nil {

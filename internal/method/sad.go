@@ -11,10 +11,10 @@ import (
 	"github.com/udocc/udocc/internal/training"
 )
 
-// DefaultSAD is the fine-tuning a fit with answers runs: η 10, 20 epochs at lr 0.01,
+// DefaultSAD is the fine-tuning a fit with answers runs: η 10, 60 epochs at lr 0.01,
 // on the answered rows and 2,048 others, then the sharpening on top
 // (bench/sad/results.md).
-var DefaultSAD = SAD{Eta: 10, Epochs: 20, LR: 0.01, Rows: 2048}
+var DefaultSAD = SAD{Eta: 10, Epochs: 60, LR: 0.01, Rows: 2048}
 
 // SAD are the settings of a Deep SAD fine-tuning (FineTune).
 type SAD struct {
