@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/udocc/udocc/internal/parallel"
 )
 
 // Calibrate computes the posterior count, its 80 % interval and the cut from the
@@ -605,12 +608,17 @@ func newGrid(n int) *grid {
 	g.p = make([]float64, B*G)
 	g.share = make([]float64, G)
 	g.vari = make([]float64, G)
-	for b := range B {
-		cnt := float64(g.hi[b] - g.lo[b])
+	// The curves' chances bin by bin on the process's threads, then their sums in bin
+	// order: the same floats whatever the threads.
+	parallel.For(B, runtime.GOMAXPROCS(0), func(b int) {
 		for j, pt := range pts {
 			z := min(max(pt.s*(pt.c-g.x[b]), -50), 50)
-			p := pt.r / (1 + math.Exp(-z))
-			g.p[b*G+j] = p
+			g.p[b*G+j] = pt.r / (1 + math.Exp(-z))
+		}
+	})
+	for b := range B {
+		cnt := float64(g.hi[b] - g.lo[b])
+		for j, p := range g.p[b*G : (b+1)*G] {
 			g.share[j] += p * cnt
 			g.vari[j] += p * (1 - p) * cnt
 		}
