@@ -445,7 +445,7 @@ func countLine(c lib.Calibration) string {
 
 // noAnomalyNote warns of a count from answers none of which is an anomaly: such answers
 // read alike on every table, so the count is about the same whatever the share (on the
-// corpus, tables of 0.03 % to 5 % got about 0.95 %; docs/threshold.md). "" otherwise.
+// corpus, tables of 0.03 % to 5 % got about 0.85 %; docs/threshold.md). "" otherwise.
 func noAnomalyNote(answers, anomalies int) string {
 	if answers == 0 || anomalies > 0 {
 		return ""
