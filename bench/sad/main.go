@@ -161,15 +161,14 @@ func main() {
 				}
 				return sh.Apply(x.X, x.N, x.D, base)
 			}
-			both := slices.ContainsFunc(sans, func(a answers.Answer) bool { return a.Anomaly }) &&
-				slices.ContainsFunc(sans, func(a answers.Answer) bool { return !a.Anomaly })
-			sadOf := map[*method.SAD][]float64{}
 			nAnom := 0
 			for _, a := range sans {
 				if a.Anomaly {
 					nAnom++
 				}
 			}
+			both := nAnom > 0 && nAnom < len(sans)
+			sadOf := map[*method.SAD][]float64{}
 			for v, va := range vars {
 				sc := scores
 				if va.sad != nil {
