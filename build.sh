@@ -170,11 +170,12 @@ build_shim() {
   log "compiling the shim against libtorch: $lt"
   # udocc_fast.cpp (the CPU fast path's loops, no libtorch) is compiled apart with -O3,
   # -fno-trapping-math and -fno-math-errno, which let gcc vectorise its loops over
-  # features (LeakyReLU's select, Adam's square root); none of them changes a result.
+  # features (LeakyReLU's select, Adam's square root), and -ffp-contract=off, which keeps
+  # its AVX-512 clones from fusing a multiply and an add; none of them changes a result.
   # Hidden visibility: the library exports its udocc_ C ABI (udocc_torch.h) and nothing
   # else of its own (a guest in its host's process).
   local obj=lib/.udocc_fast.o vis=(-fvisibility=hidden -fvisibility-inlines-hidden)
-  g++ -O3 -fno-trapping-math -fno-math-errno -fPIC -Wall -c -std=c++17 "${vis[@]}" internal/torch/shim/fast/udocc_fast.cpp -o "$obj"
+  g++ -O3 -fno-trapping-math -fno-math-errno -ffp-contract=off -fPIC -Wall -c -std=c++17 "${vis[@]}" internal/torch/shim/fast/udocc_fast.cpp -o "$obj"
   local objs=() src
   for src in udocc_torch udocc_dist; do
     g++ -O2 -fPIC -Wall -Wno-unused-parameter "${vis[@]}" "${CXXFLAGS_T[@]}" -c "internal/torch/shim/$src.cpp" -o "lib/.$src.o"
