@@ -24,8 +24,8 @@ func FineTuneSAD(encs []*torch.Group, x []float32, n, d int, sc *scale.Scaler, l
 	if len(labels) != n {
 		return fmt.Errorf("training: %d labels for %d rows", len(labels), n)
 	}
-	// plans[k][e] is encoder k's epoch e: steps of at most size+1 rows of n, so they hold
-	// about n row indices an epoch, whatever the table.
+	// plans[k][e] is encoder k's epoch e, about n row indices: epochs × len(encs) × n int32
+	// in all (method.FineTune's n is the answered rows and at most 2,048 others: 2.5 MB).
 	plans := make([][]torch.Plan, len(encs))
 	pl := newPlanner(n, size, 1)
 	for k := range encs {
