@@ -10,8 +10,6 @@ import (
 
 	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/parallel"
-	"github.com/udocc/udocc/internal/torch"
 )
 
 // The column contract: a model knows the columns it was trained on (Features, in
@@ -169,79 +167,41 @@ func (e *ColumnsError) Error() string {
 
 func (e *ColumnsError) Unwrap() error { return ErrColumns }
 
-// imputeBlock is the rows impute reads (and fills) as one task.
-const imputeBlock = 4096
-
-// impute is Impute with the given medians. The rows are read, then filled, in blocks
-// on the process's threads (torch.NumThreads): each row's values are its own, the
-// counts are summed in block order, and the error is the first bad row's, found before
-// any value is replaced.
+// impute is Impute with the given medians. The rows are read first, then filled, so
+// that a refused table keeps its values: the error is the first bad row's.
 func impute(ds *data.Dataset, medians []float64) ([]int, error) {
 	d := ds.D
-	type scan struct{ firstNaN, firstEmpty int } // -1: none
-	blocks := make([]scan, (ds.N+imputeBlock-1)/imputeBlock)
-	threads := torch.NumThreads()
-	parallel.For(len(blocks), threads, func(t int) {
-		sc := scan{-1, -1}
-		for i := t * imputeBlock; i < min((t+1)*imputeBlock, ds.N); i++ {
-			nan := 0
-			for _, v := range ds.X[i*d : (i+1)*d] {
-				if v != v {
-					nan++
-				}
-			}
-			if nan > 0 && sc.firstNaN < 0 {
-				sc.firstNaN = i
-			}
-			if nan == d {
-				sc.firstEmpty = i
-				break
+	first, empty := -1, -1 // the first row with a missing value, and with no value
+	for i := 0; i < ds.N && empty < 0; i++ {
+		nan := 0
+		for _, v := range ds.X[i*d : (i+1)*d] {
+			if v != v {
+				nan++
 			}
 		}
-		blocks[t] = sc
-	})
-	first := -1 // the first row with a missing value
-	for _, sc := range blocks {
-		if sc.firstNaN >= 0 {
-			first = sc.firstNaN
-			break
+		if nan > 0 && first < 0 {
+			first = i
+		}
+		if nan > 0 && nan == d {
+			empty = i
 		}
 	}
-	if first < 0 {
+	switch {
+	case first < 0:
 		return nil, nil
-	}
-	if len(medians) != d {
-		if row := ds.X[first*d : (first+1)*d]; slices.IndexFunc(row, func(v float32) bool { return v == v }) < 0 {
-			return nil, &NoValuesError{Row: first, Source: where(ds)}
-		}
+	case len(medians) != d && first != empty:
 		return nil, fmt.Errorf("udocc: row %d (0-based) of %s has a missing value, and the model keeps no medians to impute it with (it was saved by an older udocc)", first, where(ds))
+	case empty >= 0:
+		return nil, &NoValuesError{Row: empty, Source: where(ds)}
 	}
-	for _, sc := range blocks {
-		if sc.firstEmpty >= 0 {
-			return nil, &NoValuesError{Row: sc.firstEmpty, Source: where(ds)}
-		}
-	}
-	counts := make([][]int, len(blocks))
-	parallel.For(len(blocks), threads, func(t int) {
-		if blocks[t].firstNaN < 0 {
-			return
-		}
-		c := make([]int, d)
-		for i := blocks[t].firstNaN; i < min((t+1)*imputeBlock, ds.N); i++ {
-			row := ds.X[i*d : (i+1)*d]
-			for j, v := range row {
-				if v != v {
-					row[j] = float32(medians[j])
-					c[j]++
-				}
-			}
-		}
-		counts[t] = c
-	})
 	count := make([]int, d)
-	for _, c := range counts {
-		for j, v := range c {
-			count[j] += v
+	for i := first; i < ds.N; i++ {
+		row := ds.X[i*d : (i+1)*d]
+		for j, v := range row {
+			if v != v {
+				row[j] = float32(medians[j])
+				count[j]++
+			}
 		}
 	}
 	return count, nil

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/udocc/udocc/internal/models"
-	"github.com/udocc/udocc/internal/parallel"
-	"github.com/udocc/udocc/internal/torch"
 )
 
 // The ensemble's combination of its members' scores (models.Ensemble, saved in
@@ -143,20 +141,13 @@ func mix(e *models.Ensemble, dm, rm []float64) {
 	}
 }
 
-// meanOf is the mean over members of each member's scaled scores, added member after
-// member; the rows go in blocks on the process's threads (torch.NumThreads), which
-// changes no row's sum.
+// meanOf is the mean over members of each member's scaled scores.
 func meanOf[R models.Real](ss [][]R, scales []models.Scale) []float64 {
-	const block = 4096
-	n := len(ss[0])
-	out := make([]float64, n)
-	parallel.For((n+block-1)/block, torch.NumThreads(), func(t int) {
-		lo, hi := t*block, min((t+1)*block, n)
-		for k, s := range ss {
-			for i, v := range s[lo:hi] {
-				out[lo+i] += scales[k].Z(float64(v)) / float64(len(ss))
-			}
+	out := make([]float64, len(ss[0]))
+	for k, s := range ss {
+		for i, v := range s {
+			out[i] += scales[k].Z(float64(v)) / float64(len(ss))
 		}
-	})
+	}
 	return out
 }
