@@ -4,13 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/odds"
 )
 
 // BenchmarkExplain is the default explanation (Shapley: 8 permutations of satellite's 36
@@ -19,14 +16,7 @@ import (
 // time that does not halve from 1 thread to 2 is the host's serial work between the
 // shim's parallel calls.
 func BenchmarkExplain(b *testing.B) {
-	ds, err := data.Load(filepath.Join(odds.FindDir(), "satellite.mat"), data.LoadOptions{})
-	if err != nil {
-		b.Skipf("no satellite table (%v): set UDOCC_DATA or put the corpus in ../shared/data", err)
-	}
-	m, err := detector.FitDataset(context.Background(), ds, nil, detector.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds, m := oddsFit(b, "satellite.mat")
 	defer m.Close()
 	s := m.Scores()
 	rows := make([]int, ds.N)

@@ -2,7 +2,6 @@ package detector_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,25 +9,16 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/detector"
-	"github.com/udocc/udocc/internal/odds"
 )
 
 // BenchmarkHandlerScore is the handler's cost of a score request of 1 and of 1,000
 // rows of cardio (the default model fitted on it, saved and loaded), without the network: parsing, scoring
 // and the response. bench/serveload measures the server over HTTP.
 func BenchmarkHandlerScore(b *testing.B) {
-	ds, err := data.Load(filepath.Join(odds.FindDir(), "cardio.mat"), data.LoadOptions{})
-	if err != nil {
-		b.Skipf("no cardio table (%v): set UDOCC_DATA or put the corpus in ../shared/data", err)
-	}
-	m, err := detector.FitDataset(context.Background(), ds, nil, detector.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds, m := oddsFit(b, "cardio.mat")
 	model := filepath.Join(b.TempDir(), "model")
-	err = m.Save(model)
+	err := m.Save(model)
 	m.Close()
 	if err != nil {
 		b.Fatal(err)

@@ -1,11 +1,31 @@
 package detector_test
 
 import (
-	"github.com/udocc/udocc/internal/testrows"
+	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/udocc/udocc/data"
 	"github.com/udocc/udocc/internal/detector"
+	"github.com/udocc/udocc/internal/odds"
+	"github.com/udocc/udocc/internal/testrows"
 )
+
+// oddsFit is the ODDS table file (odds.FindDir) and the default model fitted on it, for
+// a benchmark; the benchmark skips where the corpus is missing. The caller closes the
+// model.
+func oddsFit(b *testing.B, file string) (*data.Dataset, *detector.Model) {
+	b.Helper()
+	ds, err := data.Load(filepath.Join(odds.FindDir(), file), data.LoadOptions{})
+	if err != nil {
+		b.Skipf("no %s (%v): set UDOCC_DATA or put the corpus in ../shared/data", file, err)
+	}
+	m, err := detector.FitDataset(context.Background(), ds, nil, detector.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds, m
+}
 
 // quick are the ensemble's default settings with few epochs, so that the tests run in
 // seconds; the paper's methods take the ensemble's rates with them.

@@ -51,7 +51,6 @@ type Config struct {
 	Rule string
 	// GaussianWeight is the weight of Table.Gaussian in the score (models.Ensemble).
 	GaussianWeight float64
-
 	// Progress and Epoch are the caller's hooks (training.Hooks); Stop is the fit's ctx.
 	Progress func(stage string, epoch, total int)
 	Epoch    func(k, e int, scores []float64, labels []bool)
