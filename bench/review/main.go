@@ -86,6 +86,12 @@ func main() {
 // model design), curveF (a curve prior learned on the other groups, mixed with all-alike
 // weights in the proportion F), priorL (the share prior's σ times L), tN (the share prior
 // a Student t of N degrees of freedom; t0 the normal), noise, ef1; port is none of them.
+// Four settings read the table's labels, so they are bounds, not estimators: oracleC
+// takes the curve prior from the table's own posterior given all its labels
+// (CurvePosterior), mixed with all-alike weights in the proportion F; oracleCs and
+// oracleCr take only the slope's or the ceiling's marginal from it, the other's
+// conditional from the held-out prior; oracleS centres the share prior on the true
+// share. seq asks one row a round, each answer seen before the next row is chosen.
 // Variants that differ only in F, L or N form a family, among which one is chosen for
 // each held-out group; the family's name has curve(LOGO), prior(LOGO) and t(LOGO) in
 // their places.
@@ -125,10 +131,18 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 		m := review.Method{Neyman: true, NoNoise: true, MeanCut: true, Curve: review.FlatCurve(), PriorScale: 1, PriorDF: math.Inf(1),
 			Strata: review.PrototypeStrata(), FirstPass: 1}
 		flat, stratName := -1.0, "strat3"
+		var seq, oracleS bool
+		oracleC := "" // "C", "Cs" or "Cr": see variants' doc
 		var fam []string
 		for _, tok := range strings.Split(name, "+") {
 			switch {
 			case tok == "port":
+			case tok == "seq":
+				seq = true
+			case tok == "oracleC" || tok == "oracleCs" || tok == "oracleCr":
+				oracleC = strings.TrimPrefix(tok, "oracle")
+			case tok == "oracleS":
+				oracleS = true
 			case tok == "md":
 				m.Neyman = false
 			case tok == "noise":
@@ -195,8 +209,35 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 		if !m.Neyman {
 			design = fmt.Sprintf("md+curve%g+prior%g+%s+first%g", flat, m.PriorScale, stratName, m.FirstPass)
 		}
-		v := variant{name: name, design: design}
-		if flat < 0 {
+		// The bounds' answers are their own: their design reads their prior.
+		if seq {
+			design += "+seq"
+		}
+		if oracleS {
+			design += "+oracleS"
+		}
+		if oracleC != "" {
+			design += "+oracle" + oracleC
+		}
+		v := variant{name: name, design: design, seq: seq, oracleS: oracleS}
+		if oracleC != "" {
+			if flat < 0 {
+				log.Fatalf("variant %s: an oracle curve needs curveF", name)
+			}
+			kind := oracleC
+			v.method = func(t *table) review.Method {
+				mm := m
+				own := review.LearnCurve([][]float64{review.CurvePosterior(t.y)}, []float64{1}, 0)
+				switch kind {
+				case "Cs":
+					own = halfOracle(own, curveFor(flat, t.group), true)
+				case "Cr":
+					own = halfOracle(own, curveFor(flat, t.group), false)
+				}
+				mm.Curve = review.LearnCurve([][]float64{own}, []float64{1}, flat)
+				return mm
+			}
+		} else if flat < 0 {
 			v.method = func(*table) review.Method { return m }
 		} else {
 			v.method = func(t *table) review.Method {
@@ -211,6 +252,34 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 		vars = append(vars, v)
 	}
 	return vars, families
+}
+
+// halfOracle is the curve prior π(s, r) = own(s) held(r | s) where bySlope, else
+// own(r) held(s | r): one coordinate's marginal from own (a table's posterior from all
+// its labels), the other's conditional from held (the prior learned on the other groups).
+func halfOracle(own, held []float64, bySlope bool) []float64 {
+	R := review.CurveCeilings
+	S := review.CurvePairs / R
+	out := make([]float64, review.CurvePairs)
+	for si := range S {
+		for ri := range R {
+			var mOwn, mHeld float64 // the fixed coordinate's marginals
+			for k := range max(R, S) {
+				switch {
+				case bySlope && k < R:
+					mOwn += own[si*R+k]
+					mHeld += held[si*R+k]
+				case !bySlope && k < S:
+					mOwn += own[k*R+ri]
+					mHeld += held[k*R+ri]
+				}
+			}
+			if mHeld > 0 {
+				out[si*R+ri] = mOwn * held[si*R+ri] / mHeld
+			}
+		}
+	}
+	return out
 }
 
 // writeCurve learns the curve prior on every table with the proportion of fam's member
@@ -398,10 +467,15 @@ type outcome struct {
 }
 
 // answers simulates the answers to k questions of d's design from seed, as the CLI
-// asks them: Next for each round, the answers from y.
-func answers(t *table, d review.Method, k int, seed uint64) []review.Answer {
+// asks them: Next for each round, the answers from y. With seq every round asks one
+// row (each answer seen before the next row is chosen).
+func answers(t *table, d review.Method, k int, seed uint64, seq bool) []review.Answer {
 	var ans []review.Answer
-	for round, m := range rounds(k) {
+	rs := rounds(k)
+	if seq {
+		rs = slices.Repeat([]int{1}, k)
+	}
+	for round, m := range rs {
 		ranks, err := d.Next(t.n, ans, nil, m, seed, t.prior)
 		if err != nil {
 			log.Fatalf("%s: %v", t.name, err)
@@ -447,6 +521,20 @@ type variant struct {
 	// design names the variant's design: variants of the same design are measured on
 	// the same answers, asked by the first one's Next.
 	design string
+	// seq asks one row a round (rounds(k) otherwise); oracleS centres the share prior on
+	// the table's true share, its width kept (at, seen). Both are bounds, not estimators.
+	seq, oracleS bool
+}
+
+// at is t as v sees it: with oracleS, its prior moved to its true share.
+func (v variant) at(t *table) *table {
+	if !v.oracleS {
+		return t
+	}
+	c := *t
+	f := float64(t.T) / float64(t.n) / t.prior.Share
+	c.prior = review.Prior{Share: t.prior.Share * f, Low: t.prior.Low * f, High: min(1, t.prior.High*f)}
+	return &c
 }
 
 // byTable is outcomes by table name.
@@ -536,6 +624,7 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respReps int) *results {
 	res := newResults(vars)
 	for i, v := range vars {
+		t := v.at(t)
 		// 0 answers: the fit's label-free count and its interval, its flagged rows.
 		res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
 		res.add(v.name, "0", t.name, calibrate(t, ms[i], nil))
@@ -545,9 +634,9 @@ func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respRe
 			ans := map[string][]review.Answer{}
 			for i, v := range vars {
 				if _, ok := ans[v.design]; !ok {
-					ans[v.design] = answers(t, ms[i], k, uint64(1000*ti+rep))
+					ans[v.design] = answers(v.at(t), ms[i], k, uint64(1000*ti+rep), v.seq)
 				}
-				res.add(v.name, settingName(k), t.name, calibrate(t, ms[i], ans[v.design]))
+				res.add(v.name, settingName(k), t.name, calibrate(v.at(t), ms[i], ans[v.design]))
 			}
 		}
 	}
@@ -570,9 +659,9 @@ func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respRe
 				ans := map[string][]review.Answer{}
 				for i, v := range vars {
 					if _, ok := ans[v.design]; !ok {
-						ans[v.design] = answers(cp, ms[i], 40, uint64(1000*ti+rep))
+						ans[v.design] = answers(v.at(cp), ms[i], 40, uint64(1000*ti+rep), v.seq)
 					}
-					os[i] = append(os[i], calibrate(cp, ms[i], ans[v.design]))
+					os[i] = append(os[i], calibrate(v.at(cp), ms[i], ans[v.design]))
 				}
 			}
 			for i := range vars {
@@ -799,7 +888,9 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 		"noise: the unanswered rows' binomial spread added to the count's posterior. ef1: the cut of the highest posterior-expected F1. "+
 		"curveF: the learned curve prior (held out by group). priorL: the share prior's σ times L. tN: the estimate's share prior a Student t of N degrees of freedom in ln(share), "+
 		"t0 (and no t) the normal; the design reads the normal either way, so tN and t0 share answers. md: the model design (Next's default) in place of the Neyman allocation; "+
-		"variants without md share the Neyman design's answers.\n")
+		"variants without md share the Neyman design's answers. "+
+		"Bounds, which read y: oracleC the table's own curve posterior as the curve prior, oracleCr and oracleCs only its ceiling's or slope's marginal, "+
+		"oracleS the share prior centred on the true share; seq: one row a round.\n")
 
 	// Response.
 	fmt.Fprintf(w, "\n## Response to resampling (40 answers, %s)\n\n", final)

@@ -542,8 +542,12 @@ const (
 var gridR = [...]float64{0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.85, 1.0}
 
 // CurvePairs is the number of (slope, ceiling) pairs of the grid: the slopes 0 and gridS
-// from 0.1 to 20, times the ceilings gridR.
-const CurvePairs = (gridS + 1) * len(gridR)
+// from 0.1 to 20, times the ceilings gridR. The pairs are slope-major: pair i has the
+// slope i / CurveCeilings and the ceiling i % CurveCeilings.
+const CurvePairs = (gridS + 1) * CurveCeilings
+
+// CurveCeilings is the number of ceilings r of the grid.
+const CurveCeilings = len(gridR)
 
 var (
 	gridMu    sync.Mutex
