@@ -260,23 +260,22 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 func halfOracle(own, held []float64, bySlope bool) []float64 {
 	R := review.CurveCeilings
 	S := review.CurvePairs / R
+	// coord is the fixed coordinate's index of pair i.
+	coord := func(i int) int { return i % R }
+	size := R
+	if bySlope {
+		coord = func(i int) int { return i / R }
+		size = S
+	}
+	mOwn, mHeld := make([]float64, size), make([]float64, size)
+	for i := range review.CurvePairs {
+		mOwn[coord(i)] += own[i]
+		mHeld[coord(i)] += held[i]
+	}
 	out := make([]float64, review.CurvePairs)
-	for si := range S {
-		for ri := range R {
-			var mOwn, mHeld float64 // the fixed coordinate's marginals
-			for k := range max(R, S) {
-				switch {
-				case bySlope && k < R:
-					mOwn += own[si*R+k]
-					mHeld += held[si*R+k]
-				case !bySlope && k < S:
-					mOwn += own[k*R+ri]
-					mHeld += held[k*R+ri]
-				}
-			}
-			if mHeld > 0 {
-				out[si*R+ri] = mOwn * held[si*R+ri] / mHeld
-			}
+	for i := range out {
+		if m := mHeld[coord(i)]; m > 0 {
+			out[i] = mOwn[coord(i)] * held[i] / m
 		}
 	}
 	return out
@@ -521,8 +520,8 @@ type variant struct {
 	// design names the variant's design: variants of the same design are measured on
 	// the same answers, asked by the first one's Next.
 	design string
-	// seq asks one row a round (rounds(k) otherwise); oracleS centres the share prior on
-	// the table's true share, its width kept (at, seen). Both are bounds, not estimators.
+	// seq asks one row a round (rounds(k) otherwise). oracleS centres the share prior on
+	// the table's true share, its width kept (at): a bound, not an estimator.
 	seq, oracleS bool
 }
 
