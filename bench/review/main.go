@@ -14,6 +14,7 @@ import (
 	"github.com/udocc/udocc/bench/internal/fitdir"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -96,7 +97,13 @@ func main() {
 // each held-out group; the family's name has curve(LOGO), prior(LOGO) and t(LOGO) in
 // their places.
 func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
-	posts := map[string][]float64{}
+	posts := map[string][]float64{} // table: CurvePosterior of its labels
+	postOf := func(t *table) []float64 {
+		if posts[t.name] == nil {
+			posts[t.name] = review.CurvePosterior(t.y)
+		}
+		return posts[t.name]
+	}
 	size := map[string]int{}
 	for _, t := range tabs {
 		size[t.group]++
@@ -113,10 +120,7 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 		var ws []float64
 		for _, o := range tabs {
 			if o.group != group {
-				if posts[o.name] == nil {
-					posts[o.name] = review.CurvePosterior(o.y)
-				}
-				ps = append(ps, posts[o.name])
+				ps = append(ps, postOf(o))
 				ws = append(ws, 1/float64(size[o.group]))
 			}
 		}
@@ -227,7 +231,7 @@ func variants(tabs []*table, names []string) ([]variant, map[string][]string) {
 			kind := oracleC
 			v.method = func(t *table) review.Method {
 				mm := m
-				own := review.LearnCurve([][]float64{review.CurvePosterior(t.y)}, []float64{1}, 0)
+				own := review.LearnCurve([][]float64{postOf(t)}, []float64{1}, 0)
 				switch kind {
 				case "Cs":
 					own = halfOracle(own, curveFor(flat, t.group), true)
@@ -536,6 +540,15 @@ func (v variant) at(t *table) *table {
 	return &c
 }
 
+// seen is t as each of vars sees it (variant.at).
+func seen(vars []variant, t *table) []*table {
+	ts := make([]*table, len(vars))
+	for i, v := range vars {
+		ts[i] = v.at(t)
+	}
+	return ts
+}
+
 // byTable is outcomes by table name.
 type byTable map[string][]outcome
 
@@ -622,8 +635,9 @@ func run(tabs []*table, vars []variant, reps, respReps int) *results {
 // runTable is one table's figures for every variant (ms: their methods on it).
 func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respReps int) *results {
 	res := newResults(vars)
+	ts := seen(vars, t)
 	for i, v := range vars {
-		t := v.at(t)
+		t := ts[i]
 		// 0 answers: the fit's label-free count and its interval, its flagged rows.
 		res.add(v.name, "fit", t.name, t.judge(max(t.prior.Share*float64(t.n), 1), t.prior.Low*float64(t.n), t.prior.High*float64(t.n), t.flagged))
 		res.add(v.name, "0", t.name, calibrate(t, ms[i], nil))
@@ -633,9 +647,9 @@ func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respRe
 			ans := map[string][]review.Answer{}
 			for i, v := range vars {
 				if _, ok := ans[v.design]; !ok {
-					ans[v.design] = answers(v.at(t), ms[i], k, uint64(1000*ti+rep), v.seq)
+					ans[v.design] = answers(ts[i], ms[i], k, uint64(1000*ti+rep), v.seq)
 				}
-				res.add(v.name, settingName(k), t.name, calibrate(v.at(t), ms[i], ans[v.design]))
+				res.add(v.name, settingName(k), t.name, calibrate(ts[i], ms[i], ans[v.design]))
 			}
 		}
 	}
@@ -653,14 +667,15 @@ func runTable(ti int, t *table, vars []variant, ms []review.Method, reps, respRe
 		}
 		for c, share := range bench.CopyShares(t.name, 6) {
 			cp := t.subset(bench.CopyRows(labels, share, bench.CopyMaxRows, uint64(c)))
+			cps := seen(vars, cp)
 			os := make([][]outcome, len(vars))
 			for rep := range respReps {
 				ans := map[string][]review.Answer{}
 				for i, v := range vars {
 					if _, ok := ans[v.design]; !ok {
-						ans[v.design] = answers(v.at(cp), ms[i], 40, uint64(1000*ti+rep), v.seq)
+						ans[v.design] = answers(cps[i], ms[i], 40, uint64(1000*ti+rep), v.seq)
 					}
-					os[i] = append(os[i], calibrate(v.at(cp), ms[i], ans[v.design]))
+					os[i] = append(os[i], calibrate(cps[i], ms[i], ans[v.design]))
 				}
 			}
 			for i := range vars {
@@ -855,7 +870,8 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 	writeMain(w, tabs, res, final)
 	r, nr := meanResponse(res, final)
 	fmt.Fprintf(w, "\nResponse to resampling at 40 answers on the %d tables of ROCAUC ≥ 0.9: **%.2f** (prototype: 0.74; see below).\n\n", nr, r)
-	for fam, members := range families {
+	for _, fam := range slices.Sorted(maps.Keys(families)) {
+		members := families[fam]
 		fmt.Fprintf(w, "%s, held out by group: for each source group, the curve prior is learned on the other groups' fully labelled tables "+
 			"(review.LearnCurve, each group weighing alike; curveF: mixed with all-alike weights in the proportion F), and of the members "+
 			"{%s} the one of least mean |ln| at 40 answers on the other groups is chosen (priorL: the share prior's σ times L; tN: its Student t's degrees of freedom); the group is "+
@@ -871,9 +887,7 @@ func report(w io.Writer, tabs []*table, res *results, vars []variant, families m
 	for _, v := range vars {
 		names = append(names, v.name)
 	}
-	for fam := range families {
-		names = append(names, fam)
-	}
+	names = append(names, slices.Sorted(maps.Keys(families))...)
 	for _, v := range names {
 		fmt.Fprintf(w, "| %s |", v)
 		for _, s := range []string{"20", "40", "80"} {
