@@ -289,20 +289,31 @@ func BenchmarkFineTuneSAD(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				encs := make([]*torch.Group, EnsembleSize)
+				closeAll := func() {
+					for _, g := range encs {
+						if g != nil {
+							g.Close()
+						}
+					}
+				}
 				for k := range encs {
 					g, err := torch.NewGroup([]int{d, 32, 16, 8}, 1, false, "cpu", []uint64{uint64(k)})
 					if err != nil {
-						b.Fatal(err)
-					}
-					defer g.Close()
-					if err := errors.Join(g.SetData(x, n, d), g.InitCenter(0.1), g.DropData()); err != nil {
+						closeAll()
 						b.Fatal(err)
 					}
 					encs[k] = g
+					if err := errors.Join(g.SetData(x, n, d), g.InitCenter(0.1), g.DropData()); err != nil {
+						closeAll()
+						b.Fatal(err)
+					}
 				}
 				r := rand.New(rand.NewPCG(1, 0x5ad))
 				b.StartTimer()
-				if err := FineTuneSAD(encs, x, n, d, sc, labels, 10, 0.01, 60, 128, r); err != nil {
+				err := FineTuneSAD(encs, x, n, d, sc, labels, 10, 0.01, 60, 128, r)
+				b.StopTimer()
+				closeAll() // each iteration's encoders, not all b.N iterations' at the end
+				if err != nil {
 					b.Fatal(err)
 				}
 			}
